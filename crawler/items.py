@@ -1,0 +1,38 @@
+"""The item every stage passes along. Output field names are a public contract: keep them."""
+
+from __future__ import annotations
+
+import scrapy
+
+# Fields that only travel between stages and are never exported.
+TRANSIENT_FIELDS = ("html", "http_encoding", "feed_entry")
+
+
+class ArticleItem(scrapy.Item):
+    # Where the article came from.
+    url = scrapy.Field()  # the URL fetched (after redirects)
+    canonical_url = scrapy.Field()  # the page's own canonical URL, else the fetched URL
+    domain = scrapy.Field()  # the publisher's domain (host without www.)
+    feed_url = scrapy.Field()  # the feed that listed it
+    guid = scrapy.Field()  # the feed entry's id
+    fetched_at = scrapy.Field()  # ISO 8601 UTC time of the fetch
+
+    # The article.
+    title = scrapy.Field()
+    published = scrapy.Field()  # ISO 8601 with offset, or None
+    authors = scrapy.Field()  # list of names
+    language = scrapy.Field()  # ISO 639-1 code, or None
+    description = scrapy.Field()
+    image = scrapy.Field()  # top image URL
+    text = scrapy.Field()  # blocks joined by "\n"
+    blocks = scrapy.Field()  # list of {"kind": ..., "text": ...}
+    extraction_method = scrapy.Field()  # "schema_org", "dom", "dom_fallback", ...
+
+    # Deduplication.
+    content_hash = scrapy.Field()  # hash of the normalised text (exact duplicates)
+    duplicate_of = scrapy.Field()  # canonical URL of the first near-duplicate copy, or None
+
+    # Transient (see TRANSIENT_FIELDS): raw page and feed entry, dropped after extraction.
+    html = scrapy.Field()  # response body bytes
+    http_encoding = scrapy.Field()  # charset from the Content-Type header
+    feed_entry = scrapy.Field()  # FeedEntry.to_meta() of the entry that listed the article

@@ -1,0 +1,25 @@
+"""Downloader middlewares."""
+
+from __future__ import annotations
+
+from scrapy import Request
+from scrapy.crawler import Crawler
+from scrapy.exceptions import NotConfigured
+
+
+class StaticProxyMiddleware:
+    """Send every request through NEWSHARVEST_PROXY (the local fixture serves all its publisher
+    domains behind one loopback port). Off when the setting is empty."""
+
+    def __init__(self, proxy: str) -> None:
+        self.proxy = proxy
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> StaticProxyMiddleware:
+        proxy = crawler.settings.get("NEWSHARVEST_PROXY")
+        if not proxy:
+            raise NotConfigured("NEWSHARVEST_PROXY is empty")
+        return cls(proxy)
+
+    def process_request(self, request: Request) -> None:
+        request.meta.setdefault("proxy", self.proxy)

@@ -1,0 +1,42 @@
+"""URL canonicalisation and publisher domains."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from w3lib.url import canonicalize_url
+
+# Query parameters that only track the reader; every other parameter may identify the article.
+TRACKING_PARAMETERS = frozenset(
+    {
+        "fbclid", "gclid", "dclid", "msclkid", "mc_cid", "mc_eid", "igshid", "yclid", "_ga",
+        "_gl", "ocid", "cmpid", "smid", "smtyp", "xtor", "at_medium", "at_campaign", "ito",
+        "ns_mchannel", "ns_source", "ns_campaign", "ns_linkname", "ns_fee", "sr_share", "wt.mc_id",
+        "mbid", "cid_source", "rss", "feed",
+    }
+)  # fmt: skip
+TRACKING_PREFIXES = ("utm_", "pk_", "mtm_", "hsa_", "oly_")
+
+
+def is_tracking_parameter(name: str) -> bool:
+    lowered = name.lower()
+    return lowered in TRACKING_PARAMETERS or lowered.startswith(TRACKING_PREFIXES)
+
+
+def canonical_article_url(url: str) -> str:
+    """One spelling per article: tracking parameters and fragment dropped, query sorted,
+    host lower-cased, default port removed, percent-encoding normalised."""
+    parts = urlsplit(url.strip())
+    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
+             if not is_tracking_parameter(k)]  # fmt: skip
+    host = (parts.hostname or "").rstrip(".")
+    port = parts.port if parts.port not in (None, 80 if parts.scheme == "http" else 443) else None
+    netloc = f"{host}:{port}" if port else host
+    cleaned = urlunsplit((parts.scheme.lower(), netloc, parts.path or "/", urlencode(query), ""))
+    return canonicalize_url(cleaned)
+
+
+def publisher_domain(url: str) -> str:
+    """The publisher's domain of a URL: its host, lower-cased, without "www." and port."""
+    host = (urlsplit(url).hostname or "").rstrip(".").lower()
+    return host.removeprefix("www.")

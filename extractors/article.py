@@ -1,0 +1,48 @@
+"""The extraction result types shared by every extractor."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+# Block kinds, in the vocabulary of seed 001's "structuring" step.
+HEADING = "heading"
+PARAGRAPH = "paragraph"
+LIST_ITEM = "list_item"
+QUOTE = "quote"
+CAPTION = "caption"
+TABLE = "table"
+BLOCK_KINDS = (HEADING, PARAGRAPH, LIST_ITEM, QUOTE, CAPTION, TABLE)
+
+Block = tuple[str, str]  # (kind, text)
+
+
+@dataclass(slots=True)
+class Article:
+    """A clean article: the body as ordered blocks plus the metadata users index on."""
+
+    blocks: list[Block]
+    method: str  # which stage produced the body: "schema_org", "dom", "dom_fallback", ...
+    title: str | None = None
+    authors: list[str] = field(default_factory=list)
+    published: datetime | None = None  # timezone-aware
+    language: str | None = None
+    canonical_url: str | None = None
+    description: str | None = None
+    image: str | None = None
+
+    @property
+    def text(self) -> str:
+        return "\n".join(text for _, text in self.blocks)
+
+
+@dataclass(slots=True)
+class Extraction:
+    """What `extract_verbose` returns: the article, or NULL (None) with the reason why."""
+
+    article: Article | None
+    reason: str | None = None  # set when article is None, e.g. "no_content", "not_html"
+
+    @property
+    def is_null(self) -> bool:
+        return self.article is None

@@ -1,0 +1,101 @@
+"""The production chain of seed 002: schema.org articleBody -> DOM heuristics -> NULL."""
+
+from __future__ import annotations
+
+import logging
+
+from lxml import html
+
+from extractors.article import HEADING, Article, Block, Extraction
+from extractors.document import DocumentError, parse_document
+from extractors.dom import DomBody, extract_dom
+from extractors.jsonld import jsonld_objects
+from extractors.metadata import Metadata, extract_metadata
+from extractors.preprocess import clean_tree
+from extractors.schema_org import METHOD_SCHEMA_ORG, SchemaBody, jsonld_body, microdata_body
+
+log = logging.getLogger(__name__)
+
+# A body shorter than this is a teaser, a caption or a paywall stub: NULL, not an article.
+MIN_BODY_CHARS = 250
+# A JSON-LD body is a teaser when the DOM body is this much longer and repeats most of it.
+TEASER_LENGTH_RATIO = 1.3
+TEASER_WORD_OVERLAP = 0.8
+
+NULL_NO_CONTENT = "no_content"
+NULL_TOO_SHORT = "too_short"
+NULL_EXTRACTOR_ERROR = "extractor_error"
+
+
+def extract_verbose(
+    page: str | bytes, url: str | None = None, *, encoding: str | None = None
+) -> Extraction:
+    """Extract the article of `page`, or NULL with the reason. Never raises on bad input."""
+    try:
+        document = parse_document(page, url, encoding=encoding)
+    except DocumentError as error:
+        return Extraction(article=None, reason=error.reason)
+    try:
+        return _run_chain(document.tree, url)
+    except (RecursionError, MemoryError, ValueError, TypeError, AttributeError):
+        # A bug on a hostile page must cost one NULL, never the crawl; log it to fix it.
+        log.exception("extraction failed on %s", url)
+        return Extraction(article=None, reason=NULL_EXTRACTOR_ERROR)
+
+
+def _run_chain(tree: html.HtmlElement, url: str | None) -> Extraction:
+    jsonld = jsonld_objects(tree)  # before cleaning: it reads the <script> elements
+    metadata = extract_metadata(tree, url, jsonld)
+    clean_tree(tree)
+    schema = microdata_body(tree) or jsonld_body(jsonld)
+    dom = extract_dom(tree)
+    chosen = _choose_body(schema, dom)
+    if chosen is None:
+        return Extraction(article=None, reason=NULL_NO_CONTENT)
+    blocks, method = chosen
+    blocks = _drop_leading_title(blocks, metadata.title)
+    if sum(len(text) for _, text in blocks) < MIN_BODY_CHARS:
+        return Extraction(article=None, reason=NULL_TOO_SHORT)
+    return Extraction(article=_article(blocks, method, metadata))
+
+
+def _choose_body(schema: SchemaBody | None, dom: DomBody | None) -> tuple[list[Block], str] | None:
+    if schema is None:
+        return (dom.blocks, dom.method) if dom else None
+    if dom is not None and schema.source == "json_ld" and _is_teaser(schema.blocks, dom.blocks):
+        return dom.blocks, dom.method
+    return schema.blocks, METHOD_SCHEMA_ORG
+
+
+def _words(blocks: list[Block]) -> list[str]:
+    return " ".join(text for _, text in blocks).split()
+
+
+def _is_teaser(schema_blocks: list[Block], dom_blocks: list[Block]) -> bool:
+    """True when the DOM body is clearly more complete and contains most of the schema body."""
+    schema_words, dom_words = _words(schema_blocks), _words(dom_blocks)
+    if len(dom_words) < TEASER_LENGTH_RATIO * len(schema_words):
+        return False
+    dom_vocabulary = set(dom_words)
+    shared = sum(1 for word in schema_words if word in dom_vocabulary)
+    return shared >= TEASER_WORD_OVERLAP * len(schema_words)
+
+
+def _drop_leading_title(blocks: list[Block], title: str | None) -> list[Block]:
+    if blocks and title and blocks[0][0] == HEADING and blocks[0][1].casefold() == title.casefold():
+        return blocks[1:]
+    return blocks
+
+
+def _article(blocks: list[Block], method: str, metadata: Metadata) -> Article:
+    return Article(
+        blocks=blocks,
+        method=method,
+        title=metadata.title,
+        authors=metadata.authors,
+        published=metadata.published,
+        language=metadata.language,
+        canonical_url=metadata.canonical_url,
+        description=metadata.description,
+        image=metadata.image,
+    )

@@ -1,0 +1,154 @@
+"""Turn raw page bytes into one parsed lxml tree: encoding detection, size bounds, parsing.
+
+Every extractor receives the tree built here; nothing downstream parses the page again.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from dataclasses import dataclass
+
+from lxml import etree, html
+
+# Pages are truncated to this many bytes before parsing: real articles fit in a fraction of it,
+# and it bounds parse time and memory on hostile multi-megabyte pages.
+MAX_DOCUMENT_BYTES = 4 * 1024 * 1024
+# A <meta charset> declaration must appear this early to count (HTML spec: first 1024 bytes;
+# real pages often put it later, after long comments or scripts).
+CHARSET_SNIFF_BYTES = 4096
+# A page whose first characters hold more than this share of control characters is binary.
+MAX_CONTROL_BYTE_SHARE = 0.10
+CONTROL_SNIFF_BYTES = 1024
+
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+_META_CHARSET = re.compile(
+    rb"""<meta[^>]+?charset\s*=\s*["']?\s*([a-zA-Z0-9_:.-]+)""", re.IGNORECASE
+)
+# WHATWG: these labels mean windows-1252 in browsers, and publishers rely on it.
+_WINDOWS_1252_ALIASES = {"iso-8859-1", "latin-1", "latin1", "ascii", "us-ascii", "iso8859-1"}
+_CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0e-\x1f]")
+_UTF8_MULTIBYTE = re.compile(
+    rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}"
+)
+_HIGH_BYTE = re.compile(rb"[\x80-\xff]")
+
+_PARSER = html.HTMLParser(
+    encoding="utf-8",
+    remove_comments=True,
+    remove_pis=True,
+    no_network=True,
+    default_doctype=False,
+    collect_ids=False,
+)
+
+
+@dataclass(slots=True)
+class Document:
+    """A parsed page: its tree, the text it was decoded to, and where it came from."""
+
+    tree: html.HtmlElement
+    url: str | None
+    encoding: str
+
+
+class DocumentError(ValueError):
+    """The input is not a parseable HTML page; `reason` is the NULL reason."""
+
+    def __init__(self, reason: str, detail: str = "") -> None:
+        super().__init__(f"{reason}: {detail}" if detail else reason)
+        self.reason = reason
+
+
+def normalize_encoding(label: str | None) -> str | None:
+    """A Python codec name for an encoding label, or None when the label is unknown."""
+    if not label:
+        return None
+    label = label.strip().lower()
+    if label in _WINDOWS_1252_ALIASES:
+        return "cp1252"
+    try:
+        return codecs.lookup(label).name
+    except LookupError:
+        return None
+
+
+def detect_encoding(data: bytes, declared: str | None = None) -> tuple[str, int]:
+    """Encoding of `data` and the length of its BOM: BOM, then declared, then <meta>, then UTF-8."""
+    for bom, name in _BOMS:
+        if data.startswith(bom):
+            return name, len(bom)
+    for candidate in (declared, _meta_charset(data)):
+        name = normalize_encoding(candidate)
+        # A page cannot really be UTF-16 without a BOM when it declares it in ASCII <meta>.
+        if name and not name.startswith("utf-16") and not name.startswith("utf-32"):
+            return name, 0
+    return ("utf-8" if _mostly_utf8(data) else "cp1252"), 0
+
+
+def _mostly_utf8(data: bytes) -> bool:
+    """UTF-8 unless most non-ASCII bytes fail to form UTF-8 sequences (a legacy 8-bit page).
+
+    A page with a few broken bytes (a truncated tail, one pasted cp1252 quote) stays UTF-8.
+    """
+    try:
+        data.decode("utf-8")
+        return True
+    except UnicodeDecodeError:
+        pass
+    high_bytes = len(_HIGH_BYTE.findall(data))
+    utf8_bytes = sum(len(sequence) for sequence in _UTF8_MULTIBYTE.findall(data))
+    return utf8_bytes > high_bytes / 2
+
+
+def _meta_charset(data: bytes) -> str | None:
+    match = _META_CHARSET.search(data, 0, CHARSET_SNIFF_BYTES)
+    return match.group(1).decode("ascii", "replace") if match else None
+
+
+def decode_html(data: bytes, declared: str | None = None) -> tuple[str, str]:
+    """Decode page bytes to text, never raising: undecodable bytes become U+FFFD."""
+    encoding, bom_length = detect_encoding(data, declared)
+    return data[bom_length:].decode(encoding, errors="replace"), encoding
+
+
+def looks_binary(text: str) -> bool:
+    """True when the decoded text starts with many control characters (images, archives...)."""
+    head = text[:CONTROL_SNIFF_BYTES]
+    return bool(head) and len(_CONTROL_CHARS.findall(head)) / len(head) > MAX_CONTROL_BYTE_SHARE
+
+
+def parse_document(
+    page: str | bytes, url: str | None = None, *, encoding: str | None = None
+) -> Document:
+    """Parse a page once. Raises DocumentError (with a NULL reason) for non-HTML input."""
+    if isinstance(page, bytes):
+        raw = page[:MAX_DOCUMENT_BYTES]
+        if not raw.strip():
+            raise DocumentError("empty_document")
+        text, encoding_used = decode_html(raw, encoding)
+    elif isinstance(page, str):
+        text, encoding_used = page[:MAX_DOCUMENT_BYTES], "unicode"
+    else:
+        raise DocumentError("not_html", f"unsupported input type {type(page).__name__}")
+    if not text.strip():
+        raise DocumentError("empty_document")
+    if looks_binary(text):
+        raise DocumentError("not_html", "binary content")
+    if "<" not in text:
+        raise DocumentError("not_html", "no markup")
+    # Re-encode to UTF-8 bytes so an in-page <?xml encoding=...?> cannot confuse lxml.
+    payload = text.encode("utf-8", errors="replace").replace(b"\x00", b"")
+    try:
+        tree = html.document_fromstring(payload, parser=_PARSER)
+    except (etree.ParserError, ValueError) as error:
+        raise DocumentError("unparseable", str(error)) from error
+    if tree is None or not isinstance(tree, html.HtmlElement):
+        raise DocumentError("unparseable", "no document element")
+    return Document(tree=tree, url=url, encoding=encoding_used)

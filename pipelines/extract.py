@@ -1,0 +1,76 @@
+"""Extraction stage: raw HTML -> clean article (schema.org -> DOM heuristics), or NULL."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+from typing import Any
+
+from scrapy.crawler import Crawler
+from scrapy.exceptions import DropItem
+from scrapy.statscollectors import StatsCollector
+
+from crawler.domainstats import NULL, inc_domain
+from crawler.items import TRANSIENT_FIELDS
+from extractors import Article, extract_verbose
+
+log = logging.getLogger(__name__)
+
+_NON_WORD = re.compile(r"\W+")
+
+
+def content_hash(text: str) -> str:
+    """Hash of the text with case, punctuation and spacing normalised away (exact duplicates)."""
+    normalized = _NON_WORD.sub(" ", text.casefold()).strip()
+    return hashlib.blake2b(normalized.encode("utf-8"), digest_size=16).hexdigest()
+
+
+class ExtractionPipeline:
+    def __init__(self, stats: StatsCollector, keep_html: bool) -> None:
+        self.stats = stats
+        self.keep_html = keep_html
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> ExtractionPipeline:
+        return cls(crawler.stats, crawler.settings.getbool("EXTRACT_KEEP_HTML"))
+
+    def process_item(self, item: Any) -> Any:
+        if "html" not in item:
+            return item  # not a page to extract (e.g. an item another spider made)
+        result = extract_verbose(item["html"], item["url"], encoding=item.get("http_encoding"))
+        entry = item.get("feed_entry") or {}
+        if not self.keep_html:
+            for name in TRANSIENT_FIELDS:
+                item.pop(name, None)
+        if result.article is None:
+            self._count_null(item["domain"], result.reason or "unknown")
+            raise DropItem(f"NULL ({result.reason}): {item['url']}", log_level="INFO")
+        self.stats.inc_value(f"extract/method/{result.article.method}")
+        fill_item(item, result.article, entry)
+        return item
+
+    def _count_null(self, domain: str, reason: str) -> None:
+        self.stats.inc_value("extract/null")
+        self.stats.inc_value(f"extract/null/{reason}")
+        inc_domain(self.stats, domain, NULL)
+        inc_domain(self.stats, domain, f"{NULL}/{reason}")
+
+
+def fill_item(item: Any, article: Article, entry: dict[str, Any]) -> None:
+    """Copy the article into the item; the feed entry fills what the page did not say."""
+    text = article.text
+    item["title"] = article.title or entry.get("title")
+    item["published"] = (
+        article.published.isoformat() if article.published else entry.get("published")
+    )
+    item["authors"] = article.authors or entry.get("authors") or []
+    item["language"] = article.language
+    item["description"] = article.description or entry.get("summary")
+    item["image"] = article.image
+    item["canonical_url"] = article.canonical_url or item["url"]
+    item["text"] = text
+    item["blocks"] = [{"kind": kind, "text": block} for kind, block in article.blocks]
+    item["extraction_method"] = article.method
+    item["content_hash"] = content_hash(text)
+    item.setdefault("duplicate_of", None)

@@ -1,0 +1,77 @@
+"""Shared state plumbing: the one Redis connection factory, the one place for key names, and
+where embedded (server-less) stores keep their files.
+
+Every stage that keeps state offers two backends behind one interface: Redis when REDIS_URL is
+set (shared by all workers), an embedded store under NEWSHARVEST_STATE_DIR otherwise.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import redis
+import redis.asyncio
+
+# Seconds to wait for Redis to accept a connection before calling it down.
+REDIS_CONNECT_TIMEOUT_SECONDS = 5.0
+REDIS_SOCKET_TIMEOUT_SECONDS = 10.0
+
+
+def redis_url(settings: Any) -> str | None:
+    """The configured Redis URL, or None for embedded stores."""
+    return (settings.get("REDIS_URL") or "").strip() or None
+
+
+def sync_redis(url: str) -> redis.Redis:
+    """A blocking client: for tools, benchmarks and worker processes, never the reactor."""
+    return redis.Redis.from_url(
+        url,
+        socket_connect_timeout=REDIS_CONNECT_TIMEOUT_SECONDS,
+        socket_timeout=REDIS_SOCKET_TIMEOUT_SECONDS,
+        health_check_interval=30,
+    )
+
+
+def async_redis(url: str) -> redis.asyncio.Redis:
+    """An asyncio client: what pipelines use inside the crawler (never block the reactor)."""
+    return redis.asyncio.Redis.from_url(
+        url,
+        socket_connect_timeout=REDIS_CONNECT_TIMEOUT_SECONDS,
+        socket_timeout=REDIS_SOCKET_TIMEOUT_SECONDS,
+        health_check_interval=30,
+    )
+
+
+def state_dir(settings: Any) -> Path:
+    """Directory for embedded stores (created on demand)."""
+    path = Path(settings.get("NEWSHARVEST_STATE_DIR") or ".newsharvest")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+class RedisKeys:
+    """Every Redis key newsharvest uses, under one configurable prefix (REDIS_KEY_PREFIX).
+
+    Keys of one domain share a hash tag ({domain}) so a Redis Cluster keeps them in one slot.
+    """
+
+    def __init__(self, prefix: str = "nh") -> None:
+        self.prefix = prefix.rstrip(":")
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> RedisKeys:
+        return cls(settings.get("REDIS_KEY_PREFIX") or "nh")
+
+    def key(self, *parts: str) -> str:
+        return ":".join((self.prefix, *parts))
+
+    # --- notice suppression -------------------------------------------------------------
+
+    # --- near-duplicate detection -------------------------------------------------------
+
+    # --- continuous harvesting ----------------------------------------------------------
+
+    # --- index sinks --------------------------------------------------------------------
+
+    # --- monitoring ---------------------------------------------------------------------

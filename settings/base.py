@@ -1,0 +1,89 @@
+"""Every newsharvest default, one line of why per setting.
+
+Profiles (`settings.local`, `settings.distributed`) import this module and override what differs.
+Each pipeline stage owns one section below; keep new settings in their stage's section.
+"""
+
+from __future__ import annotations
+
+import os
+
+# --- Scrapy project ---------------------------------------------------------------------------
+
+BOT_NAME = "newsharvest"  # name used in logs and the default User-Agent
+SPIDER_MODULES = ["crawler.spiders"]  # where `scrapy crawl feeds` finds its spider
+NEWSPIDER_MODULE = "crawler.spiders"  # where `scrapy genspider` would put a new one
+LOG_LEVEL = os.environ.get("NEWSHARVEST_LOG_LEVEL", "INFO")  # DEBUG logs every request
+LOG_FORMATTER = "crawler.logformatter.NewsLogFormatter"  # dropped items: URL + reason, not the HTML
+TELNETCONSOLE_ENABLED = False  # an open telnet port is a liability on a harvester
+FEED_EXPORT_ENCODING = "utf-8"  # JSON Lines as UTF-8, not \u-escaped
+
+# --- Politeness (on by default; the fixture profile only shortens the delays) -----------------
+
+USER_AGENT = "newsharvest/0.1 (+https://github.com/newsharvest/newsharvest)"  # say who we are
+ROBOTSTXT_OBEY = True  # publishers' robots.txt is law
+CONCURRENT_REQUESTS = 32  # total in flight across all publisher domains
+CONCURRENT_REQUESTS_PER_DOMAIN = 2  # never hammer one publisher
+DOWNLOAD_DELAY = 0.5  # minimum seconds between requests to one domain
+AUTOTHROTTLE_ENABLED = True  # back off when a publisher slows down
+AUTOTHROTTLE_START_DELAY = 1.0  # first delay per domain before latency is known
+AUTOTHROTTLE_MAX_DELAY = 30.0  # cap on the back-off
+AUTOTHROTTLE_TARGET_CONCURRENCY = 1.0  # aim for one request in flight per domain
+COOKIES_ENABLED = False  # news pages need no session; cookies only grow memory
+DOWNLOAD_TIMEOUT = 30  # seconds before a slow server is given up on
+DOWNLOAD_MAXSIZE = 16 * 1024 * 1024  # refuse bodies over 16 MiB (bombs, huge dumps)
+DOWNLOAD_WARNSIZE = 4 * 1024 * 1024  # log bodies over 4 MiB
+RETRY_TIMES = 2  # transient errors get two more attempts
+REDIRECT_MAX_TIMES = 5  # a news article needs at most a handful of hops
+
+# --- Network access ---------------------------------------------------------------------------
+
+# Every request goes through this HTTP proxy when set (the local fixture serves all its
+# publisher domains behind one port); empty means direct connections.
+NEWSHARVEST_PROXY = os.environ.get("NEWSHARVEST_PROXY", "")
+DOWNLOADER_MIDDLEWARES = {
+    "crawler.middlewares.StaticProxyMiddleware": 740,  # before Scrapy's HttpProxyMiddleware (750)
+}
+
+EXTENSIONS = {
+    "crawler.domainstats.DomainItemStats": 500,  # per-domain article counts in stats
+}
+
+# --- Feeds spider -----------------------------------------------------------------------------
+
+FEED_MAX_ENTRIES = 1_000  # entries read per feed poll; bounds work on giant feeds
+FEED_MAX_BYTES = 8 * 1024 * 1024  # feeds larger than this are refused, not parsed
+
+# --- Item pipeline order ----------------------------------------------------------------------
+
+ITEM_PIPELINES: dict[str, int] = {
+    "pipelines.extract.ExtractionPipeline": 100,  # raw HTML -> article or NULL
+}
+
+# --- Extraction -------------------------------------------------------------------------------
+
+EXTRACT_KEEP_HTML = False  # drop the raw HTML from items once extracted (output stays small)
+
+# --- Notice suppression -----------------------------------------------------------------------
+
+# --- Near-duplicate detection -----------------------------------------------------------------
+
+# --- Index sinks ------------------------------------------------------------------------------
+
+NEWSHARVEST_OUTPUT_DIR = os.environ.get("NEWSHARVEST_OUTPUT_DIR", "output")  # where files go
+
+# --- Continuous harvesting --------------------------------------------------------------------
+
+# --- Shared state (Redis) ---------------------------------------------------------------------
+
+# Redis for shared state; empty means embedded stores. Every key starts with REDIS_KEY_PREFIX.
+REDIS_URL = os.environ.get("REDIS_URL", "")
+REDIS_KEY_PREFIX = os.environ.get("NEWSHARVEST_REDIS_PREFIX", "nh")
+# Embedded stores (used when REDIS_URL is empty) keep their files here, across runs.
+NEWSHARVEST_STATE_DIR = os.environ.get("NEWSHARVEST_STATE_DIR", ".newsharvest")
+
+# --- Monitoring -------------------------------------------------------------------------------
+
+# --- Hostile input and faults -----------------------------------------------------------------
+
+# --- Throughput -------------------------------------------------------------------------------

@@ -1,0 +1,16 @@
+"""Fixture profile: the local profile pointed at the local news-site fixture (demo and tests).
+
+The fixture serves every synthetic publisher domain from one loopback port, reached through
+NEWSHARVEST_PROXY. Politeness stays on; only its delays shrink, because the fixture answers in
+microseconds and a demo must finish in seconds.
+"""
+
+from __future__ import annotations
+
+from settings.local import *  # noqa: F403  (a profile is the local profile plus its overrides)
+
+DOWNLOAD_DELAY = 0.0  # the fixture is ours: no need to wait between requests
+AUTOTHROTTLE_START_DELAY = 0.05  # latency is known after the first response anyway
+AUTOTHROTTLE_TARGET_CONCURRENCY = 8.0  # let AutoThrottle keep several requests in flight
+CONCURRENT_REQUESTS_PER_DOMAIN = 8  # the fixture is ours
+RETRY_TIMES = 0  # a fixture error is a bug to see, not to retry

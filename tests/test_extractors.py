@@ -1,0 +1,159 @@
+"""The extraction chain on small hand-made pages: each stage, each NULL reason, hostile input."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from extractors import extract, extract_verbose
+from extractors.metadata import strip_site_name
+
+PAGES = Path(__file__).parent / "fixtures" / "pages"
+# A hang guard for hostile pages, far above the few milliseconds a page normally costs.
+HOSTILE_LIMIT_SECONDS = 5.0
+
+
+def page(name: str) -> bytes:
+    return (PAGES / name).read_bytes()
+
+
+def test_dom_stage_keeps_structure_and_drops_chrome() -> None:
+    article = extract(page("dom-article.html"), "https://valleytimes.test/x.html")
+    assert article is not None and article.method == "dom"
+    assert article.title == "Night trains return to the valley line"
+    kinds = [kind for kind, _ in article.blocks]
+    assert {"paragraph", "heading", "list_item", "quote"} <= set(kinds)
+    assert ("heading", "Why now") in article.blocks
+    assert ("list_item", "Four return journeys a week from March") in article.blocks
+    text = article.text
+    assert text.startswith("By Lena Fischer\nOvernight passenger trains")
+    assert text.endswith("comparable with the daytime service.")
+    for chrome in ("cookies", "Most read", "Advertisement", "Finally!", "All rights reserved"):
+        assert chrome not in text
+    assert article.authors == ["Lena Fischer"]
+    assert article.published == datetime(2026, 11, 2, 7, 0, tzinfo=UTC)
+    assert article.language == "en"
+    assert article.canonical_url == "https://valleytimes.test/transport/night-trains.html"
+    assert article.image == "https://valleytimes.test/img/night-train.jpg"
+    assert article.description == "Rail operator restores overnight services after six years."
+
+
+def test_microdata_article_body_any_case_with_tags_removed() -> None:
+    article = extract(page("microdata-article.html"))
+    assert article is not None and article.method == "schema_org"
+    assert len(article.blocks) == 3
+    assert article.text.startswith("The city's transit authority will launch twelve")
+    assert "Share on social media" not in article.text
+    assert "trackArticle" not in article.text
+    assert article.title == "Transit authority unveils night buses"
+
+
+def test_json_ld_article_body_inside_graph_with_broken_json() -> None:
+    # The page's JSON has a trailing comma; the DOM holds only a one-line summary.
+    article = extract(page("jsonld-graph.html"), "https://dailyherald.test/comet.html")
+    assert article is not None and article.method == "schema_org"
+    assert len(article.blocks) == 3
+    assert article.blocks[2] == (
+        "paragraph",
+        "It will not return for another six thousand years, according to the observatory "
+        "that first spotted it in March.",
+    )
+    assert article.authors == ["Tom Reyes", "Ana Lima"]
+    assert article.published == datetime(2026, 11, 2, 3, 15, tzinfo=UTC)
+    assert article.image == "https://dailyherald.test/img/comet.jpg"
+    assert article.language == "de"
+
+
+def test_json_ld_teaser_loses_to_the_more_complete_dom_body() -> None:
+    article = extract(page("jsonld-teaser.html"))
+    assert article is not None and article.method == "dom"
+    assert len(article.blocks) == 4
+    assert article.blocks[-1][1].startswith("The port handles roughly a third")
+
+
+def test_table_layout_falls_back_to_the_td_with_br_paragraphs() -> None:
+    article = extract(page("table-layout.html"))
+    assert article is not None and article.method == "dom_fallback"
+    paragraphs = [text for _, text in article.blocks]
+    assert "Caf\u00e9 and shop owners on the island" in paragraphs[3]  # windows-1252 decoded
+    assert paragraphs[-1].startswith("The operator apologised")
+    assert not any("Weather" in text for text in paragraphs)
+    assert article.title == "Ferry service resumes"
+
+
+@pytest.mark.parametrize("name", ["video-page.html", "paywall.html", "index-page.html"])
+def test_non_article_pages_are_null_with_a_reason(name: str) -> None:
+    result = extract_verbose(page(name))
+    assert result.article is None
+    assert result.reason in ("no_content", "too_short")
+
+
+@pytest.mark.parametrize(
+    ("title", "site", "expected"),
+    [
+        ("First medal for Tanzania | BBC Sport", None, "First medal for Tanzania"),
+        ("BBC Sport - First medal for Tanzania", "BBC Sport", "First medal for Tanzania"),
+        ("Markets - Business - Wire Watch", None, "Markets - Business - Wire Watch"),
+        ("A headline with no site name at all", None, "A headline with no site name at all"),
+    ],
+)  # fmt: skip
+def test_site_name_is_stripped_from_titles(title: str, site: str | None, expected: str) -> None:
+    assert strip_site_name(title, site) == expected
+
+
+@pytest.mark.parametrize(
+    ("payload", "reason"),
+    [
+        (b"", "empty_document"),
+        ("   \n\t ", "empty_document"),
+        (b"\x00\x01\x02\x03\x89PNG\r\n\x1a\n" * 200, "not_html"),
+        (b"just some plain text without any markup at all, repeated " * 40, "not_html"),
+        (b"<html><body></body></html>", "no_content"),
+    ],
+)
+def test_bad_input_is_null_with_a_reason(payload: bytes | str, reason: str) -> None:
+    result = extract_verbose(payload)
+    assert (result.article, result.reason) == (None, reason)
+
+
+def test_ten_thousand_deep_nesting_is_bounded() -> None:
+    body = "<p>" + "A sentence of real text that goes on for a while. " * 10 + "</p>"
+    deep = "<html><body>" + "<div>" * 10_000 + body + "</div>" * 10_000 + "</body></html>"
+    started = time.monotonic()
+    result = extract_verbose(deep)
+    assert time.monotonic() - started < HOSTILE_LIMIT_SECONDS
+    assert result.article is not None or result.reason is not None
+
+
+def test_fifty_megabyte_page_is_bounded() -> None:
+    paragraph = b"<p>" + b"Word " * 60 + b"</p>\n"
+    huge = b"<html><body><div>" + paragraph * (50 * 1024 * 1024 // len(paragraph)) + b"</div>"
+    started = time.monotonic()
+    result = extract_verbose(huge)
+    assert time.monotonic() - started < HOSTILE_LIMIT_SECONDS * 4
+    assert result.article is not None  # truncated to the first megabytes, still an article
+
+
+@pytest.mark.parametrize(
+    "encode",
+    [
+        lambda text: text.encode("utf-16"),  # BOM
+        lambda text: b"\xef\xbb\xbf" + text.encode("utf-8"),  # UTF-8 BOM
+        lambda text: text.encode("cp1252"),  # undeclared legacy encoding
+        lambda text: text.encode("utf-8")[:-7] + b"\xff\xfe\xc3",  # broken UTF-8 tail
+    ],
+)
+def test_encodings_are_detected_without_http_headers(encode) -> None:
+    text = (
+        "<html><body><article>"
+        + "<p>Caf\u00e9 owners in the old town said the new square had brought more visitors "
+        "than they had dared to hope for during the long summer.</p>"
+        * 4
+        + "</article></body></html>"
+    )
+    article = extract(encode(text))
+    assert article is not None
+    assert "Caf\u00e9 owners" in article.text

@@ -1,0 +1,42 @@
+"""The shared Redis factory and key naming, against the real server."""
+
+from __future__ import annotations
+
+import asyncio
+
+from scrapy.settings import Settings
+
+from pipelines.store import RedisKeys, async_redis, redis_url, state_dir, sync_redis
+
+
+def test_redis_url_empty_means_embedded_stores() -> None:
+    assert redis_url(Settings({"REDIS_URL": ""})) is None
+    assert redis_url(Settings({"REDIS_URL": " redis://h:6379/2 "})) == "redis://h:6379/2"
+
+
+def test_keys_share_one_configurable_prefix() -> None:
+    keys = RedisKeys.from_settings(Settings({"REDIS_KEY_PREFIX": "prod:"}))
+    assert keys.key("a", "b") == "prod:a:b"
+    assert RedisKeys().key("x") == "nh:x"
+
+
+def test_sync_and_async_clients_reach_the_real_server(redis_url: str, redis_prefix: str) -> None:
+    key = RedisKeys(redis_prefix).key("probe")
+    client = sync_redis(redis_url)
+    client.set(key, "1")
+
+    async def read_back() -> bytes | None:
+        async_client = async_redis(redis_url)
+        try:
+            return await async_client.get(key)
+        finally:
+            await async_client.aclose()
+
+    assert asyncio.run(read_back()) == b"1"
+    client.close()
+
+
+def test_state_dir_is_created(tmp_path) -> None:
+    target = tmp_path / "state" / "nested"
+    assert state_dir(Settings({"NEWSHARVEST_STATE_DIR": str(target)})) == target
+    assert target.is_dir()
