@@ -74,4 +74,13 @@ class RedisKeys:
 
     # --- index sinks --------------------------------------------------------------------
 
+    def sink_stream(self, name: str = "articles") -> str:
+        """The stream the Redis Stream sink XADDs articles to."""
+        return self.key(f"{{sink:{name}}}")
+
+    def sink_stream_seen(self, name: str, url_digest: str) -> str:
+        """fetched_at|version last added for one article: a re-crawl of it adds nothing.
+        Shares the stream's hash tag, so one script may touch both in a Redis Cluster."""
+        return self.key(f"{{sink:{name}}}", "seen", url_digest)
+
     # --- monitoring ---------------------------------------------------------------------

@@ -71,6 +71,32 @@ EXTRACT_KEEP_HTML = False  # drop the raw HTML from items once extracted (output
 # --- Index sinks ------------------------------------------------------------------------------
 
 NEWSHARVEST_OUTPUT_DIR = os.environ.get("NEWSHARVEST_OUTPUT_DIR", "output")  # where files go
+# JSON Lines stays Scrapy's FEEDS (`-O articles.jsonl`); the sinks below index the same articles.
+# Each sink is on when its switch says so; several may run at once (order: SQLite, PostgreSQL,
+# Redis Stream). Near-duplicates (`duplicate_of` set) are counted, never indexed.
+ITEM_PIPELINES["pipelines.sinks.sqlite.SQLiteSink"] = 410
+ITEM_PIPELINES["pipelines.sinks.postgres.PostgresSink"] = 420
+ITEM_PIPELINES["pipelines.sinks.redis_stream.RedisStreamSink"] = 430
+SINK_SQLITE_ENABLED = False  # the embedded full-text index (the local profile turns it on)
+SINK_SQLITE_PATH = os.environ.get("NEWSHARVEST_INDEX", "")  # empty: <OUTPUT_DIR>/index.sqlite3
+# PostgreSQL full-text sink, on when set (postgresql://user@host:5432/db); schema is created.
+SINK_POSTGRES_URL = os.environ.get("NEWSHARVEST_POSTGRES_URL", "")
+SINK_POSTGRES_SCHEMA = os.environ.get("NEWSHARVEST_POSTGRES_SCHEMA", "newsharvest")  # its tables
+SINK_REDIS_STREAM_ENABLED = False  # XADD every article to a stream on REDIS_URL
+SINK_REDIS_STREAM_NAME = "articles"  # stream key: <REDIS_KEY_PREFIX>:{sink:articles}
+SINK_REDIS_STREAM_MAXLEN = 20_000  # approximate cap on entries (~5-10 KB each); oldest trimmed
+SINK_REDIS_STREAM_SEEN_DAYS = 30  # how long a re-crawl of an unchanged article adds nothing
+SINK_BATCH_SIZE = 200  # articles written per batch
+SINK_BATCH_SECONDS = 2.0  # ...or fewer, once the oldest buffered article waited this long
+SINK_RETRY_TIMES = 3  # retries of a failed write (backoff doubling) before journalling it
+SINK_RETRY_BACKOFF_SECONDS = 0.5  # first retry delay
+SINK_RETRY_BACKOFF_MAX_SECONDS = 8.0  # cap on one retry delay
+SINK_RECONNECT_SECONDS = 15.0  # while a backend is down: probe it and replay this often
+SINK_CONNECT_TIMEOUT_SECONDS = 5.0  # a connection attempt longer than this counts as down
+SINK_WRITE_TIMEOUT_SECONDS = 30.0  # a batch write longer than this counts as down
+SINK_JOURNAL_DIR = ""  # spill journals for down backends; empty: <STATE_DIR>/journal
+SINK_JOURNAL_FSYNC = True  # fsync each spilled batch (an outage is rare; losing it is not ok)
+SINK_START_POLICY = "journal"  # backend unreachable at start: log one line, crawl into journal
 
 # --- Continuous harvesting --------------------------------------------------------------------
 

@@ -6,3 +6,5 @@ from settings.base import *  # noqa: F403  (a profile is the base plus its overr
 from settings.base import ITEM_PIPELINES
 
 ITEM_PIPELINES = dict(ITEM_PIPELINES)  # profiles extend the base order, never mutate it
+
+SINK_SQLITE_ENABLED = True  # the embedded full-text index: `newsharvest search` works at once

@@ -9,6 +9,12 @@ from collections.abc import Iterator
 import pytest
 
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+POSTGRES_URL = os.environ.get("POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
+POSTGRES_START_HINT = (
+    "PostgreSQL is needed by this test and none answers at {url} ({error}).\n"
+    "Start one (trust auth for local connections, a database named test), or point POSTGRES_URL "
+    "at a running server."
+)
 REDIS_START_HINT = (
     "Redis is needed by this test and none answers at {url}.\n"
     "Start one with:  redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save ''\n"
@@ -45,3 +51,30 @@ def redis_prefix(redis_url: str) -> Iterator[str]:
             client.delete(*keys)
     finally:
         client.close()
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> str:
+    """The URL of a real, answering PostgreSQL (fails with how to start one otherwise)."""
+    import psycopg
+
+    try:
+        psycopg.connect(POSTGRES_URL, connect_timeout=3).close()
+    except psycopg.OperationalError as error:
+        message = POSTGRES_START_HINT.format(url=POSTGRES_URL, error=" ".join(str(error).split()))
+        pytest.fail(message, pytrace=False)
+    return POSTGRES_URL
+
+
+@pytest.fixture
+def postgres_schema(postgres_url: str) -> Iterator[str]:
+    """A schema name unique to this test; the schema is dropped (CASCADE) afterwards."""
+    import psycopg
+    from psycopg import sql
+
+    schema = f"nhtest_{uuid.uuid4().hex[:12]}"
+    yield schema
+    with psycopg.connect(postgres_url, autocommit=True) as connection:
+        connection.execute(
+            sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema))
+        )

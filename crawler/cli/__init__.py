@@ -14,6 +14,7 @@ import sys
 COMMAND_MODULES = (
     "crawler.cli.demo",
     "crawler.cli.extract",
+    "crawler.cli.search",
     "crawler.cli.bench",
 )
 

@@ -7,7 +7,7 @@ import argparse
 import importlib
 from typing import Any
 
-BENCH_MODULES: tuple[str, ...] = ()
+BENCH_MODULES: tuple[str, ...] = ("crawler.cli.bench_sinks",)
 
 
 def register(subparsers: Any) -> None:

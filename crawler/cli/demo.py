@@ -14,7 +14,10 @@ from typing import Any
 from crawler.cli.table import render_table
 
 DEFAULT_OUTPUT = Path("output") / "demo-articles.jsonl"
+INDEX_NAME = "demo-index.sqlite3"  # beside the JSON Lines output, apart from real crawls' index
 TITLE_WIDTH = 72
+SAMPLE_HITS = 3
+SAMPLE_WORD_MIN_LENGTH = 6  # the sample query: the commonest title word at least this long
 
 
 def register(subparsers: Any) -> None:
@@ -25,6 +28,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--seed", type=int, default=1, help="fixture seed (same seed, same site)")
     parser.add_argument("--quiet", action="store_true", help="do not list articles as they land")
     parser.add_argument("--log-level", default="WARNING", help="Scrapy log level")
+    parser.add_argument(
+        "--index", type=Path, help=f"SQLite full-text index (default: {INDEX_NAME} beside --output)"
+    )
     parser.set_defaults(handler=run)
 
 
@@ -41,6 +47,9 @@ def run(args: argparse.Namespace) -> int:
     settings = get_project_settings()
     settings.set("LOG_LEVEL", args.log_level.upper())
     settings.set("FEEDS", {str(args.output): {"format": "jsonlines", "overwrite": True}})
+    index_path = args.index or args.output.parent / INDEX_NAME
+    settings.set("SINK_SQLITE_ENABLED", True)
+    settings.set("SINK_SQLITE_PATH", str(index_path))
 
     with NewsroomServer(room, port=0) as server:
         settings.set("NEWSHARVEST_PROXY", server.proxy_url)
@@ -66,7 +75,43 @@ def run(args: argparse.Namespace) -> int:
             "NULL (no article) by reason: "
             + ", ".join(f"{k} {v}" for k, v in sorted(nulls.items()))
         )
+    print(index_summary(index_path, stats))
     return 0 if stats.get("finish_reason") == "finished" else 1
+
+
+def index_summary(path: Path, stats: dict[str, Any]) -> str:
+    """Where the index is, what is in it, and a sample search to copy."""
+    import shlex
+    from collections import Counter
+
+    from crawler.cli.search import _format_hit
+    from pipelines.sinks.sqlite import NotAnIndex, SQLiteIndex
+
+    try:
+        index = SQLiteIndex.open_readonly(path)
+    except NotAnIndex as error:
+        return f"\nno search index: {error}"
+    try:
+        titles = [row[0] or "" for row in index.connection.execute("SELECT title FROM articles")]
+        words = Counter(
+            word.strip(".,:;'\"?!").lower()
+            for title in titles
+            for word in title.split()
+            if len(word.strip(".,:;'\"?!")) >= SAMPLE_WORD_MIN_LENGTH
+        )
+        lines = [
+            f"\nsearch index: {path} ({index.count()} articles, "
+            f"{stats.get('sink/sqlite/skipped_duplicate', 0)} near-duplicates not indexed)"
+        ]
+        if words:
+            word = min(words, key=lambda w: (-words[w], w))  # commonest; ties alphabetical
+            hits, total = index.search(word, limit=SAMPLE_HITS)
+            command = f"newsharvest search --index {shlex.quote(str(path))} {shlex.quote(word)}"
+            lines.append(f"try it:  .venv/bin/{command}   ({total} matches; top {len(hits)}:)\n")
+            lines += [_format_hit(rank, hit) for rank, hit in enumerate(hits, start=1)]
+        return "\n".join(lines).rstrip()
+    finally:
+        index.close()
 
 
 def _print_article(item: Any) -> None:

@@ -1,0 +1,68 @@
+"""Consume newsharvest's article stream with a Redis consumer group.
+
+Run one process per consumer name; the group hands each entry to one of them, and an entry
+stays pending until its consumer acknowledges it, so a crashed consumer re-reads its pending
+entries when it restarts (at-least-once: make `index()` an upsert by canonical URL).
+
+    python examples/stream_consumer.py --group indexer --consumer worker-1
+    python examples/stream_consumer.py --stream 'nh:{sink:articles}' --once   # drain and exit
+
+Needs only redis-py. The stream is `<REDIS_KEY_PREFIX>:{sink:<SINK_REDIS_STREAM_NAME>}`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+import redis
+
+
+def index(article: dict[str, Any]) -> None:
+    """Your indexer goes here (upsert by article["canonical_url"]); this one prints."""
+    print(f"{article['domain']}\t{article['version']}\t{article['title']}", flush=True)
+
+
+def consume(
+    client: redis.Redis, stream: str, group: str, consumer: str, *, once: bool = False
+) -> int:
+    """Read, index and acknowledge entries; returns how many were indexed."""
+    try:
+        client.xgroup_create(stream, group, id="0", mkstream=True)  # from the stream's start
+    except redis.ResponseError as error:
+        if "BUSYGROUP" not in str(error):  # the group exists already: keep its position
+            raise
+    handled = 0
+    position = "0"  # first our own pending entries (read before a crash, never acknowledged)
+    while True:
+        reply = client.xreadgroup(group, consumer, {stream: position}, count=100, block=2000)
+        entries = reply[0][1] if reply else []
+        if not entries:
+            if position == "0":
+                position = ">"  # pending ones done: now entries never delivered to anyone
+                continue
+            if once:
+                return handled
+            continue
+        for entry_id, fields in entries:
+            index(json.loads(fields[b"article"]))
+            client.xack(stream, group, entry_id)
+            handled += 1
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--redis", default="redis://127.0.0.1:6379/0")
+    parser.add_argument("--stream", default="nh:{sink:articles}")
+    parser.add_argument("--group", default="indexer")
+    parser.add_argument("--consumer", default="worker-1")
+    parser.add_argument("--once", action="store_true", help="exit when nothing is left to read")
+    args = parser.parse_args()
+    client = redis.Redis.from_url(args.redis)
+    handled = consume(client, args.stream, args.group, args.consumer, once=args.once)
+    print(f"indexed {handled} articles")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,429 @@
+"""What every index sink shares: batching, retries with backoff, the spill journal and replay.
+
+A sink is a Scrapy item pipeline that buffers article records and writes them to its backend in
+batches (when `SINK_BATCH_SIZE` records are waiting, when the oldest has waited
+`SINK_BATCH_SECONDS`, and at close). Backends upsert by canonical URL, so writing a record twice
+changes nothing: that is what makes retries and journal replay safe.
+
+When a write fails because the backend is unreachable, the sink retries with exponential backoff,
+then appends the batch to its journal (under the state directory) and marks the backend down:
+later batches go straight to the journal instead of stalling the crawl, and every
+`SINK_RECONNECT_SECONDS` the sink tries to replay the journal. Replay also runs at start (a
+previous run's leftovers) and at close. A record the backend refuses for its content (not for
+being down) is written aside to `<sink>.rejected.jsonl` with the error, never retried forever.
+
+Items flagged as near-duplicates (`duplicate_of` set) are counted, not indexed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar, TypeVar
+
+from scrapy.statscollectors import StatsCollector
+
+from crawler.domainstats import inc_domain
+from pipelines.sinks.journal import JOURNAL_SUFFIX, REJECTED_SUFFIX, Journal, journal_paths
+from pipelines.sinks.records import InvalidRecord, article_record, latest_per_key
+from pipelines.store import state_dir
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+# The timer wakes this many times per batch interval to check the oldest buffered record's age.
+TIMER_TICKS_PER_INTERVAL = 4
+MIN_TIMER_SECONDS = 0.05
+
+# What a sink does when its backend is unreachable at start-up ("journal": log one clear line and
+# keep crawling into the journal). Kept as a named policy so stricter ones can be added.
+START_POLICY_JOURNAL = "journal"
+START_POLICIES = (START_POLICY_JOURNAL,)
+
+
+@dataclass(frozen=True)
+class SinkOptions:
+    batch_size: int
+    batch_seconds: float
+    retry_times: int
+    backoff_seconds: float
+    backoff_max_seconds: float
+    reconnect_seconds: float
+    connect_timeout_seconds: float
+    write_timeout_seconds: float
+    journal_dir: Path
+    journal_fsync: bool
+    start_policy: str
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> SinkOptions:
+        journal_dir = settings.get("SINK_JOURNAL_DIR") or state_dir(settings) / "journal"
+        options = cls(
+            batch_size=max(1, settings.getint("SINK_BATCH_SIZE")),
+            batch_seconds=max(0.0, settings.getfloat("SINK_BATCH_SECONDS")),
+            retry_times=max(0, settings.getint("SINK_RETRY_TIMES")),
+            backoff_seconds=max(0.0, settings.getfloat("SINK_RETRY_BACKOFF_SECONDS")),
+            backoff_max_seconds=max(0.0, settings.getfloat("SINK_RETRY_BACKOFF_MAX_SECONDS")),
+            reconnect_seconds=max(0.0, settings.getfloat("SINK_RECONNECT_SECONDS")),
+            connect_timeout_seconds=settings.getfloat("SINK_CONNECT_TIMEOUT_SECONDS"),
+            write_timeout_seconds=settings.getfloat("SINK_WRITE_TIMEOUT_SECONDS"),
+            journal_dir=Path(journal_dir),
+            journal_fsync=settings.getbool("SINK_JOURNAL_FSYNC"),
+            start_policy=settings.get("SINK_START_POLICY") or START_POLICY_JOURNAL,
+        )
+        if options.start_policy not in START_POLICIES:
+            raise ValueError(f"SINK_START_POLICY must be one of {START_POLICIES}")
+        return options
+
+    def backoff(self, attempt: int) -> float:
+        """Seconds to wait before retry number `attempt` (0-based): doubling, capped."""
+        return min(self.backoff_max_seconds, self.backoff_seconds * 2**attempt)
+
+
+class BackendUnavailable(Exception):
+    """Connecting failed: whatever the driver said, no record is to blame."""
+
+
+class BatchingSink(ABC):
+    """Base of the index sinks. Subclasses name themselves and implement the four backend
+    methods; everything about batching, failure and replay lives here."""
+
+    name: ClassVar[str]
+
+    def __init__(self, stats: StatsCollector, options: SinkOptions) -> None:
+        self.stats = stats
+        self.options = options
+        self._buffer: list[dict[str, Any]] = []
+        self._buffer_since: float | None = None
+        self._lock = asyncio.Lock()  # one delivery (write, spill or replay) at a time
+        self._connected = False
+        self._down_since: float | None = None  # monotonic time the backend went down
+        self._retry_at = 0.0  # when to probe a down backend again
+        self._journals: list[Journal] = []  # [own journal (if any), adopted orphans ...]
+        self._own_journal: Journal | None = None
+        self._timer: asyncio.Task[None] | None = None
+
+    # --- the backend (subclasses) ---------------------------------------------------------
+
+    @abstractmethod
+    async def connect(self) -> None:
+        """Open the connection and create or migrate what the backend needs."""
+
+    @abstractmethod
+    async def write(self, records: list[dict[str, Any]]) -> None:
+        """Upsert the records (at most one per canonical URL) in one batch; idempotent."""
+
+    @abstractmethod
+    async def disconnect(self) -> None:
+        """Close the connection; must not raise on a broken one."""
+
+    @abstractmethod
+    def is_unavailable(self, error: BaseException) -> bool:
+        """True if the error means the backend cannot be reached (retry, then journal), False
+        if it refused the data itself (reject the record)."""
+
+    def describe(self) -> str:
+        """Where this sink writes, for log lines (no credentials)."""
+        return self.name
+
+    # --- Scrapy pipeline interface --------------------------------------------------------
+
+    async def open_spider(self) -> None:
+        self._journals = await asyncio.to_thread(self._claim_existing_journals)
+        own_name = f"{self.name}{JOURNAL_SUFFIX}"
+        self._own_journal = next((j for j in self._journals if j.path.name == own_name), None)
+        pending = self.journal_pending
+        if pending:
+            log.info(
+                "sink %s: %d articles left in its journal by an earlier run", self.name, pending
+            )
+        try:
+            await self._connect()
+        except BackendUnavailable as error:
+            self._unavailable_at_start(error)
+        else:
+            if pending:
+                async with self._lock:
+                    await self._replay(retries=self.options.retry_times)
+        self._timer = asyncio.create_task(self._run_timer(), name=f"sink-{self.name}-timer")
+
+    async def process_item(self, item: Any) -> Any:
+        domain = item.get("domain") or "unknown"
+        if item.get("duplicate_of"):
+            self._inc("skipped_duplicate")
+            inc_domain(self.stats, domain, f"sink/{self.name}/skipped_duplicate")
+            return item
+        try:
+            record = article_record(item)
+        except InvalidRecord as error:
+            self._inc("skipped_invalid")
+            log.warning("sink %s: not indexed: %s", self.name, error)
+            return item
+        self._buffer.append(record)
+        if self._buffer_since is None:
+            self._buffer_since = time.monotonic()
+        if len(self._buffer) >= self.options.batch_size:
+            await self.flush()
+        return item
+
+    async def close_spider(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._timer
+        await self.flush()
+        async with self._lock:
+            if self.journal_pending:
+                # One last full attempt (with backoff) before leaving articles for the next run.
+                await self._replay(retries=self.options.retry_times)
+            left = self.journal_pending
+            self.stats.set_value(f"sink/{self.name}/journal_pending", left)
+            for journal in self._journals:
+                await asyncio.to_thread(journal.close)
+            await self._disconnect()
+        if left:
+            log.warning(
+                "sink %s: %d articles wait in %s; they are replayed on the next start",
+                self.name,
+                left,
+                self.options.journal_dir,
+            )
+
+    # --- batching -------------------------------------------------------------------------
+
+    async def flush(self) -> None:
+        """Deliver everything buffered now."""
+        async with self._lock:
+            batch, self._buffer, self._buffer_since = self._buffer, [], None
+            if batch:
+                await self._deliver(batch)
+
+    @property
+    def journal_pending(self) -> int:
+        return sum(journal.pending for journal in self._journals)
+
+    @property
+    def available(self) -> bool:
+        return self._down_since is None
+
+    async def _deliver(self, batch: list[dict[str, Any]]) -> None:
+        if not self.available and time.monotonic() < self._retry_at:
+            await self._spill(batch)  # known down: do not stall the crawl on retries
+            return
+        if self.journal_pending:
+            # Older articles first: a version replayed after a newer one would be ignored
+            # anyway (backends keep the latest fetch), but readers of the stream see order.
+            retries = 0 if not self.available else self.options.retry_times
+            if not await self._replay(retries=retries):
+                await self._spill(batch)
+                return
+        if not await self._write_with_retries(batch, self.options.retry_times):
+            await self._spill(batch)
+
+    async def _run_timer(self) -> None:
+        interval = min(self.options.batch_seconds, self.options.reconnect_seconds)
+        tick = max(MIN_TIMER_SECONDS, interval / TIMER_TICKS_PER_INTERVAL)
+        while True:
+            await asyncio.sleep(tick)
+            try:
+                await self._on_timer()
+            except Exception:  # the timer must outlive any one failure
+                log.exception("sink %s: timer flush failed", self.name)
+
+    async def _on_timer(self) -> None:
+        now = time.monotonic()
+        if (
+            self._buffer_since is not None
+            and now - self._buffer_since >= self.options.batch_seconds
+        ):
+            await self.flush()
+        elif self.journal_pending and not self.available and now >= self._retry_at:
+            async with self._lock:
+                await self._replay(retries=0)
+
+    # --- writing, failing, spilling -------------------------------------------------------
+
+    async def _write_with_retries(self, records: list[dict[str, Any]], retries: int) -> bool:
+        """Write the records; False (backend marked down) once `retries` retries failed."""
+        records = latest_per_key(records)
+        error: BaseException | None = None
+        for attempt in range(retries + 1):
+            if attempt:
+                self._inc("retries")
+                await asyncio.sleep(self.options.backoff(attempt - 1))
+            try:
+                await self._write_batch(records)
+            except Exception as failure:
+                if not self._is_unavailable(failure):
+                    return await self._write_individually(records)
+                error = failure
+                await self._disconnect()
+                continue
+            self._mark_up()
+            return True
+        assert error is not None
+        self._mark_down(error)
+        return False
+
+    async def _write_batch(self, records: list[dict[str, Any]]) -> None:
+        if not self._connected:
+            await self._connect()
+        await asyncio.wait_for(self.write(records), self.options.write_timeout_seconds)
+        self._inc("written", len(records))
+        self._inc("batches")
+
+    async def _write_individually(self, records: list[dict[str, Any]]) -> bool:
+        """A batch the backend refused: find the records it refuses and set them aside."""
+        for index, record in enumerate(records):
+            try:
+                await self._write_batch([record])
+            except Exception as error:
+                if self._is_unavailable(error):
+                    await self._disconnect()
+                    self._mark_down(error)
+                    await self._spill(records[index:])
+                    return True  # the rest is safe in the journal
+                await self._reject(record, error)
+        self._mark_up()
+        return True
+
+    async def _connect(self) -> None:
+        try:
+            await asyncio.wait_for(self.connect(), self.options.connect_timeout_seconds)
+        except Exception as error:
+            await self._disconnect()
+            raise BackendUnavailable(_one_line(error)) from error
+        self._connected = True
+
+    def _is_unavailable(self, error: BaseException) -> bool:
+        return isinstance(error, BackendUnavailable | TimeoutError) or self.is_unavailable(error)
+
+    async def _disconnect(self) -> None:
+        self._connected = False
+        try:
+            await self.disconnect()
+        except Exception as error:  # a broken connection may fail to close: it is gone anyway
+            log.debug("sink %s: error while disconnecting: %r", self.name, error)
+
+    def _mark_down(self, error: BaseException) -> None:
+        now = time.monotonic()
+        self._retry_at = now + self.options.reconnect_seconds
+        if self._down_since is None:
+            self._down_since = now
+            self._inc("unavailable")
+            log.error(
+                "sink %s: %s is unavailable (%s); journalling to %s, retrying every %g s",
+                self.name,
+                self.describe(),
+                _one_line(error),
+                self.options.journal_dir,
+                self.options.reconnect_seconds,
+            )
+
+    def _mark_up(self) -> None:
+        if self._down_since is not None:
+            log.info(
+                "sink %s: %s is back after %.1f s",
+                self.name,
+                self.describe(),
+                time.monotonic() - self._down_since,
+            )
+            self._down_since = None
+
+    def _unavailable_at_start(self, error: BaseException) -> None:
+        """The START_POLICY_JOURNAL policy: one clear line, then crawl into the journal."""
+        self._mark_down(error)
+
+    async def _spill(self, records: list[dict[str, Any]]) -> None:
+        if self._own_journal is None:
+            self._own_journal = await asyncio.to_thread(
+                Journal.claim_for_appending,
+                self.options.journal_dir,
+                self.name,
+                fsync=self.options.journal_fsync,
+            )
+            self._journals.insert(0, self._own_journal)
+        try:
+            await asyncio.to_thread(self._own_journal.append, records)
+        except OSError as error:
+            self._inc("lost", len(records))
+            log.critical(
+                "sink %s: cannot journal %d articles (%s): they are lost",
+                self.name,
+                len(records),
+                _one_line(error),
+            )
+            return
+        self._inc("spilled", len(records))
+
+    async def _reject(self, record: dict[str, Any], error: BaseException) -> None:
+        self._inc("rejected")
+        log.error(
+            "sink %s: %s refused %s: %s",
+            self.name,
+            self.describe(),
+            record.get("canonical_url"),
+            _one_line(error),
+        )
+        line = json.dumps({"error": _one_line(error), "record": record}, ensure_ascii=False)
+        path = self.options.journal_dir / f"{self.name}{REJECTED_SUFFIX}"
+        await asyncio.to_thread(_append_line, path, line)
+
+    # --- replay ---------------------------------------------------------------------------
+
+    def _claim_existing_journals(self) -> list[Journal]:
+        claimed = []
+        for path in journal_paths(self.options.journal_dir, self.name):
+            journal = Journal.claim(path, fsync=self.options.journal_fsync)
+            if journal is not None:  # else another running crawl owns it
+                claimed.append(journal)
+        return claimed
+
+    async def _replay(self, retries: int) -> bool:
+        """Write every journalled record to the backend, oldest first; False if it is (still)
+        down. Each chunk written is committed, so a failure mid-way resumes there."""
+        for journal in list(self._journals):
+            chunks = journal.chunks(self.options.batch_size)
+            while (step := await asyncio.to_thread(next, chunks, None)) is not None:
+                records, offset = step
+                if records and not await self._write_with_retries(records, retries):
+                    return False
+                await asyncio.to_thread(journal.commit, offset, len(records))
+                self._inc("replayed", len(records))
+            self._inc("journal_rejected", journal.rejected)
+            journal.rejected = 0
+            if journal is not self._own_journal:  # an adopted orphan, now empty: let it go
+                await asyncio.to_thread(journal.close)
+                self._journals.remove(journal)
+        return True
+
+    def _inc(self, counter: str, count: int = 1) -> None:
+        if count:
+            self.stats.inc_value(f"sink/{self.name}/{counter}", count)
+
+
+def _one_line(error: BaseException) -> str:
+    text = " ".join(str(error).split())
+    if isinstance(error, BackendUnavailable):
+        return text  # already says what the driver said
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+def _append_line(path: Path, line: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(line + "\n")
+
+
+async def run_in(executor: Any, function: Callable[..., T], *args: Any) -> T:
+    """Run a blocking function on `executor` (a sink's own thread) without blocking the loop."""
+    future: Awaitable[T] = asyncio.get_running_loop().run_in_executor(executor, function, *args)
+    return await future

@@ -1,0 +1,148 @@
+"""Redis Stream sink: XADD every article to a stream that downstream indexers consume with a
+consumer group (see `examples/stream_consumer.py` and the README).
+
+Entries carry `canonical_url`, `domain`, `version`, `fetched_at` and `article` (the whole record
+as JSON). The stream is capped with approximate trimming (`MAXLEN ~ SINK_REDIS_STREAM_MAXLEN`).
+
+A stream has no upsert, so idempotence comes from a small "seen" key per article holding the
+fetched_at and version last added: one Lua script per batch checks and adds atomically, so a
+retried or replayed batch, or a re-crawl of an unchanged article, adds nothing; a new version
+of an article is added (consumers upsert it), an older fetch replayed late is not.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+import redis.asyncio
+import redis.exceptions
+from scrapy.crawler import Crawler
+from scrapy.exceptions import NotConfigured
+from scrapy.statscollectors import StatsCollector
+
+from pipelines.sinks.base import BatchingSink, SinkOptions
+from pipelines.store import RedisKeys, async_redis, redis_url
+
+SECONDS_PER_DAY = 86_400
+URL_DIGEST_BYTES = 16
+
+# KEYS: stream, then one seen key per record. ARGV: maxlen, seen ttl, then per record:
+# version, canonical_url, domain, fetched_at, content_hash, article JSON. Returns entries added.
+ADD_SCRIPT = """
+local added = 0
+for i = 2, #KEYS do
+    local base = 2 + (i - 2) * 6
+    local version, fetched = ARGV[base + 1], ARGV[base + 4]
+    local seen = redis.call('GET', KEYS[i])
+    local add = true
+    if seen then
+        local bar = string.find(seen, '|', 1, true)
+        local seen_fetched, seen_version = string.sub(seen, 1, bar - 1), string.sub(seen, bar + 1)
+        if seen_version == version or fetched < seen_fetched then add = false end
+    end
+    if add then
+        redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*',
+            'canonical_url', ARGV[base + 2], 'domain', ARGV[base + 3], 'version', version,
+            'fetched_at', fetched, 'content_hash', ARGV[base + 5], 'article', ARGV[base + 6])
+        redis.call('SET', KEYS[i], fetched .. '|' .. version, 'EX', ARGV[2])
+        added = added + 1
+    else
+        redis.call('EXPIRE', KEYS[i], ARGV[2])
+    end
+end
+return added
+"""
+
+
+def url_digest(canonical_url: str) -> str:
+    return hashlib.blake2b(canonical_url.encode("utf-8"), digest_size=URL_DIGEST_BYTES).hexdigest()
+
+
+class RedisStreamSink(BatchingSink):
+    """Index sink that XADDs articles to a Redis Stream (SINK_REDIS_STREAM_ENABLED + REDIS_URL)."""
+
+    name = "redis_stream"
+
+    def __init__(
+        self,
+        stats: StatsCollector,
+        options: SinkOptions,
+        url: str,
+        keys: RedisKeys,
+        *,
+        stream_name: str = "articles",
+        maxlen: int = 20_000,
+        seen_seconds: int = 30 * SECONDS_PER_DAY,
+    ) -> None:
+        super().__init__(stats, options)
+        self.url = url
+        self.keys = keys
+        self.stream_name = stream_name
+        self.stream = keys.sink_stream(stream_name)
+        self.maxlen = maxlen
+        self.seen_seconds = seen_seconds
+        self._client: redis.asyncio.Redis | None = None
+        self._script: Any = None
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> RedisStreamSink:
+        settings = crawler.settings
+        if not settings.getbool("SINK_REDIS_STREAM_ENABLED"):
+            raise NotConfigured("SINK_REDIS_STREAM_ENABLED is off")
+        url = redis_url(settings)
+        if url is None:
+            raise NotConfigured("SINK_REDIS_STREAM_ENABLED needs REDIS_URL")
+        return cls(
+            crawler.stats,
+            SinkOptions.from_settings(settings),
+            url,
+            RedisKeys.from_settings(settings),
+            stream_name=settings.get("SINK_REDIS_STREAM_NAME") or "articles",
+            maxlen=settings.getint("SINK_REDIS_STREAM_MAXLEN"),
+            seen_seconds=round(settings.getfloat("SINK_REDIS_STREAM_SEEN_DAYS") * SECONDS_PER_DAY),
+        )
+
+    def describe(self) -> str:
+        where = self.url.rpartition("@")[2]  # never log a password
+        return f"Redis stream {self.stream} at {where}"
+
+    async def connect(self) -> None:
+        self._client = async_redis(self.url)
+        await self._client.ping()
+        self._script = self._client.register_script(ADD_SCRIPT)
+
+    async def write(self, records: list[dict[str, Any]]) -> None:
+        assert self._client is not None
+        keys = [self.stream]
+        args: list[Any] = [self.maxlen, max(1, self.seen_seconds)]
+        for record in records:
+            url = record["canonical_url"]
+            keys.append(self.keys.sink_stream_seen(self.stream_name, url_digest(url)))
+            args += [
+                record["version"],
+                url,
+                record.get("domain") or "",
+                record["fetched_at"],
+                record.get("content_hash") or "",
+                json.dumps(record, ensure_ascii=False, separators=(",", ":")),
+            ]
+        added = await self._script(keys=keys, args=args)
+        self.stats.inc_value(f"sink/{self.name}/added", int(added))
+
+    async def disconnect(self) -> None:
+        client, self._client = self._client, None
+        if client is not None:
+            await client.aclose()
+
+    def is_unavailable(self, error: BaseException) -> bool:
+        # Refused/lost connections, timeouts, a loading or read-only server: all pass.
+        return isinstance(
+            error,
+            redis.exceptions.ConnectionError
+            | redis.exceptions.TimeoutError
+            | redis.exceptions.BusyLoadingError
+            | redis.exceptions.ReadOnlyError
+            | OSError,
+        )

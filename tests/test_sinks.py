@@ -1,0 +1,395 @@
+"""Index sinks against the real SQLite, PostgreSQL and Redis: idempotent upserts, search, and
+no article lost or doubled when the connection path goes down and comes back."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+import redis
+from psycopg import sql
+from scrapy.utils.test import get_crawler
+
+import settings.base as base_settings
+from pipelines.sinks.journal import Journal, journal_paths
+from pipelines.sinks.postgres import PostgresSink, search_config
+from pipelines.sinks.redis_stream import RedisStreamSink
+from pipelines.sinks.sqlite import SQLiteIndex, SQLiteSink, fts_query
+from pipelines.store import RedisKeys
+from tests.fixtures.newsroom import Newsroom
+from tests.fixtures.newsroom.items import article_items
+from tests.fixtures.tcpproxy import TcpProxy
+
+ROOT = Path(__file__).resolve().parent.parent
+FAST = {  # retries and reconnects in milliseconds, not seconds
+    "SINK_RETRY_TIMES": 2,
+    "SINK_RETRY_BACKOFF_SECONDS": 0.01,
+    "SINK_RETRY_BACKOFF_MAX_SECONDS": 0.05,
+    "SINK_RECONNECT_SECONDS": 0.1,
+    "SINK_CONNECT_TIMEOUT_SECONDS": 2.0,
+    "SINK_BATCH_SIZE": 20,
+}
+
+
+@pytest.fixture(scope="module")
+def items() -> list[dict[str, Any]]:
+    return article_items(Newsroom(seed=3, n_domains=6, articles_per_domain=30))
+
+
+def make_sink(sink_class: type, tmp_path: Path, **overrides: Any) -> tuple[Any, Any]:
+    settings = {name: getattr(base_settings, name) for name in dir(base_settings) if name.isupper()}
+    settings.update(NEWSHARVEST_STATE_DIR=str(tmp_path / "state"), **FAST)
+    settings.update(overrides)
+    crawler = get_crawler(settings_dict=settings)
+    return sink_class.from_crawler(crawler), crawler.stats
+
+
+def sqlite_sink(tmp_path: Path, **overrides: Any) -> tuple[Any, Any]:
+    overrides.setdefault("SINK_SQLITE_PATH", str(tmp_path / "index.sqlite3"))
+    return make_sink(SQLiteSink, tmp_path, SINK_SQLITE_ENABLED=True, **overrides)
+
+
+async def feed(sink: Any, items: list[dict[str, Any]], between: Any = None) -> None:
+    await sink.open_spider()
+    for index, item in enumerate(items):
+        if between is not None:
+            await between(index)
+        await sink.process_item(dict(item))
+    await sink.close_spider()
+
+
+def rows(path: Path) -> dict[str, tuple]:
+    connection = sqlite3.connect(path)
+    try:
+        result = connection.execute("SELECT canonical_url, title, versions FROM articles")
+        return {url: (title, versions) for url, title, versions in result}
+    finally:
+        connection.close()
+
+
+def new_version(item: dict[str, Any], fetched_at: str) -> dict[str, Any]:
+    return {**item, "title": item["title"] + " Zqxjkvw", "fetched_at": fetched_at}
+
+
+# --- SQLite ----------------------------------------------------------------------------------
+
+
+def test_sqlite_upserts_by_canonical_url_and_counts_versions(tmp_path, items) -> None:
+    path = tmp_path / "index.sqlite3"
+    asyncio.run(feed(sqlite_sink(tmp_path)[0], items))
+    asyncio.run(feed(sqlite_sink(tmp_path)[0], items))  # a re-crawl changes nothing
+    stored = rows(path)
+    assert len(stored) == len({item["canonical_url"] for item in items}) == len(items)
+    assert {versions for _, versions in stored.values()} == {1}
+
+    first, second = items[0], items[1]
+    later = new_version(first, "2027-01-01T00:00:00+00:00")
+    older = new_version(second, "2020-01-01T00:00:00+00:00")  # a stale fetch replayed late
+    asyncio.run(feed(sqlite_sink(tmp_path)[0], [later, later, older]))
+    stored = rows(path)
+    assert stored[first["canonical_url"]] == (later["title"], 2)
+    assert stored[second["canonical_url"]] == (second["title"], 1)
+    assert len(stored) == len(items)
+    # The full-text index follows the update: the new title matches, one row per article.
+    index = SQLiteIndex.open_readonly(path)
+    hits, total = index.search("zqxjkvw")
+    index.close()
+    assert [hit.canonical_url for hit in hits] == [first["canonical_url"]] and total == 1
+
+
+def test_sqlite_search_ranks_filters_and_never_chokes_on_a_query(tmp_path, items) -> None:
+    path = tmp_path / "index.sqlite3"
+    asyncio.run(feed(sqlite_sink(tmp_path)[0], items))
+    index = SQLiteIndex.open_readonly(path)
+    target = items[7]
+    title_words = [word.strip(",.:'\"") for word in target["title"].split()]
+    query = " ".join(word for word in title_words if len(word) > 3)
+    hits, total = index.search(query, limit=5)
+    assert hits and hits[0].canonical_url == target["canonical_url"]  # title matches rank first
+    assert total >= 1 and "[" in hits[0].snippet and "]" in hits[0].snippet
+
+    domain = items[0]["domain"]
+    some_word = items[0]["text"].split()[3].strip(",.:'\"")
+    hits, total = index.search(some_word, domain=domain.upper(), limit=100)
+    assert hits and {hit.domain for hit in hits} == {domain}
+    dates = sorted(hit.date for hit in index.search(some_word, limit=100)[0])
+    since = dates[len(dates) // 2]
+    assert all(hit.date >= since for hit in index.search(some_word, since=since, limit=100)[0])
+
+    for hostile in ['covid-19 "unbalanced', "AND OR NOT", "NEAR(", "*", "title:x", "))"]:
+        index.search(hostile)  # quoted into terms: no FTS5 syntax error escapes
+    assert fts_query('"old harbor" council* x-ray') == '"old harbor" "council"* "x ray"'
+    index.close()
+
+
+def test_duplicates_are_counted_per_domain_and_not_indexed(tmp_path, items) -> None:
+    batch = [dict(item) for item in items[:10]]
+    for item in batch[:3]:
+        item["duplicate_of"] = "http://original.test/story"
+    batch.append({"url": "http://x.test/empty", "domain": "x.test", "text": ""})
+    sink, stats = sqlite_sink(tmp_path)
+    asyncio.run(feed(sink, batch))
+    assert len(rows(tmp_path / "index.sqlite3")) == 7
+    assert stats.get_value("sink/sqlite/skipped_duplicate") == 3
+    assert stats.get_value("sink/sqlite/skipped_invalid") == 1
+    per_domain = Counter(item["domain"] for item in batch[:3])
+    for domain, count in per_domain.items():
+        assert stats.get_value(f"domain/{domain}/sink/sqlite/skipped_duplicate") == count
+
+
+def test_batches_flush_on_size_on_the_timer_and_at_close(tmp_path, items) -> None:
+    path = tmp_path / "index.sqlite3"
+    sink, stats = sqlite_sink(tmp_path, SINK_BATCH_SIZE=10, SINK_BATCH_SECONDS=0.2)
+
+    async def scenario() -> list[int]:
+        counts = []
+        await sink.open_spider()
+        for item in items[:25]:
+            await sink.process_item(dict(item))
+        counts.append(len(rows(path)))  # two full batches written, 5 waiting
+        await asyncio.sleep(0.6)
+        counts.append(len(rows(path)))  # the timer flushed the 5
+        await sink.process_item(dict(items[25]))
+        await sink.close_spider()
+        counts.append(len(rows(path)))
+        return counts
+
+    assert asyncio.run(scenario()) == [20, 25, 26]
+    assert stats.get_value("sink/sqlite/batches") == 4
+
+
+def test_a_record_the_backend_refuses_is_set_aside_and_the_rest_written(tmp_path, items) -> None:
+    bad = {**items[1], "title": {"not": "text"}}  # sqlite3 cannot bind a dict
+    sink, stats = sqlite_sink(tmp_path)
+    asyncio.run(feed(sink, [items[0], bad, items[2]]))
+    assert set(rows(tmp_path / "index.sqlite3")) == {items[0]["url"], items[2]["url"]}
+    assert stats.get_value("sink/sqlite/rejected") == 1
+    rejected = tmp_path / "state" / "journal" / "sqlite.rejected.jsonl"
+    line = json.loads(rejected.read_text())
+    assert line["record"]["canonical_url"] == bad["url"] and "Error" in line["error"]
+
+
+def test_an_unwritable_index_is_journalled_then_replayed_on_the_next_start(tmp_path, items):
+    blocker = tmp_path / "blocked"
+    blocker.write_text("a file where the index directory should be")
+    sink, stats = sqlite_sink(tmp_path, SINK_SQLITE_PATH=str(blocker / "index.sqlite3"))
+    asyncio.run(feed(sink, items[:30]))  # no traceback: logged, journalled
+    assert stats.get_value("sink/sqlite/spilled") == 30
+    assert stats.get_value("sink/sqlite/journal_pending") == 30
+    sink, stats = sqlite_sink(tmp_path)
+    asyncio.run(feed(sink, items[30:40]))
+    assert len(rows(tmp_path / "index.sqlite3")) == 40
+    assert stats.get_value("sink/sqlite/replayed") == 30
+    assert journal_paths(tmp_path / "state" / "journal", "sqlite") == []
+
+
+# --- the journal ---------------------------------------------------------------------------
+
+
+def test_journal_replays_from_its_offset_and_survives_a_torn_line(tmp_path) -> None:
+    path = tmp_path / "sink.journal.jsonl"
+    journal = Journal.claim(path, fsync=False)
+    assert journal is not None
+    journal.append([{"canonical_url": f"u{i}"} for i in range(5)])
+    assert Journal.claim(path) is None  # another process (here: another handle) is refused
+    records, offset = next(journal.chunks(2))
+    journal.commit(offset, len(records))
+    journal.close()
+    with path.open("ab") as handle:
+        handle.write(b'{"canonical_url": "torn')  # a crash mid-append
+    journal = Journal.claim(path, fsync=False)
+    assert journal is not None and journal.pending == 4
+    journal.append([{"canonical_url": "u5"}])
+    replayed = [record["canonical_url"] for chunk, _ in journal.chunks(10) for record in chunk]
+    assert replayed == ["u2", "u3", "u4", "u5"]
+    assert journal.rejected == 1
+    assert (tmp_path / "sink.rejected.jsonl").read_bytes().startswith(b'{"canonical_url": "torn')
+    journal.close()
+
+
+# --- PostgreSQL ------------------------------------------------------------------------------
+
+
+def postgres_sink(tmp_path: Path, url: str, schema: str, **overrides: Any) -> tuple[Any, Any]:
+    return make_sink(
+        PostgresSink, tmp_path, SINK_POSTGRES_URL=url, SINK_POSTGRES_SCHEMA=schema, **overrides
+    )
+
+
+def postgres_rows(url: str, schema: str) -> list[tuple]:
+    with psycopg.connect(url) as connection:
+        return connection.execute(
+            sql.SQL(
+                "SELECT canonical_url, versions, search_config::text, title FROM {}.articles"
+            ).format(sql.Identifier(schema))
+        ).fetchall()
+
+
+def test_postgres_migrates_on_first_use_and_upserts(
+    tmp_path, items, postgres_url, postgres_schema
+) -> None:
+    german = {**items[0], "canonical_url": "http://zeitung.test/a", "language": "de"}
+    klingon = {**items[1], "canonical_url": "http://qo.test/a", "language": "tlh"}
+    batch = [*items[:20], german, klingon]
+    asyncio.run(feed(postgres_sink(tmp_path, postgres_url, postgres_schema)[0], batch))
+    asyncio.run(feed(postgres_sink(tmp_path, postgres_url, postgres_schema)[0], batch))
+    later = new_version(items[3], "2027-01-01T00:00:00+00:00")
+    asyncio.run(feed(postgres_sink(tmp_path, postgres_url, postgres_schema)[0], [later]))
+
+    stored = {url: (versions, config, title) for url, versions, config, title in
+              postgres_rows(postgres_url, postgres_schema)}  # fmt: skip
+    assert len(stored) == 22
+    assert stored[items[3]["canonical_url"]] == (2, "english", later["title"])
+    assert stored["http://zeitung.test/a"][1] == "german"
+    assert stored["http://qo.test/a"][1] == "simple"
+    with psycopg.connect(postgres_url) as connection:
+        migrations = connection.execute(
+            sql.SQL("SELECT version FROM {}.schema_migrations").format(
+                sql.Identifier(postgres_schema)
+            )
+        ).fetchall()
+        word = items[5]["title"].split()[-1].strip(",.:'\"")
+        found = connection.execute(
+            sql.SQL(
+                "SELECT canonical_url FROM {}.articles, websearch_to_tsquery('english', %s) q "
+                "WHERE search @@ q ORDER BY ts_rank_cd(search, q) DESC"
+            ).format(sql.Identifier(postgres_schema)),
+            [word],
+        ).fetchall()
+        indexes = connection.execute(
+            "SELECT indexdef FROM pg_indexes WHERE schemaname = %s", [postgres_schema]
+        ).fetchall()
+    assert migrations == [(1,)]
+    assert items[5]["canonical_url"] in {row[0] for row in found}
+    assert any("USING gin (search)" in row[0] for row in indexes)
+    assert search_config("pt-BR", frozenset({"portuguese", "simple"})) == "portuguese"
+
+
+def test_postgres_down_for_a_whole_run_loses_nothing_after_restart(
+    tmp_path, items, postgres_url, postgres_schema
+) -> None:
+    with TcpProxy(5432) as proxy:
+        dead_port = proxy.port
+    dead_url = postgres_url.replace(":5432/", f":{dead_port}/")
+    sink, stats = postgres_sink(tmp_path, dead_url, postgres_schema)
+    asyncio.run(feed(sink, items))  # no traceback: one clear log line, then the journal
+    assert stats.get_value("sink/postgres/spilled") == len(items)
+    assert stats.get_value("sink/postgres/journal_pending") == len(items)
+
+    sink, stats = postgres_sink(tmp_path, postgres_url, postgres_schema)
+    asyncio.run(feed(sink, []))  # the next start replays the journal
+    stored = postgres_rows(postgres_url, postgres_schema)
+    assert sorted(url for url, *_ in stored) == sorted(item["url"] for item in items)
+    assert {versions for _, versions, *_ in stored} == {1}  # no version written twice
+    assert stats.get_value("sink/postgres/replayed") == len(items)
+    assert journal_paths(tmp_path / "state" / "journal", "postgres") == []
+
+
+def test_postgres_connection_cut_mid_run_every_article_arrives_once(
+    tmp_path, items, postgres_url, postgres_schema
+) -> None:
+    with TcpProxy(5432) as proxy:
+        url = postgres_url.replace(":5432/", f":{proxy.port}/")
+        sink, stats = postgres_sink(tmp_path, url, postgres_schema)
+        asyncio.run(feed(sink, items, outage(proxy, len(items))))
+    stored = postgres_rows(postgres_url, postgres_schema)
+    assert sorted(url for url, *_ in stored) == sorted(item["url"] for item in items)
+    assert {versions for _, versions, *_ in stored} == {1}
+    assert_spilled_then_replayed(stats, "postgres")
+
+
+def outage(proxy: TcpProxy, count: int) -> Any:
+    """Cut the connection path after a third of the items, restore it after two thirds."""
+
+    async def between(index: int) -> None:
+        if index == count // 3:
+            proxy.stop()
+        elif index == 2 * count // 3:
+            proxy.start()
+            await asyncio.sleep(0.3)  # the reconnect timer replays the journal meanwhile
+
+    return between
+
+
+def assert_spilled_then_replayed(stats: Any, name: str) -> None:
+    spilled = stats.get_value(f"sink/{name}/spilled", 0)
+    assert spilled > 0, "the outage was not noticed"
+    assert stats.get_value(f"sink/{name}/replayed") == spilled
+    assert stats.get_value(f"sink/{name}/journal_pending") == 0
+    assert stats.get_value(f"sink/{name}/unavailable") >= 1
+
+
+# --- Redis Stream ---------------------------------------------------------------------------
+
+
+def stream_sink(tmp_path: Path, url: str, prefix: str, **overrides: Any) -> tuple[Any, Any]:
+    return make_sink(
+        RedisStreamSink,
+        tmp_path,
+        SINK_REDIS_STREAM_ENABLED=True,
+        REDIS_URL=url,
+        REDIS_KEY_PREFIX=prefix,
+        **overrides,
+    )
+
+
+def stream_urls(redis_url: str, prefix: str) -> list[str]:
+    client = redis.Redis.from_url(redis_url)
+    try:
+        entries = client.xrange(RedisKeys(prefix).sink_stream())
+    finally:
+        client.close()
+    return [fields[b"canonical_url"].decode() for _, fields in entries]
+
+
+def test_redis_stream_adds_each_version_once(tmp_path, items, redis_url, redis_prefix) -> None:
+    asyncio.run(feed(stream_sink(tmp_path, redis_url, redis_prefix)[0], items))
+    asyncio.run(feed(stream_sink(tmp_path, redis_url, redis_prefix)[0], items))  # re-crawl
+    assert sorted(stream_urls(redis_url, redis_prefix)) == sorted(item["url"] for item in items)
+    later = new_version(items[0], "2027-01-01T00:00:00+00:00")
+    older = new_version(items[1], "2020-01-01T00:00:00+00:00")
+    asyncio.run(feed(stream_sink(tmp_path, redis_url, redis_prefix)[0], [later, older]))
+    assert Counter(stream_urls(redis_url, redis_prefix))[items[0]["url"]] == 2
+    assert Counter(stream_urls(redis_url, redis_prefix))[items[1]["url"]] == 1
+
+
+def test_redis_stream_is_capped_by_maxlen(tmp_path, items, redis_url, redis_prefix) -> None:
+    sink, _ = stream_sink(tmp_path, redis_url, redis_prefix, SINK_REDIS_STREAM_MAXLEN=50)
+    asyncio.run(feed(sink, items))
+    # Approximate trimming keeps at least MAXLEN and frees whole nodes (100 entries each).
+    assert 50 <= len(stream_urls(redis_url, redis_prefix)) < len(items)
+
+
+def test_redis_stream_connection_cut_mid_run_every_article_arrives_once(
+    tmp_path, items, redis_url, redis_prefix
+) -> None:
+    with TcpProxy(6379) as proxy:
+        url = redis_url.replace(":6379/", f":{proxy.port}/")
+        sink, stats = stream_sink(tmp_path, url, redis_prefix)
+        asyncio.run(feed(sink, items, outage(proxy, len(items))))
+    assert sorted(stream_urls(redis_url, redis_prefix)) == sorted(item["url"] for item in items)
+    assert_spilled_then_replayed(stats, "redis_stream")
+
+
+def test_the_consumer_example_reads_every_article_once(
+    tmp_path, items, redis_url, redis_prefix
+) -> None:
+    asyncio.run(feed(stream_sink(tmp_path, redis_url, redis_prefix)[0], items[:25]))
+    command = [
+        sys.executable, str(ROOT / "examples" / "stream_consumer.py"), "--once",
+        "--redis", redis_url, "--stream", RedisKeys(redis_prefix).sink_stream(),
+    ]  # fmt: skip
+    first = subprocess.run(command, capture_output=True, text=True, timeout=60, check=True)
+    titles = first.stdout.splitlines()[:-1]
+    assert sorted(line.split("\t")[2] for line in titles) == sorted(i["title"] for i in items[:25])
+    assert first.stdout.splitlines()[-1] == "indexed 25 articles"
+    again = subprocess.run(command, capture_output=True, text=True, timeout=60, check=True)
+    assert again.stdout.strip() == "indexed 0 articles"  # the group remembers its position
