@@ -25,7 +25,13 @@ def index(article: dict[str, Any]) -> None:
 
 
 def consume(
-    client: redis.Redis, stream: str, group: str, consumer: str, *, once: bool = False
+    client: redis.Redis,
+    stream: str,
+    group: str,
+    consumer: str,
+    *,
+    once: bool = False,
+    block_ms: int = 2000,
 ) -> int:
     """Read, index and acknowledge entries; returns how many were indexed."""
     try:
@@ -36,7 +42,7 @@ def consume(
     handled = 0
     position = "0"  # first our own pending entries (read before a crash, never acknowledged)
     while True:
-        reply = client.xreadgroup(group, consumer, {stream: position}, count=100, block=2000)
+        reply = client.xreadgroup(group, consumer, {stream: position}, count=100, block=block_ms)
         entries = reply[0][1] if reply else []
         if not entries:
             if position == "0":
@@ -58,9 +64,12 @@ def main() -> None:
     parser.add_argument("--group", default="indexer")
     parser.add_argument("--consumer", default="worker-1")
     parser.add_argument("--once", action="store_true", help="exit when nothing is left to read")
+    parser.add_argument("--block-ms", type=int, default=2000, help="wait for new entries this long")
     args = parser.parse_args()
     client = redis.Redis.from_url(args.redis)
-    handled = consume(client, args.stream, args.group, args.consumer, once=args.once)
+    handled = consume(
+        client, args.stream, args.group, args.consumer, once=args.once, block_ms=args.block_ms
+    )
     print(f"indexed {handled} articles")
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from collections import Counter
 import sys
 from pathlib import Path
 
@@ -35,6 +36,39 @@ def test_demo_prints_the_per_domain_summary_and_writes_json_lines(tmp_path: Path
     assert total_articles == len(articles) > 0
     assert fetched == total_articles + nulls and errors == 0
     assert f"-> {output}" in result.stdout
+    # The embedded index beside the output holds every article, and the demo says how to search.
+    index = tmp_path / "demo-index.sqlite3"
+    assert f"search index: {index} ({len(articles)} articles" in result.stdout
+    assert f".venv/bin/newsharvest search --index {index} " in result.stdout
+    check_search(index, articles)
+
+
+def check_search(index: Path, articles: list[dict]) -> None:
+    """`newsharvest search` over the demo's index, as a user types it."""
+    titles = Counter(article["title"] for article in articles)
+    # An indexed article (near-duplicates are not) whose title no syndicated copy shares.
+    target = next(a for a in articles if not a["duplicate_of"] and titles[a["title"]] == 1)
+    words = [w.strip(",.:'\"") for w in target["title"].split() if len(w.strip(",.:'\"")) > 3]
+    result = newsharvest("search", "--index", str(index), " ".join(words))
+    assert result.returncode == 0, result.stderr
+    first = result.stdout.splitlines()[:3]
+    assert first[0] == f" 1. {target['title']}"
+    assert first[1].startswith(f"    {target['domain']} \u00b7 {target['published'][:10]}")
+    assert result.stdout.rstrip().endswith("ms)") and "matching articles in" in result.stdout
+
+    word = words[0]
+    as_json = newsharvest("search", "--index", str(index), word, "--json", "--limit", "50")
+    hits = [json.loads(line) for line in as_json.stdout.splitlines()]
+    assert hits and all({"title", "domain", "published", "url", "snippet"} <= set(h) for h in hits)
+    domain = target["domain"]
+    only = newsharvest("search", "--index", str(index), word, "--json", "--domain", domain)
+    assert {json.loads(line)["domain"] for line in only.stdout.splitlines()} == {domain}
+    future = newsharvest("search", "--index", str(index), word, "--since", "2100-01-01")
+    assert future.returncode == 1 and "0 matching articles" in future.stdout
+    bad_date = newsharvest("search", "--index", str(index), word, "--since", "someday")
+    assert bad_date.returncode == 2 and "not a date" in bad_date.stderr
+    missing = newsharvest("search", "--index", str(index.with_name("none.sqlite3")), word)
+    assert missing.returncode == 2 and "no index at" in missing.stderr
 
 
 def test_extract_prints_the_article_and_json() -> None:

@@ -28,6 +28,9 @@ def run_crawl(
             "-s", f"NEWSHARVEST_PROXY={server.proxy_url}",
             "-s", "LOG_LEVEL=INFO",
             "-O", f"{output}:jsonlines",
+            # The local profile's embedded index and state go beside the output, not the repo.
+            "-s", f"SINK_SQLITE_PATH={output.parent / 'index.sqlite3'}",
+            "-s", f"NEWSHARVEST_STATE_DIR={output.parent / 'state'}",
             *(part for setting in settings for part in ("-s", setting)),
         ]  # fmt: skip
         env = {"SCRAPY_SETTINGS_MODULE": "settings.fixture", "PATH": "/usr/bin:/bin"}
@@ -112,3 +115,22 @@ def test_extracted_text_recalls_the_true_body(crawl) -> None:
         found = sum(1 for text in true_blocks if text in output[page.url])
         recalls.append(found / len(true_blocks))
     assert sum(recalls) / len(recalls) >= 0.9
+
+
+def test_the_crawl_fills_the_search_index_once_per_article_even_when_repeated(
+    crawl, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    import sqlite3
+
+    room, items, _, _ = crawl
+    directory = tmp_path_factory.mktemp("recrawl")
+    for _ in range(2):  # the same site crawled twice into one index: updates, never duplicates
+        result, _ = run_crawl(room, directory / "articles.jsonl")
+        assert result.returncode == 0, result.stderr[-3000:]
+    connection = sqlite3.connect(directory / "index.sqlite3")
+    indexed = connection.execute("SELECT canonical_url, title, versions FROM articles").fetchall()
+    connection.close()
+    expected = {item["canonical_url"]: item["title"] for item in items}
+    assert {url: title for url, title, _ in indexed} == expected
+    assert {versions for _, _, versions in indexed} == {1}
+    assert "sink/sqlite/written" in result.stderr  # the sink's counters are in the crawl stats

@@ -385,7 +385,8 @@ def test_the_consumer_example_reads_every_article_once(
     asyncio.run(feed(stream_sink(tmp_path, redis_url, redis_prefix)[0], items[:25]))
     command = [
         sys.executable, str(ROOT / "examples" / "stream_consumer.py"), "--once",
-        "--redis", redis_url, "--stream", RedisKeys(redis_prefix).sink_stream(),
+        "--block-ms", "100", "--redis", redis_url,
+        "--stream", RedisKeys(redis_prefix).sink_stream(),
     ]  # fmt: skip
     first = subprocess.run(command, capture_output=True, text=True, timeout=60, check=True)
     titles = first.stdout.splitlines()[:-1]
