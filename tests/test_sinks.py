@@ -394,3 +394,19 @@ def test_the_consumer_example_reads_every_article_once(
     assert first.stdout.splitlines()[-1] == "indexed 25 articles"
     again = subprocess.run(command, capture_output=True, text=True, timeout=60, check=True)
     assert again.stdout.strip() == "indexed 0 articles"  # the group remembers its position
+
+
+def test_changed_counts_new_articles_and_versions_only(
+    tmp_path, items, postgres_url, postgres_schema
+) -> None:
+    later = new_version(items[0], "2027-01-01T00:00:00+00:00")
+    for make in (
+        lambda: sqlite_sink(tmp_path),
+        lambda: postgres_sink(tmp_path, postgres_url, postgres_schema),
+    ):
+        changed = []
+        for batch in (items[:30], items[:30], [later]):
+            sink, stats = make()
+            asyncio.run(feed(sink, batch))
+            changed.append(stats.get_value(f"sink/{sink.name}/changed", 0))
+        assert changed == [30, 0, 1], sink.name

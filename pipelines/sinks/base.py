@@ -23,10 +23,9 @@ import json
 import logging
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar
 
 from scrapy.statscollectors import StatsCollector
 
@@ -36,8 +35,6 @@ from pipelines.sinks.records import InvalidRecord, article_record, latest_per_ke
 from pipelines.store import state_dir
 
 log = logging.getLogger(__name__)
-
-T = TypeVar("T")
 
 # The timer wakes this many times per batch interval to check the oldest buffered record's age.
 TIMER_TICKS_PER_INTERVAL = 4
@@ -118,8 +115,9 @@ class BatchingSink(ABC):
         """Open the connection and create or migrate what the backend needs."""
 
     @abstractmethod
-    async def write(self, records: list[dict[str, Any]]) -> None:
-        """Upsert the records (at most one per canonical URL) in one batch; idempotent."""
+    async def write(self, records: list[dict[str, Any]]) -> int:
+        """Upsert the records (at most one per canonical URL) in one batch; idempotent.
+        Returns how many were new articles or new versions (the rest changed nothing)."""
 
     @abstractmethod
     async def disconnect(self) -> None:
@@ -276,8 +274,9 @@ class BatchingSink(ABC):
     async def _write_batch(self, records: list[dict[str, Any]]) -> None:
         if not self._connected:
             await self._connect()
-        await asyncio.wait_for(self.write(records), self.options.write_timeout_seconds)
+        changed = await asyncio.wait_for(self.write(records), self.options.write_timeout_seconds)
         self._inc("written", len(records))
+        self._inc("changed", changed)
         self._inc("batches")
 
     async def _write_individually(self, records: list[dict[str, Any]]) -> bool:
@@ -421,9 +420,3 @@ def _append_line(path: Path, line: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a", encoding="utf-8") as handle:
         handle.write(line + "\n")
-
-
-async def run_in(executor: Any, function: Callable[..., T], *args: Any) -> T:
-    """Run a blocking function on `executor` (a sink's own thread) without blocking the loop."""
-    future: Awaitable[T] = asyncio.get_running_loop().run_in_executor(executor, function, *args)
-    return await future

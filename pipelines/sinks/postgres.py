@@ -228,7 +228,7 @@ class PostgresSink(BatchingSink):
         await migrate(self._connection, self.schema)
         self._configs = await text_search_configs(self._connection)
 
-    async def write(self, records: list[dict[str, Any]]) -> None:
+    async def write(self, records: list[dict[str, Any]]) -> int:
         assert self._connection is not None
         # Sorted keys: two workers upserting overlapping batches lock rows in the same order
         # and cannot deadlock.
@@ -236,6 +236,7 @@ class PostgresSink(BatchingSink):
         rows.sort(key=lambda row: row["canonical_url"])
         async with self._connection.transaction(), self._connection.cursor() as cursor:
             await cursor.executemany(self._upsert, rows)
+            return max(0, cursor.rowcount)  # the summed rows inserted or updated
 
     async def disconnect(self) -> None:
         connection, self._connection = self._connection, None

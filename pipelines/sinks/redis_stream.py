@@ -113,7 +113,7 @@ class RedisStreamSink(BatchingSink):
         await self._client.ping()
         self._script = self._client.register_script(ADD_SCRIPT)
 
-    async def write(self, records: list[dict[str, Any]]) -> None:
+    async def write(self, records: list[dict[str, Any]]) -> int:
         assert self._client is not None
         keys = [self.stream]
         args: list[Any] = [self.maxlen, max(1, self.seen_seconds)]
@@ -128,8 +128,7 @@ class RedisStreamSink(BatchingSink):
                 record.get("content_hash") or "",
                 json.dumps(record, ensure_ascii=False, separators=(",", ":")),
             ]
-        added = await self._script(keys=keys, args=args)
-        self.stats.inc_value(f"sink/{self.name}/added", int(added))
+        return int(await self._script(keys=keys, args=args))
 
     async def disconnect(self) -> None:
         client, self._client = self._client, None

@@ -14,18 +14,20 @@ import asyncio
 import json
 import re
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 from scrapy.statscollectors import StatsCollector
 
-from pipelines.sinks.base import BatchingSink, SinkOptions, run_in
+from pipelines.sinks.base import BatchingSink, SinkOptions
 from pipelines.sinks.records import article_date
+
+T = TypeVar("T")
 
 INDEX_FILENAME = "index.sqlite3"
 BUSY_TIMEOUT_MS = 10_000  # a search holding a read lock never makes the writer fail at once
@@ -168,10 +170,11 @@ class SQLiteIndex:
                     self.connection.execute(statement)
                 self.connection.execute(f"PRAGMA user_version = {number}")
 
-    def upsert(self, records: Sequence[dict[str, Any]]) -> None:
+    def upsert(self, records: Sequence[dict[str, Any]]) -> int:
+        """Insert or update; returns the rows that changed (new articles and new versions)."""
         rows = [_row(record) for record in records]
         with self._transaction():
-            self.connection.executemany(UPSERT, rows)
+            return self.connection.executemany(UPSERT, rows).rowcount
 
     def count(self) -> int:
         return int(self.connection.execute("SELECT count(*) FROM articles").fetchone()[0])
@@ -285,9 +288,9 @@ class SQLiteSink(BatchingSink):
             self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sink-sqlite")
         self._index = await run_in(self._executor, SQLiteIndex.open, self.path)
 
-    async def write(self, records: list[dict[str, Any]]) -> None:
+    async def write(self, records: list[dict[str, Any]]) -> int:
         assert self._index is not None and self._executor is not None
-        await run_in(self._executor, self._index.upsert, records)
+        return await run_in(self._executor, self._index.upsert, records)
 
     async def disconnect(self) -> None:
         index, executor = self._index, self._executor
@@ -304,3 +307,8 @@ class SQLiteSink(BatchingSink):
         # Locked, read-only, full or vanished files are conditions that pass; a value SQLite
         # refuses (IntegrityError, InterfaceError, ...) is the record's fault.
         return isinstance(error, sqlite3.OperationalError | OSError | TimeoutError)
+
+
+async def run_in(executor: ThreadPoolExecutor, function: Callable[..., T], *args: Any) -> T:
+    """Run a blocking call on the sink's own thread without blocking the event loop."""
+    return await asyncio.get_running_loop().run_in_executor(executor, function, *args)
