@@ -16,16 +16,16 @@ import psycopg
 import pytest
 import redis
 from psycopg import sql
-from scrapy.utils.test import get_crawler
 
-import settings.base as base_settings
 from pipelines.sinks.journal import Journal, journal_paths
 from pipelines.sinks.postgres import PostgresSink, search_config
 from pipelines.sinks.redis_stream import RedisStreamSink
 from pipelines.sinks.sqlite import SQLiteIndex, SQLiteSink, fts_query
 from pipelines.store import RedisKeys
+from tests.fixtures import sinkrun
 from tests.fixtures.newsroom import Newsroom
 from tests.fixtures.newsroom.items import article_items
+from tests.fixtures.sinkrun import feed, outage
 from tests.fixtures.tcpproxy import TcpProxy
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -45,25 +45,12 @@ def items() -> list[dict[str, Any]]:
 
 
 def make_sink(sink_class: type, tmp_path: Path, **overrides: Any) -> tuple[Any, Any]:
-    settings = {name: getattr(base_settings, name) for name in dir(base_settings) if name.isupper()}
-    settings.update(NEWSHARVEST_STATE_DIR=str(tmp_path / "state"), **FAST)
-    settings.update(overrides)
-    crawler = get_crawler(settings_dict=settings)
-    return sink_class.from_crawler(crawler), crawler.stats
+    return sinkrun.make_sink(sink_class, tmp_path / "state", **{**FAST, **overrides})
 
 
 def sqlite_sink(tmp_path: Path, **overrides: Any) -> tuple[Any, Any]:
     overrides.setdefault("SINK_SQLITE_PATH", str(tmp_path / "index.sqlite3"))
     return make_sink(SQLiteSink, tmp_path, SINK_SQLITE_ENABLED=True, **overrides)
-
-
-async def feed(sink: Any, items: list[dict[str, Any]], between: Any = None) -> None:
-    await sink.open_spider()
-    for index, item in enumerate(items):
-        if between is not None:
-            await between(index)
-        await sink.process_item(dict(item))
-    await sink.close_spider()
 
 
 def rows(path: Path) -> dict[str, tuple]:
@@ -299,24 +286,11 @@ def test_postgres_connection_cut_mid_run_every_article_arrives_once(
     with TcpProxy(5432) as proxy:
         url = postgres_url.replace(":5432/", f":{proxy.port}/")
         sink, stats = postgres_sink(tmp_path, url, postgres_schema)
-        asyncio.run(feed(sink, items, outage(proxy, len(items))))
+        asyncio.run(feed(sink, items, outage(proxy, len(items), settle_seconds=0.3)))
     stored = postgres_rows(postgres_url, postgres_schema)
     assert sorted(url for url, *_ in stored) == sorted(item["url"] for item in items)
     assert {versions for _, versions, *_ in stored} == {1}
     assert_spilled_then_replayed(stats, "postgres")
-
-
-def outage(proxy: TcpProxy, count: int) -> Any:
-    """Cut the connection path after a third of the items, restore it after two thirds."""
-
-    async def between(index: int) -> None:
-        if index == count // 3:
-            proxy.stop()
-        elif index == 2 * count // 3:
-            proxy.start()
-            await asyncio.sleep(0.3)  # the reconnect timer replays the journal meanwhile
-
-    return between
 
 
 def assert_spilled_then_replayed(stats: Any, name: str) -> None:
@@ -374,7 +348,7 @@ def test_redis_stream_connection_cut_mid_run_every_article_arrives_once(
     with TcpProxy(6379) as proxy:
         url = redis_url.replace(":6379/", f":{proxy.port}/")
         sink, stats = stream_sink(tmp_path, url, redis_prefix)
-        asyncio.run(feed(sink, items, outage(proxy, len(items))))
+        asyncio.run(feed(sink, items, outage(proxy, len(items), settle_seconds=0.3)))
     assert sorted(stream_urls(redis_url, redis_prefix)) == sorted(item["url"] for item in items)
     assert_spilled_then_replayed(stats, "redis_stream")
 

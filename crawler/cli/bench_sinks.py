@@ -21,7 +21,7 @@ import os
 import tempfile
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -288,44 +288,23 @@ def _stream_present(url: str, prefix: str, urls: list[str]) -> tuple[int, int]:
 
 
 def make_sink(backend: Backend, directory: Path, overrides: dict[str, Any]) -> Any:
-    from scrapy.utils.test import get_crawler
+    from tests.fixtures.sinkrun import make_sink as build
 
-    import settings.base as base
-
-    settings = {name: getattr(base, name) for name in dir(base) if name.isupper()}
-    settings.update(
-        NEWSHARVEST_STATE_DIR=str(directory / "state"),
-        LOG_LEVEL="CRITICAL",
-        **backend.settings,
-        **overrides,
-    )
-    crawler = get_crawler(settings_dict=settings)
-    return backend.sink_class.from_crawler(crawler), crawler.stats
-
-
-async def feed(
-    sink: Any,
-    items: list[dict[str, Any]],
-    between: Callable[[int], Awaitable[None]] | None = None,
-) -> None:
-    await sink.open_spider()
-    for index, item in enumerate(items):
-        if between is not None:
-            await between(index)
-        await sink.process_item(dict(item))
-    await sink.close_spider()
+    return build(backend.sink_class, directory / "state", **backend.settings, **overrides)
 
 
 def run_throughput(
     backend_name: str, items: list[dict[str, Any]], args: argparse.Namespace, directory: Path
 ) -> Throughput:
+    from tests.fixtures import sinkrun
+
     targets = {"sqlite": SQLITE_TARGET, "postgres": POSTGRES_TARGET}
     with scratch_backend(backend_name, args, directory) as backend:
         timings = []
         for _ in range(2):  # first write, then the same articles again (a re-crawl)
             sink, _stats = make_sink(backend, directory, {"SINK_BATCH_SIZE": args.batch_size})
             started = time.perf_counter()
-            asyncio.run(feed(sink, items))
+            asyncio.run(sinkrun.feed(sink, items))
             timings.append(time.perf_counter() - started)
         present, _entries = backend.present([item["url"] for item in items])
     return Throughput(
@@ -363,6 +342,7 @@ def outage_mid_run(
     backend_name: str, items: list[dict[str, Any]], args: argparse.Namespace, directory: Path
 ) -> Outage:
     """The connection path is cut after a third of the articles and restored after two thirds."""
+    from tests.fixtures import sinkrun
     from tests.fixtures.tcpproxy import TcpProxy
 
     with scratch_backend(backend_name, args, directory) as backend:
@@ -374,16 +354,8 @@ def outage_mid_run(
             sink, stats = make_sink(
                 proxied, directory, {"SINK_BATCH_SIZE": OUTAGE_BATCH_SIZE, **FAST_RETRY}
             )
-            cut, restore = len(items) // 3, 2 * len(items) // 3
-
-            async def between(index: int) -> None:
-                if index == cut:
-                    proxy.stop()
-                elif index == restore:
-                    proxy.start()
-                    await asyncio.sleep(FAST_RETRY["SINK_RECONNECT_SECONDS"])
-
-            asyncio.run(feed(sink, items, between))
+            settle = FAST_RETRY["SINK_RECONNECT_SECONDS"]
+            asyncio.run(sinkrun.feed(sink, items, sinkrun.outage(proxy, len(items), settle)))
         finally:
             proxy.stop()
         return _outage(backend, backend_name, "cut mid-run", items, stats)
@@ -394,6 +366,7 @@ def outage_until_restart(
 ) -> Outage:
     """A whole run with nothing listening at the backend's address; the next run, with the
     backend back, starts by replaying the journal."""
+    from tests.fixtures import sinkrun
     from tests.fixtures.tcpproxy import TcpProxy
 
     with scratch_backend(backend_name, args, directory) as backend:
@@ -404,10 +377,10 @@ def outage_until_restart(
         sink, stats = make_sink(
             down, directory, {"SINK_BATCH_SIZE": OUTAGE_BATCH_SIZE, **FAST_RETRY}
         )
-        asyncio.run(feed(sink, items))
+        asyncio.run(sinkrun.feed(sink, items))
         spilled = stats.get_value(f"sink/{sink.name}/spilled", 0)
         restarted, stats = make_sink(backend, directory, FAST_RETRY)
-        asyncio.run(feed(restarted, []))
+        asyncio.run(sinkrun.feed(restarted, []))
         outage = _outage(backend, backend_name, "down until restart", items, stats)
         outage.spilled = spilled
         return outage
