@@ -122,11 +122,12 @@ def test_duplicates_are_counted_per_domain_and_not_indexed(tmp_path, items) -> N
     for item in batch[:3]:
         item["duplicate_of"] = "http://original.test/story"
     batch.append({"url": "http://x.test/empty", "domain": "x.test", "text": ""})
+    batch.append({"url": "http://x.test/odd", "domain": "x.test", "text": "t", "authors": 5})
     sink, stats = sqlite_sink(tmp_path)
     asyncio.run(feed(sink, batch))
     assert len(rows(tmp_path / "index.sqlite3")) == 7
     assert stats.get_value("sink/sqlite/skipped_duplicate") == 3
-    assert stats.get_value("sink/sqlite/skipped_invalid") == 1
+    assert stats.get_value("sink/sqlite/skipped_invalid") == 2
     per_domain = Counter(item["domain"] for item in batch[:3])
     for domain, count in per_domain.items():
         assert stats.get_value(f"domain/{domain}/sink/sqlite/skipped_duplicate") == count

@@ -46,12 +46,16 @@ def article_record(item: Any) -> dict[str, Any]:
     """The record of an extracted article item; raises InvalidRecord when it cannot be indexed."""
     record = {name: item.get(name) for name in RECORD_FIELDS}
     record["canonical_url"] = record["canonical_url"] or record["url"]
-    if not record["canonical_url"] or not record["text"]:
+    url, text = record["canonical_url"], record["text"]
+    if not (url and isinstance(url, str) and text and isinstance(text, str)):
         raise InvalidRecord(f"no canonical URL or no text: {record['url']!r}")
-    record["authors"] = list(record["authors"] or [])
-    record["blocks"] = list(record["blocks"] or [])
-    record["fetched_at"] = utc_iso(record["fetched_at"])
-    record["version"] = record_version(record)
+    try:
+        record["authors"] = list(record["authors"] or [])
+        record["blocks"] = list(record["blocks"] or [])
+        record["fetched_at"] = utc_iso(record["fetched_at"])
+        record["version"] = record_version(record)
+    except (TypeError, ValueError) as error:  # a field of a shape no stage produces
+        raise InvalidRecord(f"malformed item {record['canonical_url']!r}: {error}") from error
     return record
 
 
@@ -75,7 +79,7 @@ def timestamp(value: str | None) -> float | None:
         return None
     try:
         moment = isoparse(value)
-    except (ValueError, OverflowError):
+    except (ValueError, OverflowError, TypeError):
         return None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
