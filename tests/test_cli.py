@@ -54,7 +54,7 @@ def check_search(index: Path, articles: list[dict]) -> None:
     first = result.stdout.splitlines()[:3]
     assert first[0] == f" 1. {target['title']}"
     assert first[1].startswith(f"    {target['domain']} \u00b7 {target['published'][:10]}")
-    assert result.stdout.rstrip().endswith("ms)") and "matching articles in" in result.stdout
+    assert result.stdout.rstrip().endswith("ms)") and " matching article" in result.stdout
 
     word = words[0]
     as_json = newsharvest("search", "--index", str(index), word, "--json", "--limit", "50")

@@ -79,7 +79,8 @@ def run(args: argparse.Namespace) -> int:
     for rank, hit in enumerate(hits, start=1):
         print(_format_hit(rank, hit))
     shown = f"{len(hits)} of {total}" if total > len(hits) else f"{total}"
-    print(f"{shown} matching articles in {path} ({elapsed_ms:.1f} ms)")
+    noun = "article" if total == 1 else "articles"
+    print(f"{shown} matching {noun} in {path} ({elapsed_ms:.1f} ms)")
     return 0 if hits else 1
 
 
