@@ -84,7 +84,7 @@ def index_summary(path: Path, stats: dict[str, Any]) -> str:
     import shlex
     from collections import Counter
 
-    from crawler.cli.search import _format_hit
+    from crawler.cli.search import format_hit
     from pipelines.sinks.sqlite import NotAnIndex, SQLiteIndex
 
     try:
@@ -108,7 +108,7 @@ def index_summary(path: Path, stats: dict[str, Any]) -> str:
             hits, total = index.search(word, limit=SAMPLE_HITS)
             command = f"newsharvest search --index {shlex.quote(str(path))} {shlex.quote(word)}"
             lines.append(f"try it:  .venv/bin/{command}   ({total} matches; top {len(hits)}:)\n")
-            lines += [_format_hit(rank, hit) for rank, hit in enumerate(hits, start=1)]
+            lines += [format_hit(rank, hit) for rank, hit in enumerate(hits, start=1)]
         return "\n".join(lines).rstrip()
     finally:
         index.close()

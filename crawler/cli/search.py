@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps(_as_dict(hit), ensure_ascii=False))
         return 0
     for rank, hit in enumerate(hits, start=1):
-        print(_format_hit(rank, hit))
+        print(format_hit(rank, hit))
     shown = f"{len(hits)} of {total}" if total > len(hits) else f"{total}"
     noun = "article" if total == 1 else "articles"
     print(f"{shown} matching {noun} in {path} ({elapsed_ms:.1f} ms)")
@@ -109,7 +109,7 @@ def parse_since(text: str) -> float:
     return moment.timestamp()
 
 
-def _format_hit(rank: int, hit: Any) -> str:
+def format_hit(rank: int, hit: Any) -> str:
     date = _date(hit)
     snippet = textwrap.fill(
         " ".join(hit.snippet.split()),
