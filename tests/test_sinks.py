@@ -359,15 +359,19 @@ def test_the_consumer_example_reads_every_article_once(
 ) -> None:
     asyncio.run(feed(stream_sink(tmp_path, redis_url, redis_prefix)[0], items[:25]))
     command = [
-        sys.executable, str(ROOT / "examples" / "stream_consumer.py"), "--once",
+        sys.executable, "-m", "pipelines.sinks.stream_consumer", "--once",
         "--block-ms", "100", "--redis", redis_url,
         "--stream", RedisKeys(redis_prefix).sink_stream(),
     ]  # fmt: skip
-    first = subprocess.run(command, capture_output=True, text=True, timeout=60, check=True)
+    first = subprocess.run(
+        command, cwd=ROOT, capture_output=True, text=True, timeout=60, check=True
+    )
     titles = first.stdout.splitlines()[:-1]
     assert sorted(line.split("\t")[2] for line in titles) == sorted(i["title"] for i in items[:25])
     assert first.stdout.splitlines()[-1] == "indexed 25 articles"
-    again = subprocess.run(command, capture_output=True, text=True, timeout=60, check=True)
+    again = subprocess.run(
+        command, cwd=ROOT, capture_output=True, text=True, timeout=60, check=True
+    )
     assert again.stdout.strip() == "indexed 0 articles"  # the group remembers its position
 
 

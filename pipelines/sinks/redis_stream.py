@@ -1,5 +1,5 @@
 """Redis Stream sink: XADD every article to a stream that downstream indexers consume with a
-consumer group (see `examples/stream_consumer.py` and the README).
+consumer group (see `pipelines/sinks/stream_consumer.py` and the README).
 
 Entries carry `canonical_url`, `domain`, `version`, `fetched_at` and `article` (the whole record
 as JSON). The stream is capped with approximate trimming (`MAXLEN ~ SINK_REDIS_STREAM_MAXLEN`).

@@ -4,8 +4,8 @@ Run one process per consumer name; the group hands each entry to one of them, an
 stays pending until its consumer acknowledges it, so a crashed consumer re-reads its pending
 entries when it restarts (at-least-once: make `index()` an upsert by canonical URL).
 
-    python examples/stream_consumer.py --group indexer --consumer worker-1
-    python examples/stream_consumer.py --stream 'nh:{sink:articles}' --once   # drain and exit
+    python -m pipelines.sinks.stream_consumer --group indexer --consumer worker-1
+    python -m pipelines.sinks.stream_consumer --stream 'nh:{sink:articles}' --once  # drain, exit
 
 Needs only redis-py. The stream is `<REDIS_KEY_PREFIX>:{sink:<SINK_REDIS_STREAM_NAME>}`.
 """
