@@ -16,6 +16,10 @@ class ArticleItem(scrapy.Item):
     feed_url = scrapy.Field()  # the feed that listed it
     guid = scrapy.Field()  # the feed entry's id
     fetched_at = scrapy.Field()  # ISO 8601 UTC time of the fetch
+    # Versions: a feed entry whose `updated` date moves on is fetched again as a new version.
+    entry_url = scrapy.Field()  # canonical form of the feed's link: the article's identity
+    version = scrapy.Field()  # 1 for the first fetch, 2, 3... for revisions
+    updated = scrapy.Field()  # the entry's updated (else published) date behind this version
 
     # The article.
     title = scrapy.Field()

@@ -71,6 +71,35 @@ class RedisKeys:
     # --- near-duplicate detection -------------------------------------------------------
 
     # --- continuous harvesting ----------------------------------------------------------
+    # One hash tag for the whole ledger: its Lua scripts touch several of these keys at once.
+
+    def harvest_articles(self) -> str:
+        """Hash: canonical article URL -> JSON ledger record (version, updated, status)."""
+        return self.key("{harvest}", "articles")
+
+    def harvest_expiry(self) -> str:
+        """Sorted set: article URL scored by when it is forgotten (seen-URL TTL)."""
+        return self.key("{harvest}", "articles", "expiry")
+
+    def harvest_pending(self) -> str:
+        """Sorted set: pending article URL scored by when it is handed out again."""
+        return self.key("{harvest}", "pending")
+
+    def harvest_feeds(self) -> str:
+        """Hash: feed URL -> JSON FeedState (validators, hashes, interval, recent events)."""
+        return self.key("{harvest}", "feeds")
+
+    def harvest_due(self) -> str:
+        """Sorted set: feed URL scored by its next poll time."""
+        return self.key("{harvest}", "feeds", "due")
+
+    def scheduler_queue(self, spider: str) -> str:
+        """scrapy-redis request queue shared by the workers of a distributed crawl."""
+        return self.key(f"{{{spider}}}", "requests")
+
+    def scheduler_dupefilter(self, spider: str) -> str:
+        """Sorted set: request fingerprint scored by expiry (the TTL-bounded dupefilter)."""
+        return self.key(f"{{{spider}}}", "dupefilter")
 
     # --- index sinks --------------------------------------------------------------------
 

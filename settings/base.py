@@ -100,6 +100,34 @@ SINK_START_POLICY = "journal"  # backend unreachable at start: log one line, cra
 
 # --- Continuous harvesting --------------------------------------------------------------------
 
+HARVEST_CONTINUOUS = False  # stay alive and re-poll every feed (same as `-a continuous=1`)
+HARVEST_MIN_INTERVAL = 120.0  # seconds: no feed is polled more often than this
+HARVEST_MAX_INTERVAL = 3600.0  # seconds: every feed is polled at least this often
+HARVEST_POLLS_PER_ARTICLE = 2.0  # polls per expected gap between a feed's articles
+HARVEST_JITTER = 0.1  # +/- share of each interval, so feeds of one host do not align
+HARVEST_TICK = 1.0  # wall-clock seconds between checks for due feeds and retries
+HARVEST_MAINTENANCE_EVERY = 60.0  # wall-clock seconds between retries/lease recovery/purges
+HARVEST_SEEN_TTL = 30 * 86400.0  # a URL no feed has listed for this long is forgotten
+HARVEST_MAX_VERSIONS = 5  # an article is fetched at most this often (first + revisions)
+HARVEST_MIN_REVISION = 60.0  # seconds an entry's `updated` must move on to be a new version
+HARVEST_MAX_ATTEMPTS = 3  # failed fetches of an article before it is given up
+HARVEST_RETRY_DELAY = 300.0  # seconds before a failed article fetch is retried
+HARVEST_CLAIM_LEASE = 1800.0  # a claim still pending after this is handed out again
+HARVEST_FEED_LEASE = 300.0  # a feed poll unanswered after this is handed out again
+# Where state lives without Redis: "" = SQLite in NEWSHARVEST_STATE_DIR (kept across runs),
+# "memory" = nothing kept (every run starts afresh).
+HARVEST_STATE = os.environ.get("NEWSHARVEST_HARVEST_STATE", "")
+# Crash-safe JSON Lines output: each article is appended and flushed before its URL counts as
+# seen (FEEDS / -o buffer their writes, so a killed crawler can lose what they held). "" = off.
+HARVEST_JOURNAL = ""
+HARVEST_JOURNAL_FSYNC = False  # also fsync each write (survives power loss, not just SIGKILL)
+# Simulated time for tests and benchmarks: now = START + (time.time() - ANCHOR) * SCALE.
+HARVEST_CLOCK_SCALE = 1.0  # 1.0 with no START = the system clock
+HARVEST_CLOCK_START = ""  # ISO 8601 instant (or epoch seconds) at ANCHOR
+HARVEST_CLOCK_ANCHOR = ""  # epoch seconds (wall clock); "" = when the crawler starts
+# The journal goes last: nothing after it may fail an item it has written.
+ITEM_PIPELINES["pipelines.journal.JournalPipeline"] = 900
+
 # --- Shared state (Redis) ---------------------------------------------------------------------
 
 # Redis for shared state; empty means embedded stores. Every key starts with REDIS_KEY_PREFIX.

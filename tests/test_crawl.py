@@ -33,7 +33,11 @@ def run_crawl(
             "-s", f"NEWSHARVEST_STATE_DIR={output.parent / 'state'}",
             *(part for setting in settings for part in ("-s", setting)),
         ]  # fmt: skip
-        env = {"SCRAPY_SETTINGS_MODULE": "settings.fixture", "PATH": "/usr/bin:/bin"}
+        env = {
+            "SCRAPY_SETTINGS_MODULE": "settings.fixture",
+            "PATH": "/usr/bin:/bin",
+            "NEWSHARVEST_STATE_DIR": str(output.parent / "state"),  # each crawl starts afresh
+        }
         result = subprocess.run(
             command, cwd=ROOT, env=env, capture_output=True, text=True,
             timeout=CRAWL_TIMEOUT_SECONDS, check=False,

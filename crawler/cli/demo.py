@@ -46,6 +46,7 @@ def run(args: argparse.Namespace) -> int:
     os.environ["SCRAPY_SETTINGS_MODULE"] = "settings.fixture"
     settings = get_project_settings()
     settings.set("LOG_LEVEL", args.log_level.upper())
+    settings.set("HARVEST_STATE", "memory")  # every demo harvests the fixture afresh
     settings.set("FEEDS", {str(args.output): {"format": "jsonlines", "overwrite": True}})
     index_path = args.index or args.output.parent / INDEX_NAME
     settings.set("SINK_SQLITE_ENABLED", True)

@@ -2,32 +2,54 @@
 
 scrapy crawl feeds -a feeds=feeds.txt            # one feed URL a line (# comments allowed)
 scrapy crawl feeds -a feeds=http://a/rss,http://b/atom.xml
+scrapy crawl feeds -a feeds=feeds.txt -a continuous=1 -s HARVEST_JOURNAL=out/articles.jsonl
+
+One pass (the default) polls every feed once, conditionally, and ends when its articles are
+done. Continuous mode stays alive and re-polls each feed at its own adaptive interval
+(crawler/polling.py). Either way the ledger (crawler/state.py) decides what to fetch: an article
+URL once, again only as a new version when its entry's `updated` date moves on, and a crash
+neither loses nor repeats one (crawler/harvest.py, pipelines/journal.py).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Iterator
+import random
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import scrapy
+from scrapy import signals
 from scrapy.crawler import Crawler
+from scrapy.exceptions import DontCloseSpider, IgnoreRequest
 from scrapy.http import Request, Response
 from scrapy.spidermiddlewares.httperror import HttpError
+from scrapy.utils.defer import deferred_from_coro
+from twisted.internet import task
 from twisted.python.failure import Failure
 from w3lib.encoding import http_content_type_encoding
 
+from crawler import polling
 from crawler.domainstats import ERRORS, FEED_ERRORS, FEEDS_POLLED, FETCHED, inc_domain
-from crawler.feeds import FeedError, parse_feed
+from crawler.feeds import Feed, FeedEntry, FeedError, parse_feed
+from crawler.harvest import Harvest, iso
 from crawler.items import ArticleItem
+from crawler.polling import FeedState, PollPolicy
+from crawler.state import Claim, Entry
 from crawler.urls import canonical_article_url, publisher_domain
 
 log = logging.getLogger(__name__)
 
 # Feed requests go first: they discover the work.
 FEED_PRIORITY = 100
+# Per-domain counters (crawler.domainstats) this spider adds.
+FEEDS_NOT_MODIFIED = "feeds/304"
+FEEDS_UNCHANGED = "feeds/unchanged"
+# HTTP statuses after which an article is not tried again (gone, forbidden...).
+FINAL_STATUSES = frozenset({400, 401, 403, 404, 405, 410, 451})
+TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
 
 
 def load_feed_list(feeds: str | None) -> list[str]:
@@ -52,69 +74,249 @@ def load_feed_list(feeds: str | None) -> list[str]:
 class FeedsSpider(scrapy.Spider):
     name = "feeds"
 
-    def __init__(self, feeds: str | None = None, *args: Any, **kwargs: Any) -> None:
+    def __init__(
+        self, feeds: str | None = None, continuous: str | None = None, *args: Any, **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
         self.feed_urls = load_feed_list(feeds)
+        self.continuous_argument = continuous
+        self.continuous = False
         self.max_entries = 1_000
         self.max_feed_bytes = 8 * 1024 * 1024
+        self.inflight: set[str] = set()  # article URLs requested by this process, not yet done
+        self.polling: set[str] = set()  # feeds requested by this process, not yet answered
+        self.rng = random.Random()
+        self._loop: task.LoopingCall | None = None
+        self._next_maintenance = 0.0
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> FeedsSpider:
         spider = super().from_crawler(crawler, *args, **kwargs)
-        spider.max_entries = crawler.settings.getint("FEED_MAX_ENTRIES")
-        spider.max_feed_bytes = crawler.settings.getint("FEED_MAX_BYTES")
+        settings = crawler.settings
+        spider.max_entries = settings.getint("FEED_MAX_ENTRIES")
+        spider.max_feed_bytes = settings.getint("FEED_MAX_BYTES")
+        if spider.continuous_argument is None:
+            spider.continuous = settings.getbool("HARVEST_CONTINUOUS")
+        else:
+            spider.continuous = str(spider.continuous_argument).strip().lower() in TRUE_WORDS
+        spider.policy = PollPolicy.from_settings(settings)
+        spider.tick = settings.getfloat("HARVEST_TICK")
+        spider.maintenance_every = settings.getfloat("HARVEST_MAINTENANCE_EVERY")
+        spider.harvest = Harvest.of(crawler)
+        spider.harvest.on_done(spider._article_finished)
+        crawler.signals.connect(spider._idle, signal=signals.spider_idle)
+        crawler.signals.connect(spider._closed, signal=signals.spider_closed)
+        if spider.continuous and settings.get("FEEDS"):
+            log.warning("continuous mode with FEEDS (-o/-O): those files are buffered and "
+                        "written on close; use HARVEST_JOURNAL for crash-safe output")  # fmt: skip
         return spider
 
-    async def start(self) -> AsyncIterator[Request]:
-        for url in self.feed_urls:
-            yield self.feed_request(url)
+    # --- start and the continuous loop ------------------------------------------------------
 
-    def feed_request(self, url: str) -> Request:
+    async def start(self) -> AsyncIterator[Request]:
+        state = await self.harvest.open()
+        await state.register_feeds(self.feed_urls)
+        now = self.harvest.clock.now()
+        # A local store belongs to this process alone: whatever is pending was cut off by a
+        # crash. A shared store hands back only claims whose lease ran out (a worker died).
+        recovered = await state.recover(now, everything=self.harvest.single_process)
+        self.crawler.stats.inc_value("harvest/recovered", len(recovered))
+        if recovered:
+            log.info("resuming %d pending article(s) from the last run", len(recovered))
+        for claim in recovered:
+            yield self.article_request(claim)
+        if self.continuous:
+            self._loop = task.LoopingCall(lambda: deferred_from_coro(self._tick()))
+            self._loop.start(self.tick, now=True)
+            return
+        for url in list(self.feed_urls):
+            yield self.feed_request(await state.load_feed(url))
+
+    async def _tick(self) -> None:
+        """Request the feeds that are due; now and then, retries and lost claims too."""
+        try:
+            state = self.harvest.state
+            now = self.harvest.clock.now()
+            for url in await state.claim_due_feeds(now):
+                if url not in self.polling:
+                    self._crawl(self.feed_request(await state.load_feed(url)))
+            if now >= self._next_maintenance:
+                self._next_maintenance = now + self.maintenance_every * self._time_scale()
+                for claim in await state.recover(now):
+                    if claim.key not in self.inflight:
+                        self.crawler.stats.inc_value("harvest/recovered")
+                        self._crawl(self.article_request(claim))
+                purged = await state.purge(now)
+                self.crawler.stats.inc_value("harvest/forgotten", purged)
+        except Exception:
+            log.exception("continuous harvesting: tick failed (retrying at the next one)")
+
+    def _time_scale(self) -> float:
+        return float(getattr(self.harvest.clock, "scale", 1.0))
+
+    def _crawl(self, request: Request) -> None:
+        if self.crawler.engine is not None:
+            self.crawler.engine.crawl(request)
+
+    def _idle(self) -> None:
+        if self.continuous:
+            raise DontCloseSpider
+
+    def _closed(self) -> None:
+        if self._loop is not None and self._loop.running:
+            self._loop.stop()
+
+    # --- feeds ------------------------------------------------------------------------------
+
+    def feed_request(self, state: FeedState) -> Request:
+        self.polling.add(state.url)
         return Request(
-            url,
+            state.url,
             callback=self.parse_feed,
-            errback=self.on_error,
+            errback=self.on_feed_error,
             priority=FEED_PRIORITY,
-            dont_filter=True,  # a feed is polled again and again; articles are what is deduped
-            meta={"feed_url": url, "download_maxsize": self.max_feed_bytes},
+            dont_filter=True,  # a feed is polled again and again; the ledger dedupes articles
+            headers=polling.conditional_headers(state),
+            meta={
+                "feed_url": state.url,
+                "feed_state": state.to_json(),
+                "download_maxsize": self.max_feed_bytes,
+                "handle_httpstatus_list": [304],  # a 304 is an answer, not an error
+            },
         )
 
-    def parse_feed(self, response: Response) -> Iterator[Request]:
+    async def parse_feed(self, response: Response) -> AsyncIterator[Request]:
         feed_url = response.meta["feed_url"]
+        self.polling.discard(feed_url)
+        state = FeedState.from_json(response.meta["feed_state"])
         domain = publisher_domain(feed_url)
-        inc_domain(self.crawler.stats, domain, FEEDS_POLLED)
+        stats = self.crawler.stats
+        inc_domain(stats, domain, FEEDS_POLLED)
+        if response.status == 304:  # nothing new, and no body to parse
+            stats.inc_value("feeds/not_modified")
+            inc_domain(stats, domain, FEEDS_NOT_MODIFIED)
+            await self._feed_polled(state, polling.NOT_MODIFIED)
+            return
+        polling.remember_validators(
+            state, _header(response, b"ETag"), _header(response, b"Last-Modified")
+        )
+        digest = polling.body_digest(response.body)
+        if digest == state.body_hash:  # the server ignored the conditional request
+            stats.inc_value("feeds/unchanged")
+            inc_domain(stats, domain, FEEDS_UNCHANGED)
+            await self._feed_polled(state, polling.UNCHANGED_BODY)
+            return
         try:
             feed = parse_feed(response.body, response.url, max_entries=self.max_entries)
         except FeedError as error:
-            yield from self._feed_failed(feed_url, domain, error)
+            for request in self._feed_failed(feed_url, domain, error):
+                yield request
+            await self._feed_polled(state, polling.ERROR, failed=True)
             return
-        self.crawler.stats.inc_value(f"feeds/format/{feed.format}")
+        stats.inc_value(f"feeds/format/{feed.format}")
         if feed.truncated:
             log.warning("feed %s has more than %d entries; read the first ones", feed_url,
                         self.max_entries)  # fmt: skip
-        for subfeed in feed.subfeeds:
-            yield self.feed_request(subfeed)
-        for entry in feed.entries:
-            yield Request(
-                canonical_article_url(entry.link),
-                callback=self.parse_article,
-                errback=self.on_error,
-                cb_kwargs={"feed_url": feed_url, "entry": entry.to_meta()},
-            )
+        for subfeed in await self._add_feeds(feed.subfeeds):
+            yield subfeed
+        entries_digest = polling.entries_digest(
+            (entry.link, entry.to_meta()["updated"]) for entry in feed.entries
+        )
+        if entries_digest == state.entries_hash:  # e.g. only the feed's build date moved
+            state.body_hash = digest
+            stats.inc_value("feeds/unchanged")
+            inc_domain(stats, domain, FEEDS_UNCHANGED)
+            await self._feed_polled(state, polling.UNCHANGED_ENTRIES)
+            return
+        claims = await self._claim(feed_url, feed)
+        undated = sum(1 for claim in claims if claim.updated is None)
+        polling.record_publications(
+            state, (_changed(entry) for entry in feed.entries), undated, self.harvest.clock.now()
+        )
+        state.body_hash, state.entries_hash = digest, entries_digest
+        # Saved after the claims: a crash in between polls the feed again, unconditionally.
+        await self._feed_polled(state, polling.CHANGED)
+        for claim in claims:
+            yield self.article_request(claim)
 
-    def _feed_failed(self, feed_url: str, domain: str, error: FeedError) -> Iterator[Request]:
+    async def _claim(self, feed_url: str, feed: Feed) -> list[Claim]:
+        entries = {}
+        for entry in feed.entries:
+            key = canonical_article_url(entry.link)
+            changed = _changed(entry)
+            payload = {"feed_url": feed_url, "entry": entry.to_meta()}
+            entries.setdefault(key, Entry(key, changed.timestamp() if changed else None, payload))
+        claims = await self.harvest.state.claim_entries(
+            list(entries.values()), self.harvest.clock.now()
+        )
+        self.crawler.stats.inc_value("harvest/claimed", len(claims))
+        revisions = sum(1 for claim in claims if claim.version > 1)
+        if revisions:
+            self.crawler.stats.inc_value("harvest/claimed/revision", revisions)
+        return claims
+
+    async def _feed_polled(self, state: FeedState, outcome: str, failed: bool = False) -> None:
+        state.errors = state.errors + 1 if failed else 0
+        state.count(outcome)
+        self.policy.schedule(state, self.harvest.clock.now(), self.rng)
+        await self.harvest.state.save_feed(state)
+        self.crawler.stats.inc_value(f"feeds/outcome/{outcome}")
+
+    def _feed_failed(self, feed_url: str, domain: str, error: FeedError) -> list[Request]:
         log.warning("not a usable feed: %s (%s)", feed_url, error)
         self.crawler.stats.inc_value(f"feeds/error/{error.reason}")
         inc_domain(self.crawler.stats, domain, FEED_ERRORS)
         # An HTML page that advertises its feeds: follow them (autodiscovery).
-        for alternate in error.alternates:
-            if alternate not in self.feed_urls:
-                self.feed_urls.append(alternate)
-                yield self.feed_request(alternate)
+        return [
+            self.feed_request(FeedState(url=alternate))
+            for alternate in error.alternates
+            if alternate not in self.feed_urls and not self.feed_urls.append(alternate)
+        ]
 
-    def parse_article(
+    async def _add_feeds(self, urls: list[str]) -> list[Request]:
+        """Feeds found while polling (sitemap indexes): known from now on, polled at once in
+        one-pass mode, when due in continuous mode."""
+        new = [url for url in urls if url not in self.feed_urls]
+        self.feed_urls += new
+        await self.harvest.state.register_feeds(new)
+        if self.continuous:
+            return []
+        return [self.feed_request(FeedState(url=url)) for url in new]
+
+    async def on_feed_error(self, failure: Failure) -> None:
+        request = failure.request  # type: ignore[attr-defined]
+        self.polling.discard(request.meta["feed_url"])
+        self._count_error(failure)
+        state = FeedState.from_json(request.meta["feed_state"])
+        await self._feed_polled(state, polling.ERROR, failed=True)
+
+    # --- articles ---------------------------------------------------------------------------
+
+    def article_request(self, claim: Claim) -> Request:
+        self.inflight.add(claim.key)
+        return Request(
+            claim.key,
+            callback=self.parse_article,
+            errback=self.on_article_error,
+            dont_filter=True,  # claimed in the ledger: exactly what to fetch, and once
+            cb_kwargs={
+                "feed_url": claim.payload.get("feed_url"),
+                "entry": claim.payload.get("entry") or {},
+            },
+            meta={"harvest": {"key": claim.key, "version": claim.version,
+                              "updated": claim.updated}},
+        )  # fmt: skip
+
+    async def parse_article(
         self, response: Response, feed_url: str, entry: dict[str, Any]
-    ) -> Iterator[ArticleItem]:
+    ) -> AsyncIterator[ArticleItem]:
+        claim = response.meta["harvest"]
+        if await self.harvest.state.is_done(claim["key"], claim["version"]):
+            # Handed out twice (its lease ran out while it waited in a long queue) and the
+            # other copy finished first: output it once.
+            self.inflight.discard(claim["key"])
+            self.crawler.stats.inc_value("harvest/already_done")
+            return
         domain = publisher_domain(response.url)
         inc_domain(self.crawler.stats, domain, FETCHED)
         content_type = response.headers.get("Content-Type", b"").decode("latin-1")
@@ -124,13 +326,40 @@ class FeedsSpider(scrapy.Spider):
             feed_url=feed_url,
             guid=entry.get("guid"),
             fetched_at=datetime.now(UTC).isoformat(timespec="seconds"),
+            entry_url=claim["key"],
+            version=claim["version"],
+            updated=iso(claim["updated"]),
             html=response.body,
             http_encoding=http_content_type_encoding(content_type),
             feed_entry=entry,
             duplicate_of=None,
         )
 
-    def on_error(self, failure: Failure) -> None:
+    async def on_article_error(self, failure: Failure) -> None:
+        request = failure.request  # type: ignore[attr-defined]
+        reason = self._count_error(failure)
+        claim = request.meta["harvest"]
+        self.inflight.discard(claim["key"])
+        now = self.harvest.clock.now()
+        if failure.check(HttpError):
+            final = failure.value.response.status in FINAL_STATUSES
+        else:
+            final = bool(failure.check(IgnoreRequest))  # e.g. robots.txt forbids it
+        if final:
+            await self.harvest.state.done(claim["key"], claim["version"], now)  # never mind
+            self.crawler.stats.inc_value("harvest/given_up")
+            log.info("not fetching %s again (%s)", request.url, reason)
+        elif await self.harvest.state.fail(claim["key"], claim["version"], now):
+            self.crawler.stats.inc_value("harvest/retry")
+        else:
+            self.crawler.stats.inc_value("harvest/given_up")
+
+    def _article_finished(self, item: Any, stored: bool) -> None:
+        key = item.get("entry_url") if hasattr(item, "get") else None
+        if key:
+            self.inflight.discard(key)
+
+    def _count_error(self, failure: Failure) -> str:
         request = failure.request  # type: ignore[attr-defined]
         domain = publisher_domain(request.url)
         if failure.check(HttpError):
@@ -141,3 +370,14 @@ class FeedsSpider(scrapy.Spider):
         inc_domain(self.crawler.stats, domain, ERRORS)
         inc_domain(self.crawler.stats, domain, f"{ERRORS}/{reason}")
         log.warning("fetch failed: %s (%s)", request.url, reason)
+        return reason
+
+
+def _header(response: Response, name: bytes) -> str | None:
+    value = response.headers.get(name)
+    return value.decode("latin-1") if value else None
+
+
+def _changed(entry: FeedEntry) -> datetime | None:
+    """When the entry last changed, as far as the feed says."""
+    return entry.updated or entry.published
