@@ -21,8 +21,6 @@ from typing import Any
 
 # Publication times remembered per feed: enough for a stable mean gap, small in Redis.
 EVENT_HISTORY = 20
-# Entry dates later than now by more than this are clock skew: taken as "now".
-FUTURE_SKEW_SECONDS = 300.0
 # Consecutive errors beyond this no longer lengthen the back-off.
 MAX_ERROR_DOUBLINGS = 6
 # Digest size of body/entry hashes (bytes): collisions are irrelevant at 128 bits.
@@ -158,8 +156,7 @@ def record_publications(
     for when in dates:
         if when is None:
             continue
-        stamp = min(when.timestamp(), now + FUTURE_SKEW_SECONDS)
-        stamp = min(stamp, now)
+        stamp = min(when.timestamp(), now)  # a date in the future is clock skew
         if newest_known is None or stamp > newest_known:
             times.append(stamp)
     times.sort()

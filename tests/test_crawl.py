@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
+from tests.crawlers import CRAWL_TIMEOUT_SECONDS, ROOT, crawl_command, crawl_env
 from tests.fixtures.newsroom import Newsroom, NewsroomServer, RequestRecord
-
-ROOT = Path(__file__).resolve().parent.parent
-CRAWL_TIMEOUT_SECONDS = 180
 
 
 def run_crawl(
@@ -22,25 +19,11 @@ def run_crawl(
     """Run `scrapy crawl feeds` as a user would, against the fixture, writing JSON Lines.
     Returns the process result and every request the fixture served."""
     with NewsroomServer(room, port=0) as server:
-        command = [
-            sys.executable, "-m", "scrapy", "crawl", "feeds",
-            "-a", "feeds=" + ",".join(room.feed_urls),
-            "-s", f"NEWSHARVEST_PROXY={server.proxy_url}",
-            "-s", "LOG_LEVEL=INFO",
-            "-O", f"{output}:jsonlines",
-            # The local profile's embedded index and state go beside the output, not the repo.
-            "-s", f"SINK_SQLITE_PATH={output.parent / 'index.sqlite3'}",
-            "-s", f"NEWSHARVEST_STATE_DIR={output.parent / 'state'}",
-            *(part for setting in settings for part in ("-s", setting)),
-        ]  # fmt: skip
-        env = {
-            "SCRAPY_SETTINGS_MODULE": "settings.fixture",
-            "PATH": "/usr/bin:/bin",
-            "NEWSHARVEST_STATE_DIR": str(output.parent / "state"),  # each crawl starts afresh
-        }
+        command = crawl_command(room.feed_urls, server.proxy_url, settings)
+        command += ["-O", f"{output}:jsonlines"]
         result = subprocess.run(
-            command, cwd=ROOT, env=env, capture_output=True, text=True,
-            timeout=CRAWL_TIMEOUT_SECONDS, check=False,
+            command, cwd=ROOT, env=crawl_env(output.parent / "state"), capture_output=True,
+            text=True, timeout=CRAWL_TIMEOUT_SECONDS, check=False,
         )  # fmt: skip
     return result, server.request_log
 

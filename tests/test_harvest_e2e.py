@@ -1,0 +1,162 @@
+"""End to end, with the real spider in subprocesses: SIGKILL and restart, continuous polling."""
+
+from __future__ import annotations
+
+import itertools
+import signal
+from collections import Counter, defaultdict
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from tests.crawlers import (
+    count_lines,
+    crawl_command,
+    crawl_env,
+    read_jsonl,
+    run_to_end,
+    start_crawl,
+    stats_from_log,
+    wait_for,
+)
+from tests.fixtures.newsroom import Newsroom, NewsroomServer, ScaledClock
+from tests.fixtures.newsroom.room import UPDATE_NOTE_PREFIX
+
+pytestmark = pytest.mark.slow
+
+SLOW_RESPONSE_SECONDS = 0.25  # the fixture answers slowly, so a kill lands mid-run
+KILL_AFTER_LINES = (8, 30)  # SIGKILL once the journal holds this many articles
+START_TIMEOUT_SECONDS = 60
+
+
+def test_sigkill_mid_run_then_restart_loses_nothing_and_repeats_nothing(tmp_path: Path) -> None:
+    room = Newsroom(seed=3, n_domains=5, articles_per_domain=16)
+    truth = {page.url for page in room.articles()}
+    journal = tmp_path / "articles.jsonl"
+    env = crawl_env(tmp_path / "state")
+    settings = [f"HARVEST_JOURNAL={journal}", "CONCURRENT_REQUESTS_PER_DOMAIN=2"]
+    kills = []
+    with NewsroomServer(room, port=0, delay=SLOW_RESPONSE_SECONDS) as server:
+        command = crawl_command(room.feed_urls, server.proxy_url, settings)
+        for n, threshold in enumerate(KILL_AFTER_LINES):
+            process = start_crawl(command, env, tmp_path / f"killed-{n}.log")
+            try:
+                wait_for(lambda t=threshold: count_lines(journal) >= t, START_TIMEOUT_SECONDS,
+                         f"{threshold} articles in the journal")  # fmt: skip
+            finally:
+                process.send_signal(signal.SIGKILL)
+                process.wait()
+            kills.append(count_lines(journal))
+        log = run_to_end(command, env, tmp_path / "final.log")
+        requests = server.request_log
+
+    items = read_jsonl(journal)
+    assert all(0 < k < len(truth) for k in kills), ("the kills did not land mid-run", kills)
+    by_url = Counter(item["url"] for item in items)
+    assert [u for u, n in by_url.items() if n > 1] == [], "an article was output twice"
+    assert set(by_url) == truth, ("articles lost", truth - set(by_url))
+    assert all(item["version"] == 1 and item["entry_url"] for item in items)
+    stats = stats_from_log(log)
+    # The last run resumed what the kills cut off, and polled the feeds it had already read
+    # conditionally.
+    assert stats.get("harvest/recovered", 0) > 0
+    assert stats.get("feeds/not_modified", 0) > 0
+    # Every page fetch after a kill was for something not yet output.
+    fetched = Counter(f"http://{r.host}{r.target}" for r in requests if r.status == 200)
+    refetched = [url for url in truth if fetched[url] > 1]
+    assert len(refetched) <= sum(kills), refetched  # only what was in flight at a kill
+
+
+SCALE = 60.0  # simulated seconds per wall-clock second: one simulated minute a second
+MIN_INTERVAL = 120.0  # simulated seconds (2 s of wall clock)
+MAX_INTERVAL = 600.0
+RUN_SECONDS = 24.0  # wall clock: 24 simulated minutes
+PUBLISH_EVERY = timedelta(minutes=5)
+REVISE_AFTER_SECONDS = 9.0
+
+
+def test_continuous_mode_picks_up_new_articles_within_one_interval_and_304s_the_rest(
+    tmp_path: Path,
+) -> None:
+    import time
+
+    anchor = time.time()  # simulated time starts now, at the newest built page
+    room = Newsroom(seed=1)
+    start = room.clock.now()
+    room.clock = ScaledClock(start, SCALE, anchor)
+    room.publish_every("dailyherald.test", PUBLISH_EVERY, first=start + PUBLISH_EVERY)
+    room.ignore_conditional_requests("valleytimes.test")
+    revised_url = room.pages_on("dailyherald.test")[1].url
+    journal = tmp_path / "articles.jsonl"
+    settings = [
+        f"HARVEST_JOURNAL={journal}",
+        f"HARVEST_CLOCK_SCALE={SCALE}",
+        f"HARVEST_CLOCK_START={start.isoformat()}",
+        f"HARVEST_CLOCK_ANCHOR={anchor}",
+        f"HARVEST_MIN_INTERVAL={MIN_INTERVAL}",
+        f"HARVEST_MAX_INTERVAL={MAX_INTERVAL}",
+        "HARVEST_TICK=0.05",
+    ]
+    with NewsroomServer(room, port=0) as server:
+        command = crawl_command(room.feed_urls, server.proxy_url, settings, ["continuous=1"])
+        process = start_crawl(command, crawl_env(tmp_path / "state"), tmp_path / "crawl.log")
+        try:
+            time.sleep(max(0.0, anchor - time.time()) + REVISE_AFTER_SECONDS)
+            room.revise(revised_url)
+            time.sleep(RUN_SECONDS - REVISE_AFTER_SECONDS)
+        finally:
+            process.send_signal(signal.SIGTERM)  # a graceful stop
+            process.wait(timeout=60)
+        requests = server.request_log
+    log = (tmp_path / "crawl.log").read_text()
+    assert process.returncode == 0, log[-3000:]
+    items = read_jsonl(journal)
+    versions = Counter((item["entry_url"], item["version"]) for item in items)
+    assert [key for key, n in versions.items() if n > 1] == []
+
+    # Every article published while the crawler ran was fetched by the first poll of its feed
+    # after it went up, and that poll came within one (maximal) interval.
+    live = [p for p in room.pages_on("dailyherald.test") if p.published > start]
+    assert len(live) >= 3
+    feed_polls = sorted(r.at for r in requests if r.target == "/rss.xml" and r.at)
+    fetch_at = {f"http://{r.host}{r.target}": r.at for r in requests if r.status == 200}
+    polled_after_end = feed_polls[-1]
+    for page in live:
+        after = [t for t in feed_polls if t >= page.published]
+        if not after or page.published > polled_after_end - timedelta(seconds=MAX_INTERVAL):
+            continue  # published too close to the end to judge
+        assert (after[0] - page.published).total_seconds() <= MAX_INTERVAL
+        assert page.url in fetch_at, f"{page.url} never fetched"
+        assert len(after) < 2 or fetch_at[page.url] <= after[1], "not fetched by the first poll"
+    assert {p.url for p in live[1:]} <= {item["url"] for item in items}
+
+    # The revised article came out twice: version 1, then version 2 with the update.
+    revised = sorted(
+        (i for i in items if i["entry_url"] == revised_url), key=lambda i: i["version"]
+    )
+    assert [i["version"] for i in revised] == [1, 2]
+    assert UPDATE_NOTE_PREFIX in revised[1]["text"] and UPDATE_NOTE_PREFIX not in revised[0]["text"]
+
+    # Feeds that never changed cost only 304s after their first poll; the one whose server
+    # ignores conditional requests cost full bodies but no parsing and no article fetch.
+    by_feed: dict[str, list] = defaultdict(list)
+    feeds = {url.split("/", 3)[2] + "/" + url.split("/", 3)[3]: url for url in room.feed_urls}
+    for r in requests:
+        if f"{r.host}{r.target}" in feeds:
+            by_feed[r.host + r.target].append(r)
+    for name in ("metroledger.test/feed.rdf", "wirewatch.test/feed/", "coastalpost.test/feed.json"):
+        statuses = [r.status for r in by_feed[name]]
+        assert len(statuses) >= 3, (name, statuses)
+        assert statuses[0] == 200 and set(statuses[1:]) == {304}, (name, statuses)
+    ignored = by_feed["valleytimes.test/atom.xml"]
+    assert len(ignored) >= 3 and {r.status for r in ignored} == {200}
+    assert all(r.conditional for r in ignored[1:])
+    stats = stats_from_log(log)
+    assert stats.get("feeds/unchanged", 0) >= len(ignored) - 1
+    assert stats.get("domain/metroledger.test/feeds/304", 0) >= 2
+    # Polls of one feed were never closer than the minimum interval (allowing the tick).
+    for name, records in by_feed.items():
+        times = [r.at for r in records if r.at]
+        gaps = [(b - a).total_seconds() for a, b in itertools.pairwise(times)]
+        assert all(gap >= MIN_INTERVAL * 0.95 for gap in gaps), (name, gaps)

@@ -1,0 +1,207 @@
+"""The harvest ledger and feed schedules: both backends (SQLite file, real Redis) obey one spec."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pytest
+
+from crawler.polling import FeedState
+from crawler.state import (
+    Entry,
+    HarvestState,
+    LedgerConfig,
+    RedisHarvestState,
+    SqliteHarvestState,
+)
+from pipelines.store import RedisKeys
+
+CONFIG = LedgerConfig(
+    seen_ttl=1000.0,
+    max_versions=3,
+    min_revision=60.0,
+    max_attempts=2,
+    retry_delay=50.0,
+    claim_lease=300.0,
+    feed_lease=30.0,
+)
+T0 = 1_000_000.0
+
+
+class States:
+    """Opens states on one store (two handles = two workers/processes); closes them after."""
+
+    def __init__(self, make: Callable[[], HarvestState]) -> None:
+        self.make = make
+        self.opened: list[HarvestState] = []
+
+    async def __call__(self) -> HarvestState:
+        state = self.make()
+        await state.open()
+        self.opened.append(state)
+        return state
+
+    def run(self, scenario: Callable[[], Awaitable[None]]) -> None:
+        async def main() -> None:
+            try:
+                await scenario()
+            finally:
+                for state in self.opened:
+                    await state.close()
+
+        asyncio.run(main())
+
+
+@pytest.fixture(params=["sqlite", "redis"])
+def make_state(request, tmp_path: Path) -> States:
+    if request.param == "sqlite":
+        return States(lambda: SqliteHarvestState(CONFIG, tmp_path / "harvest.sqlite3"))
+    url = request.getfixturevalue("redis_url")
+    prefix = request.getfixturevalue("redis_prefix")
+    return States(lambda: RedisHarvestState(CONFIG, url, RedisKeys(prefix)))
+
+
+def entry(key: str, updated: float | None = None) -> Entry:
+    return Entry(key, updated, {"feed_url": "http://f.test/rss", "entry": {"link": key}})
+
+
+def test_an_article_is_claimed_once_and_is_seen_only_when_done(make_state) -> None:
+    async def scenario() -> None:
+        state = await make_state()
+        first = await state.claim_entries([entry("http://a/1", T0), entry("http://a/2")], T0)
+        assert [(c.key, c.version) for c in first] == [("http://a/1", 1), ("http://a/2", 1)]
+        assert first[0].payload["feed_url"] == "http://f.test/rss"
+        # Listed again (same feed or another one) while pending or done: no second claim.
+        assert await state.claim_entries([entry("http://a/1", T0)], T0 + 1) == []
+        assert not await state.is_done("http://a/1", 1)
+        assert await state.done("http://a/1", 1, T0 + 2)
+        assert not await state.done("http://a/1", 1, T0 + 3)  # idempotent
+        assert await state.is_done("http://a/1", 1)
+        assert await state.claim_entries([entry("http://a/1", T0)], T0 + 4) == []
+        assert await state.counts() == {"pending": 1, "seen": 1, "feeds": 0}
+
+    make_state.run(scenario)
+
+
+def test_a_later_updated_date_is_a_new_version_within_limits(make_state) -> None:
+    async def scenario() -> None:
+        state = await make_state()
+        await state.claim_entries([entry("http://a/1", T0)], T0)
+        # Revised while version 1 is still pending: the pending fetch sees the new page.
+        assert await state.claim_entries([entry("http://a/1", T0 + 500)], T0 + 500) == []
+        await state.done("http://a/1", 1, T0 + 501)
+        # A bump smaller than min_revision is noise.
+        assert await state.claim_entries([entry("http://a/1", T0 + 530)], T0 + 530) == []
+        second = await state.claim_entries([entry("http://a/1", T0 + 900)], T0 + 900)
+        assert [(c.version, c.updated) for c in second] == [(2, T0 + 900)]
+        assert not await state.is_done("http://a/1", 2) and await state.is_done("http://a/1", 1)
+        await state.done("http://a/1", 2, T0 + 901)
+        third = await state.claim_entries([entry("http://a/1", T0 + 2000)], T0 + 2000)
+        await state.done("http://a/1", third[0].version, T0 + 2001)
+        # max_versions = 3: no fourth fetch however often the date moves.
+        assert await state.claim_entries([entry("http://a/1", T0 + 9000)], T0 + 9000) == []
+
+    make_state.run(scenario)
+
+
+def test_an_undated_listing_sets_no_version_and_a_first_date_becomes_the_baseline(
+    make_state,
+) -> None:
+    async def scenario() -> None:
+        state = await make_state()
+        await state.claim_entries([entry("http://a/1")], T0)  # e.g. an RSS 0.92 item
+        await state.done("http://a/1", 1, T0)
+        # The same article in a dated feed: a baseline, not a revision.
+        assert await state.claim_entries([entry("http://a/1", T0 - 50)], T0 + 10) == []
+        assert await state.claim_entries([entry("http://a/1", T0 - 50)], T0 + 20) == []
+        revised = await state.claim_entries([entry("http://a/1", T0 + 400)], T0 + 400)
+        assert [c.version for c in revised] == [2]
+
+    make_state.run(scenario)
+
+
+def test_two_handles_racing_for_the_same_entries_claim_each_once(make_state) -> None:
+    # SQLite is single-process by design (its lock refuses a second process); Redis is shared.
+    async def race() -> None:
+        state = await make_state()
+        if isinstance(state, SqliteHarvestState):
+            with pytest.raises(RuntimeError, match="another crawl"):
+                await make_state()
+            return
+        other = await make_state()
+        entries = [entry(f"http://a/{i}", T0) for i in range(200)]
+        a, b = await asyncio.gather(
+            state.claim_entries(entries, T0), other.claim_entries(list(reversed(entries)), T0)
+        )
+        keys = [c.key for c in a] + [c.key for c in b]
+        assert sorted(keys) == sorted(e.key for e in entries)  # every one, once
+
+    make_state.run(race)
+
+
+def test_failed_fetches_are_retried_after_a_delay_then_given_up(make_state) -> None:
+    async def scenario() -> None:
+        state = await make_state()
+        await state.claim_entries([entry("http://a/1", T0)], T0)
+        assert await state.recover(T0 + 10) == []  # in flight, lease running
+        assert await state.fail("http://a/1", 1, T0 + 10)  # attempt 1 of 2: retry
+        assert await state.recover(T0 + 30) == []  # retry not due yet
+        again = await state.recover(T0 + 61)
+        assert [(c.key, c.attempts) for c in again] == [("http://a/1", 1)]
+        assert not await state.fail("http://a/1", 1, T0 + 70)  # attempt 2 of 2: given up
+        assert await state.is_done("http://a/1", 1)
+        assert await state.recover(T0 + 10_000, everything=True) == []
+
+    make_state.run(scenario)
+
+
+def test_recovery_hands_back_expired_leases_or_everything_on_a_local_restart(make_state) -> None:
+    async def scenario() -> None:
+        state = await make_state()
+        await state.claim_entries([entry(f"http://a/{i}", T0) for i in range(3)], T0)
+        await state.done("http://a/0", 1, T0 + 1)
+        assert await state.recover(T0 + 100) == []
+        everything = await state.recover(T0 + 100, everything=True)
+        assert sorted(c.key for c in everything) == ["http://a/1", "http://a/2"]
+        assert everything[0].payload["entry"]["link"] == everything[0].key
+        # Their lease restarted at T0 + 100: handed out again only when it runs out.
+        assert await state.recover(T0 + 399) == []
+        assert len(await state.recover(T0 + 401)) == 2
+
+    make_state.run(scenario)
+
+
+def test_seen_urls_expire_after_the_ttl_unless_a_feed_lists_them_again(make_state) -> None:
+    async def scenario() -> None:
+        state = await make_state()
+        await state.claim_entries([entry("http://a/1", T0), entry("http://a/2", T0)], T0)
+        await state.done("http://a/1", 1, T0)
+        await state.done("http://a/2", 1, T0)
+        await state.claim_entries([entry("http://a/2", T0)], T0 + 900)  # still listed: touched
+        assert await state.purge(T0 + 1001) == 1
+        assert [c.key for c in await state.claim_entries([entry("http://a/1", T0)], T0 + 1002)]
+        assert await state.claim_entries([entry("http://a/2", T0)], T0 + 1002) == []
+
+    make_state.run(scenario)
+
+
+def test_due_feeds_are_handed_to_one_caller_and_rescheduled(make_state) -> None:
+    async def scenario() -> None:
+        state = await make_state()
+        await state.register_feeds(["http://f/1", "http://f/2"])
+        assert sorted(await state.claim_due_feeds(T0)) == ["http://f/1", "http://f/2"]
+        assert await state.claim_due_feeds(T0 + 1) == []  # leased
+        feed = await state.load_feed("http://f/1")
+        feed.etag, feed.next_poll, feed.events = '"abc"', T0 + 100, [T0 - 5.0]
+        await state.save_feed(feed)
+        await state.register_feeds(["http://f/1"])  # known: keeps its schedule
+        assert await state.claim_due_feeds(T0 + 31) == ["http://f/2"]  # f/2's lease ran out
+        await state.save_feed(FeedState(url="http://f/2", next_poll=T0 + 500))  # answered
+        assert await state.claim_due_feeds(T0 + 100) == ["http://f/1"]
+        loaded = await state.load_feed("http://f/1")
+        assert (loaded.etag, loaded.events) == ('"abc"', [T0 - 5.0])
+        assert await state.load_feed("http://f/new") == FeedState(url="http://f/new")
+
+    make_state.run(scenario)
