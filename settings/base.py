@@ -121,6 +121,7 @@ HARVEST_STATE = os.environ.get("NEWSHARVEST_HARVEST_STATE", "")
 # seen (FEEDS / -o buffer their writes, so a killed crawler can lose what they held). "" = off.
 HARVEST_JOURNAL = ""
 HARVEST_JOURNAL_FSYNC = False  # also fsync each write (survives power loss, not just SIGKILL)
+DUPEFILTER_TTL = 7 * 86400.0  # distributed profile: seconds its shared dupefilter remembers
 # Simulated time for tests and benchmarks: now = START + (time.time() - ANCHOR) * SCALE.
 HARVEST_CLOCK_SCALE = 1.0  # 1.0 with no START = the system clock
 HARVEST_CLOCK_START = ""  # ISO 8601 instant (or epoch seconds) at ANCHOR

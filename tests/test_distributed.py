@@ -1,0 +1,129 @@
+"""The distributed profile: scrapy-redis scheduler, TTL dupefilter, N workers on one Redis."""
+
+from __future__ import annotations
+
+import importlib
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from scrapy import Request
+from scrapy.utils.test import get_crawler
+
+from crawler.scheduler import RedisScheduler, TTLDupeFilter
+from crawler.spiders.feeds import FeedsSpider
+from tests.crawlers import crawl_command, crawl_env, read_jsonl, run_to_end, start_crawl
+from tests.fixtures.newsroom import Newsroom, NewsroomServer
+
+SLOW_RESPONSE_SECONDS = 0.1  # slow enough that both workers get a share of the work
+FIXTURE_OVERRIDES = (  # what settings.fixture changes, on top of settings.distributed
+    "DOWNLOAD_DELAY=0",
+    "AUTOTHROTTLE_START_DELAY=0.05",
+    "AUTOTHROTTLE_TARGET_CONCURRENCY=8",
+    "CONCURRENT_REQUESTS_PER_DOMAIN=4",
+    "RETRY_TIMES=0",
+)
+COMPARED_FIELDS = ("url", "version", "title", "text", "published", "domain", "authors")
+
+
+def distributed_crawler(redis_url: str, prefix: str, **settings: Any) -> Any:
+    profile = importlib.import_module("settings.distributed")
+    values = {
+        **{name: getattr(profile, name) for name in dir(profile) if name.isupper()},
+        "REDIS_URL": redis_url,
+        "REDIS_KEY_PREFIX": prefix,
+        "SCHEDULER_PERSIST": True,
+        "DUPEFILTER_TTL": 100.0,
+        **settings,
+    }
+    return get_crawler(FeedsSpider, values)
+
+
+def test_ttl_dupefilter_forgets_fingerprints_after_the_ttl(redis_url, redis_prefix) -> None:
+    from crawler.clock import ManualClock
+
+    crawler = distributed_crawler(redis_url, redis_prefix)
+    dupefilter = TTLDupeFilter.from_crawler(crawler)
+    dupefilter.clock = clock = ManualClock(1000.0)
+    one, two = Request("http://a.test/1"), Request("http://a.test/2")
+    assert not dupefilter.request_seen(one)
+    assert dupefilter.request_seen(Request("http://a.test/1"))  # shared fingerprint
+    clock.advance(60)
+    assert not dupefilter.request_seen(two)
+    clock.advance(41)  # one's TTL (100 s) has run out; two's has not
+    assert not dupefilter.request_seen(one)
+    assert dupefilter.request_seen(two)
+    # Expired fingerprints are trimmed as it goes: the set stays bounded by the TTL.
+    clock.advance(1000)
+    assert not dupefilter.request_seen(Request("http://a.test/3"))
+    assert dupefilter.server.zcard(dupefilter.key) == 1
+    assert dupefilter.key.startswith(redis_prefix)
+
+
+def test_redis_scheduler_shares_one_queue_between_workers(redis_url, redis_prefix) -> None:
+    schedulers = []
+    for _ in range(2):
+        crawler = distributed_crawler(redis_url, redis_prefix)
+        crawler.spider = spider = FeedsSpider.from_crawler(crawler, feeds="http://a.test/rss")
+        scheduler = RedisScheduler.from_crawler(crawler)
+        scheduler.open(spider)
+        schedulers.append(scheduler)
+    first, second = schedulers
+    assert first.enqueue_request(Request("http://a.test/x", callback=first.spider.parse_feed))
+    assert not second.enqueue_request(Request("http://a.test/x"))  # the shared dupefilter
+    assert second.enqueue_request(Request("http://a.test/x", dont_filter=True, priority=5))
+    assert len(first) == 2 and second.has_pending_requests()
+    popped = second.next_request()
+    assert popped is not None and popped.priority == 5  # priority order
+    assert first.next_request().callback == first.spider.parse_feed  # a spider method travels
+    assert first.next_request() is None
+    for scheduler in schedulers:
+        scheduler.close("finished")  # persist: nothing flushed
+    assert first.server.exists(first.df.key)
+
+
+@pytest.mark.slow
+def test_two_workers_output_what_one_worker_outputs_without_duplicates(
+    tmp_path: Path, redis_url: str, redis_prefix: str
+) -> None:
+    room = Newsroom(seed=5, n_domains=5, articles_per_domain=12)
+
+    def worker(name: str, prefix: str) -> tuple[list[str], Any]:
+        settings = [
+            f"REDIS_URL={redis_url}",
+            f"REDIS_KEY_PREFIX={prefix}",
+            f"HARVEST_JOURNAL={tmp_path / name}.jsonl",
+            *FIXTURE_OVERRIDES,
+        ]
+        command = crawl_command(room.feed_urls, server.proxy_url, settings)
+        env = crawl_env(tmp_path / f"state-{name}", profile="settings.distributed")
+        return command, env
+
+    with NewsroomServer(room, port=0, delay=SLOW_RESPONSE_SECONDS) as server:
+        run_to_end(*worker("single", f"{redis_prefix}:single"), tmp_path / "single.log")
+        started = time.monotonic()
+        processes = [
+            start_crawl(*worker(name, f"{redis_prefix}:pair"), tmp_path / f"{name}.log")
+            for name in ("w1", "w2")
+        ]
+        for process in processes:
+            process.wait(timeout=180)
+        elapsed = time.monotonic() - started
+    for name, process in zip(("w1", "w2"), processes, strict=True):
+        assert process.returncode == 0, (tmp_path / f"{name}.log").read_text()[-3000:]
+
+    single = read_jsonl(tmp_path / "single.jsonl")
+    w1, w2 = read_jsonl(tmp_path / "w1.jsonl"), read_jsonl(tmp_path / "w2.jsonl")
+    combined = w1 + w2
+    keys = Counter((item["url"], item["version"]) for item in combined)
+    assert [key for key, n in keys.items() if n > 1] == [], "an article was output twice"
+    assert w1 and w2, f"one worker did all the work ({len(w1)} + {len(w2)})"
+
+    def view(items: list[dict]) -> dict:
+        return {(i["url"], i["version"]): tuple(str(i[f]) for f in COMPARED_FIELDS) for i in items}
+
+    assert view(combined) == view(single)
+    assert {item["url"] for item in single} == {page.url for page in room.articles()}
+    print(f"single {len(single)} articles; two workers {len(w1)} + {len(w2)} in {elapsed:.1f} s")
