@@ -23,13 +23,41 @@ def test_compose_runs_redis_and_a_crawler_built_from_the_repository() -> None:
     assert "newsharvest" in services["demo"]["command"]
 
 
+def test_compose_crawler_scales_out_on_the_distributed_profile() -> None:
+    text = (ROOT / "docker-compose.yml").read_text()
+    compose = yaml.safe_load(text)
+    crawler = compose["services"]["crawler"]
+    command = " ".join(crawler["command"])
+    assert crawler["environment"]["SCRAPY_SETTINGS_MODULE"] == "settings.distributed"
+    assert "-a continuous=1" in command
+    # Each replica writes its own crash-safe journal: no two containers share a file.
+    assert "HARVEST_JOURNAL=" in command and "$${HOSTNAME}" in command
+    # Nothing that pins one replica: `--scale crawler=N` needs no fixed name or host port.
+    assert "container_name" not in crawler and "ports" not in crawler
+    assert "--scale crawler=4" in text
+    # Redis keeps the shared state across restarts.
+    redis_command = compose["services"]["redis"]["command"]
+    assert (
+        "--appendonly" in redis_command
+        and "redis-data:/data" in compose["services"]["redis"]["volumes"]
+    )
+
+
 def test_profiles_import_and_keep_politeness_on() -> None:
-    for name in ("settings.base", "settings.local", "settings.fixture"):
+    for name in ("settings.base", "settings.local", "settings.fixture", "settings.distributed"):
         profile = importlib.import_module(name)
         assert profile.ROBOTSTXT_OBEY is True
         assert profile.AUTOTHROTTLE_ENABLED is True
         assert profile.SPIDER_MODULES == ["crawler.spiders"]
         assert "pipelines.extract.ExtractionPipeline" in profile.ITEM_PIPELINES
+
+
+def test_distributed_profile_shares_everything_through_redis() -> None:
+    profile = importlib.import_module("settings.distributed")
+    assert profile.REDIS_URL.startswith("redis://")
+    assert profile.SCHEDULER == "crawler.scheduler.RedisScheduler"
+    assert profile.DUPEFILTER_CLASS == "crawler.scheduler.TTLDupeFilter"
+    assert profile.SCHEDULER_PERSIST is True and profile.DUPEFILTER_TTL > 0
 
 
 def test_scrapy_cfg_defaults_to_the_local_profile() -> None:
