@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import random
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -29,8 +31,12 @@ from scrapy import signals
 from scrapy.crawler import Crawler
 from twisted.python.failure import Failure
 
+from crawler import polling
 from crawler.clock import Clock, clock_from_settings
-from crawler.state import HarvestState, SqliteHarvestState, open_harvest_state
+from crawler.feeds import Feed, FeedEntry, FeedError, parse_feed
+from crawler.polling import FeedState, PollPolicy
+from crawler.state import Claim, Entry, HarvestState, SqliteHarvestState, open_harvest_state
+from crawler.urls import canonical_article_url
 
 log = logging.getLogger(__name__)
 
@@ -119,3 +125,91 @@ class Harvest:
         if self._opened:
             await self.state.close()
             self._opened = False
+
+
+@dataclass
+class PollResult:
+    """What one feed poll yielded: its outcome (polling.NOT_MODIFIED, ...), the articles it
+    claimed, and the parsed feed (for subfeeds) or why it is not a feed."""
+
+    outcome: str
+    claims: list[Claim] = field(default_factory=list)
+    feed: Feed | None = None
+    error: FeedError | None = None
+
+
+class FeedPoller:
+    """One feed poll, from HTTP answer to claimed articles and the next poll time.
+
+    The order is what makes it crash-safe: claims are stored before the feed's new validators
+    and hashes, so a crash in between makes the next poll fetch and parse the feed again.
+    Used by the spider and by `newsharvest bench polling` alike.
+    """
+
+    def __init__(
+        self,
+        state: HarvestState,
+        policy: PollPolicy,
+        clock: Clock,
+        rng: random.Random | None = None,
+        max_entries: int = 1_000,
+    ) -> None:
+        self.state = state
+        self.policy = policy
+        self.clock = clock
+        self.rng = rng or random.Random()
+        self.max_entries = max_entries
+
+    async def handle(
+        self, feed: FeedState, status: int, headers: dict[str, str | None], body: bytes, url: str
+    ) -> PollResult:
+        """`status` 304 or 200; `headers` gives the response's ETag and Last-Modified."""
+        if status == 304:  # nothing new, and no body to parse
+            return await self._finish(feed, PollResult(polling.NOT_MODIFIED))
+        polling.remember_validators(feed, headers.get("ETag"), headers.get("Last-Modified"))
+        digest = polling.body_digest(body)
+        if digest == feed.body_hash:  # the server ignored the conditional request
+            return await self._finish(feed, PollResult(polling.UNCHANGED_BODY))
+        try:
+            parsed = parse_feed(body, url, max_entries=self.max_entries)
+        except FeedError as error:
+            return await self.failed(feed, error)
+        entries_digest = polling.entries_digest(
+            (entry.link, entry.to_meta()["updated"]) for entry in parsed.entries
+        )
+        if entries_digest == feed.entries_hash:  # e.g. only the feed's build date moved
+            feed.body_hash = digest
+            return await self._finish(feed, PollResult(polling.UNCHANGED_ENTRIES, feed=parsed))
+        claims = await self._claim(feed.url, parsed)
+        undated = sum(1 for claim in claims if claim.updated is None)
+        changes = (changed_at(entry) for entry in parsed.entries)
+        polling.record_publications(feed, changes, undated, self.clock.now())
+        feed.body_hash, feed.entries_hash = digest, entries_digest
+        return await self._finish(feed, PollResult(polling.CHANGED, claims=claims, feed=parsed))
+
+    async def failed(self, feed: FeedState, error: FeedError | None = None) -> PollResult:
+        """The poll failed (HTTP error, timeout, not a feed): back off."""
+        return await self._finish(feed, PollResult(polling.ERROR, error=error), failed=True)
+
+    async def _claim(self, feed_url: str, feed: Feed) -> list[Claim]:
+        entries: dict[str, Entry] = {}
+        for entry in feed.entries:
+            key = canonical_article_url(entry.link)
+            changed = changed_at(entry)
+            payload = {"feed_url": feed_url, "entry": entry.to_meta()}
+            entries.setdefault(key, Entry(key, changed.timestamp() if changed else None, payload))
+        return await self.state.claim_entries(list(entries.values()), self.clock.now())
+
+    async def _finish(
+        self, feed: FeedState, result: PollResult, failed: bool = False
+    ) -> PollResult:
+        feed.errors = feed.errors + 1 if failed else 0
+        feed.count(result.outcome)
+        self.policy.schedule(feed, self.clock.now(), self.rng)
+        await self.state.save_feed(feed)
+        return result
+
+
+def changed_at(entry: FeedEntry) -> datetime | None:
+    """When the entry last changed, as far as the feed says."""
+    return entry.updated or entry.published

@@ -33,12 +33,12 @@ from w3lib.encoding import http_content_type_encoding
 
 from crawler import polling
 from crawler.domainstats import ERRORS, FEED_ERRORS, FEEDS_POLLED, FETCHED, inc_domain
-from crawler.feeds import Feed, FeedEntry, FeedError, parse_feed
-from crawler.harvest import Harvest, iso
+from crawler.feeds import FeedError
+from crawler.harvest import FeedPoller, Harvest, iso
 from crawler.items import ArticleItem
 from crawler.polling import FeedState, PollPolicy
-from crawler.state import Claim, Entry
-from crawler.urls import canonical_article_url, publisher_domain
+from crawler.state import Claim
+from crawler.urls import publisher_domain
 
 log = logging.getLogger(__name__)
 
@@ -103,6 +103,10 @@ class FeedsSpider(scrapy.Spider):
         spider.tick = settings.getfloat("HARVEST_TICK")
         spider.maintenance_every = settings.getfloat("HARVEST_MAINTENANCE_EVERY")
         spider.harvest = Harvest.of(crawler)
+        spider.poller = FeedPoller(
+            spider.harvest.state, spider.policy, spider.harvest.clock, spider.rng,
+            spider.max_entries,
+        )  # fmt: skip
         spider.harvest.on_done(spider._article_finished)
         crawler.signals.connect(spider._idle, signal=signals.spider_idle)
         crawler.signals.connect(spider._closed, signal=signals.spider_closed)
@@ -189,78 +193,37 @@ class FeedsSpider(scrapy.Spider):
         feed_url = response.meta["feed_url"]
         self.polling.discard(feed_url)
         state = FeedState.from_json(response.meta["feed_state"])
+        headers = {name: _header(response, name.encode()) for name in ("ETag", "Last-Modified")}
+        result = await self.poller.handle(
+            state, response.status, headers, response.body, response.url
+        )
         domain = publisher_domain(feed_url)
         stats = self.crawler.stats
         inc_domain(stats, domain, FEEDS_POLLED)
-        if response.status == 304:  # nothing new, and no body to parse
+        stats.inc_value(f"feeds/outcome/{result.outcome}")
+        if result.outcome == polling.NOT_MODIFIED:
             stats.inc_value("feeds/not_modified")
             inc_domain(stats, domain, FEEDS_NOT_MODIFIED)
-            await self._feed_polled(state, polling.NOT_MODIFIED)
-            return
-        polling.remember_validators(
-            state, _header(response, b"ETag"), _header(response, b"Last-Modified")
-        )
-        digest = polling.body_digest(response.body)
-        if digest == state.body_hash:  # the server ignored the conditional request
+        elif result.outcome in (polling.UNCHANGED_BODY, polling.UNCHANGED_ENTRIES):
             stats.inc_value("feeds/unchanged")
             inc_domain(stats, domain, FEEDS_UNCHANGED)
-            await self._feed_polled(state, polling.UNCHANGED_BODY)
-            return
-        try:
-            feed = parse_feed(response.body, response.url, max_entries=self.max_entries)
-        except FeedError as error:
-            for request in self._feed_failed(feed_url, domain, error):
+        if result.error is not None:
+            for request in self._feed_failed(feed_url, domain, result.error):
                 yield request
-            await self._feed_polled(state, polling.ERROR, failed=True)
-            return
-        stats.inc_value(f"feeds/format/{feed.format}")
-        if feed.truncated:
-            log.warning("feed %s has more than %d entries; read the first ones", feed_url,
-                        self.max_entries)  # fmt: skip
-        for subfeed in await self._add_feeds(feed.subfeeds):
-            yield subfeed
-        entries_digest = polling.entries_digest(
-            (entry.link, entry.to_meta()["updated"]) for entry in feed.entries
-        )
-        if entries_digest == state.entries_hash:  # e.g. only the feed's build date moved
-            state.body_hash = digest
-            stats.inc_value("feeds/unchanged")
-            inc_domain(stats, domain, FEEDS_UNCHANGED)
-            await self._feed_polled(state, polling.UNCHANGED_ENTRIES)
-            return
-        claims = await self._claim(feed_url, feed)
-        undated = sum(1 for claim in claims if claim.updated is None)
-        polling.record_publications(
-            state, (_changed(entry) for entry in feed.entries), undated, self.harvest.clock.now()
-        )
-        state.body_hash, state.entries_hash = digest, entries_digest
-        # Saved after the claims: a crash in between polls the feed again, unconditionally.
-        await self._feed_polled(state, polling.CHANGED)
-        for claim in claims:
-            yield self.article_request(claim)
-
-    async def _claim(self, feed_url: str, feed: Feed) -> list[Claim]:
-        entries = {}
-        for entry in feed.entries:
-            key = canonical_article_url(entry.link)
-            changed = _changed(entry)
-            payload = {"feed_url": feed_url, "entry": entry.to_meta()}
-            entries.setdefault(key, Entry(key, changed.timestamp() if changed else None, payload))
-        claims = await self.harvest.state.claim_entries(
-            list(entries.values()), self.harvest.clock.now()
-        )
-        self.crawler.stats.inc_value("harvest/claimed", len(claims))
-        revisions = sum(1 for claim in claims if claim.version > 1)
+        feed = result.feed
+        if feed is not None and result.outcome == polling.CHANGED:
+            stats.inc_value(f"feeds/format/{feed.format}")
+            if feed.truncated:
+                log.warning("feed %s has more than %d entries; read the first ones", feed_url,
+                            self.max_entries)  # fmt: skip
+            for subfeed in await self._add_feeds(feed.subfeeds):
+                yield subfeed
+        stats.inc_value("harvest/claimed", len(result.claims))
+        revisions = sum(1 for claim in result.claims if claim.version > 1)
         if revisions:
-            self.crawler.stats.inc_value("harvest/claimed/revision", revisions)
-        return claims
-
-    async def _feed_polled(self, state: FeedState, outcome: str, failed: bool = False) -> None:
-        state.errors = state.errors + 1 if failed else 0
-        state.count(outcome)
-        self.policy.schedule(state, self.harvest.clock.now(), self.rng)
-        await self.harvest.state.save_feed(state)
-        self.crawler.stats.inc_value(f"feeds/outcome/{outcome}")
+            stats.inc_value("harvest/claimed/revision", revisions)
+        for claim in result.claims:
+            yield self.article_request(claim)
 
     def _feed_failed(self, feed_url: str, domain: str, error: FeedError) -> list[Request]:
         log.warning("not a usable feed: %s (%s)", feed_url, error)
@@ -287,8 +250,8 @@ class FeedsSpider(scrapy.Spider):
         request = failure.request  # type: ignore[attr-defined]
         self.polling.discard(request.meta["feed_url"])
         self._count_error(failure)
-        state = FeedState.from_json(request.meta["feed_state"])
-        await self._feed_polled(state, polling.ERROR, failed=True)
+        await self.poller.failed(FeedState.from_json(request.meta["feed_state"]))
+        self.crawler.stats.inc_value(f"feeds/outcome/{polling.ERROR}")
 
     # --- articles ---------------------------------------------------------------------------
 
@@ -376,8 +339,3 @@ class FeedsSpider(scrapy.Spider):
 def _header(response: Response, name: bytes) -> str | None:
     value = response.headers.get(name)
     return value.decode("latin-1") if value else None
-
-
-def _changed(entry: FeedEntry) -> datetime | None:
-    """When the entry last changed, as far as the feed says."""
-    return entry.updated or entry.published
