@@ -19,8 +19,11 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
-# Publication times remembered per feed: enough for a stable mean gap, small in Redis.
+# Publication times remembered per feed (small in Redis).
 EVENT_HISTORY = 20
+# The expected gap is the mean of this many most recent gaps: recent enough to follow a feed
+# whose rate changes within a few articles, long enough not to chase one odd gap.
+RATE_WINDOW_GAPS = 5
 # Consecutive errors beyond this no longer lengthen the back-off.
 MAX_ERROR_DOUBLINGS = 6
 # Digest size of body/entry hashes (bytes): collisions are irrelevant at 128 bits.
@@ -91,9 +94,10 @@ class PollPolicy:
 
     def interval(self, state: FeedState, now: float) -> float:
         """The feed's interval before jitter: its expected gap between publications divided by
-        polls_per_article, the gap being the mean of its recent gaps, or the time since its
-        last publication when that is longer (a feed gone quiet is polled less and less)."""
-        events = state.events
+        polls_per_article, the gap being the mean of its last RATE_WINDOW_GAPS gaps, or the
+        time since its last publication when that is longer (a feed gone quiet is polled less
+        and less)."""
+        events = state.events[-(RATE_WINDOW_GAPS + 1) :]
         if not events:
             gap = self.max_interval * self.polls_per_article  # never published: poll rarely
         else:

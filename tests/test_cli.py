@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from collections import Counter
@@ -90,3 +91,25 @@ def test_extract_of_a_missing_file_is_a_clear_error() -> None:
     result = newsharvest("extract", "/nonexistent/page.html")
     assert result.returncode == 2
     assert "cannot read /nonexistent/page.html" in result.stderr
+
+
+def test_bench_polling_simulates_a_day_within_the_bounds_and_misses_nothing() -> None:
+    result = newsharvest("bench", "polling", "--hours", "12")
+    assert result.returncode == 0, result.stderr[-2000:]
+    out = result.stdout
+    published, fetched = map(int, re.search(r"published during the run: (\d+); fetched: (\d+)",
+                                            out).groups())  # fmt: skip
+    assert published > 50 and fetched == published
+    first, judged = map(int, re.search(r"first poll after publication: (\d+)/(\d+)", out).groups())
+    assert first == judged == fetched
+    low, high = map(
+        float, re.search(r"all feeds: min ([\d.]+) min, max ([\d.]+) min", out).groups()
+    )
+    assert low >= 2.0 and high <= 60.0
+    # The feed that never changes costs one full fetch, then only 304s.
+    row = next(line.split() for line in out.splitlines() if line.startswith("metroledger"))
+    polls, new, not_modified, same = map(int, row[1:5])
+    assert (new, same) == (1, 0) and not_modified == polls - 1 >= 10
+    # The server that ignores conditional requests: full bodies, no parsing of unchanged ones.
+    row = next(line.split() for line in out.splitlines() if line.startswith("valleytimes"))
+    assert int(row[3]) == 0 and int(row[4]) > 0

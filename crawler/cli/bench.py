@@ -7,7 +7,7 @@ import argparse
 import importlib
 from typing import Any
 
-BENCH_MODULES: tuple[str, ...] = ("crawler.cli.bench_sinks",)
+BENCH_MODULES: tuple[str, ...] = ("crawler.cli.bench_sinks", "crawler.cli.bench_polling")
 
 
 def register(subparsers: Any) -> None:
