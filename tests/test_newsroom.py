@@ -679,3 +679,91 @@ def test_textgen_is_fast() -> None:
     for i in range(count):
         tg.paragraph(textgen.TOPICS[i % len(textgen.TOPICS)])
     assert count / (time.perf_counter() - start) >= MIN_PARAGRAPHS_PER_SECOND
+
+
+# --- Time, live publishing, revisions, conditional GET ---------------------------------------
+
+
+def test_live_publishing_follows_the_clock_and_a_changeable_rate() -> None:
+    from crawler.feeds import parse_feed
+
+    room = Newsroom(seed=1)
+    start = room.clock.now()
+    before = len(room.pages)
+    room.publish_every("dailyherald.test", timedelta(minutes=20))
+    feed_url = "http://dailyherald.test/rss.xml"
+    listed = len(parse_feed(fetch(room, feed_url)[2], feed_url).entries)
+    assert listed == len(room.pages_on("dailyherald.test"))
+    room.clock.advance(timedelta(minutes=59))
+    entries = parse_feed(fetch(room, feed_url)[2], feed_url).entries
+    assert len(entries) == listed + 2 and len(room.pages) == before + 2
+    newest = room.pages[entries[0].link]
+    assert newest.kind == "article" and newest.blocks and newest.published > start
+    assert fetch(room, newest.url)[0] == 200
+    room.publish_every("dailyherald.test", timedelta(hours=2))  # the rate drops
+    room.clock.advance(timedelta(hours=3))
+    assert len(room.pages_on("dailyherald.test")) == listed + 2 + 1
+    # Deterministic: another room with the same history has the same new pages.
+    twin = Newsroom(seed=1)
+    twin.publish_every("dailyherald.test", timedelta(minutes=20))
+    twin.clock.advance(timedelta(minutes=59))
+    twin_page = twin.pages_on("dailyherald.test")[0]
+    assert twin_page.url == newest.url
+    assert twin_page.title == newest.title and twin_page.blocks == newest.blocks
+
+
+def test_a_page_published_in_the_future_is_unlisted_and_unservable_until_then() -> None:
+    room = Newsroom(seed=1)
+    page = room.publish("wirewatch.test", room.clock.now() + timedelta(hours=1))
+    assert fetch(room, page.url)[0] == 404
+    assert page not in room.feed_entries("wirewatch.test")
+    room.clock.advance(3600)
+    assert fetch(room, page.url)[0] == 200 and room.feed_entries("wirewatch.test")[0] is page
+    with pytest.raises(ValueError):
+        room.clock.advance(-1)
+
+
+def test_a_revision_changes_the_page_and_the_feed_entry_dates() -> None:
+    from crawler.feeds import parse_feed
+
+    room = Newsroom(seed=1)
+    for feed_url in (
+        "http://valleytimes.test/atom.xml",
+        "http://metroledger.test/feed.rdf",
+        "http://dailyherald.test/rss.xml",
+        "http://coastalpost.test/feed.json",
+    ):
+        domain = urlsplit(feed_url).netloc
+        page = room.pages_on(domain)[2]
+        old_etag = fetch(room, feed_url)[1]["ETag"]
+        room.clock.advance(600)
+        room.revise(page.url)
+        _, headers, body = fetch(room, feed_url)
+        entry = next(e for e in parse_feed(body, feed_url).entries if e.link == page.url)
+        assert entry.updated == room.clock.now() and headers["ETag"] != old_etag
+        assert page.blocks[-1].text.startswith("Update:")
+        assert "Update:" in fetch(room, page.url)[2].decode(charset_of(fetch(room, page.url)[1]))
+
+
+def test_the_server_honours_or_ignores_conditional_requests_and_records_them() -> None:
+    room = Newsroom(seed=1)
+    room.ignore_conditional_requests("valleytimes.test")
+    with NewsroomServer(room, port=0, delay=0.05) as server:
+        connection = http.client.HTTPConnection(server.host, server.port, timeout=10)
+        results = {}
+        for url in ("http://dailyherald.test/rss.xml", "http://valleytimes.test/atom.xml"):
+            connection.request("GET", url)
+            first = connection.getresponse()
+            first.read()
+            started = time.monotonic()
+            connection.request("GET", url, headers={"If-None-Match": first.getheader("ETag")})
+            second = connection.getresponse()
+            body = second.read()
+            results[url] = (second.status, len(body) > 0, time.monotonic() - started)
+        connection.close()
+        log = server.request_log
+    assert results["http://dailyherald.test/rss.xml"][:2] == (304, False)
+    assert results["http://valleytimes.test/atom.xml"][:2] == (200, True)
+    assert all(elapsed >= 0.05 for _, _, elapsed in results.values())  # the slow publisher
+    assert [r.conditional for r in log] == [False, True, False, True]
+    assert all(r.at == room.clock.now() for r in log)
