@@ -66,6 +66,10 @@ def test_sigkill_mid_run_then_restart_loses_nothing_and_repeats_nothing(tmp_path
     fetched = Counter(f"http://{r.host}{r.target}" for r in requests if r.status == 200)
     refetched = [url for url in truth if fetched[url] > 1]
     assert len(refetched) <= sum(kills), refetched  # only what was in flight at a kill
+    print(f"{len(truth)} articles; journal lines at the kills {kills}; after restart "
+          f"{len(items)} lines, {len(by_url)} distinct; recovered {stats['harvest/recovered']}"
+          f" pending claims; reconciled {stats.get('journal/reconciled', 0)}; "
+          f"pages fetched twice {len(refetched)}")  # fmt: skip
 
 
 SCALE = 60.0  # simulated seconds per wall-clock second: one simulated minute a second
