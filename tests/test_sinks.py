@@ -137,21 +137,42 @@ def test_batches_flush_on_size_on_the_timer_and_at_close(tmp_path, items) -> Non
     path = tmp_path / "index.sqlite3"
     sink, stats = sqlite_sink(tmp_path, SINK_BATCH_SIZE=10, SINK_BATCH_SECONDS=0.2)
 
-    async def scenario() -> list[int]:
-        counts = []
+    async def scenario() -> list[tuple[int, int]]:
+        observed = []
         await sink.open_spider()
-        for item in items[:25]:
-            await sink.process_item(dict(item))
-        counts.append(len(rows(path)))  # two full batches written, 5 waiting
+        tasks = [asyncio.create_task(sink.process_item(dict(item))) for item in items[:12]]
+        await asyncio.sleep(0.05)
+        # A full batch is written and its items released; 2 wait for the timer.
+        observed.append((len(rows(path)), sum(task.done() for task in tasks)))
         await asyncio.sleep(0.6)
-        counts.append(len(rows(path)))  # the timer flushed the 5
-        await sink.process_item(dict(items[25]))
+        observed.append((len(rows(path)), sum(task.done() for task in tasks)))  # timer flushed
+        last = asyncio.create_task(sink.process_item(dict(items[12])))
         await sink.close_spider()
-        counts.append(len(rows(path)))
-        return counts
+        await last
+        observed.append((len(rows(path)), sum(task.done() for task in [*tasks, last])))
+        return observed
 
-    assert asyncio.run(scenario()) == [20, 25, 26]
-    assert stats.get_value("sink/sqlite/batches") == 4
+    assert asyncio.run(scenario()) == [(10, 10), (12, 12), (13, 13)]
+    assert stats.get_value("sink/sqlite/batches") == 3
+
+
+def test_an_item_leaves_the_sink_only_once_its_article_is_committed(tmp_path, items) -> None:
+    """The harvest marks an article done when its item leaves the pipeline: by then the index
+    (or the journal) must hold it, or a crash would lose it."""
+    path = tmp_path / "index.sqlite3"
+    sink, _ = sqlite_sink(tmp_path, SINK_BATCH_SIZE=1000, SINK_BATCH_SECONDS=0.3)
+
+    async def scenario() -> tuple[bool, int, int]:
+        await sink.open_spider()
+        task = asyncio.create_task(sink.process_item(dict(items[0])))
+        await asyncio.sleep(0.1)
+        waiting, rows_while_waiting = not task.done(), len(rows(path))
+        await task
+        rows_after = len(rows(path))
+        await sink.close_spider()
+        return waiting, rows_while_waiting, rows_after
+
+    assert asyncio.run(scenario()) == (True, 0, 1)
 
 
 def test_a_record_the_backend_refuses_is_set_aside_and_the_rest_written(tmp_path, items) -> None:

@@ -100,6 +100,8 @@ class BatchingSink(ABC):
         self.options = options
         self._buffer: list[dict[str, Any]] = []
         self._buffer_since: float | None = None
+        # Resolved once the buffered batch is committed (or journalled): items wait for it.
+        self._buffer_delivered: asyncio.Future[None] | None = None
         self._lock = asyncio.Lock()  # one delivery (write, spill or replay) at a time
         self._connected = False
         self._down_since: float | None = None  # monotonic time the backend went down
@@ -166,10 +168,15 @@ class BatchingSink(ABC):
             log.warning("sink %s: not indexed: %s", self.name, error)
             return item
         self._buffer.append(record)
-        if self._buffer_since is None:
+        if self._buffer_delivered is None:
             self._buffer_since = time.monotonic()
+            self._buffer_delivered = asyncio.get_running_loop().create_future()
+        delivered = self._buffer_delivered
         if len(self._buffer) >= self.options.batch_size:
             await self.flush()
+        # Acknowledge only after the commit: the item leaves the pipeline (and the harvest
+        # marks its URL done) when the article is durable in the backend or in the journal.
+        await asyncio.shield(delivered)
         return item
 
     async def close_spider(self) -> None:
@@ -198,11 +205,20 @@ class BatchingSink(ABC):
     # --- batching -------------------------------------------------------------------------
 
     async def flush(self) -> None:
-        """Deliver everything buffered now."""
+        """Deliver everything buffered now, then release the items waiting for it."""
         async with self._lock:
             batch, self._buffer, self._buffer_since = self._buffer, [], None
-            if batch:
-                await self._deliver(batch)
+            delivered, self._buffer_delivered = self._buffer_delivered, None
+            try:
+                if batch:
+                    await self._deliver(batch)
+            except BaseException as error:
+                # Not delivered: the items fail (the harvest retries them), never pass as done.
+                if delivered is not None and not delivered.done():
+                    delivered.set_exception(error)
+                raise
+            if delivered is not None and not delivered.done():
+                delivered.set_result(None)
 
     @property
     def journal_pending(self) -> int:
