@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 from lxml import html
 
@@ -58,19 +59,46 @@ def _kind_of(tag: str, current: str) -> str:
     return current
 
 
+@dataclass(slots=True)
+class TextBlock:
+    """A block with what the filters need: how much of it is link text, where it came from."""
+
+    kind: str
+    text: str
+    link_chars: int  # non-space characters inside <a>
+    chars: int  # non-space characters
+    element: html.HtmlElement  # the block-level element the block's text belongs to
+
+    @property
+    def link_density(self) -> float:
+        return self.link_chars / self.chars if self.chars else 0.0
+
+    @property
+    def block(self) -> Block:
+        return self.kind, self.text
+
+
+def _visible_chars(text: str) -> int:
+    return len(text) - sum(text.count(space) for space in (" ", "\n", "\t", "\r", "\xa0"))
+
+
 class _BlockWriter:
     """Accumulates inline text and emits a block at every block boundary."""
 
     def __init__(self) -> None:
-        self.blocks: list[Block] = []
+        self.blocks: list[TextBlock] = []
         self._parts: list[str] = []
         self._kind = PARAGRAPH
+        self._element: html.HtmlElement | None = None
+        self._link_chars = 0
 
-    def text(self, text: str | None, kind: str) -> None:
+    def text(self, text: str | None, kind: str, owner: html.HtmlElement, in_link: bool) -> None:
         if text:
             if not self._parts:
-                self._kind = kind
+                self._kind, self._element = kind, owner
             self._parts.append(text)
+            if in_link:
+                self._link_chars += _visible_chars(text)
 
     def space(self) -> None:
         if self._parts:
@@ -79,50 +107,72 @@ class _BlockWriter:
     def flush(self) -> None:
         if self._parts:
             text = clean_text("".join(self._parts))
-            if text:
-                self.blocks.append((self._kind, text))
+            if text and self._element is not None:
+                chars = _visible_chars(text)
+                links = min(self._link_chars, chars)
+                self.blocks.append(TextBlock(self._kind, text, links, chars, self._element))
             self._parts = []
+            self._link_chars = 0
+
+    def add(self, block: TextBlock) -> None:
+        self.blocks.append(block)
 
 
 def iter_blocks(container: html.HtmlElement, skip: ElementFilter | None = None) -> Iterator[Block]:
-    """Yield the blocks of `container` in document order; `skip` prunes whole subtrees."""
+    """Yield the (kind, text) blocks of `container` in document order; `skip` prunes subtrees."""
+    for block in text_blocks(container, skip):
+        yield block.block
+
+
+def text_blocks(container: html.HtmlElement, skip: ElementFilter | None = None) -> list[TextBlock]:
+    """The blocks of `container` in document order, with their link text and source element."""
     writer = _BlockWriter()
     _walk(container, writer, PARAGRAPH, skip)
     writer.flush()
-    yield from writer.blocks
+    return writer.blocks
+
+
+# One pending step of the traversal: the element, the block kind and block element of its parent
+# (which its tail text also belongs to), whether it is inside a link, and whether the element's
+# content is done (its tail is next).
+_Step = tuple[html.HtmlElement, str, html.HtmlElement, bool, bool]
 
 
 def _walk(
     root: html.HtmlElement, writer: _BlockWriter, root_kind: str, skip: ElementFilter | None
 ) -> None:
-    # Iterative traversal: hostile pages nest thousands of levels deep. Each entry carries the
-    # block kind of its parent, which is also the kind of the element's tail text.
-    stack: list[tuple[html.HtmlElement, str, bool]] = [(root, root_kind, False)]
+    # Iterative traversal: hostile pages nest thousands of levels deep.
+    stack: list[_Step] = [(root, root_kind, root, False, False)]
     while stack:
-        element, parent_kind, closing = stack.pop()
+        element, parent_kind, owner, in_link, closing = stack.pop()
         tag = element.tag if isinstance(element.tag, str) else ""
         tail = element.tail if element is not root else None
         if closing:
             if tag in BLOCK_TAGS:
                 writer.flush()
-            writer.text(tail, parent_kind)
+            writer.text(tail, parent_kind, owner, in_link)
             continue
         if element is not root and (not tag or tag in SKIP_TAGS or (skip and skip(element))):
-            writer.text(tail, parent_kind)
+            writer.text(tail, parent_kind, owner, in_link)
         elif tag == "br":
             _line_break(element, writer)
-            writer.text(tail, parent_kind)
+            writer.text(tail, parent_kind, owner, in_link)
         elif tag == "table" and element is not root:
             writer.flush()
-            _table_rows(element, writer)
-            writer.text(tail, parent_kind)
+            _table_rows(element, writer, skip)
+            writer.text(tail, parent_kind, owner, in_link)
         else:
             own_kind = _kind_of(tag, parent_kind)
+            own_owner = element if tag in BLOCK_TAGS else owner
+            own_link = in_link or tag == "a"
             if tag in BLOCK_TAGS:
                 writer.flush()
-            writer.text(element.text, own_kind)
-            stack.append((element, parent_kind, True))
-            stack.extend((child, own_kind, False) for child in reversed(element))
+            writer.text(element.text, own_kind, own_owner, own_link)
+            # The closing step carries the parent's state: it emits the element's tail.
+            stack.append((element, parent_kind, owner, in_link, True))
+            stack.extend(
+                (child, own_kind, own_owner, own_link, False) for child in reversed(element)
+            )
 
 
 def _line_break(element: html.HtmlElement, writer: _BlockWriter) -> None:
@@ -134,20 +184,23 @@ def _line_break(element: html.HtmlElement, writer: _BlockWriter) -> None:
         writer.space()
 
 
-def _table_rows(table: html.HtmlElement, writer: _BlockWriter) -> None:
+def _table_rows(table: html.HtmlElement, writer: _BlockWriter, skip: ElementFilter | None) -> None:
     """Data tables become one block per row; layout tables (a cell holding the body) recurse."""
     rows = [row for row in table.iter("tr") if _owning_table(row) is table]
     if _is_layout_table(table, rows):
         for cell in table.iter("td", "th"):
             if _owning_table(cell) is table:
-                _walk(cell, writer, PARAGRAPH, None)
+                _walk(cell, writer, PARAGRAPH, skip)
                 writer.flush()
         return
     for row in rows:
-        cells = [clean_text(cell.text_content()) for cell in row if cell.tag in ("td", "th")]
-        line = " | ".join(cell for cell in cells if cell)
+        cells = [cell for cell in row if cell.tag in ("td", "th")]
+        texts = [clean_text(cell.text_content()) for cell in cells]
+        line = " | ".join(text for text in texts if text)
         if line:
-            writer.blocks.append((TABLE, line))
+            links = sum(_visible_chars(link.text_content()) for link in row.iter("a"))
+            chars = _visible_chars(line)
+            writer.add(TextBlock(TABLE, line, min(links, chars), chars, row))
 
 
 def _owning_table(element: html.HtmlElement) -> html.HtmlElement | None:

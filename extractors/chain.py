@@ -46,9 +46,9 @@ def extract_verbose(
 def _run_chain(tree: html.HtmlElement, url: str | None) -> Extraction:
     jsonld = jsonld_objects(tree)  # before cleaning: it reads the <script> elements
     metadata = extract_metadata(tree, url, jsonld)
-    clean_tree(tree)
+    cleaned = clean_tree(tree)
     schema = microdata_body(tree) or jsonld_body(jsonld)
-    dom = extract_dom(tree)
+    dom = extract_dom(tree, cleaned.paragraphs)
     chosen = _choose_body(schema, dom)
     if chosen is None:
         return Extraction(article=None, reason=NULL_NO_CONTENT)

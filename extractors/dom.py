@@ -11,14 +11,17 @@ from dataclasses import dataclass
 from lxml import html
 
 from extractors.article import Block
-from extractors.blocks import clean_text, iter_blocks
+from extractors.blocks import clean_text, iter_blocks, text_blocks
+from extractors.boilerplate import keep_body_blocks
+from extractors.paragraphs import (
+    C_SIGMA,
+    CP,
+    CT,
+    ParagraphStats,
+    container_of,
+    primary_paragraphs,
+)
 
-# The paper's constants (seed 002): starting points, to be tuned on evidence.
-CP = 40  # a content-bearing paragraph has at least this many characters ...
-CT = 30  # ... and at most one nested tag per this many characters
-C_SIGMA = 350  # a body container's content-bearing paragraphs carry more than this many characters
-# Our addition: a paragraph that is mostly link text is a teaser or a menu, not content.
-MAX_LINK_DENSITY = 0.5
 # Containers the div/td fallback considers.
 FALLBACK_TAGS = ("div", "td")
 # Our addition to the fallback: its text must be prose. Only lines of at least this many
@@ -26,6 +29,8 @@ FALLBACK_TAGS = ("div", "td")
 FALLBACK_MIN_LINE_CHARS = 2 * CP
 # Fallback candidates tried, most own text first (bounds the work on huge pages).
 FALLBACK_CANDIDATES = 5
+# Twins of the best container (a body split in chunks) share an ancestor this close to it.
+TWIN_SCOPE_LEVELS = 3
 METHOD_DOM = "dom"
 METHOD_DOM_FALLBACK = "dom_fallback"
 
@@ -37,72 +42,79 @@ class DomBody:
     container: html.HtmlElement
 
 
-def _link_text_length(element: html.HtmlElement) -> int:
-    return sum(len(clean_text(link.text_content())) for link in element.iter("a"))
-
-
-def _is_content_bearing(paragraph: html.HtmlElement) -> tuple[bool, int]:
-    text_length = len(clean_text(paragraph.text_content()))
-    if text_length < CP:
-        return False, text_length
-    nested_tags = sum(1 for element in paragraph.iterdescendants() if isinstance(element.tag, str))
-    if nested_tags * CT > text_length:
-        return False, text_length
-    if _link_text_length(paragraph) > MAX_LINK_DENSITY * text_length:
-        return False, text_length
-    return True, text_length
-
-
-def content_bearing_paragraphs(tree: html.HtmlElement) -> dict[html.HtmlElement, int]:
-    """Line 1-2 of Algorithm 2.1: CBP plus paragraphs sandwiched between two of them."""
-    lengths: dict[html.HtmlElement, int] = {}
-    bearing: dict[html.HtmlElement, int] = {}
-    paragraphs = list(tree.iter("p"))
-    for paragraph in paragraphs:
-        is_bearing, length = _is_content_bearing(paragraph)
-        lengths[paragraph] = length
-        if is_bearing:
-            bearing[paragraph] = length
+def content_bearing_paragraphs(
+    paragraphs: dict[html.HtmlElement, ParagraphStats],
+) -> dict[html.HtmlElement, int]:
+    """Lines 1-2 of Algorithm 2.1: CBP plus paragraphs sandwiched between two of them."""
+    bearing = {p: stat.length for p, stat in primary_paragraphs(paragraphs).items()}
+    tags = {p.tag for p in bearing}
     sandwiched = {
-        paragraph: lengths[paragraph]
-        for paragraph in paragraphs
+        paragraph: stat.length
+        for paragraph, stat in paragraphs.items()
         if paragraph not in bearing
-        and lengths[paragraph] > 0
-        and _sibling_p(paragraph.getprevious()) in bearing
-        and _sibling_p(paragraph.getnext()) in bearing
+        and paragraph.tag in tags
+        and stat.length > 0
+        and paragraph.getprevious() in bearing
+        and paragraph.getnext() in bearing
     }
     bearing.update(sandwiched)
-    return bearing
+    # Document order, which the "first element wins" rule of line 6 relies on.
+    return {p: bearing[p] for p in paragraphs if p in bearing}
 
 
-def _sibling_p(element: html.HtmlElement | None) -> html.HtmlElement | None:
-    return element if element is not None and element.tag == "p" else None
-
-
-def _container_of(paragraph: html.HtmlElement) -> html.HtmlElement | None:
-    """The paragraph's parent, looking through wrappers that hold nothing but it.
-
-    Component frameworks wrap each paragraph in its own <div>; such a wrapper is transparent,
-    so the paragraphs still count as children of the element that holds all of them.
-    """
-    parent = paragraph.getparent()
-    while parent is not None and len(parent) == 1 and parent.tag not in ("body", "html"):
-        parent = parent.getparent()
-    return parent
-
-
-def best_container(bearing: dict[html.HtmlElement, int]) -> html.HtmlElement | None:
-    """Lines 3-9: the first element whose CBP children carry > C_SIGMA and > 2x the best so far."""
-    per_parent: dict[html.HtmlElement, int] = {}
+def container_lengths(bearing: dict[html.HtmlElement, int]) -> dict[html.HtmlElement, int]:
+    """Text of the content-bearing paragraphs per container, in document order."""
+    per_container: dict[html.HtmlElement, int] = {}
     for paragraph, length in bearing.items():  # insertion order is document order
-        parent = _container_of(paragraph)
+        parent = container_of(paragraph)
         if parent is not None:
-            per_parent[parent] = per_parent.get(parent, 0) + length
+            per_container[parent] = per_container.get(parent, 0) + length
+    return per_container
+
+
+def best_container(per_container: dict[html.HtmlElement, int]) -> html.HtmlElement | None:
+    """Lines 3-9: the first element whose CBP children carry > C_SIGMA and > 2x the best so far."""
     best, best_length = None, 0
-    for parent, length in per_parent.items():
+    for container, length in per_container.items():
         if length > C_SIGMA and length > 2 * best_length:
-            best, best_length = parent, length
+            best, best_length = container, length
     return best
+
+
+def _signature(element: html.HtmlElement) -> tuple[str, str]:
+    return element.tag, " ".join((element.get("class") or "").split())
+
+
+def body_containers(
+    best: html.HtmlElement, per_container: dict[html.HtmlElement, int]
+) -> list[html.HtmlElement]:
+    """The best container plus its twins: a body split into several same-named chunks.
+
+    Publishers cut long bodies into consecutive blocks of one template (`div.article-body` between
+    ads and videos); Algorithm 2.1 picks one of them. Containers with the best's tag and class,
+    holding content-bearing text, and sharing an ancestor at most TWIN_SCOPE_LEVELS above it, are
+    the rest of the body.
+    """
+    tag, classes = _signature(best)
+    if not classes:
+        return [best]  # a bare <div> is no template: its look-alikes are unrelated
+    scope = best
+    for _ in range(TWIN_SCOPE_LEVELS):
+        parent = scope.getparent()
+        if parent is None or parent.tag in ("body", "html"):
+            break
+        scope = parent
+    twins = [
+        container
+        for container in per_container
+        if container is best
+        or (_signature(container) == (tag, classes) and _is_descendant(container, scope))
+    ]
+    return twins
+
+
+def _is_descendant(element: html.HtmlElement, ancestor: html.HtmlElement) -> bool:
+    return any(parent is ancestor for parent in element.iterancestors())
 
 
 def _own_text_and_media(element: html.HtmlElement) -> tuple[int, int]:
@@ -137,10 +149,15 @@ def fallback_body(tree: html.HtmlElement) -> DomBody | None:
     return None
 
 
-def extract_dom(tree: html.HtmlElement) -> DomBody | None:
+def extract_dom(
+    tree: html.HtmlElement, paragraphs: dict[html.HtmlElement, ParagraphStats]
+) -> DomBody | None:
     """The article body by Algorithm 2.1, or None (NULL) when nothing convincing is found."""
-    container = best_container(content_bearing_paragraphs(tree))
+    per_container = container_lengths(content_bearing_paragraphs(paragraphs))
+    container = best_container(per_container)
     if container is None:
         return fallback_body(tree)
-    blocks = list(iter_blocks(container))
+    blocks = keep_body_blocks(
+        [block for twin in body_containers(container, per_container) for block in text_blocks(twin)]
+    )
     return DomBody(blocks=blocks, method=METHOD_DOM, container=container) if blocks else None

@@ -7,7 +7,11 @@ import argparse
 import importlib
 from typing import Any
 
-BENCH_MODULES: tuple[str, ...] = ("crawler.cli.bench_sinks", "crawler.cli.bench_polling")
+BENCH_MODULES: tuple[str, ...] = (
+    "crawler.cli.bench_sinks",
+    "crawler.cli.bench_polling",
+    "crawler.cli.bench_extraction",
+)
 
 
 def register(subparsers: Any) -> None:

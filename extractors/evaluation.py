@@ -1,0 +1,108 @@
+"""Scoring extracted text against a gold body: the shingle metric of the article-extraction
+benchmark, as its publishers compute it.
+
+Tokens are the matches of `\\w+` (case kept, punctuation dropped). A text becomes the multiset of
+its word 4-gram shingles (one shingle of all its tokens when it has fewer than four, none when it
+has no token). Per page, tp/fp/fn are the multiset intersection and the two differences,
+normalised by their sum so that long pages weigh no more than short ones. Precision is averaged
+over pages with tp + fp > 0 (an empty prediction does not count towards it), recall over pages
+with tp + fn > 0; a page with fp = fn = 0 scores 1 on both. F1 is the harmonic mean of the two
+averages. Accuracy is the share of pages whose token sequences are identical.
+
+Pure functions, no I/O: the benchmark command and other evaluations reuse them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+SHINGLE_SIZE = 4
+_TOKEN = re.compile(r"\w+")
+
+Shingle = tuple[str, ...]
+
+
+def tokenize(text: str | None) -> list[str]:
+    """The `\\w+` tokens of `text`, case kept, punctuation dropped."""
+    return _TOKEN.findall(text or "")
+
+
+def shingles(tokens: Sequence[str], size: int = SHINGLE_SIZE) -> Counter[Shingle]:
+    """The multiset of `size`-token shingles; one shingle of all tokens when there are fewer."""
+    if not tokens:
+        return Counter()
+    if len(tokens) < size:
+        return Counter([tuple(tokens)])
+    return Counter(tuple(tokens[i : i + size]) for i in range(len(tokens) - size + 1))
+
+
+@dataclass(frozen=True, slots=True)
+class PageScore:
+    """One page's normalised tp/fp/fn (they sum to 1, or are all 0) and exact-match flag."""
+
+    tp: float
+    fp: float
+    fn: float
+    exact: bool
+
+    @property
+    def precision(self) -> float | None:
+        """None when the prediction is empty (the page does not count towards precision)."""
+        if self.tp + self.fp == 0:
+            return None
+        return 1.0 if self.fp == self.fn == 0 else self.tp / (self.tp + self.fp)
+
+    @property
+    def recall(self) -> float | None:
+        """None when the gold body is empty (the page does not count towards recall)."""
+        if self.tp + self.fn == 0:
+            return None
+        return 1.0 if self.fp == self.fn == 0 else self.tp / (self.tp + self.fn)
+
+    @property
+    def f1(self) -> float:
+        """The page's own F1 (0 when nothing matches): for ranking pages, not for the score."""
+        precision, recall = self.precision or 0.0, self.recall or 0.0
+        if self.fp == self.fn == 0:
+            return 1.0
+        return 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+
+
+def score_page(gold: str | None, predicted: str | None, size: int = SHINGLE_SIZE) -> PageScore:
+    """Compare one page's predicted text with its gold body."""
+    gold_tokens, predicted_tokens = tokenize(gold), tokenize(predicted)
+    gold_shingles = shingles(gold_tokens, size)
+    predicted_shingles = shingles(predicted_tokens, size)
+    tp = sum((gold_shingles & predicted_shingles).values())
+    fp = sum((predicted_shingles - gold_shingles).values())
+    fn = sum((gold_shingles - predicted_shingles).values())
+    total = tp + fp + fn
+    exact = gold_tokens == predicted_tokens
+    if total == 0:
+        return PageScore(0.0, 0.0, 0.0, exact)
+    return PageScore(tp / total, fp / total, fn / total, exact)
+
+
+@dataclass(frozen=True, slots=True)
+class Scores:
+    """Averages over pages: the benchmark's headline figures."""
+
+    precision: float
+    recall: float
+    f1: float
+    accuracy: float
+    pages: int
+
+
+def aggregate(pages: Iterable[PageScore]) -> Scores:
+    pages = list(pages)
+    precisions = [p for page in pages if (p := page.precision) is not None]
+    recalls = [r for page in pages if (r := page.recall) is not None]
+    precision = sum(precisions) / len(precisions) if precisions else 0.0
+    recall = sum(recalls) / len(recalls) if recalls else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    accuracy = sum(page.exact for page in pages) / len(pages) if pages else 0.0
+    return Scores(precision, recall, f1, accuracy, len(pages))
