@@ -12,7 +12,16 @@ from extractors.dom import DomBody, extract_dom
 from extractors.jsonld import jsonld_objects
 from extractors.metadata import Metadata, extract_metadata
 from extractors.preprocess import clean_tree
-from extractors.schema_org import METHOD_SCHEMA_ORG, SchemaBody, jsonld_body, microdata_body
+from extractors.boilerplate import keep_body_blocks
+from extractors.evaluation import shingles, tokenize
+from extractors.schema_org import (
+    METHOD_SCHEMA_ORG,
+    MICRODATA,
+    SchemaBody,
+    jsonld_body,
+    microdata_body,
+    microdata_elements,
+)
 
 log = logging.getLogger(__name__)
 
@@ -21,6 +30,9 @@ MIN_BODY_CHARS = 250
 # A JSON-LD body is a teaser when the DOM body is this much longer and repeats most of it.
 TEASER_LENGTH_RATIO = 1.3
 TEASER_WORD_OVERLAP = 0.8
+# The DOM body is preferred to a JSON-LD body when it holds this share of the JSON-LD's shingles:
+# the publisher confirms the DOM's choice, and the DOM keeps the structure.
+JSONLD_COVERED_BY_DOM = 0.9
 
 NULL_NO_CONTENT = "no_content"
 NULL_TOO_SHORT = "too_short"
@@ -44,10 +56,12 @@ def extract_verbose(
 
 
 def _run_chain(tree: html.HtmlElement, url: str | None) -> Extraction:
-    jsonld = jsonld_objects(tree)  # before cleaning: it reads the <script> elements
+    # Read-only stages first: cleaning removes the <script>s JSON-LD lives in.
+    jsonld = jsonld_objects(tree)
     metadata = extract_metadata(tree, url, jsonld)
+    marked = microdata_elements(tree)
     cleaned = clean_tree(tree)
-    schema = microdata_body(tree) or jsonld_body(jsonld)
+    schema = microdata_body(marked) or jsonld_body(jsonld)
     dom = extract_dom(tree, cleaned.paragraphs)
     chosen = _choose_body(schema, dom)
     if chosen is None:
@@ -62,9 +76,22 @@ def _run_chain(tree: html.HtmlElement, url: str | None) -> Extraction:
 def _choose_body(schema: SchemaBody | None, dom: DomBody | None) -> tuple[list[Block], str] | None:
     if schema is None:
         return (dom.blocks, dom.method) if dom else None
-    if dom is not None and schema.source == "json_ld" and _is_teaser(schema.blocks, dom.blocks):
+    if schema.source == MICRODATA:
+        blocks = schema.text_blocks
+    else:
+        blocks = schema.text_blocks
+    if dom is not None and _prefer_dom(blocks, dom.blocks, schema.source):
         return dom.blocks, dom.method
-    return schema.blocks, METHOD_SCHEMA_ORG
+    return blocks, METHOD_SCHEMA_ORG
+
+
+def _prefer_dom(schema_blocks: list[Block], dom_blocks: list[Block], source: str) -> bool:
+    if source == MICRODATA:
+        return _is_teaser(schema_blocks, dom_blocks)
+    schema_shingles = shingles(tokenize(" ".join(text for _, text in schema_blocks)))
+    dom_shingles = shingles(tokenize(" ".join(text for _, text in dom_blocks)))
+    covered = sum((schema_shingles & dom_shingles).values()) / max(1, sum(schema_shingles.values()))
+    return covered >= JSONLD_COVERED_BY_DOM
 
 
 def _words(blocks: list[Block]) -> list[str]:

@@ -1,8 +1,9 @@
 """The schema.org stage: the body the publisher itself marked up.
 
 Microdata `itemprop="articleBody"` (any case) is read as the element's text with tags removed,
-as seed 002 does; JSON-LD `articleBody` (any Article type, inside `@graph` and arrays) is a plain
-string that may still carry HTML or entities.
+as seed 002 does — from the cleaned tree, so the ads and share bars publishers put inside it are
+gone. JSON-LD `articleBody` (any Article type, inside `@graph` and arrays) is a string that may
+still carry HTML, entity-escaped HTML, or entities escaped twice.
 """
 
 from __future__ import annotations
@@ -12,52 +13,117 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from lxml import html
+from lxml import etree, html
 
-from extractors.article import PARAGRAPH, Block
-from extractors.blocks import clean_text, iter_blocks
+from extractors.article import HEADING, LIST_ITEM, PARAGRAPH, QUOTE, Block
+from extractors.blocks import TextBlock, clean_text, text_blocks
 from extractors.jsonld import article_objects
 
 METHOD_SCHEMA_ORG = "schema_org"
-_TAG = re.compile(r"<[^>]{0,2000}>")
-_PARAGRAPH_BREAK = re.compile(r"\s*(?:<\s*/?\s*(?:p|br|div|h[1-6]|li)\b[^>]*>\s*)+|\n", re.I)
+MICRODATA = "microdata"
+JSON_LD = "json_ld"
+# Entity-escaped HTML is sometimes escaped again ("&amp;lt;p&amp;gt;"): unescape this many times.
+MAX_UNESCAPE_ROUNDS = 3
+# Bodies longer than this are cut: no article is this long, and regexes stay bounded.
+MAX_JSONLD_BODY_CHARS = 500_000
+
+# Elements whose content is never body text, removed with their content.
+_DEAD_ELEMENTS = re.compile(
+    r"<\s*(script|style|iframe|figcaption|noscript|svg|button)\b[^>]*>.*?<\s*/\s*\1\s*>",
+    re.IGNORECASE | re.DOTALL,
+)
+_BLOCK_START = re.compile(r"<\s*(h[1-6]|li|blockquote)\b[^>]*>", re.IGNORECASE)
+_BLOCK_BREAK = re.compile(
+    r"<\s*/?\s*(?:p|br|div|h[1-6]|li|ul|ol|blockquote|figure|table|tr|section)\b[^>]*>|\n",
+    re.IGNORECASE,
+)
+_TAG = re.compile(r"<\s*/?\s*[a-zA-Z][^<>]{0,2000}>")
+_KIND_OF_TAG = {"li": LIST_ITEM, "blockquote": QUOTE}
 
 
 @dataclass(slots=True)
 class SchemaBody:
-    blocks: list[Block]
-    source: str  # "microdata" or "json_ld"
-    element: html.HtmlElement | None = None  # the microdata container, when there is one
+    blocks: list[TextBlock] | list[Block]
+    source: str  # MICRODATA or JSON_LD
+
+    @property
+    def text_blocks(self) -> list[Block]:
+        return [block.block if isinstance(block, TextBlock) else block for block in self.blocks]
 
 
-def microdata_body(tree: html.HtmlElement) -> SchemaBody | None:
-    """The longest element marked itemprop=articleBody, as blocks."""
-    best: tuple[int, html.HtmlElement, list[Block]] | None = None
-    for element in tree.xpath("//*[@itemprop]"):
-        tokens = (element.get("itemprop") or "").lower().split()
-        if "articlebody" not in tokens:
-            continue
-        blocks = list(iter_blocks(element))
-        length = sum(len(text) for _, text in blocks)
+def microdata_elements(tree: html.HtmlElement) -> list[html.HtmlElement]:
+    """Elements marked itemprop=articleBody (any case), found before cleaning changes the tree."""
+    return [
+        element
+        for element in tree.iter(etree.Element)
+        if "articlebody" in element.get("itemprop", "").lower().split()
+    ]
+
+
+def microdata_body(elements: list[html.HtmlElement]) -> SchemaBody | None:
+    """The longest articleBody element still in the (cleaned) tree, as blocks."""
+    best: tuple[int, list[TextBlock]] | None = None
+    for element in elements:
+        if not _attached(element):
+            continue  # removed with chrome around it
+        blocks = text_blocks(element)
+        length = sum(len(block.text) for block in blocks)
         if length and (best is None or length > best[0]):
-            best = (length, element, blocks)
-    if best is None:
-        return None
-    return SchemaBody(blocks=best[2], source="microdata", element=best[1])
+            best = (length, blocks)
+    return SchemaBody(blocks=best[1], source=MICRODATA) if best else None
+
+
+def _attached(element: html.HtmlElement) -> bool:
+    root = element
+    for root in element.iterancestors():
+        pass
+    return root.tag == "html"
 
 
 def jsonld_body(objects: list[dict[str, Any]]) -> SchemaBody | None:
-    """The longest JSON-LD articleBody of an Article-like object, split into paragraphs."""
+    """The longest JSON-LD articleBody of an Article-like object, as blocks."""
     bodies = [obj.get("articleBody") for obj in article_objects(objects)]
     texts = [body for body in bodies if isinstance(body, str) and body.strip()]
     if not texts:
         return None
     blocks = blocks_from_text(max(texts, key=len))
-    return SchemaBody(blocks=blocks, source="json_ld") if blocks else None
+    return SchemaBody(blocks=blocks, source=JSON_LD) if blocks else None
+
+
+def unescape_fully(text: str) -> str:
+    """Undo entity escaping, including double escaping, a bounded number of times."""
+    for _ in range(MAX_UNESCAPE_ROUNDS):
+        if "&" not in text:
+            break
+        unescaped = html_entities.unescape(text)
+        if unescaped == text:
+            break
+        text = unescaped
+    return text
 
 
 def blocks_from_text(body: str) -> list[Block]:
-    """Paragraph blocks from a text body that may contain HTML tags or entities."""
-    pieces = _PARAGRAPH_BREAK.split(body)
-    texts = (clean_text(html_entities.unescape(_TAG.sub(" ", piece))) for piece in pieces)
-    return [(PARAGRAPH, text) for text in texts if text]
+    """Blocks from a text body that may contain (escaped) HTML: tags become block breaks."""
+    body = unescape_fully(body[:MAX_JSONLD_BODY_CHARS])
+    if "<" in body:
+        body = _DEAD_ELEMENTS.sub(" ", body)
+    blocks: list[Block] = []
+    position = 0
+    kind = PARAGRAPH
+    for match in _BLOCK_BREAK.finditer(body):
+        _append(blocks, kind, body[position : match.start()])
+        start = _BLOCK_START.match(match.group(0))
+        kind = _block_kind(start.group(1).lower()) if start else PARAGRAPH
+        position = match.end()
+    _append(blocks, kind, body[position:])
+    return blocks
+
+
+def _block_kind(tag: str) -> str:
+    return HEADING if tag.startswith("h") else _KIND_OF_TAG.get(tag, PARAGRAPH)
+
+
+def _append(blocks: list[Block], kind: str, piece: str) -> None:
+    text = clean_text(_TAG.sub(" ", piece))
+    if text:
+        blocks.append((kind, text))
