@@ -11,9 +11,8 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from lxml import html
-
 from extractors.article import CAPTION, HEADING, LIST_ITEM, PARAGRAPH, QUOTE, TABLE, Block
+from extractors.tree import Element, text_of
 
 HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 LIST_ITEM_TAGS = frozenset({"li", "dt", "dd"})
@@ -39,7 +38,7 @@ SKIP_TAGS = frozenset(
 )  # fmt: skip
 _WHITESPACE = re.compile(r"\s+")
 
-ElementFilter = Callable[[html.HtmlElement], bool]
+ElementFilter = Callable[[Element], bool]
 
 
 def clean_text(text: str) -> str:
@@ -67,7 +66,7 @@ class TextBlock:
     text: str
     link_chars: int  # non-space characters inside <a>
     chars: int  # non-space characters
-    element: html.HtmlElement  # the block-level element the block's text belongs to
+    element: Element  # the block-level element the block's text belongs to
 
     @property
     def link_density(self) -> float:
@@ -89,10 +88,10 @@ class _BlockWriter:
         self.blocks: list[TextBlock] = []
         self._parts: list[str] = []
         self._kind = PARAGRAPH
-        self._element: html.HtmlElement | None = None
+        self._element: Element | None = None
         self._link_chars = 0
 
-    def text(self, text: str | None, kind: str, owner: html.HtmlElement, in_link: bool) -> None:
+    def text(self, text: str | None, kind: str, owner: Element, in_link: bool) -> None:
         if text:
             if not self._parts:
                 self._kind, self._element = kind, owner
@@ -118,13 +117,13 @@ class _BlockWriter:
         self.blocks.append(block)
 
 
-def iter_blocks(container: html.HtmlElement, skip: ElementFilter | None = None) -> Iterator[Block]:
+def iter_blocks(container: Element, skip: ElementFilter | None = None) -> Iterator[Block]:
     """Yield the (kind, text) blocks of `container` in document order; `skip` prunes subtrees."""
     for block in text_blocks(container, skip):
         yield block.block
 
 
-def text_blocks(container: html.HtmlElement, skip: ElementFilter | None = None) -> list[TextBlock]:
+def text_blocks(container: Element, skip: ElementFilter | None = None) -> list[TextBlock]:
     """The blocks of `container` in document order, with their link text and source element."""
     writer = _BlockWriter()
     _walk(container, writer, PARAGRAPH, skip)
@@ -135,12 +134,10 @@ def text_blocks(container: html.HtmlElement, skip: ElementFilter | None = None) 
 # One pending step of the traversal: the element, the block kind and block element of its parent
 # (which its tail text also belongs to), whether it is inside a link, and whether the element's
 # content is done (its tail is next).
-_Step = tuple[html.HtmlElement, str, html.HtmlElement, bool, bool]
+_Step = tuple[Element, str, Element, bool, bool]
 
 
-def _walk(
-    root: html.HtmlElement, writer: _BlockWriter, root_kind: str, skip: ElementFilter | None
-) -> None:
+def _walk(root: Element, writer: _BlockWriter, root_kind: str, skip: ElementFilter | None) -> None:
     # Iterative traversal: hostile pages nest thousands of levels deep.
     stack: list[_Step] = [(root, root_kind, root, False, False)]
     while stack:
@@ -175,7 +172,7 @@ def _walk(
             )
 
 
-def _line_break(element: html.HtmlElement, writer: _BlockWriter) -> None:
+def _line_break(element: Element, writer: _BlockWriter) -> None:
     # Two consecutive <br> (only whitespace between) separate paragraphs; one is a line break.
     following = element.getnext()
     if following is not None and following.tag == "br" and not (element.tail or "").strip():
@@ -184,7 +181,7 @@ def _line_break(element: html.HtmlElement, writer: _BlockWriter) -> None:
         writer.space()
 
 
-def _table_rows(table: html.HtmlElement, writer: _BlockWriter, skip: ElementFilter | None) -> None:
+def _table_rows(table: Element, writer: _BlockWriter, skip: ElementFilter | None) -> None:
     """Data tables become one block per row; layout tables (a cell holding the body) recurse."""
     rows = [row for row in table.iter("tr") if _owning_table(row) is table]
     if _is_layout_table(table, rows):
@@ -195,15 +192,15 @@ def _table_rows(table: html.HtmlElement, writer: _BlockWriter, skip: ElementFilt
         return
     for row in rows:
         cells = [cell for cell in row if cell.tag in ("td", "th")]
-        texts = [clean_text(cell.text_content()) for cell in cells]
+        texts = [clean_text(text_of(cell)) for cell in cells]
         line = " | ".join(text for text in texts if text)
         if line:
-            links = sum(_visible_chars(link.text_content()) for link in row.iter("a"))
+            links = sum(_visible_chars(text_of(link)) for link in row.iter("a"))
             chars = _visible_chars(line)
             writer.add(TextBlock(TABLE, line, min(links, chars), chars, row))
 
 
-def _owning_table(element: html.HtmlElement) -> html.HtmlElement | None:
+def _owning_table(element: Element) -> Element | None:
     for ancestor in element.iterancestors("table"):
         return ancestor
     return None
@@ -213,12 +210,12 @@ def _owning_table(element: html.HtmlElement) -> html.HtmlElement | None:
 LAYOUT_CELL_MIN_CHARS = 400
 
 
-def _is_layout_table(table: html.HtmlElement, rows: list[html.HtmlElement]) -> bool:
+def _is_layout_table(table: Element, rows: list[Element]) -> bool:
     for cell in table.iter("td", "th"):
         if _owning_table(cell) is not table:
             continue
         if any(child.tag in ("p", "div", "table", "br") for child in cell):
             return True
-        if len(cell.text_content()) > LAYOUT_CELL_MIN_CHARS:
+        if len(text_of(cell)) > LAYOUT_CELL_MIN_CHARS:
             return True
     return not rows

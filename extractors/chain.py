@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import logging
 
-from lxml import html
-
 from extractors.article import HEADING, Article, Block, Extraction
 from extractors.document import DocumentError, parse_document
 from extractors.dom import DomBody, extract_dom
+from extractors.evaluation import shingles, tokenize
 from extractors.jsonld import jsonld_objects
 from extractors.metadata import Metadata, extract_metadata
 from extractors.preprocess import clean_tree
-from extractors.boilerplate import keep_body_blocks
-from extractors.evaluation import shingles, tokenize
 from extractors.schema_org import (
     METHOD_SCHEMA_ORG,
     MICRODATA,
@@ -22,6 +19,7 @@ from extractors.schema_org import (
     microdata_body,
     microdata_elements,
 )
+from extractors.tree import Element
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +53,7 @@ def extract_verbose(
         return Extraction(article=None, reason=NULL_EXTRACTOR_ERROR)
 
 
-def _run_chain(tree: html.HtmlElement, url: str | None) -> Extraction:
+def _run_chain(tree: Element, url: str | None) -> Extraction:
     # Read-only stages first: cleaning removes the <script>s JSON-LD lives in.
     jsonld = jsonld_objects(tree)
     metadata = extract_metadata(tree, url, jsonld)
@@ -76,10 +74,7 @@ def _run_chain(tree: html.HtmlElement, url: str | None) -> Extraction:
 def _choose_body(schema: SchemaBody | None, dom: DomBody | None) -> tuple[list[Block], str] | None:
     if schema is None:
         return (dom.blocks, dom.method) if dom else None
-    if schema.source == MICRODATA:
-        blocks = schema.text_blocks
-    else:
-        blocks = schema.text_blocks
+    blocks = schema.text_blocks
     if dom is not None and _prefer_dom(blocks, dom.blocks, schema.source):
         return dom.blocks, dom.method
     return blocks, METHOD_SCHEMA_ORG

@@ -9,7 +9,9 @@ import codecs
 import re
 from dataclasses import dataclass
 
-from lxml import etree, html
+from lxml import etree
+
+from extractors.tree import Element
 
 # Pages are truncated to this many bytes before parsing: real articles fit in a fraction of it,
 # and it bounds parse time and memory on hostile multi-megabyte pages.
@@ -39,7 +41,7 @@ _UTF8_MULTIBYTE = re.compile(
 )
 _HIGH_BYTE = re.compile(rb"[\x80-\xff]")
 
-_PARSER = html.HTMLParser(
+_PARSER = etree.HTMLParser(
     encoding="utf-8",
     remove_comments=True,
     remove_pis=True,
@@ -53,7 +55,7 @@ _PARSER = html.HTMLParser(
 class Document:
     """A parsed page: its tree, the text it was decoded to, and where it came from."""
 
-    tree: html.HtmlElement
+    tree: Element
     url: str | None
     encoding: str
 
@@ -146,9 +148,9 @@ def parse_document(
     # Re-encode to UTF-8 bytes so an in-page <?xml encoding=...?> cannot confuse lxml.
     payload = text.encode("utf-8", errors="replace").replace(b"\x00", b"")
     try:
-        tree = html.document_fromstring(payload, parser=_PARSER)
-    except (etree.ParserError, ValueError) as error:
+        tree = etree.fromstring(payload, parser=_PARSER)
+    except (etree.ParserError, etree.XMLSyntaxError, ValueError) as error:
         raise DocumentError("unparseable", str(error)) from error
-    if tree is None or not isinstance(tree, html.HtmlElement):
+    if tree is None or not isinstance(tree.tag, str):
         raise DocumentError("unparseable", "no document element")
     return Document(tree=tree, url=url, encoding=encoding_used)

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lxml import html
-
 from extractors.article import Block
 from extractors.blocks import clean_text, iter_blocks, text_blocks
 from extractors.boilerplate import keep_body_blocks
@@ -21,6 +19,7 @@ from extractors.paragraphs import (
     container_of,
     primary_paragraphs,
 )
+from extractors.tree import Element, text_of
 
 # Containers the div/td fallback considers.
 FALLBACK_TAGS = ("div", "td")
@@ -39,12 +38,12 @@ METHOD_DOM_FALLBACK = "dom_fallback"
 class DomBody:
     blocks: list[Block]
     method: str
-    container: html.HtmlElement
+    container: Element
 
 
 def content_bearing_paragraphs(
-    paragraphs: dict[html.HtmlElement, ParagraphStats],
-) -> dict[html.HtmlElement, int]:
+    paragraphs: dict[Element, ParagraphStats],
+) -> dict[Element, int]:
     """Lines 1-2 of Algorithm 2.1: CBP plus paragraphs sandwiched between two of them."""
     bearing = {p: stat.length for p, stat in primary_paragraphs(paragraphs).items()}
     tags = {p.tag for p in bearing}
@@ -62,9 +61,9 @@ def content_bearing_paragraphs(
     return {p: bearing[p] for p in paragraphs if p in bearing}
 
 
-def container_lengths(bearing: dict[html.HtmlElement, int]) -> dict[html.HtmlElement, int]:
+def container_lengths(bearing: dict[Element, int]) -> dict[Element, int]:
     """Text of the content-bearing paragraphs per container, in document order."""
-    per_container: dict[html.HtmlElement, int] = {}
+    per_container: dict[Element, int] = {}
     for paragraph, length in bearing.items():  # insertion order is document order
         parent = container_of(paragraph)
         if parent is not None:
@@ -72,7 +71,7 @@ def container_lengths(bearing: dict[html.HtmlElement, int]) -> dict[html.HtmlEle
     return per_container
 
 
-def best_container(per_container: dict[html.HtmlElement, int]) -> html.HtmlElement | None:
+def best_container(per_container: dict[Element, int]) -> Element | None:
     """Lines 3-9: the first element whose CBP children carry > C_SIGMA and > 2x the best so far."""
     best, best_length = None, 0
     for container, length in per_container.items():
@@ -81,13 +80,11 @@ def best_container(per_container: dict[html.HtmlElement, int]) -> html.HtmlEleme
     return best
 
 
-def _signature(element: html.HtmlElement) -> tuple[str, str]:
+def _signature(element: Element) -> tuple[str, str]:
     return element.tag, " ".join((element.get("class") or "").split())
 
 
-def body_containers(
-    best: html.HtmlElement, per_container: dict[html.HtmlElement, int]
-) -> list[html.HtmlElement]:
+def body_containers(best: Element, per_container: dict[Element, int]) -> list[Element]:
     """The best container plus its twins: a body split into several same-named chunks.
 
     Publishers cut long bodies into consecutive blocks of one template (`div.article-body` between
@@ -113,11 +110,25 @@ def body_containers(
     return twins
 
 
-def _is_descendant(element: html.HtmlElement, ancestor: html.HtmlElement) -> bool:
+def _is_descendant(element: Element, ancestor: Element) -> bool:
     return any(parent is ancestor for parent in element.iterancestors())
 
 
-def _own_text_and_media(element: html.HtmlElement) -> tuple[int, int]:
+def lead_paragraph(container: Element, paragraphs: dict[Element, ParagraphStats]) -> Element | None:
+    """The lead paragraph set apart just before the body container (seed 002: "usually the first
+    one, which is often styled and positioned on the page separately"): the nearest preceding
+    sibling with text, when it is a content-bearing paragraph."""
+    for sibling in container.itersiblings(preceding=True):
+        stat = paragraphs.get(sibling)
+        if stat is not None:
+            return sibling if stat.bearing else None
+        if not isinstance(sibling.tag, str) or not text_of(sibling).strip():
+            continue
+        return None
+    return None
+
+
+def _own_text_and_media(element: Element) -> tuple[int, int]:
     """Text length and <a>/<img> count of `element`, excluding nested block containers."""
     text_length = len(clean_text(element.text or ""))
     media = 0
@@ -127,12 +138,12 @@ def _own_text_and_media(element: html.HtmlElement) -> tuple[int, int]:
         if child.tag in ("div", "td", "table", "section", "article"):
             text_length += len(clean_text(child.tail or ""))
             continue
-        text_length += len(clean_text(child.text_content())) + len(clean_text(child.tail or ""))
+        text_length += len(clean_text(text_of(child))) + len(clean_text(child.tail or ""))
         media += sum(1 for _ in child.iter("a", "img"))
     return text_length, media
 
 
-def fallback_body(tree: html.HtmlElement) -> DomBody | None:
+def fallback_body(tree: Element) -> DomBody | None:
     """Lines 10-17: the div/td with the most own text, > C_SIGMA and > CT per link or image,
     whose long lines alone also carry more than C_SIGMA characters."""
     candidates = []
@@ -149,15 +160,14 @@ def fallback_body(tree: html.HtmlElement) -> DomBody | None:
     return None
 
 
-def extract_dom(
-    tree: html.HtmlElement, paragraphs: dict[html.HtmlElement, ParagraphStats]
-) -> DomBody | None:
+def extract_dom(tree: Element, paragraphs: dict[Element, ParagraphStats]) -> DomBody | None:
     """The article body by Algorithm 2.1, or None (NULL) when nothing convincing is found."""
     per_container = container_lengths(content_bearing_paragraphs(paragraphs))
     container = best_container(per_container)
     if container is None:
         return fallback_body(tree)
-    blocks = keep_body_blocks(
-        [block for twin in body_containers(container, per_container) for block in text_blocks(twin)]
-    )
+    twins = body_containers(container, per_container)
+    lead = lead_paragraph(twins[0], paragraphs)
+    parts = ([lead] if lead is not None else []) + twins
+    blocks = keep_body_blocks([block for part in parts for block in text_blocks(part)])
     return DomBody(blocks=blocks, method=METHOD_DOM, container=container) if blocks else None

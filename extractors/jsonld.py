@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from lxml import html
+from extractors.tree import Element
 
 # JSON-LD blocks larger than this are skipped: no real metadata block is anywhere near it.
 MAX_JSONLD_CHARS = 2 * 1024 * 1024
@@ -40,7 +40,7 @@ def _loads_tolerant(raw: str) -> Any:
     return None
 
 
-def jsonld_objects(tree: html.HtmlElement) -> list[dict[str, Any]]:
+def jsonld_objects(tree: Element) -> list[dict[str, Any]]:
     """Every JSON object in the page's ld+json scripts, flattened out of arrays and @graph."""
     objects: list[dict[str, Any]] = []
     for script in tree.iter("script"):

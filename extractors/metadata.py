@@ -11,10 +11,10 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from dateutil import parser as date_parser
-from lxml import html
 
 from extractors.blocks import clean_text
 from extractors.jsonld import article_objects, first_string, names_of
+from extractors.tree import Element, text_of
 
 # Title separators between headline and site name: "Headline | Site", "Site - Headline".
 _TITLE_SEPARATORS = re.compile(r"\s+(?:\||-|\u2013|\u2014|::|\u00b7|\u2022|\u00bb|/)\s+")
@@ -46,7 +46,7 @@ class Metadata:
     site_name: str | None = None
 
 
-def _meta_index(tree: html.HtmlElement) -> dict[str, str]:
+def _meta_index(tree: Element) -> dict[str, str]:
     """Meta tags keyed by lower-cased name/property/itemprop; the first occurrence wins."""
     index: dict[str, str] = {}
     for meta in tree.iter("meta"):
@@ -60,9 +60,7 @@ def _meta_index(tree: html.HtmlElement) -> dict[str, str]:
     return index
 
 
-def extract_metadata(
-    tree: html.HtmlElement, url: str | None, jsonld: list[dict[str, Any]]
-) -> Metadata:
+def extract_metadata(tree: Element, url: str | None, jsonld: list[dict[str, Any]]) -> Metadata:
     meta = _meta_index(tree)
     articles = article_objects(jsonld)
     site_name = _site_name(meta, jsonld)
@@ -114,13 +112,13 @@ def _site_name(meta: dict[str, str], jsonld: list[dict[str, Any]]) -> str | None
 
 
 def extract_title(
-    tree: html.HtmlElement,
+    tree: Element,
     meta: dict[str, str],
     articles: list[dict[str, Any]],
     site_name: str | None,
 ) -> str | None:
     """Seed 002: a single <h1>, else a meta/OpenGraph title, else <title>; site name stripped."""
-    headings = [clean_text(h1.text_content()) for h1 in tree.iter("h1")]
+    headings = [clean_text(text_of(h1)) for h1 in tree.iter("h1")]
     headings = [heading for heading in headings if heading]
     if len(headings) == 1 and len(headings[0]) >= MIN_HEADLINE_CHARS:
         return headings[0][:MAX_TITLE_CHARS]
@@ -130,7 +128,7 @@ def extract_title(
         meta.get("og:title"),
         meta.get("twitter:title"),
         meta.get("title"),
-        title_element.text_content() if title_element is not None else None,
+        text_of(title_element) if title_element is not None else None,
     )
     for candidate in candidates:
         if candidate and (title := strip_site_name(clean_text(candidate), site_name)):
@@ -155,9 +153,7 @@ def strip_site_name(title: str, site_name: str | None = None) -> str:
     return longest if len(longest) >= MIN_HEADLINE_CHARS else title
 
 
-def _authors(
-    tree: html.HtmlElement, meta: dict[str, str], articles: list[dict[str, Any]]
-) -> list[str]:
+def _authors(tree: Element, meta: dict[str, str], articles: list[dict[str, Any]]) -> list[str]:
     names: list[str] = []
     for obj in articles:
         names.extend(names_of(obj.get("author")))
@@ -169,7 +165,7 @@ def _authors(
                 names.extend(re.split(r"\s*(?:,|\band\b|&)\s*", meta[key]))
                 break
     if not names:
-        names.extend(link.text_content() for link in tree.xpath("//a[@rel='author']"))
+        names.extend(text_of(link) for link in tree.xpath("//a[@rel='author']"))
     return _unique_authors(names)
 
 
@@ -206,7 +202,7 @@ def parse_date(value: str | None) -> datetime | None:
 
 
 def _published(
-    tree: html.HtmlElement, meta: dict[str, str], articles: list[dict[str, Any]]
+    tree: Element, meta: dict[str, str], articles: list[dict[str, Any]]
 ) -> datetime | None:
     candidates = [_jsonld_str(articles, "datePublished")]
     candidates += [meta.get(key) for key in (
@@ -220,9 +216,7 @@ def _published(
     return None
 
 
-def _language(
-    tree: html.HtmlElement, meta: dict[str, str], articles: list[dict[str, Any]]
-) -> str | None:
+def _language(tree: Element, meta: dict[str, str], articles: list[dict[str, Any]]) -> str | None:
     candidates = (
         tree.get("lang"),
         tree.get("xml:lang"),
@@ -237,7 +231,7 @@ def _language(
     return None
 
 
-def _canonical(tree: html.HtmlElement, meta: dict[str, str], url: str | None) -> str | None:
+def _canonical(tree: Element, meta: dict[str, str], url: str | None) -> str | None:
     links = tree.xpath("//link[@rel][@href]")
     for link in links:
         is_canonical = "canonical" in link.get("rel", "").lower().split()

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lxml import etree, html
+from lxml import etree
+
+from extractors.tree import Element, text_of
 
 # The paper's constants (seed 002): starting points, tuned on evidence.
 CP = 40  # a content-bearing paragraph has at least this many characters ...
@@ -26,12 +28,12 @@ class ParagraphStats:
     bearing: bool  # content-bearing by line 1 of Algorithm 2.1
 
 
-def text_length(element: html.HtmlElement) -> int:
+def text_length(element: Element) -> int:
     """Length of an element's text with runs of whitespace counted as one space."""
-    return len(" ".join(element.text_content().split()))
+    return len(" ".join(text_of(element).split()))
 
 
-def paragraph_stats(paragraph: html.HtmlElement) -> ParagraphStats:
+def paragraph_stats(paragraph: Element) -> ParagraphStats:
     length = text_length(paragraph)
     if length < CP:
         return ParagraphStats(length, 0, 0, False)
@@ -41,7 +43,7 @@ def paragraph_stats(paragraph: html.HtmlElement) -> ParagraphStats:
     return ParagraphStats(length, tags, links, bearing)
 
 
-def container_of(paragraph: html.HtmlElement) -> html.HtmlElement | None:
+def container_of(paragraph: Element) -> Element | None:
     """The paragraph's parent, looking through wrappers that hold nothing but it.
 
     Component frameworks wrap each paragraph in its own <div>; such a wrapper is transparent,
@@ -54,8 +56,8 @@ def container_of(paragraph: html.HtmlElement) -> html.HtmlElement | None:
 
 
 def primary_paragraphs(
-    stats: dict[html.HtmlElement, ParagraphStats],
-) -> dict[html.HtmlElement, ParagraphStats]:
+    stats: dict[Element, ParagraphStats],
+) -> dict[Element, ParagraphStats]:
     """The content-bearing paragraphs the page is built from: its <p>s, or, on pages that set
     their text without <p> (fewer than C_SIGMA characters in bearing <p>s), its leaf <div>s.
 

@@ -20,16 +20,18 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
 
-from lxml import etree, html
+from lxml import etree
 
 from extractors.blocks import BLOCK_TAGS
 from extractors.paragraphs import (
     ParagraphStats,
     paragraph_stats,
     primary_paragraphs,
-    text_length,
 )
+from extractors.tree import Element, remove_element
 
 # Removed wholesale, with their text: never article text.
 JUNK_TAGS = (
@@ -51,6 +53,8 @@ SUSPICIOUS_TOKENS = frozenset(
         "caption", "figcaption", "byline", "disqus",
     }
 )  # fmt: skip
+# Distinct id/class strings whose verdict is remembered (a site repeats its class names).
+NAME_CACHE_SIZE = 65536
 # Whole class names that hide an element in every CSS framework we know.
 HIDDEN_CLASSES = frozenset(
     {"hidden", "hide", "d-none", "is-hidden", "sr-only", "visually-hidden", "screen-reader-text",
@@ -64,67 +68,86 @@ PROTECTED_TAGS = frozenset({"html", "body"})
 # wrapper named after something it also holds ("main with-sidebar"): kept.
 VETO_SHARE = 0.5
 
-_NAME_TOKENS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
 
 
-def name_tokens(element: html.HtmlElement) -> set[str]:
-    """Lower-cased tokens of an element's id and class: 'relatedArticles' -> related, articles."""
-    names = f"{element.get('id') or ''} {element.get('class') or ''}"
-    tokens = {token.lower() for token in _NAME_TOKENS.findall(names)}
-    tokens.update(part for part in re.split(r"[\s_\-]+", names.lower()) if part)
-    return tokens
+_NAME_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+_HIDDEN_CLASS = re.compile(
+    r"(?:^|\s)(?:" + "|".join(re.escape(name) for name in sorted(HIDDEN_CLASSES)) + r")(?=\s|$)"
+)
+# Bootstrap's collapsed panels are hidden until opened ("collapse show" / "collapse in").
+_COLLAPSED = re.compile(r"(?:^|\s)collapse(?=\s|$)")
+_EXPANDED = re.compile(r"(?:^|\s)(?:show|in)(?=\s|$)")
 
 
-def is_hidden(element: html.HtmlElement) -> bool:
-    attributes = element.attrib
+@lru_cache(maxsize=NAME_CACHE_SIZE)
+def names_say_chrome(names: str) -> bool:
+    """Whether id/class names mark chrome: a part of them ('related-box', 'relatedArticles',
+    'theiaStickySidebar') is one of SUSPICIOUS_TOKENS, in any case."""
+    return not SUSPICIOUS_TOKENS.isdisjoint(part.lower() for part in _NAME_PART.findall(names))
+
+
+@lru_cache(maxsize=NAME_CACHE_SIZE)
+def classes_say_hidden(classes: str) -> bool:
+    if _HIDDEN_CLASS.search(classes):
+        return True
+    return _COLLAPSED.search(classes) is not None and _EXPANDED.search(classes) is None
+
+
+def is_hidden(attributes: Any) -> bool:
+    """Hidden by the `hidden` attribute, aria-hidden, inline CSS or a hiding utility class."""
     if "hidden" in attributes:
         return True
-    if attributes.get("aria-hidden", "").strip().lower() == "true":
+    aria_hidden = attributes.get("aria-hidden")
+    if aria_hidden is not None and aria_hidden.strip().lower() == "true":
         return True
     style = attributes.get("style")
     if style and _HIDDEN_STYLE.search(style):
         return True
     classes = attributes.get("class")
-    return bool(classes and not HIDDEN_CLASSES.isdisjoint(classes.split()))
+    return bool(classes) and classes_say_hidden(classes)
 
 
-def is_chrome_candidate(element: html.HtmlElement) -> bool:
+def is_chrome_candidate(element: Element) -> bool:
     """Hidden, a chrome tag, or named like chrome; not yet weighed against the page's text."""
     tag = element.tag
-    if tag in PROTECTED_TAGS or _is_article_body(element):
+    if tag in PROTECTED_TAGS:
         return False
     if tag in CHROME_TAGS:
         return True
     attributes = element.attrib
-    if not attributes:
+    if not attributes or _is_article_body(attributes):
         return False
-    if is_hidden(element):
+    if is_hidden(attributes):
         return True
-    if "class" not in attributes and "id" not in attributes:
-        return False
-    return not SUSPICIOUS_TOKENS.isdisjoint(name_tokens(element))
+    classes, identifier = attributes.get("class"), attributes.get("id")
+    return bool(
+        (classes and names_say_chrome(classes)) or (identifier and names_say_chrome(identifier))
+    )
 
 
-def _is_article_body(element: html.HtmlElement) -> bool:
-    return "articlebody" in element.get("itemprop", "").lower()
+def _is_article_body(attributes: Any) -> bool:
+    itemprop = attributes.get("itemprop")
+    return itemprop is not None and "articlebody" in itemprop.lower()
 
 
 @dataclass(slots=True)
 class CleanTree:
     """What cleaning left: the tree (mutated) and the statistics of its surviving paragraphs."""
 
-    tree: html.HtmlElement
-    paragraphs: dict[html.HtmlElement, ParagraphStats] = field(default_factory=dict)
+    tree: Element
+    paragraphs: dict[Element, ParagraphStats] = field(default_factory=dict)
     removed: int = 0
 
 
-def clean_tree(tree: html.HtmlElement) -> CleanTree:
+def clean_tree(tree: Element) -> CleanTree:
     """Remove junk and chrome from `tree` in place (tails are preserved)."""
     etree.strip_elements(tree, *JUNK_TAGS, with_tail=False)
-    candidates: list[html.HtmlElement] = []
-    paragraphs: list[html.HtmlElement] = []
-    not_leaf: set[html.HtmlElement] = set()
+    paragraphs: list[Element] = []
+    not_leaf: set[Element] = set()
+    candidates: list[Element] = []
+    # One pass in Python over the whole tree: it costs about as much as parsing, so it does
+    # everything that needs to see every element.
     for element in tree.iter(etree.Element):
         tag = element.tag
         if tag in PARAGRAPH_TAGS:
@@ -143,20 +166,20 @@ def clean_tree(tree: html.HtmlElement) -> CleanTree:
         if paragraph not in doomed and not _inside(paragraph, doomed)
     }
     for element in doomed:
-        element.drop_tree()
+        remove_element(element)
     return CleanTree(tree=tree, paragraphs=surviving, removed=len(doomed))
 
 
 def _doomed(
-    tree: html.HtmlElement,
-    candidates: list[html.HtmlElement],
-    stats: dict[html.HtmlElement, ParagraphStats],
-) -> set[html.HtmlElement]:
+    tree: Element,
+    candidates: list[Element],
+    stats: dict[Element, ParagraphStats],
+) -> set[Element]:
     """The chrome candidates to remove: those not holding VETO_SHARE of the bearing text."""
     if not candidates:
         return set()
     candidate_set = set(candidates)
-    held: dict[html.HtmlElement, int] = dict.fromkeys(candidates, 0)
+    held: dict[Element, int] = dict.fromkeys(candidates, 0)
     total = 0
     for paragraph, stat in primary_paragraphs(stats).items():
         total += stat.length
@@ -165,20 +188,14 @@ def _doomed(
         for ancestor in paragraph.iterancestors():
             if ancestor in candidate_set:
                 held[ancestor] += stat.length
-    page_text = text_length(tree)
     doomed = {
         element
         for element in candidates
-        if held[element] < VETO_SHARE * total and not _is_wrapper(element, page_text)
+        if held[element] < VETO_SHARE * total
     }
     # Only the outermost doomed elements need removing.
     return {element for element in doomed if not _inside(element, doomed)}
 
 
-def _is_wrapper(element: html.HtmlElement, page_text: int) -> bool:
-    """A layout wrapper: it holds most of the page's text (a real sidebar or banner does not)."""
-    return page_text > 0 and text_length(element) >= VETO_SHARE * page_text
-
-
-def _inside(element: html.HtmlElement, removed: set[html.HtmlElement]) -> bool:
+def _inside(element: Element, removed: set[Element]) -> bool:
     return any(ancestor in removed for ancestor in element.iterancestors())

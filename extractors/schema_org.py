@@ -13,11 +13,12 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from lxml import etree, html
+from lxml import etree
 
 from extractors.article import HEADING, LIST_ITEM, PARAGRAPH, QUOTE, Block
 from extractors.blocks import TextBlock, clean_text, text_blocks
 from extractors.jsonld import article_objects
+from extractors.tree import Element
 
 METHOD_SCHEMA_ORG = "schema_org"
 MICRODATA = "microdata"
@@ -41,6 +42,9 @@ _TAG = re.compile(r"<\s*/?\s*[a-zA-Z][^<>]{0,2000}>")
 _KIND_OF_TAG = {"li": LIST_ITEM, "blockquote": QUOTE}
 
 
+_WITH_ITEMPROP = etree.XPath("//*[@itemprop]")
+
+
 @dataclass(slots=True)
 class SchemaBody:
     blocks: list[TextBlock] | list[Block]
@@ -51,16 +55,16 @@ class SchemaBody:
         return [block.block if isinstance(block, TextBlock) else block for block in self.blocks]
 
 
-def microdata_elements(tree: html.HtmlElement) -> list[html.HtmlElement]:
+def microdata_elements(tree: Element) -> list[Element]:
     """Elements marked itemprop=articleBody (any case), found before cleaning changes the tree."""
     return [
         element
-        for element in tree.iter(etree.Element)
+        for element in _WITH_ITEMPROP(tree)
         if "articlebody" in element.get("itemprop", "").lower().split()
     ]
 
 
-def microdata_body(elements: list[html.HtmlElement]) -> SchemaBody | None:
+def microdata_body(elements: list[Element]) -> SchemaBody | None:
     """The longest articleBody element still in the (cleaned) tree, as blocks."""
     best: tuple[int, list[TextBlock]] | None = None
     for element in elements:
@@ -73,11 +77,12 @@ def microdata_body(elements: list[html.HtmlElement]) -> SchemaBody | None:
     return SchemaBody(blocks=best[1], source=MICRODATA) if best else None
 
 
-def _attached(element: html.HtmlElement) -> bool:
-    root = element
-    for root in element.iterancestors():
+def _attached(element: Element) -> bool:
+    """Still in the document (cleaning removes subtrees by detaching them)."""
+    top = element
+    for top in element.iterancestors():  # noqa: B007 - the loop finds the topmost ancestor
         pass
-    return root.tag == "html"
+    return top.tag == "html"
 
 
 def jsonld_body(objects: list[dict[str, Any]]) -> SchemaBody | None:

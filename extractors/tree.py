@@ -1,0 +1,32 @@
+"""The parsed-tree vocabulary every extractor shares.
+
+Pages are parsed into plain `lxml.etree` elements, not `lxml.html.HtmlElement`s: the HTML
+element classes are looked up by a Python callback each time lxml hands an element to Python,
+which made walking a tree several times slower than parsing it.
+"""
+
+from __future__ import annotations
+
+from lxml import etree
+
+Element = etree._Element
+
+
+def text_of(element: Element) -> str:
+    """All the text inside `element` (not its tail), as a browser's textContent."""
+    return etree.tostring(element, method="text", encoding=str, with_tail=False)
+
+
+def remove_element(element: Element) -> None:
+    """Remove `element` and its subtree, keeping its tail text in the document."""
+    parent = element.getparent()
+    if parent is None:
+        return
+    tail = element.tail
+    if tail:
+        previous = element.getprevious()
+        if previous is not None:
+            previous.tail = (previous.tail or "") + tail
+        else:
+            parent.text = (parent.text or "") + tail
+    parent.remove(element)
