@@ -33,7 +33,12 @@ class Article:
 
     @property
     def text(self) -> str:
-        return "\n".join(text for _, text in self.blocks)
+        """The running text: the blocks joined by newlines, without image captions.
+
+        Captions describe a picture and stay in `blocks` (kind "caption"), as seed 001 tags such
+        borderline segments; schema.org's articleBody, and readers, leave them out of the text.
+        """
+        return "\n".join(text for kind, text in self.blocks if kind != CAPTION)
 
 
 @dataclass(slots=True)

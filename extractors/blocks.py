@@ -11,6 +11,8 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from lxml import etree
+
 from extractors.article import CAPTION, HEADING, LIST_ITEM, PARAGRAPH, QUOTE, TABLE, Block
 from extractors.tree import Element, text_of
 
@@ -18,6 +20,7 @@ HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 LIST_ITEM_TAGS = frozenset({"li", "dt", "dd"})
 QUOTE_TAGS = frozenset({"blockquote"})
 CAPTION_TAGS = frozenset({"figcaption", "caption"})
+FIGURE_TAGS = frozenset({"figure"})
 # Elements that end the current block: their text never runs into a neighbour's.
 BLOCK_TAGS = frozenset(
     {
@@ -123,12 +126,20 @@ def iter_blocks(container: Element, skip: ElementFilter | None = None) -> Iterat
         yield block.block
 
 
-def text_blocks(container: Element, skip: ElementFilter | None = None) -> list[TextBlock]:
-    """The blocks of `container` in document order, with their link text and source element."""
-    writer = _BlockWriter()
-    _walk(container, writer, PARAGRAPH, skip)
-    writer.flush()
-    return writer.blocks
+def text_blocks(
+    container: Element,
+    skip: ElementFilter | None = None,
+    captions: frozenset[Element] | set[Element] = frozenset(),
+) -> list[TextBlock]:
+    """The blocks of `container` in document order, with their link text and source element.
+
+    `captions` are elements known to be image captions (besides <figcaption>): their text becomes
+    "caption" blocks. Of a <figure>, only the captions are kept: the rest is image furniture.
+    """
+    walker = _Walker(skip, captions)
+    walker.walk(container, PARAGRAPH)
+    walker.writer.flush()
+    return walker.writer.blocks
 
 
 # One pending step of the traversal: the element, the block kind and block element of its parent
@@ -137,39 +148,79 @@ def text_blocks(container: Element, skip: ElementFilter | None = None) -> list[T
 _Step = tuple[Element, str, Element, bool, bool]
 
 
-def _walk(root: Element, writer: _BlockWriter, root_kind: str, skip: ElementFilter | None) -> None:
-    # Iterative traversal: hostile pages nest thousands of levels deep.
-    stack: list[_Step] = [(root, root_kind, root, False, False)]
-    while stack:
-        element, parent_kind, owner, in_link, closing = stack.pop()
-        tag = element.tag if isinstance(element.tag, str) else ""
-        tail = element.tail if element is not root else None
-        if closing:
-            if tag in BLOCK_TAGS:
+class _Walker:
+    def __init__(self, skip: ElementFilter | None, captions: frozenset[Element] | set[Element]):
+        self.writer = _BlockWriter()
+        self.skip = skip
+        self.captions = captions
+
+    def walk(self, root: Element, root_kind: str) -> None:
+        # Iterative traversal: hostile pages nest thousands of levels deep.
+        writer, skip = self.writer, self.skip
+        stack: list[_Step] = [(root, root_kind, root, False, False)]
+        while stack:
+            element, parent_kind, owner, in_link, closing = stack.pop()
+            tag = element.tag if isinstance(element.tag, str) else ""
+            tail = element.tail if element is not root else None
+            if closing:
+                if tag in BLOCK_TAGS:
+                    writer.flush()
+                writer.text(tail, parent_kind, owner, in_link)
+                continue
+            if element is not root and (not tag or tag in SKIP_TAGS or (skip and skip(element))):
+                writer.text(tail, parent_kind, owner, in_link)
+            elif tag == "br":
+                _line_break(element, writer)
+                writer.text(tail, parent_kind, owner, in_link)
+            elif tag == "table" and element is not root:
                 writer.flush()
-            writer.text(tail, parent_kind, owner, in_link)
-            continue
-        if element is not root and (not tag or tag in SKIP_TAGS or (skip and skip(element))):
-            writer.text(tail, parent_kind, owner, in_link)
-        elif tag == "br":
-            _line_break(element, writer)
-            writer.text(tail, parent_kind, owner, in_link)
-        elif tag == "table" and element is not root:
-            writer.flush()
-            _table_rows(element, writer, skip)
-            writer.text(tail, parent_kind, owner, in_link)
-        else:
-            own_kind = _kind_of(tag, parent_kind)
-            own_owner = element if tag in BLOCK_TAGS else owner
-            own_link = in_link or tag == "a"
-            if tag in BLOCK_TAGS:
-                writer.flush()
-            writer.text(element.text, own_kind, own_owner, own_link)
-            # The closing step carries the parent's state: it emits the element's tail.
-            stack.append((element, parent_kind, owner, in_link, True))
-            stack.extend(
-                (child, own_kind, own_owner, own_link, False) for child in reversed(element)
-            )
+                self.table(element)
+                writer.text(tail, parent_kind, owner, in_link)
+            else:
+                own_kind = CAPTION if element in self.captions else _kind_of(tag, parent_kind)
+                own_owner = element if tag in BLOCK_TAGS else owner
+                own_link = in_link or tag == "a"
+                if tag in BLOCK_TAGS:
+                    writer.flush()
+                # The closing step carries the parent's state: it emits the element's tail.
+                stack.append((element, parent_kind, owner, in_link, True))
+                if tag in FIGURE_TAGS and own_kind != CAPTION:
+                    children = self.figure_captions(element)
+                else:
+                    writer.text(element.text, own_kind, own_owner, own_link)
+                    children = list(element)
+                stack.extend(
+                    (child, own_kind, own_owner, own_link, False) for child in reversed(children)
+                )
+
+    def figure_captions(self, figure: Element) -> list[Element]:
+        """The outermost captions inside a figure; they are walked with their tails cut."""
+        found: list[Element] = []
+        for element in figure.iterdescendants(etree.Element):
+            if (element.tag in CAPTION_TAGS or element in self.captions) and not any(
+                ancestor in found for ancestor in element.iterancestors()
+            ):
+                found.append(element)
+        return found
+
+    def table(self, table: Element) -> None:
+        """Data tables become one block per row; layout tables (a cell holding the body) recurse."""
+        writer = self.writer
+        rows = [row for row in table.iter("tr") if _owning_table(row) is table]
+        if _is_layout_table(table, rows):
+            for cell in table.iter("td", "th"):
+                if _owning_table(cell) is table:
+                    self.walk(cell, PARAGRAPH)
+                    writer.flush()
+            return
+        for row in rows:
+            cells = [cell for cell in row if cell.tag in ("td", "th")]
+            texts = [clean_text(text_of(cell)) for cell in cells]
+            line = " | ".join(text for text in texts if text)
+            if line:
+                links = sum(_visible_chars(text_of(link)) for link in row.iter("a"))
+                chars = _visible_chars(line)
+                writer.add(TextBlock(TABLE, line, min(links, chars), chars, row))
 
 
 def _line_break(element: Element, writer: _BlockWriter) -> None:
@@ -179,25 +230,6 @@ def _line_break(element: Element, writer: _BlockWriter) -> None:
         writer.flush()
     else:
         writer.space()
-
-
-def _table_rows(table: Element, writer: _BlockWriter, skip: ElementFilter | None) -> None:
-    """Data tables become one block per row; layout tables (a cell holding the body) recurse."""
-    rows = [row for row in table.iter("tr") if _owning_table(row) is table]
-    if _is_layout_table(table, rows):
-        for cell in table.iter("td", "th"):
-            if _owning_table(cell) is table:
-                _walk(cell, writer, PARAGRAPH, skip)
-                writer.flush()
-        return
-    for row in rows:
-        cells = [cell for cell in row if cell.tag in ("td", "th")]
-        texts = [clean_text(text_of(cell)) for cell in cells]
-        line = " | ".join(text for text in texts if text)
-        if line:
-            links = sum(_visible_chars(text_of(link)) for link in row.iter("a"))
-            chars = _visible_chars(line)
-            writer.add(TextBlock(TABLE, line, min(links, chars), chars, row))
 
 
 def _owning_table(element: Element) -> Element | None:

@@ -59,8 +59,8 @@ def _run_chain(tree: Element, url: str | None) -> Extraction:
     metadata = extract_metadata(tree, url, jsonld)
     marked = microdata_elements(tree)
     cleaned = clean_tree(tree)
-    schema = microdata_body(marked) or jsonld_body(jsonld)
-    dom = extract_dom(tree, cleaned.paragraphs)
+    schema = microdata_body(marked, cleaned.captions) or jsonld_body(jsonld)
+    dom = extract_dom(cleaned)
     chosen = _choose_body(schema, dom)
     if chosen is None:
         return Extraction(article=None, reason=NULL_NO_CONTENT)

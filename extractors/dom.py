@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from extractors.article import Block
-from extractors.blocks import clean_text, iter_blocks, text_blocks
+from extractors.article import CAPTION, Block
+from extractors.blocks import clean_text, text_blocks
 from extractors.boilerplate import keep_body_blocks
 from extractors.paragraphs import (
     C_SIGMA,
@@ -19,6 +19,7 @@ from extractors.paragraphs import (
     container_of,
     primary_paragraphs,
 )
+from extractors.preprocess import CleanTree
 from extractors.tree import Element, text_of
 
 # Containers the div/td fallback considers.
@@ -143,7 +144,7 @@ def _own_text_and_media(element: Element) -> tuple[int, int]:
     return text_length, media
 
 
-def fallback_body(tree: Element) -> DomBody | None:
+def fallback_body(tree: Element, captions: frozenset[Element] = frozenset()) -> DomBody | None:
     """Lines 10-17: the div/td with the most own text, > C_SIGMA and > CT per link or image,
     whose long lines alone also carry more than C_SIGMA characters."""
     candidates = []
@@ -153,21 +154,28 @@ def fallback_body(tree: Element) -> DomBody | None:
             candidates.append((text_length, element))
     candidates.sort(key=lambda candidate: candidate[0], reverse=True)
     for _, element in candidates[:FALLBACK_CANDIDATES]:
-        blocks = list(iter_blocks(element))
-        prose = sum(len(text) for _, text in blocks if len(text) >= FALLBACK_MIN_LINE_CHARS)
+        blocks = [block.block for block in text_blocks(element, captions=captions)]
+        prose = sum(
+            len(text)
+            for kind, text in blocks
+            if kind != CAPTION and len(text) >= FALLBACK_MIN_LINE_CHARS
+        )
         if prose > C_SIGMA:
             return DomBody(blocks=blocks, method=METHOD_DOM_FALLBACK, container=element)
     return None
 
 
-def extract_dom(tree: Element, paragraphs: dict[Element, ParagraphStats]) -> DomBody | None:
+def extract_dom(cleaned: CleanTree) -> DomBody | None:
     """The article body by Algorithm 2.1, or None (NULL) when nothing convincing is found."""
+    paragraphs, captions = cleaned.paragraphs, cleaned.captions
     per_container = container_lengths(content_bearing_paragraphs(paragraphs))
     container = best_container(per_container)
     if container is None:
-        return fallback_body(tree)
+        return fallback_body(cleaned.tree, captions)
     twins = body_containers(container, per_container)
     lead = lead_paragraph(twins[0], paragraphs)
     parts = ([lead] if lead is not None else []) + twins
-    blocks = keep_body_blocks([block for part in parts for block in text_blocks(part)])
+    blocks = keep_body_blocks(
+        [block for part in parts for block in text_blocks(part, captions=captions)]
+    )
     return DomBody(blocks=blocks, method=METHOD_DOM, container=container) if blocks else None

@@ -40,7 +40,12 @@ JUNK_TAGS = (
     "picture", "source", "head", "label", "option",
 )  # fmt: skip
 # Semantic elements that hold chrome unless they hold the page (see VETO_SHARE).
-CHROME_TAGS = frozenset({"nav", "aside", "footer", "header", "figure", "form", "dialog", "menu"})
+CHROME_TAGS = frozenset({"nav", "aside", "footer", "header", "form", "dialog", "menu"})
+# Figures stay: the block writer keeps their captions (as "caption" blocks) and nothing else.
+FIGURE_TAGS = frozenset({"figure"})
+CAPTION_TAGS = frozenset({"figcaption"})
+# Class/id tokens that mark an image caption or credit (a "caption" block, not body text).
+CAPTION_TOKENS = frozenset({"caption", "figcaption"})
 # Class/id tokens (split on case changes, "-", "_" and spaces) that mark page chrome.
 SUSPICIOUS_TOKENS = frozenset(
     {
@@ -50,7 +55,7 @@ SUSPICIOUS_TOKENS = frozenset(
         "breadcrumb", "breadcrumbs", "footer", "masthead", "subscribe", "subscription", "popup",
         "modal", "outbrain", "taboola", "recommended", "trending", "mostread", "teaser",
         "teasers", "signup", "paywall", "gdpr", "skip", "toolbar", "pagination", "pager", "tags",
-        "caption", "figcaption", "byline", "disqus",
+        "byline", "disqus",
     }
 )  # fmt: skip
 # Distinct id/class strings whose verdict is remembered (a site repeats its class names).
@@ -88,6 +93,11 @@ def names_say_chrome(names: str) -> bool:
 
 
 @lru_cache(maxsize=NAME_CACHE_SIZE)
+def names_say_caption(names: str) -> bool:
+    return not CAPTION_TOKENS.isdisjoint(part.lower() for part in _NAME_PART.findall(names))
+
+
+@lru_cache(maxsize=NAME_CACHE_SIZE)
 def classes_say_hidden(classes: str) -> bool:
     if _HIDDEN_CLASS.search(classes):
         return True
@@ -108,22 +118,36 @@ def is_hidden(attributes: Any) -> bool:
     return bool(classes) and classes_say_hidden(classes)
 
 
-def is_chrome_candidate(element: Element) -> bool:
-    """Hidden, a chrome tag, or named like chrome; not yet weighed against the page's text."""
+# What the classification pass makes of an element.
+PLAIN, CHROME, CAPTION, FIGURE = 0, 1, 2, 3
+
+
+def classify(element: Element) -> int:
+    """CHROME (hidden, a chrome tag, or named like chrome), CAPTION, FIGURE, or PLAIN; not yet
+    weighed against the page's text."""
     tag = element.tag
     if tag in PROTECTED_TAGS:
-        return False
+        return PLAIN
     if tag in CHROME_TAGS:
-        return True
+        return CHROME
     attributes = element.attrib
-    if not attributes or _is_article_body(attributes):
-        return False
-    if is_hidden(attributes):
-        return True
-    classes, identifier = attributes.get("class"), attributes.get("id")
-    return bool(
-        (classes and names_say_chrome(classes)) or (identifier and names_say_chrome(identifier))
-    )
+    if attributes:
+        if _is_article_body(attributes):
+            return PLAIN
+        if is_hidden(attributes):
+            return CHROME
+        classes, identifier = attributes.get("class"), attributes.get("id")
+        if (classes and names_say_chrome(classes)) or (identifier and names_say_chrome(identifier)):
+            return CHROME
+        if (classes and names_say_caption(classes)) or (
+            identifier and names_say_caption(identifier)
+        ):
+            return CAPTION
+    if tag in CAPTION_TAGS:
+        return CAPTION
+    if tag in FIGURE_TAGS:
+        return FIGURE
+    return PLAIN
 
 
 def _is_article_body(attributes: Any) -> bool:
@@ -133,10 +157,12 @@ def _is_article_body(attributes: Any) -> bool:
 
 @dataclass(slots=True)
 class CleanTree:
-    """What cleaning left: the tree (mutated) and the statistics of its surviving paragraphs."""
+    """What cleaning left: the tree (mutated), the statistics of its surviving paragraphs, and
+    the image captions the block writer keeps apart from the body text."""
 
     tree: Element
     paragraphs: dict[Element, ParagraphStats] = field(default_factory=dict)
+    captions: frozenset[Element] = frozenset()
     removed: int = 0
 
 
@@ -145,7 +171,7 @@ def clean_tree(tree: Element) -> CleanTree:
     etree.strip_elements(tree, *JUNK_TAGS, with_tail=False)
     paragraphs: list[Element] = []
     not_leaf: set[Element] = set()
-    candidates: list[Element] = []
+    candidates: dict[Element, int] = {}
     # One pass in Python over the whole tree: it costs about as much as parsing, so it does
     # everything that needs to see every element.
     for element in tree.iter(etree.Element):
@@ -154,47 +180,48 @@ def clean_tree(tree: Element) -> CleanTree:
             paragraphs.append(element)
         if tag in BLOCK_TAGS:
             not_leaf.add(element.getparent())
-        if is_chrome_candidate(element):
-            candidates.append(element)
+        kind = classify(element)
+        if kind != PLAIN:
+            candidates[element] = kind
     # A <div> holding only inline content is a paragraph too (pages without <p>).
     paragraphs = [p for p in paragraphs if p.tag == "p" or p not in not_leaf]
     stats = {paragraph: paragraph_stats(paragraph) for paragraph in paragraphs}
-    doomed = _doomed(tree, candidates, stats)
+    # A candidate holding most of the page's content-bearing text is the page: not chrome.
+    kept = _weigh(candidates, stats)
+    doomed = {element for element in kept if kept[element] == CHROME}
+    doomed = {element for element in doomed if not _inside(element, doomed)}
+    captions = frozenset(element for element in kept if kept[element] == CAPTION)
+    set_apart = doomed | {element for element in kept if kept[element] != CHROME}
     surviving = {
         paragraph: stat
         for paragraph, stat in stats.items()
-        if paragraph not in doomed and not _inside(paragraph, doomed)
+        if paragraph not in set_apart and not _inside(paragraph, set_apart)
     }
     for element in doomed:
         remove_element(element)
-    return CleanTree(tree=tree, paragraphs=surviving, removed=len(doomed))
+    return CleanTree(tree=tree, paragraphs=surviving, captions=captions, removed=len(doomed))
 
 
-def _doomed(
-    tree: Element,
-    candidates: list[Element],
-    stats: dict[Element, ParagraphStats],
-) -> set[Element]:
-    """The chrome candidates to remove: those not holding VETO_SHARE of the bearing text."""
+def _weigh(
+    candidates: dict[Element, int], stats: dict[Element, ParagraphStats]
+) -> dict[Element, int]:
+    """The candidates that do not hold VETO_SHARE of the bearing text, with their kind."""
     if not candidates:
-        return set()
-    candidate_set = set(candidates)
+        return {}
     held: dict[Element, int] = dict.fromkeys(candidates, 0)
     total = 0
     for paragraph, stat in primary_paragraphs(stats).items():
         total += stat.length
-        if paragraph in candidate_set:
+        if paragraph in held:
             held[paragraph] += stat.length
         for ancestor in paragraph.iterancestors():
-            if ancestor in candidate_set:
+            if ancestor in held:
                 held[ancestor] += stat.length
-    doomed = {
-        element
-        for element in candidates
-        if held[element] < VETO_SHARE * total
+    return {
+        element: kind
+        for element, kind in candidates.items()
+        if held[element] < VETO_SHARE * total or total == 0
     }
-    # Only the outermost doomed elements need removing.
-    return {element for element in doomed if not _inside(element, doomed)}
 
 
 def _inside(element: Element, removed: set[Element]) -> bool:

@@ -64,13 +64,15 @@ def microdata_elements(tree: Element) -> list[Element]:
     ]
 
 
-def microdata_body(elements: list[Element]) -> SchemaBody | None:
+def microdata_body(
+    elements: list[Element], captions: frozenset[Element] = frozenset()
+) -> SchemaBody | None:
     """The longest articleBody element still in the (cleaned) tree, as blocks."""
     best: tuple[int, list[TextBlock]] | None = None
     for element in elements:
         if not _attached(element):
             continue  # removed with chrome around it
-        blocks = text_blocks(element)
+        blocks = text_blocks(element, captions=captions)
         length = sum(len(block.text) for block in blocks)
         if length and (best is None or length > best[0]):
             best = (length, blocks)
