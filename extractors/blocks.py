@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from lxml import etree
 
 from extractors.article import CAPTION, HEADING, LIST_ITEM, PARAGRAPH, QUOTE, TABLE, Block
-from extractors.tree import Element, text_of
+from extractors.tree import CAPTION as CAPTION_KIND
+from extractors.tree import CHROME, FIGURE, PLAIN, Element, text_of
 
 HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 LIST_ITEM_TAGS = frozenset({"li", "dt", "dd"})
@@ -36,12 +37,21 @@ SKIP_TAGS = frozenset(
     {
         "script", "style", "noscript", "template", "svg", "math", "iframe", "object", "embed",
         "canvas", "video", "audio", "map", "select", "option", "button", "input", "textarea",
-        "head", "title", "meta", "link",
+        "head", "title", "meta", "link", "picture", "source", "label",
     }
 )  # fmt: skip
 _WHITESPACE = re.compile(r"\s+")
 
-ElementFilter = Callable[[Element], bool]
+# Says what preprocessing made of an element: PLAIN, CHROME, CAPTION or FIGURE.
+Classifier = Callable[[Element], int]
+
+
+def tag_kind(element: Element) -> int:
+    """The classifier used without preprocessing: only tags say what is a caption or figure."""
+    tag = element.tag
+    if tag == "figcaption":
+        return CAPTION_KIND
+    return FIGURE if tag in FIGURE_TAGS else PLAIN
 
 
 def clean_text(text: str) -> str:
@@ -120,23 +130,20 @@ class _BlockWriter:
         self.blocks.append(block)
 
 
-def iter_blocks(container: Element, skip: ElementFilter | None = None) -> Iterator[Block]:
-    """Yield the (kind, text) blocks of `container` in document order; `skip` prunes subtrees."""
-    for block in text_blocks(container, skip):
+def iter_blocks(container: Element, classify: Classifier = tag_kind) -> Iterator[Block]:
+    """Yield the (kind, text) blocks of `container` in document order."""
+    for block in text_blocks(container, classify):
         yield block.block
 
 
-def text_blocks(
-    container: Element,
-    skip: ElementFilter | None = None,
-    captions: frozenset[Element] | set[Element] = frozenset(),
-) -> list[TextBlock]:
+def text_blocks(container: Element, classify: Classifier = tag_kind) -> list[TextBlock]:
     """The blocks of `container` in document order, with their link text and source element.
 
-    `captions` are elements known to be image captions (besides <figcaption>): their text becomes
-    "caption" blocks. Of a <figure>, only the captions are kept: the rest is image furniture.
+    `classify` says what preprocessing made of each element: CHROME is skipped, a CAPTION's text
+    becomes "caption" blocks, and of a FIGURE only the captions are kept (the rest is image
+    furniture: credits, "1 of 5", "Enlarge").
     """
-    walker = _Walker(skip, captions)
+    walker = _Walker(classify)
     walker.walk(container, PARAGRAPH)
     walker.writer.flush()
     return walker.writer.blocks
@@ -149,14 +156,13 @@ _Step = tuple[Element, str, Element, bool, bool]
 
 
 class _Walker:
-    def __init__(self, skip: ElementFilter | None, captions: frozenset[Element] | set[Element]):
+    def __init__(self, classify: Classifier) -> None:
         self.writer = _BlockWriter()
-        self.skip = skip
-        self.captions = captions
+        self.classify = classify
 
     def walk(self, root: Element, root_kind: str) -> None:
         # Iterative traversal: hostile pages nest thousands of levels deep.
-        writer, skip = self.writer, self.skip
+        writer, classify = self.writer, self.classify
         stack: list[_Step] = [(root, root_kind, root, False, False)]
         while stack:
             element, parent_kind, owner, in_link, closing = stack.pop()
@@ -167,7 +173,8 @@ class _Walker:
                     writer.flush()
                 writer.text(tail, parent_kind, owner, in_link)
                 continue
-            if element is not root and (not tag or tag in SKIP_TAGS or (skip and skip(element))):
+            kind = classify(element) if tag and element is not root else PLAIN
+            if not tag or tag in SKIP_TAGS or kind == CHROME:
                 writer.text(tail, parent_kind, owner, in_link)
             elif tag == "br":
                 _line_break(element, writer)
@@ -177,14 +184,14 @@ class _Walker:
                 self.table(element)
                 writer.text(tail, parent_kind, owner, in_link)
             else:
-                own_kind = CAPTION if element in self.captions else _kind_of(tag, parent_kind)
+                own_kind = CAPTION if kind == CAPTION_KIND else _kind_of(tag, parent_kind)
                 own_owner = element if tag in BLOCK_TAGS else owner
                 own_link = in_link or tag == "a"
                 if tag in BLOCK_TAGS:
                     writer.flush()
                 # The closing step carries the parent's state: it emits the element's tail.
                 stack.append((element, parent_kind, owner, in_link, True))
-                if tag in FIGURE_TAGS and own_kind != CAPTION:
+                if kind == FIGURE:
                     children = self.figure_captions(element)
                 else:
                     writer.text(element.text, own_kind, own_owner, own_link)
@@ -194,10 +201,10 @@ class _Walker:
                 )
 
     def figure_captions(self, figure: Element) -> list[Element]:
-        """The outermost captions inside a figure; they are walked with their tails cut."""
+        """The outermost captions inside a figure."""
         found: list[Element] = []
         for element in figure.iterdescendants(etree.Element):
-            if (element.tag in CAPTION_TAGS or element in self.captions) and not any(
+            if self.classify(element) == CAPTION_KIND and not any(
                 ancestor in found for ancestor in element.iterancestors()
             ):
                 found.append(element)

@@ -10,14 +10,13 @@ from extractors.dom import DomBody, extract_dom
 from extractors.evaluation import shingles, tokenize
 from extractors.jsonld import jsonld_objects
 from extractors.metadata import Metadata, extract_metadata
-from extractors.preprocess import clean_tree
+from extractors.preprocess import Cleaning
 from extractors.schema_org import (
     METHOD_SCHEMA_ORG,
     MICRODATA,
     SchemaBody,
     jsonld_body,
     microdata_body,
-    microdata_elements,
 )
 from extractors.tree import Element
 
@@ -54,13 +53,11 @@ def extract_verbose(
 
 
 def _run_chain(tree: Element, url: str | None) -> Extraction:
-    # Read-only stages first: cleaning removes the <script>s JSON-LD lives in.
     jsonld = jsonld_objects(tree)
     metadata = extract_metadata(tree, url, jsonld)
-    marked = microdata_elements(tree)
-    cleaned = clean_tree(tree)
-    schema = microdata_body(marked, cleaned.captions) or jsonld_body(jsonld)
-    dom = extract_dom(cleaned)
+    cleaning = Cleaning(tree)
+    schema = microdata_body(tree, cleaning) or jsonld_body(jsonld)
+    dom = extract_dom(cleaning)
     chosen = _choose_body(schema, dom)
     if chosen is None:
         return Extraction(article=None, reason=NULL_NO_CONTENT)

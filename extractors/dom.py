@@ -1,7 +1,7 @@
 """Algorithm 2.1 of seed 002 (NewsFeed): content-bearing paragraphs, best container, div/td
 fallback, otherwise NULL.
 
-Expects a tree already cleaned by `extractors.preprocess.clean_tree`.
+Works on a `Cleaning` (extractors.preprocess): chrome is skipped, never removed from the tree.
 """
 
 from __future__ import annotations
@@ -11,16 +11,9 @@ from dataclasses import dataclass
 from extractors.article import CAPTION, Block
 from extractors.blocks import clean_text, text_blocks
 from extractors.boilerplate import keep_body_blocks
-from extractors.paragraphs import (
-    C_SIGMA,
-    CP,
-    CT,
-    ParagraphStats,
-    container_of,
-    primary_paragraphs,
-)
-from extractors.preprocess import CleanTree
-from extractors.tree import Element, text_of
+from extractors.paragraphs import C_SIGMA, CP, CT, ParagraphStats, paragraph_stats
+from extractors.preprocess import LEAF_PARAGRAPH_TAGS, Cleaning, is_leaf
+from extractors.tree import PLAIN, Element, text_of
 
 # Containers the div/td fallback considers.
 FALLBACK_TAGS = ("div", "td")
@@ -42,31 +35,53 @@ class DomBody:
     container: Element
 
 
-def content_bearing_paragraphs(
-    paragraphs: dict[Element, ParagraphStats],
-) -> dict[Element, int]:
+def content_bearing_paragraphs(cleaning: Cleaning) -> dict[Element, int]:
     """Lines 1-2 of Algorithm 2.1: CBP plus paragraphs sandwiched between two of them."""
-    bearing = {p: stat.length for p, stat in primary_paragraphs(paragraphs).items()}
-    tags = {p.tag for p in bearing}
+    paragraphs = cleaning.paragraphs
+    bearing = {p: stat.length for p, stat in paragraphs.items() if stat.bearing}
     sandwiched = {
         paragraph: stat.length
         for paragraph, stat in paragraphs.items()
         if paragraph not in bearing
-        and paragraph.tag in tags
         and stat.length > 0
-        and paragraph.getprevious() in bearing
-        and paragraph.getnext() in bearing
+        and _neighbour(paragraph, cleaning, preceding=True) in bearing
+        and _neighbour(paragraph, cleaning, preceding=False) in bearing
     }
     bearing.update(sandwiched)
     # Document order, which the "first element wins" rule of line 6 relies on.
     return {p: bearing[p] for p in paragraphs if p in bearing}
 
 
-def container_lengths(bearing: dict[Element, int]) -> dict[Element, int]:
+def _neighbour(element: Element, cleaning: Cleaning, preceding: bool) -> Element | None:
+    """The nearest sibling that preprocessing kept."""
+    for sibling in element.itersiblings(preceding=preceding):
+        if isinstance(sibling.tag, str) and not cleaning.is_removed(sibling):
+            return sibling
+    return None
+
+
+def container_of(paragraph: Element, cleaning: Cleaning) -> Element | None:
+    """The paragraph's parent, looking through wrappers that hold nothing else that was kept.
+
+    Component frameworks wrap each paragraph in its own <div>; such a wrapper is transparent,
+    so the paragraphs still count as children of the element that holds all of them.
+    """
+    node, parent = paragraph, paragraph.getparent()
+    while parent is not None and parent.tag not in ("body", "html"):
+        kept = (
+            sibling for sibling in parent if sibling is not node and isinstance(sibling.tag, str)
+        )
+        if any(not cleaning.is_removed(sibling) for sibling in kept):
+            break
+        node, parent = parent, parent.getparent()
+    return parent
+
+
+def container_lengths(bearing: dict[Element, int], cleaning: Cleaning) -> dict[Element, int]:
     """Text of the content-bearing paragraphs per container, in document order."""
     per_container: dict[Element, int] = {}
     for paragraph, length in bearing.items():  # insertion order is document order
-        parent = container_of(paragraph)
+        parent = container_of(paragraph, cleaning)
         if parent is not None:
             per_container[parent] = per_container.get(parent, 0) + length
     return per_container
@@ -115,46 +130,57 @@ def _is_descendant(element: Element, ancestor: Element) -> bool:
     return any(parent is ancestor for parent in element.iterancestors())
 
 
-def lead_paragraph(container: Element, paragraphs: dict[Element, ParagraphStats]) -> Element | None:
+def lead_paragraph(container: Element, cleaning: Cleaning) -> Element | None:
     """The lead paragraph set apart just before the body container (seed 002: "usually the first
     one, which is often styled and positioned on the page separately"): the nearest preceding
-    sibling with text, when it is a content-bearing paragraph."""
+    kept sibling with text, when it is a content-bearing paragraph."""
     for sibling in container.itersiblings(preceding=True):
-        stat = paragraphs.get(sibling)
-        if stat is not None:
-            return sibling if stat.bearing else None
-        if not isinstance(sibling.tag, str) or not text_of(sibling).strip():
+        if not isinstance(sibling.tag, str) or cleaning.is_removed(sibling):
             continue
-        return None
+        stat = cleaning.paragraphs.get(sibling) or _paragraph_like_stats(sibling)
+        if stat is not None:
+            return sibling if stat.bearing and cleaning.kind(sibling) == PLAIN else None
+        if text_of(sibling).strip():
+            return None
     return None
 
 
-def _own_text_and_media(element: Element) -> tuple[int, int]:
+def _paragraph_like_stats(element: Element) -> ParagraphStats | None:
+    if element.tag == "p" or (element.tag in LEAF_PARAGRAPH_TAGS and is_leaf(element)):
+        return paragraph_stats(element)
+    return None
+
+
+def _own_text_and_media(element: Element, cleaning: Cleaning) -> tuple[int, int]:
     """Text length and <a>/<img> count of `element`, excluding nested block containers."""
     text_length = len(clean_text(element.text or ""))
     media = 0
     for child in element:
         if not isinstance(child.tag, str):
             continue
-        if child.tag in ("div", "td", "table", "section", "article"):
-            text_length += len(clean_text(child.tail or ""))
+        tail = len(clean_text(child.tail or ""))
+        if child.tag in ("div", "td", "table", "section", "article") or cleaning.is_removed(child):
+            text_length += tail
             continue
-        text_length += len(clean_text(text_of(child))) + len(clean_text(child.tail or ""))
+        text_length += len(clean_text(text_of(child))) + tail
         media += sum(1 for _ in child.iter("a", "img"))
     return text_length, media
 
 
-def fallback_body(tree: Element, captions: frozenset[Element] = frozenset()) -> DomBody | None:
+def fallback_body(cleaning: Cleaning) -> DomBody | None:
     """Lines 10-17: the div/td with the most own text, > C_SIGMA and > CT per link or image,
     whose long lines alone also carry more than C_SIGMA characters."""
     candidates = []
-    for element in tree.iter(*FALLBACK_TAGS):
-        text_length, media = _own_text_and_media(element)
+    for element in cleaning.tree.iter(*FALLBACK_TAGS):
+        text_length, media = _own_text_and_media(element, cleaning)
         if text_length > C_SIGMA and text_length > CT * media:
             candidates.append((text_length, element))
     candidates.sort(key=lambda candidate: candidate[0], reverse=True)
-    for _, element in candidates[:FALLBACK_CANDIDATES]:
-        blocks = [block.block for block in text_blocks(element, captions=captions)]
+    tried = 0
+    for _, element in candidates:
+        if cleaning.is_inside_removed(element):
+            continue
+        blocks = [block.block for block in text_blocks(element, cleaning.kind)]
         prose = sum(
             len(text)
             for kind, text in blocks
@@ -162,20 +188,22 @@ def fallback_body(tree: Element, captions: frozenset[Element] = frozenset()) -> 
         )
         if prose > C_SIGMA:
             return DomBody(blocks=blocks, method=METHOD_DOM_FALLBACK, container=element)
+        tried += 1
+        if tried >= FALLBACK_CANDIDATES:
+            break
     return None
 
 
-def extract_dom(cleaned: CleanTree) -> DomBody | None:
+def extract_dom(cleaning: Cleaning) -> DomBody | None:
     """The article body by Algorithm 2.1, or None (NULL) when nothing convincing is found."""
-    paragraphs, captions = cleaned.paragraphs, cleaned.captions
-    per_container = container_lengths(content_bearing_paragraphs(paragraphs))
+    per_container = container_lengths(content_bearing_paragraphs(cleaning), cleaning)
     container = best_container(per_container)
     if container is None:
-        return fallback_body(cleaned.tree, captions)
+        return fallback_body(cleaning)
     twins = body_containers(container, per_container)
-    lead = lead_paragraph(twins[0], paragraphs)
+    lead = lead_paragraph(twins[0], cleaning)
     parts = ([lead] if lead is not None else []) + twins
     blocks = keep_body_blocks(
-        [block for part in parts for block in text_blocks(part, captions=captions)]
+        [block for part in parts for block in text_blocks(part, cleaning.kind)]
     )
     return DomBody(blocks=blocks, method=METHOD_DOM, container=container) if blocks else None

@@ -41,31 +41,3 @@ def paragraph_stats(paragraph: Element) -> ParagraphStats:
     links = sum(text_length(link) for link in paragraph.iter("a"))
     bearing = tags * CT <= length and links <= MAX_LINK_DENSITY * length
     return ParagraphStats(length, tags, links, bearing)
-
-
-def container_of(paragraph: Element) -> Element | None:
-    """The paragraph's parent, looking through wrappers that hold nothing but it.
-
-    Component frameworks wrap each paragraph in its own <div>; such a wrapper is transparent,
-    so the paragraphs still count as children of the element that holds all of them.
-    """
-    parent = paragraph.getparent()
-    while parent is not None and len(parent) == 1 and parent.tag not in ("body", "html"):
-        parent = parent.getparent()
-    return parent
-
-
-def primary_paragraphs(
-    stats: dict[Element, ParagraphStats],
-) -> dict[Element, ParagraphStats]:
-    """The content-bearing paragraphs the page is built from: its <p>s, or, on pages that set
-    their text without <p> (fewer than C_SIGMA characters in bearing <p>s), its leaf <div>s.
-
-    Leaf <div>s are noisier than <p>s (teaser cards, menus with summaries), so they only count
-    where the page gives nothing better.
-    """
-    bearing = {element: stat for element, stat in stats.items() if stat.bearing}
-    in_p = {element: stat for element, stat in bearing.items() if element.tag == "p"}
-    if sum(stat.length for stat in in_p.values()) > C_SIGMA:
-        return in_p
-    return bearing

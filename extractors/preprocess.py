@@ -1,44 +1,33 @@
-"""Seed 002's preprocessing: remove what is clearly not the article body.
+"""Seed 002's preprocessing: decide what is clearly not the article body.
 
-Two kinds of removal:
+* **Junk** — scripts, styles, embedded objects, form controls: never text a reader sees.
+* **Chrome** — `nav`, `aside`, `footer`, `header`, `form`; hidden elements (inline CSS,
+  `hidden`, `aria-hidden`, hiding utility classes, collapsed panels); elements whose id or class
+  names say they are navigation, sidebars, social buttons, comments, related links, promos,
+  newsletters, cookie banners or ads. Names are only evidence, and layout wrappers often carry
+  them ("container with-sidebar", "ad-off-canvas-pusher" around the whole page): a candidate that
+  holds most of the page's content-bearing text *is* the page, so it is kept (`VETO_SHARE`).
+* **Captions** — `figcaption` and caption-named elements become "caption" blocks; of a `figure`
+  only its captions are kept.
 
-* **Junk** — scripts, styles, embedded objects, form controls: never text a reader sees. Removed
-  by tag in one C-level call.
-* **Chrome** — `nav`, `aside`, `footer`, `header`, `figure`, `form`; hidden elements (inline CSS,
-  `hidden`, `aria-hidden`, hidden utility classes); elements whose id or class names say they are
-  navigation, sidebars, social buttons, comments, related links, promos, newsletters, cookie
-  banners or ads. Names are only evidence, and layout wrappers often carry them
-  ("container with-sidebar", "ad-off-canvas-pusher" around the whole page): a chrome candidate
-  that holds most of the page's content-bearing text *is* the page, so it is kept (`VETO_SHARE`).
-
-`clean_tree` mutates the tree: removal is the cheapest way to make every later stage blind to
-chrome (a deep copy costs half a parse). Callers that run other extractors on the same parse run
-them first, or hand this stage `copy.deepcopy(tree)`.
+The result is a `Cleaning`: a read-only view that answers "is this element chrome?" for the
+stages that need it. The tree itself is never modified, so other extractors can share the parse.
+It is also lazy: only the ancestors of paragraphs (to weigh containers) and the descendants of
+the chosen body (to write it out) are ever classified, which is a fraction of a page's elements —
+classifying every element from Python costs as much as parsing the page.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
 
-from lxml import etree
+from extractors.blocks import BLOCK_TAGS, SKIP_TAGS
+from extractors.paragraphs import C_SIGMA, ParagraphStats, paragraph_stats
+from extractors.tree import CAPTION, CHROME, FIGURE, PLAIN, Element
 
-from extractors.blocks import BLOCK_TAGS
-from extractors.paragraphs import (
-    ParagraphStats,
-    paragraph_stats,
-    primary_paragraphs,
-)
-from extractors.tree import Element, remove_element
-
-# Removed wholesale, with their text: never article text.
-JUNK_TAGS = (
-    "script", "style", "noscript", "template", "svg", "math", "iframe", "object", "embed",
-    "canvas", "button", "select", "textarea", "input", "video", "audio", "map", "link", "meta",
-    "picture", "source", "head", "label", "option",
-)  # fmt: skip
+# Junk: never article text (the block writer skips the same tags).
+JUNK_TAGS = SKIP_TAGS
 # Semantic elements that hold chrome unless they hold the page (see VETO_SHARE).
 CHROME_TAGS = frozenset({"nav", "aside", "footer", "header", "form", "dialog", "menu"})
 # Figures stay: the block writer keeps their captions (as "caption" blocks) and nothing else.
@@ -65,8 +54,9 @@ HIDDEN_CLASSES = frozenset(
     {"hidden", "hide", "d-none", "is-hidden", "sr-only", "visually-hidden", "screen-reader-text",
      "visuallyhidden", "invisible", "u-hidden"}
 )  # fmt: skip
-# Paragraph-like elements: <p>, and <div>s that hold no block-level element.
-PARAGRAPH_TAGS = frozenset({"p", "div"})
+# Paragraph-like elements besides <p>: <div>s that hold no block-level element, counted on pages
+# that set their text without <p> (see `Cleaning`).
+LEAF_PARAGRAPH_TAGS = ("div",)
 # Never removed by name: the document frame.
 PROTECTED_TAGS = frozenset({"html", "body"})
 # A chrome candidate holding at least this share of the page's content-bearing text is a layout
@@ -85,144 +75,154 @@ _COLLAPSED = re.compile(r"(?:^|\s)collapse(?=\s|$)")
 _EXPANDED = re.compile(r"(?:^|\s)(?:show|in)(?=\s|$)")
 
 
-@lru_cache(maxsize=NAME_CACHE_SIZE)
+def _name_parts(names: str) -> set[str]:
+    return {part.lower() for part in _NAME_PART.findall(names)}
+
+
 def names_say_chrome(names: str) -> bool:
     """Whether id/class names mark chrome: a part of them ('related-box', 'relatedArticles',
     'theiaStickySidebar') is one of SUSPICIOUS_TOKENS, in any case."""
-    return not SUSPICIOUS_TOKENS.isdisjoint(part.lower() for part in _NAME_PART.findall(names))
+    return not SUSPICIOUS_TOKENS.isdisjoint(_name_parts(names))
 
 
-@lru_cache(maxsize=NAME_CACHE_SIZE)
-def names_say_caption(names: str) -> bool:
-    return not CAPTION_TOKENS.isdisjoint(part.lower() for part in _NAME_PART.findall(names))
-
-
-@lru_cache(maxsize=NAME_CACHE_SIZE)
 def classes_say_hidden(classes: str) -> bool:
+    """A hiding utility class, or a collapsed Bootstrap panel ("collapse" without "show")."""
     if _HIDDEN_CLASS.search(classes):
         return True
     return _COLLAPSED.search(classes) is not None and _EXPANDED.search(classes) is None
 
 
-def is_hidden(attributes: Any) -> bool:
-    """Hidden by the `hidden` attribute, aria-hidden, inline CSS or a hiding utility class."""
-    if "hidden" in attributes:
-        return True
-    aria_hidden = attributes.get("aria-hidden")
-    if aria_hidden is not None and aria_hidden.strip().lower() == "true":
-        return True
-    style = attributes.get("style")
-    if style and _HIDDEN_STYLE.search(style):
-        return True
-    classes = attributes.get("class")
-    return bool(classes) and classes_say_hidden(classes)
+@lru_cache(maxsize=NAME_CACHE_SIZE)
+def kind_of_names(names: str, is_class: bool) -> int:
+    """CHROME, CAPTION or PLAIN for an id or class attribute value (cached: a site repeats its
+    class names on every page)."""
+    parts = _name_parts(names)
+    if not SUSPICIOUS_TOKENS.isdisjoint(parts) or (is_class and classes_say_hidden(names)):
+        return CHROME
+    return CAPTION if not CAPTION_TOKENS.isdisjoint(parts) else PLAIN
 
 
-# What the classification pass makes of an element.
-PLAIN, CHROME, CAPTION, FIGURE = 0, 1, 2, 3
+def is_hidden_style(style: str) -> bool:
+    return ("none" in style or "hidden" in style) and _HIDDEN_STYLE.search(style) is not None
 
 
 def classify(element: Element) -> int:
     """CHROME (hidden, a chrome tag, or named like chrome), CAPTION, FIGURE, or PLAIN; not yet
-    weighed against the page's text."""
+    weighed against the page's text.
+
+    This runs on many elements of every page, so it reads the attributes once, as a list.
+    """
     tag = element.tag
-    if tag in PROTECTED_TAGS:
-        return PLAIN
     if tag in CHROME_TAGS:
         return CHROME
-    attributes = element.attrib
-    if attributes:
-        if _is_article_body(attributes):
-            return PLAIN
-        if is_hidden(attributes):
-            return CHROME
-        classes, identifier = attributes.get("class"), attributes.get("id")
-        if (classes and names_say_chrome(classes)) or (identifier and names_say_chrome(identifier)):
-            return CHROME
-        if (classes and names_say_caption(classes)) or (
-            identifier and names_say_caption(identifier)
-        ):
+    kind = PLAIN
+    for name, value in element.items():
+        if name == "class" or name == "id":
+            found = kind_of_names(value, name == "class")
+            if found == CHROME:
+                kind = CHROME
+                break
+            kind = found or kind
+        elif name == "style":
+            if is_hidden_style(value):
+                kind = CHROME
+                break
+        elif name == "hidden" or (name == "aria-hidden" and value.strip().lower() == "true"):
+            kind = CHROME
+            break
+        elif name == "itemprop" and "articlebody" in value.lower():
+            return PLAIN  # the publisher's own body is never chrome
+    if kind == PLAIN:
+        if tag in CAPTION_TAGS:
             return CAPTION
-    if tag in CAPTION_TAGS:
-        return CAPTION
-    if tag in FIGURE_TAGS:
-        return FIGURE
-    return PLAIN
+        if tag in FIGURE_TAGS:
+            return FIGURE
+    return PLAIN if tag in PROTECTED_TAGS else kind
 
 
-def _is_article_body(attributes: Any) -> bool:
-    itemprop = attributes.get("itemprop")
-    return itemprop is not None and "articlebody" in itemprop.lower()
+# Ancestors further up than this are not examined (hostile pages nest thousands deep).
+MAX_ANCESTORS = 200
 
 
-@dataclass(slots=True)
-class CleanTree:
-    """What cleaning left: the tree (mutated), the statistics of its surviving paragraphs, and
-    the image captions the block writer keeps apart from the body text."""
+class Cleaning:
+    """What preprocessing decided about a tree, without modifying it.
 
-    tree: Element
-    paragraphs: dict[Element, ParagraphStats] = field(default_factory=dict)
-    captions: frozenset[Element] = frozenset()
-    removed: int = 0
+    `paragraphs` maps the content-bearing candidates outside chrome, captions and figures to
+    their statistics (document order); `kind(element)` says whether any element is PLAIN, CHROME,
+    CAPTION or FIGURE after the veto; `is_removed(element)` whether it is junk or chrome.
+    """
 
+    def __init__(self, tree: Element) -> None:
+        self.tree = tree
+        self._raw: dict[Element, int] = {}
+        self._vetoed: set[Element] = set()
+        paragraphs = [p for p in tree.iter("p")]
+        self.paragraphs = self._weigh(paragraphs)
+        if _bearing_length(self.paragraphs) <= C_SIGMA:
+            # Pages that set their text without <p>: leaf <div>s are paragraphs too. They are
+            # noisier (teaser cards, menus with summaries), so they only count when needed.
+            leaves = [div for div in tree.iter(*LEAF_PARAGRAPH_TAGS) if is_leaf(div)]
+            if leaves:
+                order = {element: index for index, element in enumerate(tree.iter())}
+                merged = sorted(paragraphs + leaves, key=order.__getitem__)
+                self._vetoed = set()
+                self.paragraphs = self._weigh(merged)
 
-def clean_tree(tree: Element) -> CleanTree:
-    """Remove junk and chrome from `tree` in place (tails are preserved)."""
-    etree.strip_elements(tree, *JUNK_TAGS, with_tail=False)
-    paragraphs: list[Element] = []
-    not_leaf: set[Element] = set()
-    candidates: dict[Element, int] = {}
-    # One pass in Python over the whole tree: it costs about as much as parsing, so it does
-    # everything that needs to see every element.
-    for element in tree.iter(etree.Element):
-        tag = element.tag
-        if tag in PARAGRAPH_TAGS:
-            paragraphs.append(element)
-        if tag in BLOCK_TAGS:
-            not_leaf.add(element.getparent())
-        kind = classify(element)
-        if kind != PLAIN:
-            candidates[element] = kind
-    # A <div> holding only inline content is a paragraph too (pages without <p>).
-    paragraphs = [p for p in paragraphs if p.tag == "p" or p not in not_leaf]
-    stats = {paragraph: paragraph_stats(paragraph) for paragraph in paragraphs}
-    # A candidate holding most of the page's content-bearing text is the page: not chrome.
-    kept = _weigh(candidates, stats)
-    doomed = {element for element in kept if kept[element] == CHROME}
-    doomed = {element for element in doomed if not _inside(element, doomed)}
-    captions = frozenset(element for element in kept if kept[element] == CAPTION)
-    set_apart = doomed | {element for element in kept if kept[element] != CHROME}
-    surviving = {
-        paragraph: stat
-        for paragraph, stat in stats.items()
-        if paragraph not in set_apart and not _inside(paragraph, set_apart)
-    }
-    for element in doomed:
-        remove_element(element)
-    return CleanTree(tree=tree, paragraphs=surviving, captions=captions, removed=len(doomed))
+    def raw_kind(self, element: Element) -> int:
+        kind = self._raw.get(element)
+        if kind is None:
+            kind = self._raw[element] = classify(element)
+        return kind
 
+    def kind(self, element: Element) -> int:
+        """PLAIN, CHROME, CAPTION or FIGURE, with the veto applied."""
+        return PLAIN if element in self._vetoed else self.raw_kind(element)
 
-def _weigh(
-    candidates: dict[Element, int], stats: dict[Element, ParagraphStats]
-) -> dict[Element, int]:
-    """The candidates that do not hold VETO_SHARE of the bearing text, with their kind."""
-    if not candidates:
-        return {}
-    held: dict[Element, int] = dict.fromkeys(candidates, 0)
-    total = 0
-    for paragraph, stat in primary_paragraphs(stats).items():
-        total += stat.length
-        if paragraph in held:
-            held[paragraph] += stat.length
-        for ancestor in paragraph.iterancestors():
-            if ancestor in held:
-                held[ancestor] += stat.length
-    return {
-        element: kind
-        for element, kind in candidates.items()
-        if held[element] < VETO_SHARE * total or total == 0
-    }
+    def is_removed(self, element: Element) -> bool:
+        return element.tag in JUNK_TAGS or self.kind(element) == CHROME
+
+    def is_inside_removed(self, element: Element) -> bool:
+        """The element or one of its ancestors is junk or chrome."""
+        return any(self.is_removed(node) for node in _self_and_ancestors(element))
+
+    def _weigh(self, paragraphs: list[Element]) -> dict[Element, ParagraphStats]:
+        """Statistics of the paragraphs outside chrome, captions and figures, after vetoing the
+        candidates that hold VETO_SHARE of the content-bearing text."""
+        stats = {paragraph: paragraph_stats(paragraph) for paragraph in paragraphs}
+        chains: dict[Element, list[Element]] = {}
+        held: dict[Element, int] = {}
+        total = 0
+        for paragraph, stat in stats.items():
+            chain = [
+                node
+                for node in _self_and_ancestors(paragraph)
+                if node.tag in JUNK_TAGS or self.raw_kind(node) != PLAIN
+            ]
+            chains[paragraph] = chain
+            if stat.bearing:
+                total += stat.length
+                for node in chain:
+                    held[node] = held.get(node, 0) + stat.length
+        self._vetoed = {node for node, length in held.items() if length >= VETO_SHARE * total}
+        return {
+            paragraph: stat
+            for paragraph, stat in stats.items()
+            if all(node in self._vetoed and node.tag not in JUNK_TAGS for node in chains[paragraph])
+        }
 
 
-def _inside(element: Element, removed: set[Element]) -> bool:
-    return any(ancestor in removed for ancestor in element.iterancestors())
+def _self_and_ancestors(element: Element) -> list[Element]:
+    nodes = [element]
+    for ancestor in element.iterancestors():
+        nodes.append(ancestor)
+        if len(nodes) > MAX_ANCESTORS:
+            break
+    return nodes
+
+
+def is_leaf(element: Element) -> bool:
+    return not any(child.tag in BLOCK_TAGS for child in element)
+
+
+def _bearing_length(stats: dict[Element, ParagraphStats]) -> int:
+    return sum(stat.length for stat in stats.values() if stat.bearing)

@@ -18,6 +18,7 @@ from lxml import etree
 from extractors.article import HEADING, LIST_ITEM, PARAGRAPH, QUOTE, Block
 from extractors.blocks import TextBlock, clean_text, text_blocks
 from extractors.jsonld import article_objects
+from extractors.preprocess import Cleaning
 from extractors.tree import Element
 
 METHOD_SCHEMA_ORG = "schema_org"
@@ -55,36 +56,19 @@ class SchemaBody:
         return [block.block if isinstance(block, TextBlock) else block for block in self.blocks]
 
 
-def microdata_elements(tree: Element) -> list[Element]:
-    """Elements marked itemprop=articleBody (any case), found before cleaning changes the tree."""
-    return [
-        element
-        for element in _WITH_ITEMPROP(tree)
-        if "articlebody" in element.get("itemprop", "").lower().split()
-    ]
-
-
-def microdata_body(
-    elements: list[Element], captions: frozenset[Element] = frozenset()
-) -> SchemaBody | None:
-    """The longest articleBody element still in the (cleaned) tree, as blocks."""
+def microdata_body(tree: Element, cleaning: Cleaning) -> SchemaBody | None:
+    """The longest element marked itemprop=articleBody (any case) outside chrome, as blocks."""
     best: tuple[int, list[TextBlock]] | None = None
-    for element in elements:
-        if not _attached(element):
-            continue  # removed with chrome around it
-        blocks = text_blocks(element, captions=captions)
+    for element in _WITH_ITEMPROP(tree):
+        if "articlebody" not in element.get("itemprop", "").lower().split():
+            continue
+        if cleaning.is_inside_removed(element):
+            continue
+        blocks = text_blocks(element, cleaning.kind)
         length = sum(len(block.text) for block in blocks)
         if length and (best is None or length > best[0]):
             best = (length, blocks)
     return SchemaBody(blocks=best[1], source=MICRODATA) if best else None
-
-
-def _attached(element: Element) -> bool:
-    """Still in the document (cleaning removes subtrees by detaching them)."""
-    top = element
-    for top in element.iterancestors():  # noqa: B007 - the loop finds the topmost ancestor
-        pass
-    return top.tag == "html"
 
 
 def jsonld_body(objects: list[dict[str, Any]]) -> SchemaBody | None:

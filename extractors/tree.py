@@ -11,6 +11,9 @@ from lxml import etree
 
 Element = etree._Element
 
+# What preprocessing makes of an element (see extractors.preprocess).
+PLAIN, CHROME, CAPTION, FIGURE = 0, 1, 2, 3
+
 
 def text_of(element: Element) -> str:
     """All the text inside `element` (not its tail), as a browser's textContent."""
