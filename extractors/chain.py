@@ -6,30 +6,18 @@ import logging
 
 from extractors.article import HEADING, Article, Block, Extraction
 from extractors.document import DocumentError, parse_document
-from extractors.dom import DomBody, extract_dom
-from extractors.evaluation import shingles, tokenize
+from extractors.dom import extract_dom
 from extractors.jsonld import jsonld_objects
 from extractors.metadata import Metadata, extract_metadata
 from extractors.preprocess import Cleaning
-from extractors.schema_org import (
-    METHOD_SCHEMA_ORG,
-    MICRODATA,
-    SchemaBody,
-    jsonld_body,
-    microdata_body,
-)
+from extractors.reconcile import choose_body
+from extractors.schema_org import jsonld_body, microdata_body
 from extractors.tree import Element
 
 log = logging.getLogger(__name__)
 
 # A body shorter than this is a teaser, a caption or a paywall stub: NULL, not an article.
 MIN_BODY_CHARS = 250
-# A JSON-LD body is a teaser when the DOM body is this much longer and repeats most of it.
-TEASER_LENGTH_RATIO = 1.3
-TEASER_WORD_OVERLAP = 0.8
-# The DOM body is preferred to a JSON-LD body when it holds this share of the JSON-LD's shingles:
-# the publisher confirms the DOM's choice, and the DOM keeps the structure.
-JSONLD_COVERED_BY_DOM = 0.9
 
 NULL_NO_CONTENT = "no_content"
 NULL_TOO_SHORT = "too_short"
@@ -58,7 +46,7 @@ def _run_chain(tree: Element, url: str | None) -> Extraction:
     cleaning = Cleaning(tree)
     schema = microdata_body(tree, cleaning) or jsonld_body(jsonld)
     dom = extract_dom(cleaning)
-    chosen = _choose_body(schema, dom)
+    chosen = choose_body(schema, dom)
     if chosen is None:
         return Extraction(article=None, reason=NULL_NO_CONTENT)
     blocks, method = chosen
@@ -66,38 +54,6 @@ def _run_chain(tree: Element, url: str | None) -> Extraction:
     if sum(len(text) for _, text in blocks) < MIN_BODY_CHARS:
         return Extraction(article=None, reason=NULL_TOO_SHORT)
     return Extraction(article=_article(blocks, method, metadata))
-
-
-def _choose_body(schema: SchemaBody | None, dom: DomBody | None) -> tuple[list[Block], str] | None:
-    if schema is None:
-        return (dom.blocks, dom.method) if dom else None
-    blocks = schema.text_blocks
-    if dom is not None and _prefer_dom(blocks, dom.blocks, schema.source):
-        return dom.blocks, dom.method
-    return blocks, METHOD_SCHEMA_ORG
-
-
-def _prefer_dom(schema_blocks: list[Block], dom_blocks: list[Block], source: str) -> bool:
-    if source == MICRODATA:
-        return _is_teaser(schema_blocks, dom_blocks)
-    schema_shingles = shingles(tokenize(" ".join(text for _, text in schema_blocks)))
-    dom_shingles = shingles(tokenize(" ".join(text for _, text in dom_blocks)))
-    covered = sum((schema_shingles & dom_shingles).values()) / max(1, sum(schema_shingles.values()))
-    return covered >= JSONLD_COVERED_BY_DOM
-
-
-def _words(blocks: list[Block]) -> list[str]:
-    return " ".join(text for _, text in blocks).split()
-
-
-def _is_teaser(schema_blocks: list[Block], dom_blocks: list[Block]) -> bool:
-    """True when the DOM body is clearly more complete and contains most of the schema body."""
-    schema_words, dom_words = _words(schema_blocks), _words(dom_blocks)
-    if len(dom_words) < TEASER_LENGTH_RATIO * len(schema_words):
-        return False
-    dom_vocabulary = set(dom_words)
-    shared = sum(1 for word in schema_words if word in dom_vocabulary)
-    return shared >= TEASER_WORD_OVERLAP * len(schema_words)
 
 
 def _drop_leading_title(blocks: list[Block], title: str | None) -> list[Block]:

@@ -123,6 +123,13 @@ def body_containers(best: Element, per_container: dict[Element, int]) -> list[El
         if container is best
         or (_signature(container) == (tag, classes) and _is_descendant(container, scope))
     ]
+    parent = twins[0].getparent()
+    if len(twins) > 1 and parent is not None and all(t.getparent() is parent for t in twins):
+        # Siblings: the body runs from the first twin to the last, variants included
+        # ("chunk chunk--quote" between two "chunk"s).
+        children = list(parent)
+        first, last = children.index(twins[0]), children.index(twins[-1])
+        return [child for child in children[first : last + 1] if isinstance(child.tag, str)]
     return twins
 
 
