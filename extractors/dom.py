@@ -88,12 +88,27 @@ def container_lengths(bearing: dict[Element, int], cleaning: Cleaning) -> dict[E
 
 
 def best_container(per_container: dict[Element, int]) -> Element | None:
-    """Lines 3-9: the first element whose CBP children carry > C_SIGMA and > 2x the best so far."""
+    """Lines 3-9: the first element whose CBP children carry > C_SIGMA and > 2x the best so far.
+
+    A body cut into chunks of one template, none of them above C_SIGMA alone, counts as one:
+    the first chunk of the largest such group stands for it (see `body_containers`).
+    """
     best, best_length = None, 0
     for container, length in per_container.items():
         if length > C_SIGMA and length > 2 * best_length:
             best, best_length = container, length
-    return best
+    if best is not None:
+        return best
+    groups: dict[tuple[tuple[str, str], Element | None], list[Element]] = {}
+    for container in per_container:
+        signature = _signature(container)
+        if signature[1]:
+            groups.setdefault((signature, container.getparent()), []).append(container)
+    totals = [(sum(per_container[c] for c in group), group[0]) for group in groups.values()]
+    if not totals:
+        return None
+    total, first = max(totals, key=lambda pair: pair[0])
+    return first if total > C_SIGMA else None
 
 
 def _signature(element: Element) -> tuple[str, str]:
@@ -209,7 +224,9 @@ def extract_dom(cleaning: Cleaning) -> DomBody | None:
         return fallback_body(cleaning)
     twins = body_containers(container, per_container)
     lead = lead_paragraph(twins[0], cleaning)
-    parts = ([lead] if lead is not None else []) + twins
+    parts = ([lead] if lead is not None else []) + [
+        twin for twin in twins if twin is container or not cleaning.is_removed(twin)
+    ]
     blocks = keep_body_blocks(
         [block for part in parts for block in text_blocks(part, cleaning.kind)]
     )

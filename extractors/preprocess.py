@@ -49,6 +49,7 @@ SUSPICIOUS_TOKENS = frozenset(
 )  # fmt: skip
 # Distinct id/class strings whose verdict is remembered (a site repeats its class names).
 NAME_CACHE_SIZE = 65536
+MAX_CACHED_NAME_CHARS = 256
 # Whole class names that hide an element in every CSS framework we know.
 HIDDEN_CLASSES = frozenset(
     {"hidden", "hide", "d-none", "is-hidden", "sr-only", "visually-hidden", "screen-reader-text",
@@ -92,14 +93,22 @@ def classes_say_hidden(classes: str) -> bool:
     return _COLLAPSED.search(classes) is not None and _EXPANDED.search(classes) is None
 
 
-@lru_cache(maxsize=NAME_CACHE_SIZE)
 def kind_of_names(names: str, is_class: bool) -> int:
     """CHROME, CAPTION or PLAIN for an id or class attribute value (cached: a site repeats its
-    class names on every page)."""
+    class names on every page; hostile multi-kilobyte values are not kept)."""
+    if len(names) > MAX_CACHED_NAME_CHARS:
+        return _kind_of_names(names, is_class)
+    return _cached_kind_of_names(names, is_class)
+
+
+def _kind_of_names(names: str, is_class: bool) -> int:
     parts = _name_parts(names)
     if not SUSPICIOUS_TOKENS.isdisjoint(parts) or (is_class and classes_say_hidden(names)):
         return CHROME
     return CAPTION if not CAPTION_TOKENS.isdisjoint(parts) else PLAIN
+
+
+_cached_kind_of_names = lru_cache(maxsize=NAME_CACHE_SIZE)(_kind_of_names)
 
 
 def is_hidden_style(style: str) -> bool:

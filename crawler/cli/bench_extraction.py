@@ -251,9 +251,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"{OURS} methods: " + ", ".join(f"{m} {n}" for m, n in methods.most_common()))
     for name, result in results.items():
         if result.errors:
-            print(
-                f"{name}: {len(result.errors)} pages raised, e.g. {next(iter(result.errors.values()))}"
-            )
+            example = next(iter(result.errors.values()))
+            print(f"{name}: {len(result.errors)} pages raised, e.g. {example}")
     if args.worst:
         print(f"\n{OURS}: {args.worst} worst pages by page F1")
         print(worst_pages(ours, scored_pages, args.worst))
