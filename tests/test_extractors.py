@@ -318,3 +318,76 @@ def test_fixture_articles_score_high_and_its_non_articles_are_null() -> None:
         assert result.article.published == truth.published
     assert len(scores) == len(room.articles()) > 0
     assert aggregate(scores).f1 >= FIXTURE_MIN_MEAN_F1
+
+
+# --- more hostile input ----------------------------------------------------------------------
+
+PROSE = "A sentence of real text that goes on for a while and says something. "
+
+
+@pytest.mark.parametrize(
+    "hostile",
+    [
+        # Ten thousand nested levels, each with a paragraph (ancestor walks must stay bounded).
+        "<html><body>" + f"<div><p>{PROSE * 2}</p>" * 10_000 + "</div>" * 10_000,
+        # A JSON-LD array nested a hundred thousand deep.
+        '<script type="application/ld+json">' + "[" * 100_000 + "]" * 100_000 + "</script>",
+        # Two hundred thousand distinct class names (the class-name cache must stay bounded).
+        "<body>" + "".join(f'<span class="c{i}">w</span>' for i in range(200_000)),
+        # A three-megabyte class attribute around the article.
+        '<body><div class="' + "x" * 3_000_000 + f'"><p>{PROSE * 8}</p></div>',
+        # NUL bytes and control characters sprinkled through a page.
+        f"<html><body><p>{PROSE * 3}\x00\x01</p><p>{PROSE * 3}</p>\x00</body></html>",
+    ],
+    ids=["deep-paragraphs", "jsonld-bomb", "many-classes", "huge-attribute", "nul-bytes"],
+)
+def test_hostile_pages_end_in_bounded_time_without_raising(hostile: str) -> None:
+    started = time.monotonic()
+    result = extract_verbose(hostile.encode("utf-8"))
+    assert time.monotonic() - started < HOSTILE_LIMIT_SECONDS
+    assert (result.article is None) == (result.reason is not None)
+
+
+def test_a_wrong_charset_declaration_does_not_garble_valid_utf8() -> None:
+    body = f"<p>Caf\u00e9 society in the old town: {PROSE * 6}</p>"
+    page = f'<html><head><meta charset="x-unknown-charset"></head><body>{body}</body></html>'
+    article = extract(page.encode("utf-8"))
+    assert article is not None and article.text.startswith("Caf\u00e9 society")
+    declared_wrong = page.replace("x-unknown-charset", "utf-8").encode("cp1252")
+    article = extract(declared_wrong)  # says UTF-8, is windows-1252: never raises
+    assert article is not None and "society in the old town" in article.text
+
+
+def test_metadata_from_microdata_opengraph_and_links() -> None:
+    article = extract(page("metadata.html"), "https://www.metrocourier.test/news/123")
+    assert article is not None
+    # Two <h1>s (the masthead and the headline): the <title> decides, without the site name.
+    assert article.title == "Tram line extension approved"
+    assert article.authors == ["Ana Lima", "Jo\u00e3o Reis"]
+    assert article.published == datetime(2026, 11, 2, 13, 15, tzinfo=UTC)
+    assert article.published.utcoffset() is not None
+    assert article.language == "pt"
+    assert article.canonical_url == "https://www.metrocourier.test/transport/tram-extension"
+    assert article.description == "The council approved a six-stop extension of the tram line."
+    assert article.image == "https://cdn.metrocourier.test/tram.jpg"
+    assert article.text.startswith("The council approved on Monday")
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("2026-11-02T08:00:00+01:00", datetime(2026, 11, 2, 7, 0, tzinfo=UTC)),
+        ("2026-11-02T07:00:00Z", datetime(2026, 11, 2, 7, 0, tzinfo=UTC)),
+        ("2026-11-02", datetime(2026, 11, 2, tzinfo=UTC)),  # naive: taken as UTC
+        ("Mon, 02 Nov 2026 02:00:00 EST", datetime(2026, 11, 2, 7, 0, tzinfo=UTC)),
+        ("November 2, 2026 7:00 AM GMT", datetime(2026, 11, 2, 7, 0, tzinfo=UTC)),
+        ("1970-01-01T00:00:00Z", None),  # page furniture, not a publication date
+        ("not a date", None),
+    ],
+)
+def test_published_dates_are_timezone_aware(value: str, expected: datetime | None) -> None:
+    from extractors.metadata import parse_date
+
+    parsed = parse_date(value)
+    assert parsed == expected
+    assert parsed is None or parsed.tzinfo is not None

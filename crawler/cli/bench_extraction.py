@@ -31,7 +31,7 @@ DATASET_NAME = "article-extraction-benchmark"
 # Searched, relative to the checkout and to the working directory and their parents.
 DATASET_RELATIVE = Path("shared") / "datasets" / DATASET_NAME
 OURS = "newsharvest"
-PEER_INSTALL_HINT = "pip install -e '.[bench]'   (trafilatura, readability-lxml)"
+PEER_INSTALL_HINT = ".venv/bin/pip install -U pip && .venv/bin/pip install -e '.[bench]'"
 WARMUP_PAGES = 5  # run once, untimed, before timing: imports and caches are not page cost
 HALVES = ("A", "B")
 
@@ -194,6 +194,9 @@ def score_rows(result: RunResult, pages: list[BenchPage], groups: Iterable[str])
     rows = []
     for group in groups:
         selected = [page for page in pages if group == "all" or page.half == group]
+        if not selected:
+            rows.append([result.name, group, 0, "-", "-", "-", "-", "-", "-", 0])
+            continue
         scores = aggregate(score_page(page.gold, result.texts[page.page_id]) for page in selected)
         millis = [result.millis[page.page_id] for page in selected]
         empty = sum(1 for page in selected if not result.texts[page.page_id].strip())

@@ -1,0 +1,86 @@
+"""`newsharvest bench extraction` on a tiny dataset laid out like the real benchmark."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from crawler.cli import bench_extraction
+from tests.test_cli import newsharvest
+
+PAGES = Path(__file__).parent / "fixtures" / "pages"
+
+
+def _dataset(root: Path) -> Path:
+    """Three fixture pages with gold bodies: two extracted perfectly, one NULL page whose gold is
+    a body (so recall suffers and precision does not count it)."""
+    gold = {
+        "wrapper-named-sidebar": (PAGES / "wrapper-named-sidebar.html", None),
+        "div-paragraphs": (PAGES / "div-paragraphs.html", None),
+        "video-page": (PAGES / "video-page.html", "A body the page does not carry at all."),
+    }
+    from extractors import extract
+
+    truth = {}
+    (root / "html").mkdir(parents=True)
+    for page_id, (path, body) in gold.items():
+        data = path.read_bytes()
+        (root / "html" / f"{page_id}.html.gz").write_bytes(gzip.compress(data))
+        article = extract(data)
+        truth[page_id] = {
+            "url": f"https://example.test/{page_id}",
+            "articleBody": body or article.text,
+        }
+    (root / "ground-truth.json").write_text(json.dumps(truth))
+    return root
+
+
+def test_bench_prints_scores_for_all_pages_and_both_halves(tmp_path: Path) -> None:
+    result = newsharvest(
+        "bench", "extraction", "--dataset", str(_dataset(tmp_path)), "--worst", "1"
+    )
+    assert result.returncode == 0, result.stderr
+    rows = {
+        line.split()[1]: line.split()[2:]
+        for line in result.stdout.splitlines()
+        if line.startswith("newsharvest ") and line.split()[1] in ("all", "A", "B")
+    }
+    assert set(rows) == {"all", "A", "B"}
+    assert sum(int(rows[half][0]) for half in ("A", "B")) == 3
+    n, f1, precision, recall, accuracy, median, p95, empty = rows["all"]
+    assert (n, precision, empty) == ("3", "1.0", "1")  # the NULL page has no precision to lose
+    assert float(recall) == pytest.approx(2 / 3, abs=1e-4)
+    assert float(f1) == pytest.approx(0.8, abs=1e-4) and float(accuracy) == pytest.approx(
+        2 / 3, abs=1e-4
+    )
+    assert float(median) > 0 and float(p95) >= float(median)
+    assert re.search(r"newsharvest methods: dom 2, NULL 1", result.stdout)
+    assert "video-page" in result.stdout  # the worst page is listed
+
+
+def test_bench_without_a_dataset_says_how_to_give_one(tmp_path: Path) -> None:
+    result = newsharvest("bench", "extraction", "--dataset", str(tmp_path / "missing"))
+    assert result.returncode == 2 and "dataset not found" in result.stderr
+
+
+def test_a_missing_peer_library_is_a_clear_error_with_the_install_command(monkeypatch) -> None:
+    def missing() -> bench_extraction.ExtractorFn:
+        raise ImportError("No module named 'ghost'")
+
+    monkeypatch.setitem(bench_extraction.PEERS, "ghost", (missing, "ghost"))
+    with pytest.raises(SystemExit) as stopped:
+        bench_extraction.load_extractors("ghost")
+    assert "pip install -e '.[bench]'" in str(stopped.value)
+    with pytest.raises(SystemExit, match="unknown peer"):
+        bench_extraction.load_extractors("nonesuch")
+
+
+def test_halves_are_a_fixed_split_by_sha1_of_the_id() -> None:
+    page = bench_extraction.BenchPage("042bb7b5", "", "", b"")
+    assert page.half == bench_extraction.BenchPage("042bb7b5", "x", "y", b"z").half
+    halves = {bench_extraction.BenchPage(f"page-{i}", "", "", b"").half for i in range(20)}
+    assert halves == {"A", "B"}
