@@ -165,6 +165,7 @@ class Cleaning:
         self.tree = tree
         self._raw: dict[Element, int] = {}
         self._vetoed: set[Element] = set()
+        self._chains: dict[Element, tuple[Element, ...]] = {}
         paragraphs = [p for p in tree.iter("p")]
         self.paragraphs = self._weigh(paragraphs)
         if _bearing_length(self.paragraphs) <= C_SIGMA:
@@ -198,16 +199,11 @@ class Cleaning:
         """Statistics of the paragraphs outside chrome, captions and figures, after vetoing the
         candidates that hold VETO_SHARE of the content-bearing text."""
         stats = {paragraph: paragraph_stats(paragraph) for paragraph in paragraphs}
-        chains: dict[Element, list[Element]] = {}
+        chains: dict[Element, tuple[Element, ...]] = {}
         held: dict[Element, int] = {}
         total = 0
         for paragraph, stat in stats.items():
-            chain = [
-                node
-                for node in _self_and_ancestors(paragraph)
-                if node.tag in JUNK_TAGS or self.raw_kind(node) != PLAIN
-            ]
-            chains[paragraph] = chain
+            chain = chains[paragraph] = self._marked_chain(paragraph)
             if stat.bearing:
                 total += stat.length
                 for node in chain:
@@ -218,6 +214,21 @@ class Cleaning:
             for paragraph, stat in stats.items()
             if all(node in self._vetoed and node.tag not in JUNK_TAGS for node in chains[paragraph])
         }
+
+    def _marked_chain(self, element: Element) -> tuple[Element, ...]:
+        """The element and its ancestors that are junk or not PLAIN, nearest first; memoised per
+        element, so paragraphs sharing ancestors share the work."""
+        pending: list[Element] = []
+        node: Element | None = element
+        while node is not None and node not in self._chains and len(pending) <= MAX_ANCESTORS:
+            pending.append(node)
+            node = node.getparent()
+        chain = self._chains.get(node, ()) if node is not None else ()
+        for node in reversed(pending):
+            if node.tag in JUNK_TAGS or self.raw_kind(node) != PLAIN:
+                chain = (node, *chain)
+            self._chains[node] = chain
+        return chain
 
 
 def _self_and_ancestors(element: Element) -> list[Element]:

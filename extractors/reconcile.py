@@ -14,11 +14,9 @@ benchmark's own unit, word 4-gram shingles:
 
 from __future__ import annotations
 
-from collections import Counter
-
 from extractors.article import Block
 from extractors.dom import DomBody
-from extractors.evaluation import Shingle, shingles, tokenize
+from extractors.evaluation import SHINGLE_SIZE, Shingle, shingles, tokenize
 from extractors.schema_org import METHOD_SCHEMA_ORG, MICRODATA, SchemaBody
 
 # The DOM body contains the schema body when it holds this share of the schema body's shingles.
@@ -44,14 +42,15 @@ def choose_body(schema: SchemaBody | None, dom: DomBody | None) -> tuple[list[Bl
 
 
 def coverage(schema_blocks: list[Block], dom_blocks: list[Block]) -> tuple[float, float]:
-    """Shares of the schema body's shingles found in the DOM body, and of the DOM's in it."""
+    """Shares of the schema body's distinct shingles found in the DOM body, and of the DOM's in
+    the schema body's."""
     schema_shingles, dom_shingles = _shingles_of(schema_blocks), _shingles_of(dom_blocks)
-    shared = sum((schema_shingles & dom_shingles).values())
-    return (
-        shared / max(1, sum(schema_shingles.values())),
-        shared / max(1, sum(dom_shingles.values())),
-    )
+    shared = len(schema_shingles & dom_shingles)
+    return shared / max(1, len(schema_shingles)), shared / max(1, len(dom_shingles))
 
 
-def _shingles_of(blocks: list[Block]) -> Counter[Shingle]:
-    return shingles(tokenize(" ".join(text for _, text in blocks)))
+def _shingles_of(blocks: list[Block]) -> set[Shingle]:
+    tokens = tokenize(" ".join(text for _, text in blocks))
+    if len(tokens) < SHINGLE_SIZE:
+        return set(shingles(tokens))
+    return set(zip(*(tokens[i:] for i in range(SHINGLE_SIZE)), strict=False))

@@ -43,7 +43,11 @@ _TAG = re.compile(r"<\s*/?\s*[a-zA-Z][^<>]{0,2000}>")
 _KIND_OF_TAG = {"li": LIST_ITEM, "blockquote": QUOTE}
 
 
-_WITH_ITEMPROP = etree.XPath("//*[@itemprop]")
+# Elements whose itemprop mentions articleBody in any case, found in C.
+_WITH_ITEMPROP = etree.XPath(
+    "//*[contains(translate(@itemprop, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', "
+    "'abcdefghijklmnopqrstuvwxyz'), 'articlebody')]"
+)
 
 
 @dataclass(slots=True)
