@@ -5,14 +5,13 @@ from __future__ import annotations
 import logging
 
 from extractors.article import HEADING, Article, Block, Extraction
-from extractors.document import DocumentError, parse_document
+from extractors.document import Document, DocumentError, parse_document
 from extractors.dom import extract_dom
 from extractors.jsonld import jsonld_objects
 from extractors.metadata import Metadata, extract_metadata
 from extractors.preprocess import Cleaning
 from extractors.reconcile import choose_body
 from extractors.schema_org import jsonld_body, microdata_body
-from extractors.tree import Element
 
 log = logging.getLogger(__name__)
 
@@ -33,18 +32,20 @@ def extract_verbose(
     except DocumentError as error:
         return Extraction(article=None, reason=error.reason)
     try:
-        return _run_chain(document.tree, url)
+        return _run_chain(document, url)
     except (RecursionError, MemoryError, ValueError, TypeError, AttributeError):
         # A bug on a hostile page must cost one NULL, never the crawl; log it to fix it.
         log.exception("extraction failed on %s", url)
         return Extraction(article=None, reason=NULL_EXTRACTOR_ERROR)
 
 
-def _run_chain(tree: Element, url: str | None) -> Extraction:
+def _run_chain(document: Document, url: str | None) -> Extraction:
+    tree = document.tree
     jsonld = jsonld_objects(tree)
     metadata = extract_metadata(tree, url, jsonld)
     cleaning = Cleaning(tree)
-    schema = microdata_body(tree, cleaning) or jsonld_body(jsonld)
+    microdata = microdata_body(tree, cleaning) if document.marks_article_body else None
+    schema = microdata or jsonld_body(jsonld)
     dom = extract_dom(cleaning)
     chosen = choose_body(schema, dom)
     if chosen is None:

@@ -31,6 +31,7 @@ _TZ_HOURS = {"EST": -5, "EDT": -4, "CST": -6, "CDT": -5, "MST": -7, "MDT": -6, "
              "PDT": -7, "GMT": 0, "UTC": 0, "UT": 0, "Z": 0, "BST": 1, "CET": 1, "CEST": 2,
              "EET": 2, "EEST": 3, "IST": 5.5, "JST": 9, "AEST": 10, "AEDT": 11}  # fmt: skip
 TZINFOS = {name: int(hours * 3600) for name, hours in _TZ_HOURS.items()}
+_META_KEYS = ("property", "name", "itemprop", "http-equiv")
 _MICRODATA_AUTHORS = etree.XPath("//*[@itemprop='author']")
 # Dates before this are page furniture (copyright years, "founded in"), not publication dates.
 EARLIEST_PUBLICATION_YEAR = 1990
@@ -52,12 +53,13 @@ def _meta_index(tree: Element) -> dict[str, str]:
     """Meta tags keyed by lower-cased name/property/itemprop; the first occurrence wins."""
     index: dict[str, str] = {}
     for meta in tree.iter("meta"):
-        content = meta.get("content")
+        attributes = dict(meta.items())
+        content = attributes.get("content")
         if content is None:
             continue
-        for attribute in ("property", "name", "itemprop", "http-equiv"):
-            key = (meta.get(attribute) or "").strip().lower()
-            if key and key not in index:
+        for attribute in _META_KEYS:
+            key = attributes.get(attribute)
+            if key and (key := key.strip().lower()) not in index:
                 index[key] = content.strip()
     return index
 

@@ -45,7 +45,7 @@ _KIND_OF_TAG = {"li": LIST_ITEM, "blockquote": QUOTE}
 
 # Elements whose itemprop mentions articleBody in any case, found in C.
 _WITH_ITEMPROP = etree.XPath(
-    "//*[contains(translate(@itemprop, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', "
+    "//*[@itemprop][contains(translate(@itemprop, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', "
     "'abcdefghijklmnopqrstuvwxyz'), 'articlebody')]"
 )
 
