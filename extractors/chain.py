@@ -33,8 +33,9 @@ def extract_verbose(
         return Extraction(article=None, reason=error.reason)
     try:
         return _run_chain(document, url)
-    except (RecursionError, MemoryError, ValueError, TypeError, AttributeError):
-        # A bug on a hostile page must cost one NULL, never the crawl; log it to fix it.
+    except Exception:
+        # Any bug on a hostile page must cost one NULL, never the crawl; the traceback is logged
+        # so that it gets fixed.
         log.exception("extraction failed on %s", url)
         return Extraction(article=None, reason=NULL_EXTRACTOR_ERROR)
 

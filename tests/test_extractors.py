@@ -391,3 +391,15 @@ def test_published_dates_are_timezone_aware(value: str, expected: datetime | Non
     parsed = parse_date(value)
     assert parsed == expected
     assert parsed is None or parsed.tzinfo is not None
+
+
+def test_a_bug_in_a_stage_costs_one_null_with_a_reason(monkeypatch, caplog) -> None:
+    import extractors.chain
+
+    def broken(cleaning: object) -> None:  # stands in for extract_dom
+        raise KeyError("a stage failed")
+
+    monkeypatch.setattr(extractors.chain, "extract_dom", broken)
+    result = extract_verbose(page("dom-article.html"), "https://valleytimes.test/x.html")
+    assert (result.article, result.reason) == (None, "extractor_error")
+    assert "extraction failed on https://valleytimes.test/x.html" in caplog.text
