@@ -133,11 +133,14 @@ def parse_document(
     page: str | bytes, url: str | None = None, *, encoding: str | None = None
 ) -> Document:
     """Parse a page once. Raises DocumentError (with a NULL reason) for non-HTML input."""
+    utf8: bytes | None = None
     if isinstance(page, bytes):
         raw = page[:MAX_DOCUMENT_BYTES]
         if not raw.strip():
             raise DocumentError("empty_document")
         text, encoding_used = decode_html(raw, encoding)
+        if encoding_used == "utf-8" and "\ufffd" not in text:
+            utf8 = raw[len(codecs.BOM_UTF8) :] if raw.startswith(codecs.BOM_UTF8) else raw
     elif isinstance(page, str):
         text, encoding_used = page[:MAX_DOCUMENT_BYTES], "unicode"
     else:
@@ -148,8 +151,11 @@ def parse_document(
         raise DocumentError("not_html", "binary content")
     if "<" not in text:
         raise DocumentError("not_html", "no markup")
-    # Re-encode to UTF-8 bytes so an in-page <?xml encoding=...?> cannot confuse lxml.
-    payload = text.encode("utf-8", errors="replace").replace(b"\x00", b"")
+    # The parser reads UTF-8 (an in-page <?xml encoding=...?> cannot confuse it): valid UTF-8
+    # input goes as it came, anything else is re-encoded from the decoded text.
+    payload = utf8 if utf8 is not None else text.encode("utf-8", errors="replace")
+    if b"\x00" in payload:
+        payload = payload.replace(b"\x00", b"")
     try:
         tree = etree.fromstring(payload, parser=_PARSER)
     except (etree.ParserError, etree.XMLSyntaxError, ValueError) as error:

@@ -50,17 +50,26 @@ class Metadata:
 
 
 def _meta_index(tree: Element) -> dict[str, str]:
-    """Meta tags keyed by lower-cased name/property/itemprop; the first occurrence wins."""
+    """Meta tags keyed by lower-cased name/property/itemprop; the first occurrence wins.
+
+    Metadata lives in <head>; microdata <meta> in the body only adds what the head lacks.
+    """
     index: dict[str, str] = {}
-    for meta in tree.iter("meta"):
-        attributes = dict(meta.items())
-        content = attributes.get("content")
-        if content is None:
-            continue
-        for attribute in _META_KEYS:
-            key = attributes.get(attribute)
-            if key and (key := key.strip().lower()) not in index:
-                index[key] = content.strip()
+    head = tree.find("head")
+    scopes = [head] if head is not None else []
+    body = tree.find("body")
+    scopes.append(body if body is not None and head is not None else tree)
+    for scope in scopes:
+        for meta in scope.iter("meta"):
+            attributes = dict(meta.items())
+            content = attributes.get("content")
+            if content is None:
+                continue
+            content = content.strip()
+            for attribute in _META_KEYS:
+                key = attributes.get(attribute)
+                if key and (key := key.strip().lower()) not in index:
+                    index[key] = content
     return index
 
 
@@ -171,7 +180,7 @@ def _authors(tree: Element, meta: dict[str, str], articles: list[dict[str, Any]]
     if not names:
         names.extend(_microdata_authors(tree))
     if not names:
-        names.extend(text_of(link) for link in tree.xpath("//a[@rel='author']"))
+        names.extend(text_of(link) for link in tree.iter("a") if link.get("rel") == "author")
     return _unique_authors(names)
 
 
@@ -222,6 +231,19 @@ def parse_date(value: str | None) -> datetime | None:
     return parsed.replace(tzinfo=timezone(offset) if offset is not None else UTC)
 
 
+def _time_datetime(tree: Element) -> str | None:
+    """The datetime of the <time itemprop=datePublished>, else of the first <time>."""
+    first = None
+    for element in tree.iter("time"):
+        value = element.get("datetime")
+        if not value:
+            continue
+        if element.get("itemprop", "").lower() == "datepublished":
+            return value
+        first = first or value
+    return first
+
+
 def _published(
     tree: Element, meta: dict[str, str], articles: list[dict[str, Any]]
 ) -> datetime | None:
@@ -230,7 +252,7 @@ def _published(
         "article:published_time", "og:published_time", "datepublished", "pubdate",
         "publishdate", "date", "dc.date", "dc.date.issued", "sailthru.date", "parsely-pub-date",
     )]  # fmt: skip
-    candidates += tree.xpath("//time[@itemprop='datePublished']/@datetime | //time/@datetime")[:1]
+    candidates.append(_time_datetime(tree))
     for candidate in candidates:
         if parsed := parse_date(candidate):
             return parsed
@@ -253,8 +275,7 @@ def _language(tree: Element, meta: dict[str, str], articles: list[dict[str, Any]
 
 
 def _canonical(tree: Element, meta: dict[str, str], url: str | None) -> str | None:
-    links = tree.xpath("//link[@rel][@href]")
-    for link in links:
+    for link in tree.iter("link"):
         is_canonical = "canonical" in link.get("rel", "").lower().split()
         if is_canonical and (absolute := _absolute(url, link.get("href", "").strip())):
             return absolute
