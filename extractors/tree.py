@@ -19,17 +19,3 @@ def text_of(element: Element) -> str:
     """All the text inside `element` (not its tail), as a browser's textContent."""
     return etree.tostring(element, method="text", encoding=str, with_tail=False)
 
-
-def remove_element(element: Element) -> None:
-    """Remove `element` and its subtree, keeping its tail text in the document."""
-    parent = element.getparent()
-    if parent is None:
-        return
-    tail = element.tail
-    if tail:
-        previous = element.getprevious()
-        if previous is not None:
-            previous.tail = (previous.tail or "") + tail
-        else:
-            parent.text = (parent.text or "") + tail
-    parent.remove(element)
