@@ -18,4 +18,3 @@ PLAIN, CHROME, CAPTION, FIGURE = 0, 1, 2, 3
 def text_of(element: Element) -> str:
     """All the text inside `element` (not its tail), as a browser's textContent."""
     return etree.tostring(element, method="text", encoding=str, with_tail=False)
-
