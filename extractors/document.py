@@ -89,11 +89,9 @@ def detect_encoding(data: bytes, declared: str | None = None) -> tuple[str, int]
     for bom, name in _BOMS:
         if data.startswith(bom):
             return name, len(bom)
-    for candidate in (declared, _meta_charset(data)):
-        name = normalize_encoding(candidate)
-        # A page cannot really be UTF-16 without a BOM when it declares it in ASCII <meta>.
-        if name and not name.startswith("utf-16") and not name.startswith("utf-32"):
-            return name, 0
+    name = _declared_encoding(data, declared)
+    if name:
+        return name, 0
     return ("utf-8" if _mostly_utf8(data) else "cp1252"), 0
 
 
@@ -117,10 +115,32 @@ def _meta_charset(data: bytes) -> str | None:
     return match.group(1).decode("ascii", "replace") if match else None
 
 
-def decode_html(data: bytes, declared: str | None = None) -> tuple[str, str]:
-    """Decode page bytes to text, never raising: undecodable bytes become U+FFFD."""
-    encoding, bom_length = detect_encoding(data, declared)
-    return data[bom_length:].decode(encoding, errors="replace"), encoding
+def decode_html(data: bytes, declared: str | None = None) -> tuple[str, str, bool]:
+    """Decode page bytes to text, never raising: undecodable bytes become U+FFFD.
+
+    Returns the text, the encoding, and whether the bytes were valid UTF-8 (then they can be
+    parsed as they are).
+    """
+    for bom, name in _BOMS:
+        if data.startswith(bom):
+            return data[len(bom) :].decode(name, errors="replace"), name, False
+    encoding = _declared_encoding(data, declared)
+    if encoding in (None, "utf-8"):
+        try:
+            return data.decode("utf-8"), "utf-8", True
+        except UnicodeDecodeError:
+            if encoding is None:  # undeclared: a legacy 8-bit page, or UTF-8 with a few bad bytes
+                encoding = "utf-8" if _mostly_utf8(data) else "cp1252"
+    return data.decode(encoding or "utf-8", errors="replace"), encoding or "utf-8", False
+
+
+def _declared_encoding(data: bytes, declared: str | None) -> str | None:
+    for candidate in (declared, _meta_charset(data)):
+        name = normalize_encoding(candidate)
+        # A page cannot really be UTF-16 without a BOM when it declares it in ASCII <meta>.
+        if name and not name.startswith("utf-16") and not name.startswith("utf-32"):
+            return name
+    return None
 
 
 def looks_binary(text: str) -> bool:
@@ -136,16 +156,15 @@ def parse_document(
     utf8: bytes | None = None
     if isinstance(page, bytes):
         raw = page[:MAX_DOCUMENT_BYTES]
-        if not raw.strip():
+        if not raw or raw.isspace():
             raise DocumentError("empty_document")
-        text, encoding_used = decode_html(raw, encoding)
-        if encoding_used == "utf-8" and "\ufffd" not in text:
-            utf8 = raw[len(codecs.BOM_UTF8) :] if raw.startswith(codecs.BOM_UTF8) else raw
+        text, encoding_used, valid_utf8 = decode_html(raw, encoding)
+        utf8 = raw if valid_utf8 else None
     elif isinstance(page, str):
         text, encoding_used = page[:MAX_DOCUMENT_BYTES], "unicode"
     else:
         raise DocumentError("not_html", f"unsupported input type {type(page).__name__}")
-    if not text.strip():
+    if not text or text.isspace():
         raise DocumentError("empty_document")
     if looks_binary(text):
         raise DocumentError("not_html", "binary content")
