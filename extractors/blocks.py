@@ -7,7 +7,6 @@ table layouts that never use `<p>`.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -40,7 +39,6 @@ SKIP_TAGS = frozenset(
         "head", "title", "meta", "link", "picture", "source", "label",
     }
 )  # fmt: skip
-_WHITESPACE = re.compile(r"\s+")
 
 # Says what preprocessing made of an element: PLAIN, CHROME, CAPTION or FIGURE.
 Classifier = Callable[[Element], int]
@@ -55,8 +53,8 @@ def tag_kind(element: Element) -> int:
 
 
 def clean_text(text: str) -> str:
-    """Collapse runs of whitespace (including NBSP) to one space and trim."""
-    return _WHITESPACE.sub(" ", text.replace("\xa0", " ")).strip()
+    """Collapse runs of whitespace (including NBSP and other Unicode spaces) to one space, trim."""
+    return " ".join(text.split())
 
 
 def _kind_of(tag: str, current: str) -> str:
@@ -91,7 +89,7 @@ class TextBlock:
 
 
 def _visible_chars(text: str) -> int:
-    return len(text) - sum(text.count(space) for space in (" ", "\n", "\t", "\r", "\xa0"))
+    return sum(map(len, text.split()))
 
 
 class _BlockWriter:
@@ -120,7 +118,7 @@ class _BlockWriter:
         if self._parts:
             text = clean_text("".join(self._parts))
             if text and self._element is not None:
-                chars = _visible_chars(text)
+                chars = len(text) - text.count(" ")  # clean text: single spaces only
                 links = min(self._link_chars, chars)
                 self.blocks.append(TextBlock(self._kind, text, links, chars, self._element))
             self._parts = []
