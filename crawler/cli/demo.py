@@ -69,6 +69,11 @@ def run(args: argparse.Namespace) -> int:
     print()
     print(summary_table(stats, room.domains))
     print(f"\n{stats.get('item_scraped_count', 0)} articles in {elapsed:.1f} s -> {args.output}")
+    methods = {k.removeprefix("extract/method/"): v for k, v in stats.items()
+               if k.startswith("extract/method/")}  # fmt: skip
+    if methods:
+        print("articles by extraction method: "
+              + ", ".join(f"{k} {v}" for k, v in sorted(methods.items())))  # fmt: skip
     nulls = {k.removeprefix("extract/null/"): v for k, v in stats.items()
              if k.startswith("extract/null/")}  # fmt: skip
     if nulls:
