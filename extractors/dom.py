@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from extractors.article import CAPTION, Block
-from extractors.blocks import clean_text, text_blocks
+from extractors.article import CAPTION, PARAGRAPH, Block
+from extractors.blocks import TextBlock, clean_text, text_blocks
 from extractors.boilerplate import keep_body_blocks
 from extractors.paragraphs import C_SIGMA, CP, CT, ParagraphStats, paragraph_stats
 from extractors.preprocess import LEAF_PARAGRAPH_TAGS, Cleaning, is_leaf
@@ -24,6 +24,10 @@ FALLBACK_MIN_LINE_CHARS = 2 * CP
 FALLBACK_CANDIDATES = 5
 # Twins of the best container (a body split in chunks) share an ancestor this close to it.
 TWIN_SCOPE_LEVELS = 3
+# Short non-bearing lines after the body's last content-bearing paragraph are dropped: at most
+# this many, each shorter than this.
+MAX_TRAILING_LINES = 3
+TRAILING_LINE_MAX_CHARS = 2 * CP
 METHOD_DOM = "dom"
 METHOD_DOM_FALLBACK = "dom_fallback"
 
@@ -218,9 +222,22 @@ def fallback_body(cleaning: Cleaning) -> DomBody | None:
     return None
 
 
+def _drop_trailing_lines(written: list[TextBlock], bearing: dict[Element, int]) -> None:
+    """The article ends with its last content-bearing paragraph: a few short lines after it
+    ("Like this story? Share it", a reporter's e-mail, "Advert") are the container's furniture."""
+    for _ in range(MAX_TRAILING_LINES):
+        last = written[-1] if written else None
+        if last is None or last.kind != PARAGRAPH or last.element in bearing:
+            return
+        if len(last.text) >= TRAILING_LINE_MAX_CHARS:
+            return
+        written.pop()
+
+
 def extract_dom(cleaning: Cleaning) -> DomBody | None:
     """The article body by Algorithm 2.1, or None (NULL) when nothing convincing is found."""
-    per_container = container_lengths(content_bearing_paragraphs(cleaning), cleaning)
+    bearing = content_bearing_paragraphs(cleaning)
+    per_container = container_lengths(bearing, cleaning)
     container = best_container(per_container)
     if container is None:
         return fallback_body(cleaning)
@@ -229,7 +246,7 @@ def extract_dom(cleaning: Cleaning) -> DomBody | None:
     parts = ([lead] if lead is not None else []) + [
         twin for twin in twins if twin is container or not cleaning.is_removed(twin)
     ]
-    blocks = keep_body_blocks(
-        [block for part in parts for block in text_blocks(part, cleaning.kind)]
-    )
+    written = [block for part in parts for block in text_blocks(part, cleaning.kind)]
+    _drop_trailing_lines(written, bearing)
+    blocks = keep_body_blocks(written)
     return DomBody(blocks=blocks, method=METHOD_DOM, container=container) if blocks else None
