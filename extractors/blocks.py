@@ -110,6 +110,12 @@ class _BlockWriter:
             if in_link:
                 self._link_chars += _visible_chars(text)
 
+    def word_break(self) -> None:
+        """A space where a link meets a word with none between (unspaced scripts: CJK), so that
+        the link's words stay words of their own."""
+        if self._parts and self._parts[-1] and self._parts[-1][-1].isalnum():
+            self._parts.append(" ")
+
     def space(self) -> None:
         if self._parts:
             self._parts.append(" ")
@@ -169,6 +175,8 @@ class _Walker:
             if closing:
                 if tag in BLOCK_TAGS:
                     writer.flush()
+                elif tag == "a" and tail and tail[0].isalnum():
+                    writer.word_break()
                 writer.text(tail, parent_kind, owner, in_link)
                 continue
             kind = classify(element) if tag and element is not root else PLAIN
@@ -187,6 +195,8 @@ class _Walker:
                 own_link = in_link or tag == "a"
                 if tag in BLOCK_TAGS:
                     writer.flush()
+                elif tag == "a" and element.text and element.text[0].isalnum():
+                    writer.word_break()
                 # The closing step carries the parent's state: it emits the element's tail.
                 stack.append((element, parent_kind, owner, in_link, True))
                 if kind == FIGURE:

@@ -403,3 +403,20 @@ def test_a_bug_in_a_stage_costs_one_null_with_a_reason(monkeypatch, caplog) -> N
     result = extract_verbose(page("dom-article.html"), "https://valleytimes.test/x.html")
     assert (result.article, result.reason) == (None, "extractor_error")
     assert "extraction failed on https://valleytimes.test/x.html" in caplog.text
+
+
+def test_a_link_glued_to_a_word_stays_a_word_of_its_own() -> None:
+    from lxml import etree
+
+    from extractors.blocks import iter_blocks
+
+    html = (
+        "<div><p>\u4eca\u56de\u306f<a href='/k'>Kindle for PC</a>\u306b\u95a2\u3059\u308b\u8a71"
+        "</p><p>Updated<a href='/u'>Police</a> say. A <a href='/x'>link</a>, then <b>T</b>ext.</p>"
+        "</div>"
+    )
+    blocks = list(iter_blocks(etree.fromstring(html, etree.HTMLParser()).find(".//div")))
+    assert blocks == [
+        ("paragraph", "\u4eca\u56de\u306f Kindle for PC \u306b\u95a2\u3059\u308b\u8a71"),
+        ("paragraph", "Updated Police say. A link, then Text."),
+    ]
