@@ -80,12 +80,6 @@ def _name_parts(names: str) -> set[str]:
     return {part.lower() for part in _NAME_PART.findall(names)}
 
 
-def names_say_chrome(names: str) -> bool:
-    """Whether id/class names mark chrome: a part of them ('related-box', 'relatedArticles',
-    'theiaStickySidebar') is one of SUSPICIOUS_TOKENS, in any case."""
-    return not SUSPICIOUS_TOKENS.isdisjoint(_name_parts(names))
-
-
 def classes_say_hidden(classes: str) -> bool:
     """A hiding utility class, or a collapsed Bootstrap panel ("collapse" without "show")."""
     if _HIDDEN_CLASS.search(classes):
@@ -94,8 +88,10 @@ def classes_say_hidden(classes: str) -> bool:
 
 
 def kind_of_names(names: str, is_class: bool) -> int:
-    """CHROME, CAPTION or PLAIN for an id or class attribute value (cached: a site repeats its
-    class names on every page; hostile multi-kilobyte values are not kept)."""
+    """CHROME, CAPTION or PLAIN for an id or class attribute value: CHROME when a part of it
+    ('related-box', 'relatedArticles', 'theiaStickySidebar') is one of SUSPICIOUS_TOKENS in any
+    case, or a class hides the element. Cached: a site repeats its class names on every page;
+    hostile multi-kilobyte values are not kept."""
     if len(names) > MAX_CACHED_NAME_CHARS:
         return _kind_of_names(names, is_class)
     return _cached_kind_of_names(names, is_class)
@@ -166,7 +162,7 @@ class Cleaning:
         self._raw: dict[Element, int] = {}
         self._vetoed: set[Element] = set()
         self._chains: dict[Element, tuple[Element, ...]] = {}
-        paragraphs = [p for p in tree.iter("p")]
+        paragraphs = list(tree.iter("p"))
         self.paragraphs = self._weigh(paragraphs)
         if _bearing_length(self.paragraphs) <= C_SIGMA:
             # Pages that set their text without <p>: leaf <div>s are paragraphs too. They are
@@ -193,7 +189,7 @@ class Cleaning:
 
     def is_inside_removed(self, element: Element) -> bool:
         """The element or one of its ancestors is junk or chrome."""
-        return any(self.is_removed(node) for node in _self_and_ancestors(element))
+        return any(self.is_removed(node) for node in self._marked_chain(element))
 
     def _weigh(self, paragraphs: list[Element]) -> dict[Element, ParagraphStats]:
         """Statistics of the paragraphs outside chrome, captions and figures, after vetoing the
@@ -229,15 +225,6 @@ class Cleaning:
                 chain = (node, *chain)
             self._chains[node] = chain
         return chain
-
-
-def _self_and_ancestors(element: Element) -> list[Element]:
-    nodes = [element]
-    for ancestor in element.iterancestors():
-        nodes.append(ancestor)
-        if len(nodes) > MAX_ANCESTORS:
-            break
-    return nodes
 
 
 def is_leaf(element: Element) -> bool:
