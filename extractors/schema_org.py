@@ -17,6 +17,7 @@ from lxml import etree
 
 from extractors.article import HEADING, LIST_ITEM, PARAGRAPH, QUOTE, Block
 from extractors.blocks import TextBlock, clean_text, text_blocks
+from extractors.boilerplate import MAX_BLOCK_LINK_DENSITY
 from extractors.jsonld import article_objects
 from extractors.preprocess import Cleaning
 from extractors.tree import Element
@@ -68,7 +69,13 @@ def microdata_body(tree: Element, cleaning: Cleaning) -> SchemaBody | None:
             continue
         if cleaning.is_inside_removed(element):
             continue
-        blocks = text_blocks(element, cleaning.kind)
+        # The publisher's word is taken for its prose; a list of links inside it (the story's
+        # tags, "related" lists) is navigation all the same.
+        blocks = [
+            block
+            for block in text_blocks(element, cleaning.kind)
+            if not (block.kind == LIST_ITEM and block.link_density > MAX_BLOCK_LINK_DENSITY)
+        ]
         length = sum(len(block.text) for block in blocks)
         if length and (best is None or length > best[0]):
             best = (length, blocks)
