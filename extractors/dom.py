@@ -208,7 +208,7 @@ def fallback_body(cleaning: Cleaning) -> DomBody | None:
     for _, element in candidates:
         if cleaning.is_inside_removed(element):
             continue
-        blocks = [block.block for block in text_blocks(element, cleaning.kind)]
+        blocks = keep_body_blocks(text_blocks(element, cleaning.kind))
         prose = sum(
             len(text)
             for kind, text in blocks
