@@ -31,6 +31,7 @@ class ArticleItem(scrapy.Item):
     text = scrapy.Field()  # blocks joined by "\n"
     blocks = scrapy.Field()  # list of {"kind": ..., "text": ...}
     extraction_method = scrapy.Field()  # "schema_org", "dom", "dom_fallback", ...
+    notices_removed = scrapy.Field()  # blocks removed as the domain's recurring notices
 
     # Deduplication.
     content_hash = scrapy.Field()  # hash of the normalised text (exact duplicates)

@@ -68,6 +68,14 @@ class RedisKeys:
 
     # --- notice suppression -------------------------------------------------------------
 
+    def notice_signatures(self, domain: str) -> str:
+        """ZSET: block signatures and article identities -> decayed distinct-article score."""
+        return self.key("notices", f"{{{domain}}}", "signatures")
+
+    def notice_meta(self, domain: str) -> str:
+        """HASH: the domain's decay time base (t0) and decayed article total (articles)."""
+        return self.key("notices", f"{{{domain}}}", "meta")
+
     # --- near-duplicate detection -------------------------------------------------------
 
     # --- continuous harvesting ----------------------------------------------------------

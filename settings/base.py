@@ -66,6 +66,17 @@ EXTRACT_KEEP_HTML = False  # drop the raw HTML from items once extracted (output
 
 # --- Notice suppression -----------------------------------------------------------------------
 
+ITEM_PIPELINES["pipelines.notices.pipeline.NoticePipeline"] = 200  # drop per-domain notices
+NOTICES_ENABLED = True  # learn and remove blocks a domain repeats across its articles
+NOTICES_MIN_ARTICLES = 3  # K: a block is a notice once it occurs in this many distinct articles
+NOTICES_MIN_SHARE = 0.1  # ... and in at least this share of the domain's recent articles
+NOTICES_HALF_LIFE_DAYS = 30.0  # evidence halves in weight over this time, so stale notices fade
+NOTICES_MAX_SIGNATURES = 1000  # per domain: signatures kept (~120 KB in Redis); least seen go first
+NOTICES_IDLE_TTL_DAYS = 90.0  # a domain's notice state is forgotten after this long unseen
+NOTICES_PRIOR_ARTICLES = 20  # cold start: lexical priors apply until a domain has this many
+NOTICES_MIN_BODY_CHARS = 250  # less text left after removing notices: NULL (only_notices)
+NOTICES_STORE_PATH = ""  # embedded store file; empty = NEWSHARVEST_STATE_DIR/notices.sqlite3
+
 # --- Near-duplicate detection -----------------------------------------------------------------
 
 # --- Index sinks ------------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -14,28 +15,35 @@ PAGES = ROOT / "tests" / "fixtures" / "pages"
 DEMO_TIMEOUT_SECONDS = 120
 
 
-def newsharvest(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+def newsharvest(
+    *args: str, cwd: Path = ROOT, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "crawler.cli", *args],
         cwd=cwd, capture_output=True, text=True, timeout=DEMO_TIMEOUT_SECONDS, check=False,
+        env={**os.environ, **(env or {})},
     )  # fmt: skip
 
 
 def test_demo_prints_the_per_domain_summary_and_writes_json_lines(tmp_path: Path) -> None:
     output = tmp_path / "demo.jsonl"
-    result = newsharvest("demo", "--quiet", "--output", str(output))
+    state = {"NEWSHARVEST_STATE_DIR": str(tmp_path / "state")}  # embedded stores: fresh
+    result = newsharvest("demo", "--quiet", "--output", str(output), env=state)
     assert result.returncode == 0, result.stderr[-2000:]
     lines = result.stdout.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("domain "))
-    assert lines[start].split() == ["domain", "feeds", "fetched", "articles", "NULL", "errors"]
+    header = ["domain", "feeds", "fetched", "articles", "NULL", "notices", "errors"]
+    assert lines[start].split() == header
     table = lines[start + 2 : lines.index("", start)]  # after the header and its rule
     rows = {line.split()[0]: [int(cell) for cell in line.split()[1:]] for line in table}
     assert len(rows) == 6 and all(name.endswith(".test") for name in rows if name != "total")
     articles = [json.loads(line) for line in output.read_text().splitlines()]
-    feeds, fetched, total_articles, nulls, errors = rows["total"]
+    feeds, fetched, total_articles, nulls, notices, errors = rows["total"]
     assert feeds >= len(rows) - 1  # every domain's feed was polled
     assert total_articles == len(articles) > 0
     assert fetched == total_articles + nulls and errors == 0
+    assert notices == sum(article["notices_removed"] for article in articles) + 1  # + 1 NULL
+    assert "only_notices 1" in result.stdout  # the notice-only video page
     assert f"-> {output}" in result.stdout
     # The embedded index beside the output holds every article, and the demo says how to search.
     index = tmp_path / "demo-index.sqlite3"

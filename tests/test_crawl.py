@@ -81,7 +81,7 @@ def test_items_carry_the_contract_fields_and_the_publisher_domain(crawl) -> None
     fields = {
         "url", "canonical_url", "domain", "feed_url", "title", "published", "authors",
         "language", "text", "blocks", "extraction_method", "content_hash", "duplicate_of",
-        "fetched_at",
+        "fetched_at", "notices_removed",
     }  # fmt: skip
     pages = room.pages
     for item in items:
@@ -142,3 +142,16 @@ def test_a_second_run_with_the_same_state_costs_only_304s(
     polls = [r for r in requests if f"{r.host}{r.target}" in feeds]
     assert len(polls) == len(feeds) and all(r.conditional and r.status == 304 for r in polls)
     assert not [r for r in requests if f"http://{r.host}{r.target}" in room.pages]
+
+
+def test_in_container_notices_never_reach_the_output(crawl) -> None:
+    """The notice stage (embedded store here) removes what the extractor cannot avoid."""
+    room, items, log, _ = crawl
+    for item in items:
+        page = room.pages[item["url"]]
+        assert not [n for n in page.notices if n in item["text"]], item["url"]
+        assert item["notices_removed"] >= 0
+    removed = {item["domain"] for item in items if item["notices_removed"]}
+    assert {"metroledger.test", "coastalpost.test", "wirewatch.test"} <= removed
+    notice_only = [page.url for page in room.non_articles() if page.notices]
+    assert notice_only and all(f"NULL (only_notices): {url}" in log for url in notice_only)

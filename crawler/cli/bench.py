@@ -11,6 +11,7 @@ BENCH_MODULES: tuple[str, ...] = (
     "crawler.cli.bench_sinks",
     "crawler.cli.bench_polling",
     "crawler.cli.bench_extraction",
+    "crawler.cli.bench_notices",
 )
 
 

@@ -129,14 +129,16 @@ def _print_article(item: Any) -> None:
 
 
 def summary_table(stats: dict[str, Any], domains: list[str] | None = None) -> str:
-    """Per-domain table: feeds polled, pages fetched, articles output, NULL pages, errors."""
+    """Per-domain table: feeds polled, pages fetched, articles output, NULL pages, notice
+    blocks removed, errors."""
     from crawler.domainstats import ARTICLES, ERRORS, FEEDS_POLLED, FETCHED, NULL, domain_table
+    from pipelines.notices.pipeline import REMOVED as NOTICES_REMOVED
 
     table = domain_table(stats)
     names = sorted(set(domains or []) | set(table))
-    columns = (FEEDS_POLLED, FETCHED, ARTICLES, NULL, ERRORS)
+    columns = (FEEDS_POLLED, FETCHED, ARTICLES, NULL, NOTICES_REMOVED, ERRORS)
     rows = [[name, *(table.get(name, {}).get(column, 0) for column in columns)] for name in names]
     totals = ["total", *(sum(row[i + 1] for row in rows) for i in range(len(columns)))]
     return render_table(
-        ["domain", "feeds", "fetched", "articles", "NULL", "errors"], [*rows, totals]
+        ["domain", "feeds", "fetched", "articles", "NULL", "notices", "errors"], [*rows, totals]
     )

@@ -1,0 +1,35 @@
+"""Per-domain notice suppression (seed 002's open problem): learn which blocks recur across a
+domain's articles — copyright lines, print-edition lines, newsletter blurbs — and remove them.
+
+The learning logic (learner.py) and its two stores (stores.py: Redis, embedded SQLite) import no
+Scrapy; pipeline.py is the thin Scrapy component (`NoticePipeline`).
+"""
+
+from __future__ import annotations
+
+from pipelines.notices.learner import (
+    NULL_ONLY_NOTICES,
+    DomainEvidence,
+    NoticeConfig,
+    NoticeLearner,
+    NoticeStore,
+    Observation,
+    Removal,
+    Verdict,
+    normalized_tokens,
+)
+from pipelines.notices.stores import EmbeddedNoticeStore, RedisNoticeStore
+
+__all__ = [
+    "NULL_ONLY_NOTICES",
+    "DomainEvidence",
+    "EmbeddedNoticeStore",
+    "NoticeConfig",
+    "NoticeLearner",
+    "NoticeStore",
+    "Observation",
+    "RedisNoticeStore",
+    "Removal",
+    "Verdict",
+    "normalized_tokens",
+]

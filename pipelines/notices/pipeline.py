@@ -1,0 +1,134 @@
+"""Notice suppression stage (ITEM_PIPELINES 200): remove what a domain repeats in every article.
+
+Thin Scrapy component around pipelines.notices.learner: one store round trip per article
+(Redis when REDIS_URL is set, else the embedded SQLite store on its own thread). Items get
+`notices_removed`; an item with nothing but notices becomes NULL (`only_notices`).
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import time
+from typing import Any
+
+import redis.exceptions
+from scrapy.crawler import Crawler
+from scrapy.exceptions import DropItem, NotConfigured
+from scrapy.settings import BaseSettings
+from scrapy.statscollectors import StatsCollector
+
+from crawler.domainstats import NULL, inc_domain
+from pipelines.extract import content_hash
+from pipelines.notices.learner import (
+    DAY_SECONDS,
+    NoticeConfig,
+    NoticeLearner,
+    NoticeStore,
+    Verdict,
+)
+from pipelines.notices.stores import EmbeddedNoticeStore, RedisNoticeStore
+from pipelines.store import RedisKeys, async_redis, redis_url, state_dir
+
+log = logging.getLogger(__name__)
+
+EMBEDDED_STORE_FILE = "notices.sqlite3"
+# Store failures are logged at most this often; every one is counted in notices/errors.
+ERROR_LOG_INTERVAL_SECONDS = 60.0
+# Per-domain counter of notice blocks removed (monitoring reads it).
+REMOVED = "notices/removed"
+STORE_ERRORS = (redis.exceptions.RedisError, sqlite3.Error, OSError, TimeoutError)
+
+
+def notice_config(settings: BaseSettings) -> NoticeConfig:
+    return NoticeConfig(
+        min_articles=settings.getint("NOTICES_MIN_ARTICLES"),
+        min_share=settings.getfloat("NOTICES_MIN_SHARE"),
+        half_life_seconds=settings.getfloat("NOTICES_HALF_LIFE_DAYS") * DAY_SECONDS,
+        max_signatures=settings.getint("NOTICES_MAX_SIGNATURES"),
+        idle_ttl_seconds=settings.getfloat("NOTICES_IDLE_TTL_DAYS") * DAY_SECONDS,
+        prior_articles=settings.getint("NOTICES_PRIOR_ARTICLES"),
+        min_body_chars=settings.getint("NOTICES_MIN_BODY_CHARS"),
+    )
+
+
+def notice_store(settings: BaseSettings, config: NoticeConfig) -> NoticeStore:
+    """Redis when REDIS_URL is set (shared by every worker), else the embedded SQLite file."""
+    url = redis_url(settings)
+    if url:
+        return RedisNoticeStore(async_redis(url), RedisKeys.from_settings(settings), config)
+    path = settings.get("NOTICES_STORE_PATH") or state_dir(settings) / EMBEDDED_STORE_FILE
+    return EmbeddedNoticeStore(path, config)
+
+
+class NoticePipeline:
+    def __init__(self, stats: StatsCollector, learner: NoticeLearner) -> None:
+        self.stats = stats
+        self.learner = learner
+        self._last_error_log = float("-inf")
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> NoticePipeline:
+        settings = crawler.settings
+        if not settings.getbool("NOTICES_ENABLED"):
+            raise NotConfigured("NOTICES_ENABLED is off")
+        config = notice_config(settings)
+        return cls(crawler.stats, NoticeLearner(notice_store(settings, config), config))
+
+    async def close_spider(self) -> None:
+        await self.learner.store.aclose()
+
+    async def process_item(self, item: Any) -> Any:
+        raw_blocks = item.get("blocks")
+        if not raw_blocks:
+            return item  # not an extracted article
+        domain = item.get("domain") or ""
+        blocks = [(block["kind"], block["text"]) for block in raw_blocks]
+        identities = (item.get("canonical_url") or item.get("url"), item.get("content_hash"))
+        article = self.learner.prepare(domain, blocks, identities, time.time())
+        try:
+            evidence = await self.learner.store.observe(article.observation)
+            verdict = self.learner.judge(article, evidence)
+        except STORE_ERRORS as error:
+            self._store_failed(error)
+            verdict = self.learner.judge_offline(article)
+        self._count(domain, verdict)
+        if verdict.is_null:
+            raise DropItem(f"NULL ({verdict.null_reason}): {item.get('url')}", log_level="INFO")
+        item["notices_removed"] = len(verdict.removed)
+        if verdict.removed:
+            item["blocks"] = [{"kind": kind, "text": text} for kind, text in verdict.blocks]
+            item["text"] = "\n".join(text for _, text in verdict.blocks)
+            item["content_hash"] = content_hash(item["text"])
+        return item
+
+    def _count(self, domain: str, verdict: Verdict) -> None:
+        stats = self.stats
+        stats.inc_value("notices/articles")
+        stats.inc_value(f"notices/status/{verdict.status}")
+        if verdict.removed:
+            stats.inc_value("notices/articles_with_notices")
+            stats.inc_value("notices/removed", len(verdict.removed))
+            for removal in verdict.removed:
+                stats.inc_value(f"notices/removed/{removal.reason}")
+            inc_domain(stats, domain, REMOVED, len(verdict.removed))
+        if verdict.null_reason:
+            reason = verdict.null_reason
+            stats.inc_value(f"notices/null/{reason}")
+            # The item ends NULL like an extraction NULL: same counters, so totals and the
+            # per-domain NULL column include it.
+            stats.inc_value("extract/null")
+            stats.inc_value(f"extract/null/{reason}")
+            inc_domain(stats, domain, NULL)
+            inc_domain(stats, domain, f"{NULL}/{reason}")
+
+    def _store_failed(self, error: BaseException) -> None:
+        self.stats.inc_value("notices/errors")
+        now = time.monotonic()
+        if now - self._last_error_log >= ERROR_LOG_INTERVAL_SECONDS:
+            self._last_error_log = now
+            log.warning(
+                "notice store unavailable (%s: %s); judging with lexical priors only",
+                type(error).__name__,
+                error,
+            )

@@ -1,0 +1,637 @@
+"""Per-domain notice suppression: the learner, both stores (real Redis, SQLite), the pipeline."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+from scrapy.exceptions import DropItem, NotConfigured
+from scrapy.utils.test import get_crawler
+
+from pipelines.notices import (
+    NULL_ONLY_NOTICES,
+    EmbeddedNoticeStore,
+    NoticeConfig,
+    NoticeLearner,
+    RedisNoticeStore,
+    Verdict,
+    normalized_tokens,
+)
+from pipelines.notices.learner import (
+    COPY,
+    COUNTED,
+    DAY_SECONDS,
+    KNOWN,
+    PRIOR_CALL,
+    PRIOR_PRINT,
+    PRIOR_RIGHTS,
+    UNAVAILABLE,
+    prior_kind,
+)
+from pipelines.notices.pipeline import NoticePipeline
+from pipelines.store import RedisKeys, async_redis, sync_redis
+from settings import base
+from tests.fixtures.newsroom import Newsroom, textgen
+
+T0 = 1_790_000_000.0  # a fixed clock: every test passes `now` explicitly
+HOUR = 3600.0
+DOMAIN = "example.test"
+COPYRIGHT = (
+    "\u00a9 2026 Example Media Group. All rights reserved. This material may not be published, "
+    "broadcast, rewritten or redistributed without permission."
+)
+# Not matched by any lexical prior: only learning can remove it.
+SOCIAL = "Follow Example Daily on social media for the latest updates from our newsroom team."
+# Learning alone (no priors), three distinct articles make a notice.
+LEARN_ONLY = NoticeConfig(min_articles=3, min_share=0.1, prior_articles=0)
+HOSTILE_BUDGET_SECONDS = 5.0
+
+Blocks = list[tuple[str, str]]
+
+
+# --- Stories --------------------------------------------------------------------------------
+
+
+class Stories:
+    """Distinct, realistic story bodies from the fixture's text generator."""
+
+    def __init__(self, seed: str = "notices") -> None:
+        self.tg = textgen.TextGenerator(seed)
+
+    def body(self, n_paragraphs: int = 5) -> Blocks:
+        topic = textgen.TOPICS[0]
+        return [("paragraph", p) for p in self.tg.story(topic, n_paragraphs)]
+
+
+# --- Store fixtures: every behaviour runs on both backends -----------------------------------
+
+StoreFactory = Callable[[NoticeConfig], Any]
+
+
+@pytest.fixture(params=["redis", "embedded"])
+def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> StoreFactory:
+    """A factory of stores of one backend (call it inside the event loop that uses the store)."""
+    if request.param == "redis":
+        url = request.getfixturevalue("redis_url")
+        prefix = request.getfixturevalue("redis_prefix")
+        return lambda config: RedisNoticeStore(async_redis(url), RedisKeys(prefix), config)
+    return lambda config: EmbeddedNoticeStore(tmp_path / "notices.sqlite3", config)
+
+
+def run(
+    make_store: StoreFactory,
+    scenario: Callable[[NoticeLearner], Awaitable[Any]],
+    config: NoticeConfig = LEARN_ONLY,
+) -> Any:
+    """Run `scenario` with a fresh learner on one event loop, closing its store after."""
+
+    async def main() -> Any:
+        learner = NoticeLearner(make_store(config), config)
+        try:
+            return await scenario(learner)
+        finally:
+            await learner.store.aclose()
+
+    return asyncio.run(main())
+
+
+async def feed(
+    learner: NoticeLearner,
+    articles: Sequence[Blocks],
+    *,
+    start: float = T0,
+    step: float = HOUR,
+    domain: str = DOMAIN,
+    ids: Sequence[str] | None = None,
+) -> list[Verdict]:
+    verdicts = []
+    for i, blocks in enumerate(articles):
+        identity = ids[i] if ids else f"https://{domain}/story/{start + i * step}"
+        verdicts.append(
+            await learner.process(domain, blocks, identities=(identity,), now=start + i * step)
+        )
+    return verdicts
+
+
+def texts(verdict: Verdict) -> list[str]:
+    return [text for _, text in verdict.blocks]
+
+
+def removed(verdict: Verdict) -> list[str]:
+    return [r.block[1] for r in verdict.removed]
+
+
+# --- Normalisation and priors (pure) ---------------------------------------------------------
+
+
+def test_normalisation_ignores_case_spacing_punctuation_years_dates_and_section_letters() -> None:
+    same = [
+        "\u00a9 2025 Example Media. All rights reserved.",
+        "\u00a9  2026 EXAMPLE MEDIA -- all rights reserved",
+        "(c) 1999 Example\u00a0Media: All Rights Reserved!",
+    ]
+    assert len({" ".join(normalized_tokens(t)) for t in same}) == 1
+    print_lines = [
+        "A version of this article appears in print on November 3, 2026, Section A, Page 12.",
+        "A version of this article appears in print on Oct. 14, 2016, Section D, Page 3.",
+    ]
+    assert normalized_tokens(print_lines[0]) == normalized_tokens(print_lines[1])
+    assert normalized_tokens("Published Monday") == normalized_tokens("published FRIDAY")
+    assert normalized_tokens("The council voted") != normalized_tokens("The council objected")
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        (COPYRIGHT, PRIOR_RIGHTS),
+        ("Copyright 2026 Example Corp.", PRIOR_RIGHTS),
+        ("A version of this article appears in print on May 2, Section B.", PRIOR_PRINT),
+        ("Get our morning briefing in your inbox. Sign up for our free newsletter.", PRIOR_CALL),
+        ("Have a news tip? Email tips@example.test.", PRIOR_CALL),
+        ("Subscribe today to support local journalism.", PRIOR_CALL),
+        ("The studio sued, alleging copyright infringement on a large scale.", None),
+        ("Printing costs rose sharply, the newspaper's publisher said on Tuesday.", None),
+        ("She offered a tip to younger players: practise every single day.", None),
+    ],
+)
+def test_lexical_priors(text: str, kind: str | None) -> None:
+    assert prior_kind(text) == kind
+
+
+# --- Learning (both backends) ----------------------------------------------------------------
+
+
+def test_a_block_in_k_distinct_articles_becomes_a_notice(make_store: StoreFactory) -> None:
+    stories = Stories()
+    articles = [[*stories.body(), ("paragraph", SOCIAL)] for _ in range(8)]
+    verdicts = run(make_store, lambda learner: feed(learner, articles))
+    assert [SOCIAL in texts(v) for v in verdicts] == [True, True] + [False] * 6  # K = 3
+    assert all(v.status == COUNTED for v in verdicts)
+    for article, verdict in zip(articles[2:], verdicts[2:], strict=True):
+        assert texts(verdict) == [t for _, t in article if t != SOCIAL]  # the story stays whole
+    assert removed(verdicts[2]) == [SOCIAL] and verdicts[2].removed[0].reason == "learned"
+
+
+def test_notices_varying_in_year_date_codes_and_headline_are_one_notice(
+    make_store: StoreFactory,
+) -> None:
+    stories = Stories()
+    articles = []
+    for i in range(6):
+        line = (
+            f"A version of this article appears in print on {['May', 'June'][i % 2]} {i + 2}, "
+            f"{2025 + i % 2}, Section {'ABCD'[i % 4]}, Page {i * 3 + 1} of the Example Daily "
+            f"with the headline: {stories.tg.headline(textgen.TOPICS[1])}."
+        )
+        articles.append([*stories.body(), ("paragraph", line)])
+    verdicts = run(make_store, lambda learner: feed(learner, articles))
+    assert [len(v.removed) for v in verdicts] == [0, 0, 1, 1, 1, 1]
+    assert all(r.block[1].startswith("A version of") for v in verdicts for r in v.removed)
+
+
+def test_recrawls_and_copies_of_one_story_never_make_its_paragraphs_notices(
+    make_store: StoreFactory,
+) -> None:
+    story = Stories().body(6)
+    url = f"https://{DOMAIN}/story/1"
+    copies = []
+    for i in range(5):  # edited copies under other URLs (AMP, print, a syndication partner)
+        copy = list(story)
+        copy[0] = ("paragraph", f"WASHINGTON (AP) \u2014 {story[0][1]}")
+        del copy[1 + i % 4]
+        copy[-1] = ("paragraph", copy[-1][1].replace(" the ", " a ", 1))
+        copies.append(copy)
+
+    async def scenario(learner: NoticeLearner) -> list[Verdict]:
+        same_page = await feed(learner, [story] * 5, ids=[url] * 5)  # fetched five times
+        later = T0 + 10 * HOUR
+        ids = [f"{url}?v={i}" for i in range(5)]
+        return same_page + await feed(learner, copies, start=later, ids=ids)
+
+    verdicts = run(make_store, scenario)
+    assert [v.status for v in verdicts] == [COUNTED] + [KNOWN] * 4 + [COPY] * 5
+    assert not [v for v in verdicts if v.removed]
+
+
+def test_story_text_that_repeats_is_not_a_notice(make_store: StoreFactory) -> None:
+    stories = Stories()
+    quote = ("quote", '"We will not stop until the water is safe," the mayor said on Monday.')
+    lead = [("paragraph", "WASHINGTON (AP) \u2014"), ("paragraph", "By Ana Ruiz and Li Wei")]
+    credit = ("paragraph", "This story was originally published by the Valley Times.")
+    articles = []
+    for i in range(12):
+        body = stories.body()
+        if i < 2:
+            body.insert(2, quote)  # a quote shared by two stories
+        if i == 5:
+            body += [body[1], body[1], body[1]]  # a block repeated within one article
+        articles.append([*lead, *body, credit])  # datelines, bylines, credits in every one
+    verdicts = run(make_store, lambda learner: feed(learner, articles))
+    assert [removed(v) for v in verdicts if v.removed] == []
+
+
+def test_share_threshold_ignores_blocks_rare_in_a_busy_domain(make_store: StoreFactory) -> None:
+    stories = Stories()
+    rare = ("paragraph", "Correction: an earlier version of this story misstated a date.")
+    articles = [stories.body() + ([rare] if i % 10 == 9 else []) for i in range(40)]
+    config = NoticeConfig(min_articles=3, min_share=0.2, prior_articles=0)
+    verdicts = run(make_store, lambda learner: feed(learner, articles), config)
+    assert not [v for v in verdicts if v.removed]  # in 4 of 40 articles: 10% < 20%
+
+
+def test_stale_notices_fade_and_time_rebasing_keeps_counts(make_store: StoreFactory) -> None:
+    config = NoticeConfig(
+        min_articles=3, min_share=0.0, prior_articles=0, half_life_seconds=DAY_SECONDS
+    )
+    stories = Stories()
+    batches = [[[*stories.body(), ("paragraph", SOCIAL)] for _ in range(3)] for _ in range(2)]
+    probe = [*stories.body(), ("paragraph", SOCIAL)]
+    later = T0 + 30 * DAY_SECONDS  # 30 half-lives: past the rebase point
+
+    async def scenario(learner: NoticeLearner) -> tuple[list[Verdict], list[Verdict], Any, int]:
+        first = await feed(learner, batches[0])
+        second = await feed(learner, batches[1], start=later)
+        article = learner.prepare(DOMAIN, probe, ("probe",), later + 4 * HOUR)
+        evidence = await learner.store.observe(article.observation)
+        return first, second, evidence, article.facts[-1].full
+
+    first, second, evidence, social = run(make_store, scenario, config)
+    assert [len(v.removed) for v in first] == [0, 0, 1]
+    assert [len(v.removed) for v in second] == [0, 0, 1]  # faded, then learned afresh
+    assert 3.5 < evidence.counts[social] <= 4.0  # four fresh sightings, barely decayed
+    assert 3.5 < evidence.articles <= 4.0 + 1e-9  # the three old articles weigh nothing
+
+
+def test_memory_per_domain_is_bounded_and_notices_survive_eviction(
+    make_store: StoreFactory,
+) -> None:
+    config = NoticeConfig(min_articles=3, min_share=0.1, prior_articles=0, max_signatures=60)
+    stories = Stories()
+    articles = [[*stories.body(6), ("paragraph", SOCIAL)] for _ in range(60)]
+
+    async def scenario(learner: NoticeLearner) -> tuple[list[Verdict], int]:
+        verdicts = await feed(learner, articles)
+        return verdicts, await stored_signatures(learner.store, DOMAIN)
+
+    verdicts, stored = run(make_store, scenario, config)
+    assert all(removed(v) == [SOCIAL] for v in verdicts[2:])
+    assert stored <= 60
+
+
+def test_domains_learn_separately(make_store: StoreFactory) -> None:
+    stories = Stories()
+    articles = [[*stories.body(), ("paragraph", SOCIAL)] for _ in range(5)]
+
+    async def scenario(learner: NoticeLearner) -> list[Verdict]:
+        await feed(learner, articles[:4])
+        return await feed(learner, articles[4:], domain="other.test")
+
+    (other,) = run(make_store, scenario)
+    assert SOCIAL in texts(other)
+
+
+def test_a_page_that_is_only_notices_is_null(make_store: StoreFactory) -> None:
+    stories = Stories()
+    trained = [[*stories.body(), ("paragraph", COPYRIGHT)] for _ in range(3)]
+    video = [
+        ("paragraph", "1:24"),
+        ("paragraph", "Watch the mayor speak."),
+        ("paragraph", COPYRIGHT),
+    ]
+    teasers = [("heading", "Up next")] + [("list_item", stories.tg.headline("sport"))] * 3
+    brief = [("paragraph", "The bridge reopens on Monday after repairs."), ("paragraph", COPYRIGHT)]
+    article = [*stories.body(), ("paragraph", COPYRIGHT)]
+
+    async def scenario(learner: NoticeLearner) -> list[Verdict]:
+        await feed(learner, trained)
+        return await feed(learner, [video + teasers, brief, article], start=T0 + 10 * HOUR)
+
+    verdicts = run(make_store, scenario)
+    assert [v.null_reason for v in verdicts] == [NULL_ONLY_NOTICES, NULL_ONLY_NOTICES, None]
+    assert removed(verdicts[2]) == [COPYRIGHT]  # a real article with the notice stays an article
+
+
+def test_cold_start_priors_remove_obvious_notices_from_the_first_article(
+    make_store: StoreFactory,
+) -> None:
+    config = NoticeConfig(min_articles=3, min_share=0.1, prior_articles=5)
+    stories = Stories()
+    body = stories.body(6)
+    newsletter = "Get the Example morning briefing in your inbox. Sign up for our free newsletter."
+    story_rights = "The label said every photo is \u00a9 its owner and may not be reproduced."
+    first = [*body[:3], ("paragraph", newsletter), ("paragraph", story_rights), *body[3:]]
+    first.append(("paragraph", COPYRIGHT))
+    once = "Copyright 2026 Example. Reprints: call the syndication desk on weekdays."
+
+    async def scenario(learner: NoticeLearner) -> tuple[Verdict, Verdict]:
+        (cold,) = await feed(learner, [first])
+        await feed(learner, [stories.body() for _ in range(5)], start=T0 + HOUR)
+        (warm,) = await feed(learner, [[*stories.body(), ("paragraph", once)]], start=T0 + 9 * HOUR)
+        return cold, warm
+
+    cold, warm = run(make_store, scenario, config)
+    # Calls to action go wherever they are; rights lines only at the end of the body.
+    assert removed(cold) == [newsletter, COPYRIGHT]
+    assert {r.reason for r in cold.removed} == {"prior"}
+    assert not warm.removed  # once a domain has evidence (prior_articles), only evidence removes
+
+
+def test_hostile_articles_cost_bounded_time(make_store: StoreFactory) -> None:
+    huge = [("paragraph", "word " * 200_000)]  # one 1 MB block
+    many = [
+        ("paragraph", f"Block number {i} of a page with far too many blocks.")
+        for i in range(20_000)
+    ]
+    started = time.perf_counter()
+    verdicts = run(make_store, lambda learner: feed(learner, [huge, many, [], [("paragraph", "")]]))
+    assert time.perf_counter() - started < HOSTILE_BUDGET_SECONDS
+    assert [len(v.blocks) for v in verdicts] == [1, 20_000, 0, 1]
+
+
+def test_backends_agree_and_clean_the_fixture(
+    redis_url: str, redis_prefix: str, tmp_path: Path
+) -> None:
+    """Ground-truth blocks plus in-container notices, in publication order: both backends give
+    the same verdicts, every notice goes (priors first, then evidence) and nothing else does."""
+    room = Newsroom(seed=3, n_domains=10, articles_per_domain=12)
+    pages = sorted(room.articles(), key=lambda p: p.published)
+    inputs = [
+        [(b.kind, b.text) for b in p.blocks] + [("paragraph", n) for n in p.notices] for p in pages
+    ]
+    config = NoticeConfig()
+    stores = {
+        "redis": lambda _: RedisNoticeStore(
+            async_redis(redis_url), RedisKeys(redis_prefix), config
+        ),
+        "embedded": lambda _: EmbeddedNoticeStore(tmp_path / "n.sqlite3", config),
+    }
+
+    async def scenario(learner: NoticeLearner) -> list[Verdict]:
+        return [
+            await learner.process(
+                p.domain, blocks, identities=(p.url,), now=p.published.timestamp()
+            )
+            for blocks, p in zip(inputs, pages, strict=True)
+        ]
+
+    results = {
+        name: [(v.status, removed(v), v.null_reason) for v in run(factory, scenario, config)]
+        for name, factory in stores.items()
+    }
+    assert results["redis"] == results["embedded"]
+    gone = [verdict[1] for verdict in results["redis"]]
+    assert [n for p, g in zip(pages, gone, strict=True) for n in p.notices if n not in g] == []
+    assert [t for p, g in zip(pages, gone, strict=True) for t in g if t not in p.notices] == []
+
+
+# --- Concurrency, persistence, expiry -----------------------------------------------------------
+
+
+def test_concurrent_workers_on_redis_lose_no_update(redis_url: str, redis_prefix: str) -> None:
+    stories = Stories()
+    articles = [[*stories.body(3), ("paragraph", SOCIAL)] for _ in range(40)]
+
+    async def scenario() -> tuple[Any, int]:
+        workers = [
+            NoticeLearner(
+                RedisNoticeStore(async_redis(redis_url), RedisKeys(redis_prefix), LEARN_ONLY),
+                LEARN_ONLY,
+            )
+            for _ in range(4)
+        ]
+        await asyncio.gather(
+            *(
+                workers[i % 4].process(DOMAIN, blocks, identities=(f"u{i}",), now=T0)
+                for i, blocks in enumerate(articles)
+            )
+        )
+        probe = workers[0].prepare(DOMAIN, [("paragraph", SOCIAL)], ("probe",), T0)
+        evidence = await workers[0].store.observe(probe.observation)
+        for worker in workers:
+            await worker.store.aclose()
+        return evidence, probe.facts[0].full
+
+    evidence, social = asyncio.run(scenario())
+    assert evidence.articles == pytest.approx(41.0)  # 40 concurrent articles + the probe
+    assert evidence.counts[social] == pytest.approx(41.0)
+    ttl = sync_redis(redis_url).ttl(RedisKeys(redis_prefix).notice_signatures(DOMAIN))
+    assert 0 < ttl <= NoticeConfig().idle_ttl_seconds
+
+
+def test_embedded_store_persists_between_runs_and_is_shared_by_processes(tmp_path: Path) -> None:
+    path = tmp_path / "state" / "notices.sqlite3"
+    stories = Stories()
+
+    async def run(n: int, start: float) -> list[Verdict]:
+        store = EmbeddedNoticeStore(path, LEARN_ONLY)
+        try:
+            return await feed(
+                NoticeLearner(store, LEARN_ONLY),
+                [[*stories.body(), ("paragraph", SOCIAL)] for _ in range(n)],
+                start=start,
+            )
+        finally:
+            await store.aclose()
+
+    first = asyncio.run(run(2, T0))
+    assert not [v for v in first if v.removed]
+    second = asyncio.run(run(1, T0 + 10 * HOUR))  # a new run remembers the first two articles
+    assert removed(second[0]) == [SOCIAL]
+
+    # Two stores on one file (two crawler processes) interleave without losing counts.
+    async def both() -> float:
+        a, b = EmbeddedNoticeStore(path, LEARN_ONLY), EmbeddedNoticeStore(path, LEARN_ONLY)
+        la, lb = NoticeLearner(a, LEARN_ONLY), NoticeLearner(b, LEARN_ONLY)
+        await asyncio.gather(
+            *(
+                (la if i % 2 else lb).process(
+                    DOMAIN, stories.body(3), identities=(f"p{i}",), now=T0 + 20 * HOUR
+                )
+                for i in range(20)
+            )
+        )
+        probe = la.prepare(DOMAIN, [("paragraph", "probe")], ("probe",), T0 + 20 * HOUR)
+        evidence = await a.observe(probe.observation)
+        await a.aclose()
+        await b.aclose()
+        return evidence.articles
+
+    articles = asyncio.run(both())
+    assert 3 + 20 + 1 - 0.1 < articles <= 24.0
+
+
+def test_embedded_store_forgets_idle_domains(tmp_path: Path) -> None:
+    path = tmp_path / "notices.sqlite3"
+    config = NoticeConfig(prior_articles=0, idle_ttl_seconds=DAY_SECONDS)
+
+    async def observe() -> None:
+        store = EmbeddedNoticeStore(path, config)
+        await feed(NoticeLearner(store, config), [Stories().body()])
+        await store.aclose()
+
+    asyncio.run(observe())
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT count(*) FROM notice_domains").fetchone() == (1,)
+        db.execute("UPDATE notice_domains SET last_seen = ?", (time.time() - 2 * DAY_SECONDS,))
+    store = EmbeddedNoticeStore(path, config)
+    store.observe_sync(
+        NoticeLearner(store, config).prepare("other.test", Stories("o").body(), ("o",)).observation
+    )
+    store.close()
+    with sqlite3.connect(path) as db:
+        domains = db.execute("SELECT domain FROM notice_domains").fetchall()
+        orphans = db.execute(
+            "SELECT count(*) FROM notice_signatures WHERE domain = ?", (DOMAIN,)
+        ).fetchone()
+    assert domains == [("other.test",)] and orphans == (0,)
+
+
+# --- The Scrapy pipeline ---------------------------------------------------------------------
+
+
+def article_item(blocks: Blocks, n: int, domain: str = DOMAIN) -> dict[str, Any]:
+    from pipelines.extract import content_hash
+
+    text = "\n".join(t for _, t in blocks)
+    return {
+        "url": f"https://{domain}/story/{n}",
+        "canonical_url": f"https://{domain}/story/{n}",
+        "domain": domain,
+        "text": text,
+        "blocks": [{"kind": k, "text": t} for k, t in blocks],
+        "content_hash": content_hash(text),
+    }
+
+
+def crawler_with(**overrides: Any) -> Any:
+    """A crawler with the project's defaults (settings.base) plus `overrides`."""
+    settings = {name: getattr(base, name) for name in dir(base) if name.isupper()}
+    return get_crawler(settings_dict={**settings, **overrides})
+
+
+def test_pipeline_removes_notices_and_nulls_notice_only_items(tmp_path: Path) -> None:
+    crawler = crawler_with(NEWSHARVEST_STATE_DIR=str(tmp_path), REDIS_URL="")
+    pipeline = NoticePipeline.from_crawler(crawler)
+    stories = Stories()
+
+    async def run() -> tuple[list[Any], list[str]]:
+        out, dropped = [], []
+        items = [article_item([*stories.body(), ("paragraph", COPYRIGHT)], n) for n in range(4)]
+        items.append(article_item([("paragraph", "Watch the video."), ("paragraph", COPYRIGHT)], 9))
+        items.append({"url": "https://example.test/no-blocks", "domain": DOMAIN})
+        for item in items:
+            try:
+                out.append(await pipeline.process_item(item))
+            except DropItem as error:
+                dropped.append(str(error))
+        await pipeline.close_spider()
+        return out, dropped
+
+    out, dropped = asyncio.run(run())
+    assert len(out) == 5 and dropped == ["NULL (only_notices): https://example.test/story/9"]
+    for item in out[:4]:
+        assert item["notices_removed"] == 1
+        assert COPYRIGHT not in item["text"] and COPYRIGHT not in json.dumps(item["blocks"])
+        assert item["text"] == "\n".join(b["text"] for b in item["blocks"])
+    assert "notices_removed" not in out[4]  # an item without blocks passes untouched
+    stats = crawler.stats.get_stats()
+    assert stats["notices/removed"] == 5 and stats["notices/null/only_notices"] == 1
+    assert stats["extract/null/only_notices"] == 1
+    assert stats[f"domain/{DOMAIN}/notices/removed"] == 5
+    assert stats[f"domain/{DOMAIN}/null/only_notices"] == 1
+    assert (Path(crawler.settings["NEWSHARVEST_STATE_DIR"]) / "notices.sqlite3").exists()
+
+
+def test_pipeline_survives_a_redis_outage_with_priors_only(tmp_path: Path) -> None:
+    crawler = crawler_with(REDIS_URL="redis://127.0.0.1:1/0")
+    pipeline = NoticePipeline.from_crawler(crawler)
+    item = article_item([*Stories().body(), ("paragraph", COPYRIGHT)], 1)
+
+    async def run() -> Any:
+        result = await pipeline.process_item(item)
+        await pipeline.close_spider()
+        return result
+
+    result = asyncio.run(run())
+    assert result["notices_removed"] == 1  # the copyright prior still applies
+    assert crawler.stats.get_value("notices/errors") == 1
+    assert crawler.stats.get_value(f"notices/status/{UNAVAILABLE}") == 1
+
+
+def test_pipeline_can_be_switched_off() -> None:
+    crawler = crawler_with(NOTICES_ENABLED=False)
+    with pytest.raises(NotConfigured):
+        NoticePipeline.from_crawler(crawler)
+
+
+# --- Helpers ---------------------------------------------------------------------------------
+
+
+async def stored_signatures(store: Any, domain: str) -> int:
+    if isinstance(store, RedisNoticeStore):
+        return int(await store.client.zcard(store.keys.notice_signatures(domain)))
+    with sqlite3.connect(store.path) as db:
+        (count,) = db.execute(
+            "SELECT count(*) FROM notice_signatures WHERE domain = ?", (domain,)
+        ).fetchone()
+    return int(count)
+
+
+def test_redis_keys_of_a_domain_share_a_cluster_slot() -> None:
+    keys = RedisKeys("nh")
+    assert keys.notice_signatures("a.test") == "nh:notices:{a.test}:signatures"
+    assert keys.notice_meta("a.test") == "nh:notices:{a.test}:meta"
+
+
+def test_redis_errors_are_store_errors() -> None:
+    from pipelines.notices.pipeline import STORE_ERRORS
+
+    assert issubclass(redis.exceptions.ConnectionError, STORE_ERRORS)
+
+
+def test_a_crawl_with_redis_shares_notice_state_in_redis(
+    redis_url: str, redis_prefix: str, tmp_path: Path
+) -> None:
+    """The real spider through the pipeline with REDIS_URL set: state lives in Redis."""
+    from tests.test_crawl import run_crawl
+
+    room = Newsroom(seed=2)
+    output = tmp_path / "articles.jsonl"
+    result, _ = run_crawl(
+        room, output, f"REDIS_URL={redis_url}", f"REDIS_KEY_PREFIX={redis_prefix}"
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    items = [json.loads(line) for line in output.read_text().splitlines()]
+    assert items and not (tmp_path / "state" / "notices.sqlite3").exists()
+    for item in items:
+        assert not [n for n in room.pages[item["url"]].notices if n in item["text"]]
+    client = sync_redis(redis_url)
+    keys = RedisKeys(redis_prefix)
+    for domain in room.domains:
+        articles = float(client.hget(keys.notice_meta(domain), "articles") or 0)
+        assert articles > 0 and client.zcard(keys.notice_signatures(domain)) > 0, domain
+    client.close()
+
+
+def test_bench_notices_prints_the_figures_for_both_backends(redis_url: str) -> None:
+    from tests.test_cli import newsharvest
+
+    args = ("bench", "notices", "--domains", "10", "--articles-per-domain", "10")
+    result = newsharvest(*args, env={"REDIS_URL": redis_url})
+    assert result.returncode == 0, result.stderr[-2000:]
+    lines = result.stdout.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("backend "))
+    rows = {line.split()[0]: line.split() for line in lines[header + 2 : header + 4]}
+    assert set(rows) == {"redis", "embedded"}
+    for backend in rows:
+        assert f"{backend:<9} PASS  0 notices leak from article 4 on" in result.stdout
+        assert f"{backend:<9} PASS  notice-only pages NULL" in result.stdout
+        assert f"{backend:<9} PASS  wrongly removed <= 0.1%" in result.stdout
+    assert not sync_redis(redis_url).keys("nhbench:*")  # the bench cleaned up after itself
