@@ -74,7 +74,7 @@ NOTICES_HALF_LIFE_DAYS = 30.0  # evidence halves in weight over this time, so st
 NOTICES_MAX_SIGNATURES = 1000  # per domain: signatures kept (~120 KB in Redis); least seen go first
 NOTICES_IDLE_TTL_DAYS = 90.0  # a domain's notice state is forgotten after this long unseen
 NOTICES_PRIOR_ARTICLES = 20  # cold start: lexical priors apply until a domain has this many
-NOTICES_MIN_BODY_CHARS = 250  # less text left after removing notices: NULL (only_notices)
+NOTICES_MIN_BODY_CHARS = 250  # fewer paragraph chars left without notices: NULL (only_notices)
 NOTICES_STORE_PATH = ""  # embedded store file; empty = NEWSHARVEST_STATE_DIR/notices.sqlite3
 
 # --- Near-duplicate detection -----------------------------------------------------------------

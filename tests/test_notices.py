@@ -29,6 +29,7 @@ from pipelines.notices.learner import (
     COUNTED,
     DAY_SECONDS,
     KNOWN,
+    PRIOR_APPEAL,
     PRIOR_CALL,
     PRIOR_PRINT,
     PRIOR_RIGHTS,
@@ -156,6 +157,9 @@ def test_normalisation_ignores_case_spacing_punctuation_years_dates_and_section_
         ("Get our morning briefing in your inbox. Sign up for our free newsletter.", PRIOR_CALL),
         ("Have a news tip? Email tips@example.test.", PRIOR_CALL),
         ("Subscribe today to support local journalism.", PRIOR_CALL),
+        ("Send corrections to corrections@example.test.", PRIOR_APPEAL),
+        ("Scam emails keep landing in your inbox, police warned.", PRIOR_APPEAL),  # tail only
+        ("The band said the print edition of its memoir sold out.", None),
         ("The studio sued, alleging copyright infringement on a large scale.", None),
         ("Printing costs rose sharply, the newspaper's publisher said on Tuesday.", None),
         ("She offered a tip to younger players: practise every single day.", None),
@@ -326,7 +330,9 @@ def test_cold_start_priors_remove_obvious_notices_from_the_first_article(
     body = stories.body(6)
     newsletter = "Get the Example morning briefing in your inbox. Sign up for our free newsletter."
     story_rights = "The label said every photo is \u00a9 its owner and may not be reproduced."
+    story_inbox = "Police said scam emails keep landing in your inbox at this time of year."
     first = [*body[:3], ("paragraph", newsletter), ("paragraph", story_rights), *body[3:]]
+    first.insert(2, ("paragraph", story_inbox))
     first.append(("paragraph", COPYRIGHT))
     once = "Copyright 2026 Example. Reprints: call the syndication desk on weekdays."
 

@@ -19,8 +19,9 @@ How a block becomes a notice:
      recent articles. Never removed: short bylines/datelines leading the body and attribution
      lines ("This story was originally published by ...", "... contributed to this report").
 Cold start: until a domain has `prior_articles` distinct articles, strong lexical priors also
-remove blocks (rights/print-edition lines at the end of the body; newsletter/subscription/tip
-calls to action anywhere past the lead). Once the domain has evidence, only evidence removes.
+remove blocks: rights, print-edition and reader-appeal lines in the tail of the body (after its
+last story paragraph), newsletter sign-ups, subscriptions and tip lines anywhere past the lead.
+Once the domain has evidence, only evidence removes.
 """
 
 from __future__ import annotations
@@ -117,7 +118,7 @@ COUNT_SLACK = 0.5
 # dateline prepended or a word changed leaves one of them intact.
 COPY_MIN_TOKENS = 8
 # Hostile input: only the first blocks are judged, and very long blocks are never notices.
-MAX_BLOCKS = 400
+MAX_BLOCKS = 200
 NOTICE_MAX_CHARS = 4000
 # Prefix signatures (first PREFIX_TOKENS tokens) of blocks of PREFIX_MIN_TOKENS or more catch
 # templated notices; a block longer than TEMPLATE_MAX_TOKENS is never removed on its prefix.
@@ -177,9 +178,10 @@ def digest(kind: str, text: str) -> bytes:
 
 # --- Lexical priors --------------------------------------------------------------------------
 
-PRIOR_RIGHTS = "rights"  # copyright and reproduction lines: at the end of the body only
-PRIOR_PRINT = "print"  # print-edition lines: at the end of the body only
-PRIOR_CALL = "call_to_action"  # newsletter, subscription and tip-line appeals: anywhere
+PRIOR_RIGHTS = "rights"  # copyright and reproduction lines: in the tail of the body only
+PRIOR_PRINT = "print"  # print-edition lines: in the tail only
+PRIOR_APPEAL = "appeal"  # reader-support and contact appeals: in the tail only
+PRIOR_CALL = "call_to_action"  # newsletter sign-ups, subscriptions, tip lines: anywhere
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,7 +196,17 @@ class _Rule:
         return any(k in folded for k in self.keywords) and self.pattern.search(folded) is not None
 
 
+# Only phrasings a story itself rarely uses; weaker ones count only in the tail of the body.
 _PRIORS = (
+    _Rule(
+        PRIOR_CALL,
+        ("newsletter", "subscribe", "tip"),
+        re.compile(
+            r"\b(?:sign up|subscribe) (?:for|to) (?:our|the)\b.{0,80}\bnewsletters?\b"
+            r"|\bsubscribe (?:today|now)\b|\bhave a (?:news )?tip\b"
+            r"|\b(?:send|email) us your (?:news )?tips\b"
+        ),
+    ),
     _Rule(
         PRIOR_RIGHTS,
         ("\u00a9", "(c)", "copyright", "rights reserved", "may not be"),
@@ -205,24 +217,24 @@ _PRIORS = (
     ),
     _Rule(
         PRIOR_PRINT,
-        ("print", "version of this"),
+        ("print",),
         re.compile(
-            r"\bappear(?:s|ed)? in print\b|\bprint edition\b"
+            r"\bappear(?:s|ed)? in print\b|\bin the print edition\b"
             r"|\bversion of this (?:article|story) (?:appears|appeared)\b"
         ),
     ),
     _Rule(
-        PRIOR_CALL,
-        ("newsletter", "subscribe", "inbox", "have a", "tips", "corrections", "journalism"),
+        PRIOR_APPEAL,
+        ("inbox", "corrections", "journalism", "tips"),
         re.compile(
-            r"\bsign up for (?:our|the)\b.{0,80}\bnewsletters?\b|\bsubscribe (?:today|now)\b"
-            r"|\bsubscribe to (?:our|the)\b.{0,80}\bnewsletters?\b|\bin your inbox\b"
-            r"|\bhave a (?:news )?tip\b|\b(?:send|email) (?:us )?(?:your )?(?:news )?"
-            r"(?:tips|corrections)\b|\bsupport (?:our|independent|local) journalism\b"
+            r"\bin your inbox\b|\b(?:send|email) (?:your )?(?:corrections|tips)\b"
+            r"|\bsupport (?:our|independent|local) journalism\b|\bjournalism is supported by\b"
         ),
     ),
 )
-_TAIL_ONLY_PRIORS = frozenset({PRIOR_RIGHTS, PRIOR_PRINT})
+_ANYWHERE_PRIORS = frozenset({PRIOR_CALL})
+# Captions carry photo credits ("(c) Jane Doe") and tables data: no prior judges them.
+PRIOR_SKIP_KINDS = frozenset({"caption", "table"})
 # Attribution and credit lines are part of the story (wire copies, shared reporting).
 _ATTRIBUTION = _Rule(
     "attribution",
@@ -290,7 +302,7 @@ def prepare(
         folded = fold(text)
         tokens = normalized_tokens(text, folded)
         fact = BlockFacts(tokens=len(tokens), prose=kind in PROSE_KINDS)
-        if fact.tokens <= PRIOR_MAX_TOKENS:
+        if fact.tokens <= PRIOR_MAX_TOKENS and kind not in PRIOR_SKIP_KINDS:
             fact.prior = prior_kind(text, folded)
         fact.attribution = fact.tokens <= KEEP_MAX_TOKENS and is_attribution(text, folded)
         facts.append(fact)
@@ -366,7 +378,7 @@ def judge(
         if not protected[i]:
             if learned[i]:
                 reason = REASON_LEARNED
-            elif prior[i] and (tail[i] or facts[i].prior not in _TAIL_ONLY_PRIORS):
+            elif prior[i] and (tail[i] or facts[i].prior in _ANYWHERE_PRIORS):
                 reason = REASON_PRIOR
         if reason:
             removed.append(Removal(i, block, reason))

@@ -27,7 +27,7 @@ from pipelines.notices.learner import (
     NoticeStore,
     Verdict,
 )
-from pipelines.notices.stores import EmbeddedNoticeStore, RedisNoticeStore
+from pipelines.notices.stores import EmbeddedNoticeStore, NoticeStoreError, RedisNoticeStore
 from pipelines.store import RedisKeys, async_redis, redis_url, state_dir
 
 log = logging.getLogger(__name__)
@@ -37,7 +37,13 @@ EMBEDDED_STORE_FILE = "notices.sqlite3"
 ERROR_LOG_INTERVAL_SECONDS = 60.0
 # Per-domain counter of notice blocks removed (monitoring reads it).
 REMOVED = "notices/removed"
-STORE_ERRORS = (redis.exceptions.RedisError, sqlite3.Error, OSError, TimeoutError)
+STORE_ERRORS = (
+    redis.exceptions.RedisError,
+    sqlite3.Error,
+    OSError,
+    TimeoutError,
+    NoticeStoreError,
+)
 
 
 def notice_config(settings: BaseSettings) -> NoticeConfig:

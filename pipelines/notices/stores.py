@@ -133,6 +133,10 @@ return reply
 STATUSES = {COUNTED, KNOWN, COPY}
 
 
+class NoticeStoreError(RuntimeError):
+    """The store answered something it never answers (a foreign script, a corrupted key)."""
+
+
 class RedisNoticeStore:
     """Notice evidence in Redis: shared by all workers, one atomic script call per article."""
 
@@ -166,7 +170,7 @@ class RedisNoticeStore:
         reply = await self._script(keys=keys, args=args)
         status = _text(reply[0])
         if status not in STATUSES or len(reply) != 2 + len(observation.signatures):
-            raise RuntimeError(f"unexpected notice store reply: {reply[:3]!r}")
+            raise NoticeStoreError(f"unexpected notice store reply: {reply[:3]!r}")
         return DomainEvidence(
             status=status,
             articles=float(reply[1]),
