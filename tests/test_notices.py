@@ -627,6 +627,7 @@ def test_a_crawl_with_redis_shares_notice_state_in_redis(
 
 
 def test_bench_notices_prints_the_figures_for_both_backends(redis_url: str) -> None:
+    from crawler.cli.bench_notices import BENCH_KEY_PREFIX
     from tests.test_cli import newsharvest
 
     args = ("bench", "notices", "--domains", "10", "--articles-per-domain", "10")
@@ -640,4 +641,4 @@ def test_bench_notices_prints_the_figures_for_both_backends(redis_url: str) -> N
         assert f"{backend:<9} PASS  0 notices leak from article 4 on" in result.stdout
         assert f"{backend:<9} PASS  notice-only pages NULL" in result.stdout
         assert f"{backend:<9} PASS  wrongly removed <= 0.1%" in result.stdout
-    assert not sync_redis(redis_url).keys("nhbench:*")  # the bench cleaned up after itself
+    assert not sync_redis(redis_url).keys(f"{BENCH_KEY_PREFIX}:*")  # the bench cleaned up

@@ -37,6 +37,7 @@ MAX_COST_MS = 1.0  # target: per-article cost with Redis
 REVISIT_SHARE = 0.1
 REVISIT_DELAY = timedelta(hours=6)
 REVISIT_URL_SUFFIX = "?output=amp"
+BENCH_KEY_PREFIX = "nhbench:notices"  # + a random part: a throw-away Redis namespace per run
 
 
 def register(subparsers: Any) -> None:
@@ -224,7 +225,7 @@ async def open_store(backend: str, args: argparse.Namespace, config: Any) -> tup
         import os
 
         url = args.redis_url or os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
-        prefix = f"nhbench:{uuid.uuid4().hex[:12]}"
+        prefix = f"{BENCH_KEY_PREFIX}:{uuid.uuid4().hex[:12]}"
         admin = async_redis(url)
         store = RedisNoticeStore(async_redis(url), RedisKeys(prefix), config)
 
