@@ -642,3 +642,46 @@ def test_bench_notices_prints_the_figures_for_both_backends(redis_url: str) -> N
         assert f"{backend:<9} PASS  notice-only pages NULL" in result.stdout
         assert f"{backend:<9} PASS  wrongly removed <= 0.1%" in result.stdout
     assert not sync_redis(redis_url).keys(f"{BENCH_KEY_PREFIX}:*")  # the bench cleaned up
+
+
+def test_only_the_first_short_blocks_are_protected_as_bylines(make_store: StoreFactory) -> None:
+    notices = [("paragraph", "Have a news tip? Email tips@example.test."), ("paragraph", COPYRIGHT)]
+    short_lines = [("list_item", f"Item {i}: {w} stays open late.") for i, w in enumerate("abcdef")]
+    stories = Stories()
+    trained = [[*stories.body(), *notices] for _ in range(3)]
+
+    async def scenario(learner: NoticeLearner) -> list[Verdict]:
+        await feed(learner, trained)
+        return await feed(learner, [[*short_lines, *notices]], start=T0 + 10 * HOUR)
+
+    (verdict,) = run(make_store, scenario)
+    assert removed(verdict) == [text for _, text in notices]
+
+
+def test_pipeline_does_not_wait_long_on_a_locked_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another process holds the embedded file's write lock: the article goes on, priors only."""
+    from pipelines.notices import pipeline as notice_pipeline
+
+    monkeypatch.setattr(notice_pipeline, "STORE_TIMEOUT_SECONDS", 0.3)
+    crawler = crawler_with(NEWSHARVEST_STATE_DIR=str(tmp_path), REDIS_URL="")
+    pipeline = NoticePipeline.from_crawler(crawler)
+    item = article_item([*Stories().body(), ("paragraph", COPYRIGHT)], 1)
+    warm = article_item(Stories("warm").body(), 2)
+
+    async def scenario() -> tuple[Any, float]:
+        await pipeline.process_item(warm)  # creates the file
+        holder = sqlite3.connect(tmp_path / "notices.sqlite3", isolation_level=None)
+        holder.execute("BEGIN IMMEDIATE")
+        started = time.perf_counter()
+        result = await pipeline.process_item(item)
+        elapsed = time.perf_counter() - started
+        holder.execute("ROLLBACK")
+        holder.close()
+        await pipeline.close_spider()
+        return result, elapsed
+
+    result, elapsed = asyncio.run(scenario())
+    assert elapsed < 2.0 and result["notices_removed"] == 1
+    assert crawler.stats.get_value("notices/errors") == 1

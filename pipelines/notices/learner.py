@@ -9,12 +9,13 @@ How a block becomes a notice:
   1. It is normalised (Unicode NFKC, case, punctuation and whitespace folded; digit runs, month
      and weekday names and one-letter tokens replaced or dropped, so "(c) 2025 ... Section A" and
      "(c) 2026 ... Section B" agree) and hashed: one *full* signature, plus a *prefix* signature
-     (its first few tokens) for medium-length blocks, which catches templated lines whose tail
-     varies ("A version of this article appears in print on ... with the headline: ...").
+     (its first 8 tokens) for longer blocks, which catches templated lines whose end varies
+     ("A version of this article appears in print on ... with the headline: ..."), and a
+     *suffix* signature that only serves to recognise copies.
   2. The store counts, with exponential time decay, in how many distinct articles of the domain
      each signature occurs. Distinct means: not an article already seen (same canonical URL or
-     same text) and not a near copy of one (most of its prose already seen exactly once before),
-     so re-crawls and syndicated copies never turn a story's paragraphs into "notices".
+     same text) and not a near copy of one (most of its prose seen before, in too few articles
+     to be notices), so re-crawls and syndicated copies never turn a story into "notices".
   3. A block is a notice when its count reaches `min_articles` AND `min_share` of the domain's
      recent articles. Never removed: short bylines/datelines leading the body and attribution
      lines ("This story was originally published by ...", "... contributed to this report").
@@ -88,8 +89,8 @@ class NoticeConfig:
     max_signatures: int = 1000  # per domain; the least-evidenced signatures are evicted first
     idle_ttl_seconds: float = 90 * DAY_SECONDS  # a silent domain's state is dropped after this
     prior_articles: int = 20  # lexical priors apply while a domain has fewer distinct articles
-    min_body_chars: int = 250  # less text left after removal: NULL (only_notices)
-    copy_overlap: float = 0.5  # share of prose words seen once before that makes a near copy
+    min_body_chars: int = 250  # fewer paragraph characters left: NULL (only_notices)
+    copy_overlap: float = 0.5  # share of prose words already seen that makes a near copy
 
     def __post_init__(self) -> None:
         if self.min_articles < 1 or not 0.0 <= self.min_share <= 1.0:
@@ -125,9 +126,10 @@ NOTICE_MAX_CHARS = 4000
 PREFIX_TOKENS = 8
 PREFIX_MIN_TOKENS = 12
 TEMPLATE_MAX_TOKENS = 60
-# The lead: blocks before the first one of LEAD_STORY_TOKENS tokens. Short ones there are
-# bylines and datelines ("By Ana Ruiz", "WASHINGTON (AP) -") and always stay.
+# The lead: at most LEAD_MAX_BLOCKS blocks before the first one of LEAD_STORY_TOKENS tokens.
+# Short ones there are bylines and datelines ("By Ana Ruiz", "WASHINGTON (AP) -") and stay.
 LEAD_STORY_TOKENS = 15
+LEAD_MAX_BLOCKS = 3
 BYLINE_MAX_TOKENS = 12
 # The tail of the body starts after its last prose block of more than TAIL_FILLER_TOKENS tokens
 # that is not a notice candidate: what trails it ("Up next" lists, "Advertisement") is not story.
@@ -400,7 +402,7 @@ def _prose_chars(blocks: list[Block], facts: list[BlockFacts], removed: list[Rem
 def _protected(facts: list[BlockFacts]) -> list[bool]:
     """Short blocks leading the body (bylines, datelines) and attribution lines stay."""
     protected = [f.attribution for f in facts]
-    for i, fact in enumerate(facts):
+    for i, fact in enumerate(facts[:LEAD_MAX_BLOCKS]):
         if fact.tokens >= LEAD_STORY_TOKENS:
             break
         if fact.tokens <= BYLINE_MAX_TOKENS:

@@ -7,6 +7,7 @@ Thin Scrapy component around pipelines.notices.learner: one store round trip per
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sqlite3
 import time
@@ -33,6 +34,9 @@ from pipelines.store import RedisKeys, async_redis, redis_url, state_dir
 log = logging.getLogger(__name__)
 
 EMBEDDED_STORE_FILE = "notices.sqlite3"
+# A store slower than this (a hung server, a locked file) costs the article its learning, not
+# its place in the pipeline: it is judged by the lexical priors alone.
+STORE_TIMEOUT_SECONDS = 5.0
 # Store failures are logged at most this often; every one is counted in notices/errors.
 ERROR_LOG_INTERVAL_SECONDS = 60.0
 # Per-domain counter of notice blocks removed (monitoring reads it).
@@ -93,7 +97,9 @@ class NoticePipeline:
         identities = (item.get("canonical_url") or item.get("url"), item.get("content_hash"))
         article = self.learner.prepare(domain, blocks, identities, time.time())
         try:
-            evidence = await self.learner.store.observe(article.observation)
+            evidence = await asyncio.wait_for(
+                self.learner.store.observe(article.observation), STORE_TIMEOUT_SECONDS
+            )
             verdict = self.learner.judge(article, evidence)
         except STORE_ERRORS as error:
             self._store_failed(error)
