@@ -173,9 +173,12 @@ def normalized_tokens(text: str, folded: str | None = None) -> list[str]:
     return [classes.get(w, w) for w in words if len(w) > 1 or w == DIGIT_TOKEN]
 
 
+DIGEST_BYTES = 8  # 64-bit signatures: collisions within one domain's 1,000 are negligible
+
+
 def digest(kind: str, text: str) -> bytes:
-    """An 8-byte signature; `kind` keeps full, prefix and identity spaces apart."""
-    return hashlib.blake2b(f"{kind}\x1f{text}".encode(), digest_size=8).digest()
+    """A signature; `kind` keeps full, prefix, suffix and identity spaces apart."""
+    return hashlib.blake2b(f"{kind}\x1f{text}".encode(), digest_size=DIGEST_BYTES).digest()
 
 
 # --- Lexical priors --------------------------------------------------------------------------

@@ -13,7 +13,7 @@ tests run the same scenarios against both:
   articles to be notices: it is not counted either, so copies cannot make a story a "notice".
 - When the set exceeds `max_signatures` the lowest scores go first: stale and one-off
   signatures, never the domain's established notices. A domain silent for `idle_ttl` is
-  forgotten. Memory per domain is therefore bounded (about 100 bytes per signature in Redis).
+  forgotten. Memory per domain is therefore bounded (about 110 bytes per signature in Redis).
 
 Redis does all of it in one Lua script: one round trip per article, atomic across workers.
 The embedded store does it in one SQLite transaction on a dedicated thread, so the reactor never
@@ -34,6 +34,7 @@ import redis.asyncio
 from pipelines.notices.learner import (
     COPY,
     COUNTED,
+    DIGEST_BYTES,
     KNOWN,
     DomainEvidence,
     NoticeConfig,
@@ -47,24 +48,26 @@ REBASE_EXPONENT = 20.0
 LUA_ZADD_CHUNK = 500  # members per ZADD when rescaling (Lua's unpack() has a stack limit)
 
 # KEYS: signatures zset, meta hash. ARGV: now, tau, cap, ttl, copy_overlap, notice_count,
-# rebase, then n_identities, identities..., n_signatures, signatures..., then one near-copy
-# evidence group per prose block: words, n, n signature indices (0-based).
-# Returns {status, articles, count per signature...} as strings (Lua numbers would be truncated).
+# rebase, then three packed arguments (few arguments keep the client's encoding cheap): the
+# identities and the signatures, each a concatenation of 8-byte digests (the set's members),
+# and the near-copy evidence: space-separated integers, per prose block its words, n, then
+# n signature indices (0-based).
+# Returns {status, articles, counts}: counts space-separated, one per signature, as text (Lua
+# numbers would be truncated to integers in the reply).
 OBSERVE_LUA = """
 local sigs_key, meta_key = KEYS[1], KEYS[2]
 local now, tau, cap = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local ttl, copy_overlap, notice_count = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
 local rebase = tonumber(ARGV[7])
 local function num(x) return string.format('%.17g', x) end
-local pos = 8
-local function take()
-  local value = ARGV[pos]
-  pos = pos + 1
-  return value
+local function digests(blob)
+  local out = {}
+  for i = 1, #blob, DIGEST do out[#out + 1] = string.sub(blob, i, i + DIGEST - 1) end
+  return out
 end
-local ids, sigs = {}, {}
-for i = 1, tonumber(take()) do ids[i] = take() end
-for i = 1, tonumber(take()) do sigs[i] = take() end
+local ids, sigs = digests(ARGV[8]), digests(ARGV[9])
+local evidence = {}
+for token in string.gmatch(ARGV[10], '%d+') do evidence[#evidence + 1] = tonumber(token) end
 
 local meta = redis.call('HMGET', meta_key, 't0', 'articles')
 local t0 = tonumber(meta[1]) or now
@@ -94,14 +97,15 @@ for i = 1, #sigs do
   local score = redis.call('ZSCORE', sigs_key, sigs[i])
   counts[i] = score and tonumber(score) / weight or 0
 end
-local total, shared = 0, 0
-while pos <= #ARGV do
-  local words, n = tonumber(take()), tonumber(take())
+local total, shared, k = 0, 0, 1
+while k <= #evidence do
+  local words, n = evidence[k], evidence[k + 1]
   local seen = false
-  for _ = 1, n do
-    local count = counts[tonumber(take()) + 1]
+  for j = k + 2, k + 1 + n do
+    local count = counts[evidence[j] + 1]
     if count > 0 and count < notice_count then seen = true end
   end
+  k = k + 2 + n
   total = total + words
   if seen then shared = shared + words end
 end
@@ -125,10 +129,9 @@ if size > cap then redis.call('ZREMRANGEBYRANK', sigs_key, 0, size - cap - 1) en
 redis.call('EXPIRE', sigs_key, ttl)
 redis.call('EXPIRE', meta_key, ttl)
 
-local reply = {status, num(articles / weight)}
-for i = 1, #counts do reply[#reply + 1] = num(counts[i]) end
-return reply
-""".replace("CHUNK", str(LUA_ZADD_CHUNK))
+for i = 1, #counts do counts[i] = num(counts[i]) end
+return {status, num(articles / weight), table.concat(counts, ' ')}
+""".replace("CHUNK", str(LUA_ZADD_CHUNK)).replace("DIGEST", str(DIGEST_BYTES))
 
 STATUSES = {COUNTED, KNOWN, COPY}
 
@@ -151,7 +154,11 @@ class RedisNoticeStore:
     async def observe(self, observation: Observation) -> DomainEvidence:
         config = self.config
         domain = observation.domain
-        args: list[str | int] = [
+        evidence = " ".join(
+            f"{words} {len(indices)} {' '.join(map(str, indices))}"
+            for words, indices in observation.evidence
+        )
+        args = (
             repr(observation.now),
             repr(config.decay_tau),
             config.max_signatures,
@@ -159,22 +166,20 @@ class RedisNoticeStore:
             repr(config.copy_overlap),
             repr(config.notice_count),
             repr(REBASE_EXPONENT),
-            len(observation.identities),
-            *(identity.hex() for identity in observation.identities),
-            len(observation.signatures),
-            *(signature.hex() for signature in observation.signatures),
-        ]
-        for words, indices in observation.evidence:
-            args += (words, len(indices), *indices)
-        keys = [self.keys.notice_signatures(domain), self.keys.notice_meta(domain)]
+            b"".join(observation.identities),
+            b"".join(observation.signatures),
+            evidence,
+        )
+        keys = (self.keys.notice_signatures(domain), self.keys.notice_meta(domain))
         reply = await self._script(keys=keys, args=args)
+        counts = reply[2].split() if len(reply) == 3 else ()
         status = _text(reply[0])
-        if status not in STATUSES or len(reply) != 2 + len(observation.signatures):
-            raise NoticeStoreError(f"unexpected notice store reply: {reply[:3]!r}")
+        if status not in STATUSES or len(counts) != len(observation.signatures):
+            raise NoticeStoreError(f"unexpected notice store reply: {reply[:2]!r}")
         return DomainEvidence(
             status=status,
             articles=float(reply[1]),
-            counts=tuple(float(count) for count in reply[2:]),
+            counts=tuple(map(float, counts)),
         )
 
     async def aclose(self) -> None:
