@@ -38,7 +38,7 @@ class Article:
         Captions describe a picture and stay in `blocks` (kind "caption"), as seed 001 tags such
         borderline segments; schema.org's articleBody, and readers, leave them out of the text.
         """
-        return "\n".join(text for kind, text in self.blocks if kind != CAPTION)
+        return running_text(self.blocks)
 
 
 @dataclass(slots=True)
@@ -51,3 +51,12 @@ class Extraction:
     @property
     def is_null(self) -> bool:
         return self.article is None
+
+
+def running_text(blocks: list[Block]) -> str:
+    """An article's text from its blocks: every block but image captions, joined by newlines.
+
+    Captions describe a picture (schema.org's articleBody and readers leave them out); every
+    stage that rebuilds `text` from `blocks` uses this, so the two never disagree.
+    """
+    return "\n".join(text for kind, text in blocks if kind != CAPTION)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from extractors.article import HEADING, Article, Block, Extraction
+from extractors.article import HEADING, Article, Block, Extraction, running_text
 from extractors.document import Document, DocumentError, parse_document
 from extractors.dom import extract_dom
 from extractors.jsonld import jsonld_objects
@@ -53,7 +53,7 @@ def _run_chain(document: Document, url: str | None) -> Extraction:
         return Extraction(article=None, reason=NULL_NO_CONTENT)
     blocks, method = chosen
     blocks = _drop_leading_title(blocks, metadata.title)
-    if sum(len(text) for _, text in blocks) < MIN_BODY_CHARS:
+    if len(running_text(blocks)) < MIN_BODY_CHARS:  # captions alone never make an article
         return Extraction(article=None, reason=NULL_TOO_SHORT)
     return Extraction(article=_article(blocks, method, metadata))
 

@@ -20,6 +20,7 @@ from scrapy.settings import BaseSettings
 from scrapy.statscollectors import StatsCollector
 
 from crawler.domainstats import NULL, inc_domain
+from extractors.article import running_text
 from pipelines.extract import content_hash
 from pipelines.notices.learner import (
     DAY_SECONDS,
@@ -110,7 +111,7 @@ class NoticePipeline:
         item["notices_removed"] = len(verdict.removed)
         if verdict.removed:
             item["blocks"] = [{"kind": kind, "text": text} for kind, text in verdict.blocks]
-            item["text"] = "\n".join(text for _, text in verdict.blocks)
+            item["text"] = running_text(verdict.blocks)
             item["content_hash"] = content_hash(item["text"])
         return item
 
