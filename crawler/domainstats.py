@@ -15,6 +15,7 @@ FEED_ERRORS = "feeds/errors"
 FETCHED = "fetched"
 ARTICLES = "articles"
 NULL = "null"
+DUPLICATES = "duplicates"  # exact or near-duplicate copies of an earlier article
 ERRORS = "errors"
 
 

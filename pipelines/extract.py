@@ -8,9 +8,7 @@ costs a few milliseconds a page and never blocks on I/O.
 
 from __future__ import annotations
 
-import hashlib
 import logging
-import re
 import time
 from typing import Any
 
@@ -21,18 +19,12 @@ from scrapy.statscollectors import StatsCollector
 from crawler.domainstats import NULL, inc_domain
 from crawler.items import TRANSIENT_FIELDS
 from extractors import Article, extract_verbose
+from pipelines.dedup import content_hash
 
 log = logging.getLogger(__name__)
 
-_NON_WORD = re.compile(r"\W+")
 # Per-domain counter prefix for the extraction method: domain/<domain>/method/<method>.
 EXTRACT_METHOD = "method"
-
-
-def content_hash(text: str) -> str:
-    """Hash of the text with case, punctuation and spacing normalised away (exact duplicates)."""
-    normalized = _NON_WORD.sub(" ", text.casefold()).strip()
-    return hashlib.blake2b(normalized.encode("utf-8"), digest_size=16).hexdigest()
 
 
 class ExtractionPipeline:

@@ -77,6 +77,24 @@ class RedisKeys:
         return self.key("notices", f"{{{domain}}}", "meta")
 
     # --- near-duplicate detection -------------------------------------------------------
+    # One hash tag for the whole index: its script reads the records its buckets point to, so
+    # in a Redis Cluster they must share a slot. Names stay short: at ~10 keys per indexed
+    # article, every byte of a key name costs ~10 bytes of memory per article.
+
+    def dedup_record(self, docnum: int | str) -> str:
+        """An indexed article: its sketch and id (docnum comes from the content hash)."""
+        return f"{self.dedup_record_prefix()}{docnum}"
+
+    def dedup_record_prefix(self) -> str:
+        return self.key("{nd}", "d", "")
+
+    def dedup_bucket(self, bucket_id: str) -> str:
+        """One LSH band value: the docnums of the articles that have it."""
+        return self.key("{nd}", "b", bucket_id)
+
+    def dedup_layout(self) -> str:
+        """The fingerprint layout the index was built with (checked by every worker)."""
+        return self.key("{nd}", "layout")
 
     # --- continuous harvesting ----------------------------------------------------------
     # One hash tag for the whole ledger: its Lua scripts touch several of these keys at once.

@@ -79,6 +79,20 @@ NOTICES_STORE_PATH = ""  # embedded store file; empty = NEWSHARVEST_STATE_DIR/no
 
 # --- Near-duplicate detection -----------------------------------------------------------------
 
+ITEM_PIPELINES["pipelines.dedup.DedupPipeline"] = 300  # exact + near-duplicates (MinHash LSH)
+DEDUP_ENABLED = True  # False switches the stage off
+# Jaccard similarity of word 5-gram sets from which an article is a copy of an earlier one:
+# syndicated copies with their own header/footer or a word or two edited mostly score > 0.9,
+# different stories (even on one topic, with the same people) score below 0.05. Range 0.3-0.98;
+# changing it changes the LSH bands (lower: more bands, more memory), so an existing index must
+# then be rebuilt (new REDIS_KEY_PREFIX or state dir).
+DEDUP_THRESHOLD = 0.8
+DEDUP_TTL_SECONDS = 30 * 24 * 3600  # the time window: an article is remembered for 30 days
+DEDUP_DROP_DUPLICATES = False  # False: copies are kept with duplicate_of set; True: dropped
+# The embedded index (no REDIS_URL): empty means NEWSHARVEST_STATE_DIR/dedup.sqlite3; ":memory:"
+# forgets everything when the crawl ends (the demo).
+DEDUP_EMBEDDED_PATH = ""
+
 # --- Index sinks ------------------------------------------------------------------------------
 
 NEWSHARVEST_OUTPUT_DIR = os.environ.get("NEWSHARVEST_OUTPUT_DIR", "output")  # where files go

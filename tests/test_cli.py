@@ -45,9 +45,14 @@ def test_demo_prints_the_per_domain_summary_and_writes_json_lines(tmp_path: Path
     assert notices == sum(article["notices_removed"] for article in articles) + 1  # + 1 NULL
     assert "only_notices 1" in result.stdout  # the notice-only video page
     assert f"-> {output}" in result.stdout
-    # The embedded index beside the output holds every article, and the demo says how to search.
+    # The syndicated copies are output flagged; the embedded index beside the output holds every
+    # other article, and the demo says how to search.
+    copies = [article for article in articles if article["duplicate_of"]]
+    assert copies and f"duplicates: {len(copies)} copies of earlier articles" in result.stdout
     index = tmp_path / "demo-index.sqlite3"
-    assert f"search index: {index} ({len(articles)} articles" in result.stdout
+    indexed = len(articles) - len(copies)
+    summary = f"search index: {index} ({indexed} articles, {len(copies)} near-duplicates not"
+    assert summary in result.stdout
     assert f".venv/bin/newsharvest search --index {index} " in result.stdout
     check_search(index, articles)
 

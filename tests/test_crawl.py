@@ -14,12 +14,13 @@ from tests.fixtures.newsroom import Newsroom, NewsroomServer, RequestRecord
 
 
 def run_crawl(
-    room: Newsroom, output: Path, *settings: str
+    room: Newsroom, output: Path, *settings: str, feeds: list[str] | None = None
 ) -> tuple[subprocess.CompletedProcess[str], list[RequestRecord]]:
-    """Run `scrapy crawl feeds` as a user would, against the fixture, writing JSON Lines.
-    Returns the process result and every request the fixture served."""
+    """Run `scrapy crawl feeds` as a user would, against the fixture (all its feeds, or
+    `feeds`), writing JSON Lines. Returns the process result and every request the fixture
+    served."""
     with NewsroomServer(room, port=0) as server:
-        command = crawl_command(room.feed_urls, server.proxy_url, settings)
+        command = crawl_command(feeds or room.feed_urls, server.proxy_url, settings)
         # The local profile's embedded index goes beside the output, not the repo.
         command += ["-O", f"{output}:jsonlines"]
         command += ["-s", f"SINK_SQLITE_PATH={output.parent / 'index.sqlite3'}"]
@@ -92,7 +93,10 @@ def test_items_carry_the_contract_fields_and_the_publisher_domain(crawl) -> None
         running = [block["text"] for block in item["blocks"] if block["kind"] != "caption"]
         assert item["text"] == "\n".join(running)  # image captions stay in blocks only
         assert item["feed_url"] in room.feed_urls
-        assert item["duplicate_of"] is None
+    # duplicate_of names another article of the crawl (tests/test_dedup.py checks which).
+    canonical = {item["canonical_url"] for item in items}
+    flagged = [item for item in items if item["duplicate_of"] is not None]
+    assert all(item["duplicate_of"] in canonical - {item["canonical_url"]} for item in flagged)
 
 
 def test_extracted_text_recalls_the_true_body(crawl) -> None:
@@ -122,7 +126,19 @@ def test_the_crawl_fills_the_search_index_once_per_article_even_when_repeated(
     connection = sqlite3.connect(directory / "index.sqlite3")
     indexed = connection.execute("SELECT canonical_url, title, versions FROM articles").fetchall()
     connection.close()
-    expected = {item["canonical_url"]: item["title"] for item in items}
+    # Every article of the crawl, except the syndicated copies the near-duplicate stage flagged
+    # (sinks skip them; which one of a pair is the copy depends on fetch order, so the last
+    # run's own output says).
+    recrawled = [
+        json.loads(line) for line in (directory / "articles.jsonl").read_text().splitlines()
+    ]
+    assert {item["canonical_url"] for item in recrawled} == {
+        item["canonical_url"] for item in items
+    }
+    expected = {
+        item["canonical_url"]: item["title"] for item in recrawled if not item["duplicate_of"]
+    }
+    assert len(expected) < len(recrawled)
     assert {url: title for url, title, _ in indexed} == expected
     assert {versions for _, _, versions in indexed} == {1}
     assert "sink/sqlite/written" in result.stderr  # the sink's counters are in the crawl stats
@@ -155,3 +171,28 @@ def test_in_container_notices_never_reach_the_output(crawl) -> None:
     assert {"metroledger.test", "coastalpost.test", "wirewatch.test"} <= removed
     notice_only = [page.url for page in room.non_articles() if page.notices]
     assert notice_only and all(f"NULL (only_notices): {url}" in log for url in notice_only)
+
+
+def test_each_syndicated_story_is_output_unflagged_once(crawl) -> None:
+    """The default crawl (embedded index, threshold 0.8) meets copies and originals in whatever
+    order the fetches finish: of a syndicated pair, exactly one names the other; clear copies
+    (Jaccard >= 0.85 on the extracted text) always do, far ones (< 0.7) never."""
+    from pipelines.dedup.fingerprints import true_jaccard
+
+    room, items, _, _ = crawl
+    by_url = {item["url"]: item for item in items}
+    pairs = [(page.url, page.duplicate_of) for page in room.articles() if page.duplicate_of]
+    related = {frozenset(pair) for pair in pairs}
+    for item in items:
+        if item["duplicate_of"]:
+            assert frozenset((item["url"], item["duplicate_of"])) in related, item["url"]
+    for pair in pairs:
+        a, b = (by_url[url] for url in pair)
+        similarity = true_jaccard(a["text"], b["text"])
+        flags = {a["duplicate_of"], b["duplicate_of"]} - {None}
+        if similarity >= 0.85:
+            assert flags in ({a["canonical_url"]}, {b["canonical_url"]}), pair
+        elif similarity < 0.7:
+            assert not flags, pair
+        else:
+            assert len(flags) <= 1, pair

@@ -791,3 +791,29 @@ def test_the_server_honours_or_ignores_conditional_requests_and_records_them() -
     assert all(elapsed >= 0.05 for _, _, elapsed in results.values())  # the slow publisher
     assert [r.conditional for r in log] == [False, True, False, True]
     assert all(r.at == room.clock.now() for r in log)
+
+
+def test_near_duplicate_corpus_is_deterministic_and_ordered() -> None:
+    from tests.fixtures.newsroom.neardup import (
+        COPY_KINDS,
+        EDIT_RATE,
+        ORIGINAL,
+        SAME_TOPIC,
+        near_duplicate_corpus,
+    )
+
+    docs = near_duplicate_corpus(80, seed=3)
+    assert docs == near_duplicate_corpus(80, seed=3)
+    assert docs != near_duplicate_corpus(80, seed=4)
+    assert len({doc.doc_id for doc in docs}) == len(docs)
+    seen: set[str] = set()
+    for doc in docs:
+        if doc.original_id:
+            assert doc.original_id in seen and doc.variant in COPY_KINDS
+        seen.add(doc.doc_id)
+    variants = {doc.variant for doc in docs}
+    assert variants == {ORIGINAL, SAME_TOPIC, *COPY_KINDS}
+    edited = [doc.edit_rate for doc in docs if doc.variant == "edited"]
+    assert edited and all(EDIT_RATE[0] <= rate <= EDIT_RATE[1] for rate in edited)
+    families = {doc.family for doc in docs if doc.variant in (ORIGINAL, SAME_TOPIC)}
+    assert len(families) == sum(doc.variant in (ORIGINAL, SAME_TOPIC) for doc in docs)

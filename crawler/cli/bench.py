@@ -12,6 +12,7 @@ BENCH_MODULES: tuple[str, ...] = (
     "crawler.cli.bench_polling",
     "crawler.cli.bench_extraction",
     "crawler.cli.bench_notices",
+    "crawler.cli.bench_dedup",
 )
 
 

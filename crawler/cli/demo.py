@@ -47,6 +47,7 @@ def run(args: argparse.Namespace) -> int:
     settings = get_project_settings()
     settings.set("LOG_LEVEL", args.log_level.upper())
     settings.set("HARVEST_STATE", "memory")  # every demo harvests the fixture afresh
+    settings.set("DEDUP_EMBEDDED_PATH", ":memory:")  # ... and meets its stories for the first time
     settings.set("FEEDS", {str(args.output): {"format": "jsonlines", "overwrite": True}})
     index_path = args.index or args.output.parent / INDEX_NAME
     settings.set("SINK_SQLITE_ENABLED", True)
@@ -80,6 +81,13 @@ def run(args: argparse.Namespace) -> int:
         print(
             "NULL (no article) by reason: "
             + ", ".join(f"{k} {v}" for k, v in sorted(nulls.items()))
+        )
+    copies = stats.get("dedup/exact", 0) + stats.get("dedup/near", 0)
+    if copies:
+        print(
+            f"duplicates: {copies} copies of earlier articles (exact "
+            f"{stats.get('dedup/exact', 0)}, near {stats.get('dedup/near', 0)}), "
+            "output with duplicate_of set"
         )
     print(index_summary(index_path, stats))
     return 0 if stats.get("finish_reason") == "finished" else 1

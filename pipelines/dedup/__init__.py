@@ -1,0 +1,52 @@
+"""Exact and near-duplicate detection: MinHash LSH over word shingles, in Redis or embedded.
+
+    from pipelines.dedup import NearDuplicateIndex
+
+    index = NearDuplicateIndex.open("redis://127.0.0.1:6379/0", threshold=0.8)
+    index.check_and_add("https://a.test/story", text)  # None: first copy (now indexed)
+    index.check_and_add("https://b.test/copy", copy)   # "https://a.test/story"
+
+Importing this package never imports Scrapy: `DedupPipeline` (the crawler's stage) is loaded
+only when asked for.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pipelines.dedup.fingerprints import (
+    DEFAULT_THRESHOLD,
+    Fingerprint,
+    LshParams,
+    content_hash,
+    fingerprint,
+    normalize,
+)
+from pipelines.dedup.index import (
+    DEFAULT_TTL_SECONDS,
+    IndexLayoutError,
+    NearDuplicateIndex,
+    Verdict,
+)
+
+__all__ = [
+    "DEFAULT_THRESHOLD",
+    "DEFAULT_TTL_SECONDS",
+    "DedupPipeline",
+    "Fingerprint",
+    "IndexLayoutError",
+    "LshParams",
+    "NearDuplicateIndex",
+    "Verdict",
+    "content_hash",
+    "fingerprint",
+    "normalize",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "DedupPipeline":  # ITEM_PIPELINES names it "pipelines.dedup.DedupPipeline"
+        from pipelines.dedup.pipeline import DedupPipeline
+
+        return DedupPipeline
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,157 @@
+"""The public face of near-duplicate detection: `NearDuplicateIndex` and its verdicts.
+
+    index = NearDuplicateIndex.open("redis://127.0.0.1:6379/0")    # shared by every worker
+    index = NearDuplicateIndex.open(".newsharvest/dedup.sqlite3")   # embedded, one machine
+    index = NearDuplicateIndex.from_settings(settings)              # REDIS_URL decides
+    index.check_and_add("https://a.test/story", text)  # -> None (first copy), or the earlier id
+
+Both backends answer the same questions the same way: exact duplicates first (same normalised
+text), then MinHash LSH candidates confirmed on their stored sketches; a document that is a
+duplicate is not added (the index holds first copies only); every entry lives `ttl_seconds` after
+it was added (the time window); check and insert are one atomic step, so two workers adding
+near-duplicates at the same moment cannot both miss each other.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pipelines.dedup.fingerprints import DEFAULT_THRESHOLD, Fingerprint, LshParams, fingerprint
+
+DEFAULT_TTL_SECONDS = 30 * 24 * 3600  # a month: syndication of a story happens within days
+DEFAULT_PREFIX = "nh"
+EMBEDDED_FILENAME = "dedup.sqlite3"
+# Documents remembered per LSH bucket (the newest win): bounds the work of one check when many
+# different texts share a band (boilerplate-heavy sites, hostile input).
+MAX_BUCKET_DOCS = 8
+
+# Verdict kinds.
+NEW = "new"  # no earlier (near-)duplicate: added to the index (unless add=False)
+EXACT = "exact"  # same normalised text as an earlier document
+NEAR = "near"  # a confirmed near-duplicate of an earlier document
+KNOWN = "known"  # this very document (same id, same text) is already in the index
+EMPTY = "empty"  # no words: nothing to compare, not added
+VERDICT_KINDS = (NEW, EXACT, NEAR, KNOWN, EMPTY)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    kind: str  # one of VERDICT_KINDS
+    duplicate_of: str | None = None  # id of the earlier document (EXACT and NEAR only)
+    similarity: float | None = None  # estimated Jaccard similarity to it
+
+    @property
+    def is_duplicate(self) -> bool:
+        return self.duplicate_of is not None
+
+
+class NearDuplicateIndex(ABC):
+    """Exact and near-duplicate detection over a sliding time window."""
+
+    def __init__(self, params: LshParams, ttl_seconds: int) -> None:
+        self.params = params
+        self.ttl_seconds = checked_ttl(ttl_seconds)
+
+    # -- construction ------------------------------------------------------------------------
+
+    @staticmethod
+    def open(
+        location: str | Path,
+        *,
+        prefix: str = DEFAULT_PREFIX,
+        threshold: float = DEFAULT_THRESHOLD,
+        ttl_seconds: int = DEFAULT_TTL_SECONDS,
+    ) -> NearDuplicateIndex:
+        """A Redis index for a redis://, rediss:// or unix:// URL (keys under `prefix`), else
+        an embedded index in the SQLite file at that path (created if missing)."""
+        params = LshParams.for_threshold(threshold)
+        if str(location).startswith(("redis://", "rediss://", "unix://")):
+            from pipelines.dedup.redis_index import RedisNearDuplicateIndex
+            from pipelines.store import RedisKeys, sync_redis
+
+            return RedisNearDuplicateIndex(
+                sync_redis(str(location)), params, RedisKeys(prefix), ttl_seconds
+            )
+        from pipelines.dedup.embedded import EmbeddedNearDuplicateIndex
+
+        return EmbeddedNearDuplicateIndex(Path(location), params, ttl_seconds)
+
+    @staticmethod
+    def from_settings(settings: Mapping[str, Any] | Any) -> NearDuplicateIndex:
+        """The index the settings describe: Redis when REDIS_URL is set, else embedded under
+        NEWSHARVEST_STATE_DIR (DEDUP_THRESHOLD, DEDUP_TTL_SECONDS, REDIS_KEY_PREFIX)."""
+        from pipelines.store import redis_url
+
+        return NearDuplicateIndex.open(
+            redis_url(settings) or embedded_path(settings),
+            prefix=settings.get("REDIS_KEY_PREFIX") or DEFAULT_PREFIX,
+            threshold=threshold_setting(settings),
+            ttl_seconds=ttl_setting(settings),
+        )
+
+    # -- the questions -----------------------------------------------------------------------
+
+    def check_and_add(self, doc_id: str, text: str) -> str | None:
+        """The id of an earlier exact or near-duplicate of `text`, or None; in that case the
+        document is added, so later copies will name `doc_id`."""
+        return self.check(doc_id, text).duplicate_of
+
+    def check(self, doc_id: str, text: str, *, add: bool = True) -> Verdict:
+        """The full verdict on `text` (add=False only looks, it never changes the index)."""
+        found = fingerprint(text, self.params)
+        if found is None:
+            return Verdict(EMPTY)
+        return self.check_fingerprint(doc_id, found, add=add)
+
+    @abstractmethod
+    def check_fingerprint(self, doc_id: str, found: Fingerprint, *, add: bool = True) -> Verdict:
+        """`check` for a fingerprint computed elsewhere (e.g. in a worker process)."""
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+    def __enter__(self) -> NearDuplicateIndex:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+class IndexLayoutError(RuntimeError):
+    """The stored index was built with different parameters than the ones configured."""
+
+
+def embedded_path(settings: Mapping[str, Any] | Any) -> Path:
+    """Where the embedded index lives (DEDUP_EMBEDDED_PATH, else in NEWSHARVEST_STATE_DIR)."""
+    from pipelines.store import state_dir
+
+    configured = (settings.get("DEDUP_EMBEDDED_PATH") or "").strip()
+    return Path(configured) if configured else state_dir(settings) / EMBEDDED_FILENAME
+
+
+def threshold_setting(settings: Mapping[str, Any] | Any) -> float:
+    value = settings.get("DEDUP_THRESHOLD")
+    return DEFAULT_THRESHOLD if value in (None, "") else float(value)
+
+
+def ttl_setting(settings: Mapping[str, Any] | Any) -> int:
+    value = settings.get("DEDUP_TTL_SECONDS")
+    return DEFAULT_TTL_SECONDS if value in (None, "") else int(float(value))
+
+
+def checked_ttl(ttl_seconds: int) -> int:
+    if int(ttl_seconds) < 1:
+        raise ValueError(f"the time window (DEDUP_TTL_SECONDS) must be >= 1 s, got {ttl_seconds}")
+    return int(ttl_seconds)
+
+
+def layout_mismatch(where: str, stored: str, configured: str) -> IndexLayoutError:
+    return IndexLayoutError(
+        f"the near-duplicate index at {where} was built as {stored!r} but this configuration "
+        f"needs {configured!r} (DEDUP_THRESHOLD decides the LSH bands); use another "
+        "REDIS_KEY_PREFIX / NEWSHARVEST_STATE_DIR, or delete the old index"
+    )

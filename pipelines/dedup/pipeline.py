@@ -1,0 +1,158 @@
+"""Near-duplicate stage (ITEM_PIPELINES 300): flag (or drop) articles seen before.
+
+Every article is checked against the shared index (Redis when REDIS_URL is set, else the
+embedded one) by its canonical URL and final text: a copy gets `duplicate_of` (the canonical URL
+of the first copy) and is kept flagged (later sinks skip it) or dropped (DEDUP_DROP_DUPLICATES);
+a first copy is added to the index. An index that cannot be reached lets articles through
+unflagged (`dedup/errors` per failure, `dedup/unavailable` while it is given time to recover): a
+duplicate is a nuisance, a lost article is not recoverable.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import time
+from typing import Any, Protocol
+
+import redis
+from scrapy.crawler import Crawler
+from scrapy.exceptions import DropItem, NotConfigured
+from scrapy.statscollectors import StatsCollector
+
+from crawler.domainstats import DUPLICATES, inc_domain
+from pipelines.dedup.embedded import EmbeddedNearDuplicateIndex
+from pipelines.dedup.fingerprints import Fingerprint, LshParams, fingerprint
+from pipelines.dedup.index import Verdict, embedded_path, threshold_setting, ttl_setting
+from pipelines.dedup.redis_index import AsyncRedisNearDuplicateIndex
+from pipelines.store import RedisKeys, async_redis, redis_url
+
+log = logging.getLogger(__name__)
+
+# Failures that mean "the index is unavailable", not "this item is bad".
+INDEX_ERRORS = (redis.exceptions.RedisError, sqlite3.Error, OSError)
+# After a failure, articles pass unchecked for this long before the index is tried again (a dead
+# or unreachable server would otherwise cost every article a connect timeout).
+INDEX_RETRY_SECONDS = 30.0
+
+
+class AsyncIndex(Protocol):
+    async def open(self) -> None: ...
+    async def check_fingerprint(
+        self, doc_id: str, found: Fingerprint, *, add: bool = True
+    ) -> Verdict: ...
+    async def close(self) -> None: ...
+
+
+class EmbeddedAsyncIndex:
+    """The embedded index behind the async interface (its calls take microseconds: no thread)."""
+
+    def __init__(self, index: EmbeddedNearDuplicateIndex) -> None:
+        self.index = index
+
+    async def open(self) -> None:
+        return None
+
+    async def check_fingerprint(
+        self, doc_id: str, found: Fingerprint, *, add: bool = True
+    ) -> Verdict:
+        return self.index.check_fingerprint(doc_id, found, add=add)
+
+    async def close(self) -> None:
+        self.index.close()
+
+
+class DedupPipeline:
+    def __init__(
+        self, stats: StatsCollector, index: AsyncIndex, params: LshParams, drop: bool
+    ) -> None:
+        self.stats = stats
+        self.index = index
+        self.params = params
+        self.drop = drop
+        self._opened = False
+        self._retry_at = 0.0  # monotonic time before which the index is not asked
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> DedupPipeline:
+        settings = crawler.settings
+        if not settings.getbool("DEDUP_ENABLED", True):
+            raise NotConfigured("near-duplicate detection is off (DEDUP_ENABLED)")
+        params = LshParams.for_threshold(threshold_setting(settings))
+        ttl = ttl_setting(settings)
+        url = redis_url(settings)
+        index: AsyncIndex
+        if url:
+            keys = RedisKeys.from_settings(settings)
+            index = AsyncRedisNearDuplicateIndex(async_redis(url), params, keys, ttl)
+        else:
+            path = embedded_path(settings)
+            index = EmbeddedAsyncIndex(EmbeddedNearDuplicateIndex(path, params, ttl))
+        return cls(crawler.stats, index, params, settings.getbool("DEDUP_DROP_DUPLICATES"))
+
+    async def open_spider(self) -> None:
+        await self._open()
+
+    async def close_spider(self) -> None:
+        await self.index.close()
+
+    async def _open(self) -> bool:
+        """Check the index layout once (a wrong layout stops the crawl; an unreachable index is
+        retried with the next item)."""
+        if not self._opened:
+            try:
+                await self.index.open()
+            except INDEX_ERRORS as exc:
+                self._unavailable(exc)
+                return False
+            self._opened = True
+        return True
+
+    def _unavailable(self, exc: BaseException) -> None:
+        self.stats.inc_value("dedup/errors")
+        self._retry_at = time.monotonic() + INDEX_RETRY_SECONDS
+        log.warning(
+            "near-duplicate index unavailable (%s): articles pass unflagged, retrying in %.0f s",
+            exc,
+            INDEX_RETRY_SECONDS,
+        )
+
+    async def process_item(self, item: Any) -> Any:
+        text = item.get("text")
+        found = fingerprint(text, self.params) if text else None  # CPU only: a pure function
+        if found is None:
+            self.stats.inc_value("dedup/skipped/no_text")
+            return item
+        item["content_hash"] = found.content_hash  # of the text as checked (after notices)
+        item.setdefault("duplicate_of", None)
+        verdict = await self._check(item, found)
+        if verdict is None or not verdict.is_duplicate:
+            return item
+        item["duplicate_of"] = verdict.duplicate_of
+        if item.get("domain"):
+            inc_domain(self.stats, item["domain"], DUPLICATES)
+        if self.drop:
+            self.stats.inc_value("dedup/dropped")
+            raise DropItem(
+                f"duplicate ({verdict.kind}) of {verdict.duplicate_of}: {item.get('url')}",
+                log_level="INFO",
+            )
+        return item
+
+    async def _check(self, item: Any, found: Fingerprint) -> Verdict | None:
+        doc_id = item.get("canonical_url") or item.get("url")
+        if not doc_id:
+            self.stats.inc_value("dedup/skipped/no_url")
+            return None
+        if time.monotonic() < self._retry_at:
+            self.stats.inc_value("dedup/unavailable")
+            return None
+        if not await self._open():
+            return None
+        try:
+            verdict = await self.index.check_fingerprint(doc_id, found)
+        except INDEX_ERRORS as exc:
+            self._unavailable(exc)
+            return None
+        self.stats.inc_value(f"dedup/{verdict.kind}")
+        return verdict

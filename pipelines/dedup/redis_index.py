@@ -1,0 +1,215 @@
+"""The shared near-duplicate index in Redis: one EVALSHA per document, atomic across workers.
+
+Keys (all under the hash tag {nd}, so a Redis Cluster keeps them in one slot; see RedisKeys):
+
+    <prefix>:{nd}:d:<docnum>      record: the 128-byte sketch followed by the document id
+    <prefix>:{nd}:b:<bucket id>   LSH bucket: docnums of the newest MAX_BUCKET_DOCS documents that
+                                  have this band ("123" or "123,456"; a lone integer is stored
+                                  by Redis as a machine word, without a string allocation)
+    <prefix>:{nd}:layout          the fingerprint layout the index was built with (no TTL)
+
+<docnum> is 53 bits of the content hash, so the record key doubles as the exact-duplicate
+lookup. Records and buckets get the TTL when written; a bucket that gains a member is rewritten
+with a fresh TTL, and members whose record has expired are skipped.
+
+Why a script and not "read candidates, confirm in Python, then write": between the read and the
+write another worker could add its copy of the same story, and both would see an empty index and
+both call themselves the original. A Redis script runs alone (no other command interleaves), so
+lookup, confirmation against the stored sketches and insertion are one indivisible step: of two
+workers racing with near-duplicates, whichever script runs second sees the first one's record.
+Confirming inside the script also keeps it to one round trip (the sketches never leave Redis).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import redis
+import redis.asyncio
+
+from pipelines.dedup.fingerprints import Fingerprint, LshParams
+from pipelines.dedup.index import (
+    EXACT,
+    MAX_BUCKET_DOCS,
+    NEAR,
+    VERDICT_KINDS,
+    NearDuplicateIndex,
+    Verdict,
+    checked_ttl,
+    layout_mismatch,
+)
+from pipelines.store import RedisKeys
+
+# KEYS[1]   the record key of this text (content hash); KEYS[2..] its bucket keys
+# ARGV      docnum, sketch, doc_id, ttl, min_matches, add (1/0), max_bucket_docs, record prefix
+# Reply     {kind, id of the earlier document or nil, agreeing sketch positions}
+CHECK_AND_ADD = """
+local docnum, sketch, doc_id, ttl = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local min_matches, add = tonumber(ARGV[5]), ARGV[6] == '1'
+local max_docs, record_prefix = tonumber(ARGV[7]), ARGV[8]
+local n = #sketch
+local mine = {string.byte(sketch, 1, n)}
+local bxor = bit.bxor
+
+-- 4-bit sketch positions that agree: a byte holds two; x < 16 means the high halves agree,
+-- x % 16 == 0 the low halves.
+local function agreeing(other)
+  local m = 0
+  for i = 1, n do
+    local x = bxor(mine[i], string.byte(other, i))
+    if x == 0 then m = m + 2 elseif x < 16 or x % 16 == 0 then m = m + 1 end
+  end
+  return m
+end
+
+-- 1. Exact duplicate: a record under this very content hash, with this very sketch.
+local record = redis.call('GET', KEYS[1])
+if record and string.sub(record, 1, n) == sketch then
+  local owner = string.sub(record, n + 1)
+  if owner == doc_id then return {'known', owner, 2 * n} end
+  return {'exact', owner, 2 * n}
+end
+
+-- 2. Near duplicates: documents sharing a band, confirmed on their stored sketches.
+local best, best_matches = false, min_matches - 1
+local members = redis.call('MGET', unpack(KEYS, 2))
+local seen = {}
+for _, list in ipairs(members) do
+  if list then
+    for num in string.gmatch(list, '%d+') do
+      if not seen[num] and num ~= docnum then
+        seen[num] = true
+        local other = redis.call('GET', record_prefix .. num)
+        if other and #other > n then
+          local owner = string.sub(other, n + 1)
+          if owner ~= doc_id then
+            local m = agreeing(other)
+            if m > best_matches then best, best_matches = owner, m end
+          end
+        end
+      end
+    end
+  end
+end
+if best then return {'near', best, best_matches} end
+
+-- 3. A first copy: remember it (unless its content hash is taken by another text).
+if add and not record then
+  redis.call('SET', KEYS[1], sketch .. doc_id, 'EX', ttl)
+  for i = 2, #KEYS do
+    local list = members[i - 1]
+    if list then
+      local kept = {}
+      for num in string.gmatch(list, '%d+') do
+        if num ~= docnum then kept[#kept + 1] = num end
+      end
+      while #kept >= max_docs do table.remove(kept, 1) end
+      kept[#kept + 1] = docnum
+      redis.call('SET', KEYS[i], table.concat(kept, ','), 'EX', ttl)
+    else
+      redis.call('SET', KEYS[i], docnum, 'EX', ttl)
+    end
+  end
+end
+return {'new', false, 0}
+"""
+
+
+@dataclass(frozen=True)
+class ScriptCall:
+    """Builds the script's KEYS/ARGV for a fingerprint and reads its reply (sync and async)."""
+
+    params: LshParams
+    keys: RedisKeys
+    ttl_seconds: int
+    max_bucket_docs: int = MAX_BUCKET_DOCS
+
+    def arguments(self, doc_id: str, found: Fingerprint, add: bool) -> tuple[list[str], list[Any]]:
+        if not doc_id:
+            raise ValueError("doc_id must be a non-empty string")
+        keys = [
+            self.keys.dedup_record(found.docnum),
+            *(self.keys.dedup_bucket(bucket) for bucket in found.buckets),
+        ]
+        args = [
+            found.docnum,
+            found.sketch,
+            doc_id,
+            self.ttl_seconds,
+            self.params.min_matches,
+            1 if add else 0,
+            self.max_bucket_docs,
+            self.keys.dedup_record_prefix(),
+        ]
+        return keys, args
+
+    def verdict(self, reply: list[Any]) -> Verdict:
+        kind_raw, other, matches = reply
+        kind = kind_raw.decode() if isinstance(kind_raw, bytes) else str(kind_raw)
+        if kind not in VERDICT_KINDS:
+            raise redis.exceptions.ResponseError(f"unexpected dedup script reply {reply!r}")
+        if kind in (EXACT, NEAR):
+            owner = other.decode("utf-8") if isinstance(other, bytes) else str(other)
+            return Verdict(kind, owner, self.params.similarity(int(matches)))
+        return Verdict(kind)
+
+
+class RedisNearDuplicateIndex(NearDuplicateIndex):
+    """The index in Redis, through a blocking client (tools, benchmarks, worker processes)."""
+
+    def __init__(
+        self, client: redis.Redis, params: LshParams, keys: RedisKeys, ttl_seconds: int
+    ) -> None:
+        super().__init__(params, ttl_seconds)
+        self.client = client
+        self.keys = keys
+        self._call = ScriptCall(params, keys, self.ttl_seconds)
+        self._script = client.register_script(CHECK_AND_ADD)
+        pipe = client.pipeline(transaction=False)
+        pipe.set(keys.dedup_layout(), params.layout, nx=True)  # the first worker records it
+        pipe.get(keys.dedup_layout())
+        check_layout(pipe.execute()[1], params, keys)
+
+    def check_fingerprint(self, doc_id: str, found: Fingerprint, *, add: bool = True) -> Verdict:
+        keys, args = self._call.arguments(doc_id, found, add)
+        return self._call.verdict(self._script(keys=keys, args=args))
+
+    def close(self) -> None:
+        self.client.close()
+
+
+class AsyncRedisNearDuplicateIndex:
+    """The same index through redis.asyncio: what the crawler's pipeline uses."""
+
+    def __init__(
+        self, client: redis.asyncio.Redis, params: LshParams, keys: RedisKeys, ttl_seconds: int
+    ) -> None:
+        self.client = client
+        self.params = params
+        self.keys = keys
+        self._call = ScriptCall(params, keys, checked_ttl(ttl_seconds))
+        self._script = client.register_script(CHECK_AND_ADD)
+
+    async def open(self) -> None:
+        """Check (or record) the layout: a misconfigured worker fails before its first item."""
+        pipe = self.client.pipeline(transaction=False)
+        pipe.set(self.keys.dedup_layout(), self.params.layout, nx=True)
+        pipe.get(self.keys.dedup_layout())
+        check_layout((await pipe.execute())[1], self.params, self.keys)
+
+    async def check_fingerprint(
+        self, doc_id: str, found: Fingerprint, *, add: bool = True
+    ) -> Verdict:
+        keys, args = self._call.arguments(doc_id, found, add)
+        return self._call.verdict(await self._script(keys=keys, args=args))
+
+    async def close(self) -> None:
+        await self.client.aclose()
+
+
+def check_layout(stored: bytes | None, params: LshParams, keys: RedisKeys) -> None:
+    """`stored` is the layout the index has (ours, if this worker was the first)."""
+    if stored is None or stored.decode() != params.layout:
+        found = stored.decode() if stored is not None else "nothing"
+        raise layout_mismatch(keys.dedup_layout(), found, params.layout)

@@ -1,0 +1,493 @@
+"""Exact and near-duplicate detection: fingerprints, both indexes (real Redis, SQLite), the
+Scrapy stage, two racing processes, and crawls of the news-site fixture."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import redis
+from datasketch import MinHash, MinHashLSH, bBitMinHash
+from scrapy.exceptions import DropItem
+from scrapy.utils.test import get_crawler
+
+from pipelines.dedup import (
+    Fingerprint,
+    LshParams,
+    NearDuplicateIndex,
+    Verdict,
+    content_hash,
+    fingerprint,
+)
+from pipelines.dedup.embedded import EmbeddedNearDuplicateIndex
+from pipelines.dedup.fingerprints import (
+    LSH_HASH_VALUES,
+    LSH_WEIGHTS,
+    MAX_SHINGLE_WORDS,
+    NUM_PERM,
+    minhash,
+    normalize,
+    shingle_hashes,
+    sketch_matches,
+    true_jaccard,
+)
+from pipelines.dedup.index import MAX_BUCKET_DOCS, IndexLayoutError
+from pipelines.dedup.pipeline import DedupPipeline
+from pipelines.dedup.redis_index import RedisNearDuplicateIndex
+from pipelines.store import RedisKeys
+from tests.dedup_race import race_families
+from tests.fixtures.newsroom import Newsroom
+from tests.fixtures.newsroom.neardup import ORIGINAL, SYNDICATED, near_duplicate_corpus
+from tests.fixtures.newsroom.textgen import TextGenerator
+from tests.test_crawl import run_crawl
+
+ROOT = Path(__file__).resolve().parent.parent
+PARAMS = LshParams.for_threshold(0.8)
+TTL = 3600
+
+
+def story(seed: int, topic: str = "politics", paragraphs: int = 8) -> list[str]:
+    return TextGenerator(seed).story(topic, paragraphs)
+
+
+ORIGINAL_TEXT = "\n".join(story(1))
+SYNDICATED_TEXT = (
+    "By Ana Ruiz, Metro Wire\nBOSTON (Wire) \u2014 "
+    + ORIGINAL_TEXT
+    + "\nThis story was originally published by the Daily Herald."
+)
+OTHER_STORY = "\n".join(story(2))
+
+
+# --- fingerprints ----------------------------------------------------------------------------
+
+
+def test_content_hash_ignores_case_punctuation_and_spacing() -> None:
+    assert content_hash("Hello,  World!") == content_hash("hello world")
+    assert content_hash("hello world") != content_hash("hello there world")
+    assert normalize("  Caf\u00e9 \u2014 \u201cOPEN\u201d\n24/7. ") == "caf\u00e9 open 24 7"
+    # The item field keeps its meaning: blake2b-128 of the normalised text.
+    import hashlib
+
+    assert content_hash("A b") == hashlib.blake2b(b"a b", digest_size=16).hexdigest()
+
+
+def test_minhash_is_datasketchs_minhash_computed_for_all_shingles_at_once() -> None:
+    hashes = shingle_hashes(normalize(ORIGINAL_TEXT).encode().split(b" "))
+    reference = MinHash(num_perm=NUM_PERM, seed=1, hashfunc=int)
+    reference.update_batch(hashes.tolist())
+    assert reference.scheme == "affine32"
+    assert np.array_equal(minhash(hashes), reference.hashvalues)
+    bulk = MinHash.bulk([hashes.tolist()], num_perm=NUM_PERM, seed=1, hashfunc=int)[0]
+    assert np.array_equal(minhash(hashes), bulk.hashvalues)
+
+
+def test_sketch_similarity_is_datasketchs_b_bit_estimate() -> None:
+    texts = [ORIGINAL_TEXT, SYNDICATED_TEXT, ORIGINAL_TEXT[: len(ORIGINAL_TEXT) // 2]]
+    full = []
+    for text in texts:
+        sketch = MinHash(num_perm=NUM_PERM, seed=1, hashfunc=int)
+        sketch.update_batch(shingle_hashes(normalize(text).encode().split(b" ")).tolist())
+        full.append(sketch)
+    prints = [fingerprint(text, PARAMS) for text in texts]
+    for i, j in [(0, 1), (0, 2), (1, 2)]:
+        ours = PARAMS.similarity(sketch_matches(prints[i].sketch, prints[j].sketch))
+        theirs = bBitMinHash(full[i], b=4).jaccard(bBitMinHash(full[j], b=4))
+        assert ours == pytest.approx(theirs, abs=1e-9)
+        assert abs(ours - true_jaccard(texts[i], texts[j])) < 0.1  # ~4 standard errors
+
+
+def test_bands_come_from_datasketchs_optimiser_and_confirmation_is_calibrated() -> None:
+    lsh = MinHashLSH(threshold=0.8, num_perm=LSH_HASH_VALUES, weights=LSH_WEIGHTS)
+    assert (PARAMS.bands, PARAMS.rows) == (lsh.b, lsh.r)
+    assert PARAMS.bands * PARAMS.rows <= PARAMS.num_perm
+    chance = 1 / 16
+
+    def confirmed(j: float) -> float:  # P(agreeing positions >= min_matches) at similarity j
+        p = j + (1 - j) * chance
+        n = PARAMS.num_perm
+        return sum(
+            math.comb(n, k) * p**k * (1 - p) ** (n - k) for k in range(PARAMS.min_matches, n + 1)
+        )
+
+    def candidate(j: float) -> float:
+        return 1 - (1 - j**PARAMS.rows) ** PARAMS.bands
+
+    assert 0.87 <= confirmed(0.8) <= 0.93  # CONFIRM_RECALL_AT_THRESHOLD
+    assert candidate(0.8) * confirmed(0.8) > 0.85
+    assert candidate(0.9) * confirmed(0.9) > 0.999
+    assert confirmed(0.65) < 1e-3 and confirmed(0.05) < 1e-30
+    assert LshParams.for_threshold(0.5).min_matches < PARAMS.min_matches
+    for wrong in (0.0, 0.2, 0.99, 1.5):
+        with pytest.raises(ValueError, match="threshold must be in"):
+            LshParams.for_threshold(wrong)
+
+
+def test_fingerprint_bounds_hostile_input() -> None:
+    assert fingerprint("", PARAMS) is None
+    assert fingerprint(" \u2014 ... !!! \n", PARAMS) is None
+    huge = " ".join(f"w{i}" for i in range(MAX_SHINGLE_WORDS + 5000))
+    assert fingerprint(huge, PARAMS).words == MAX_SHINGLE_WORDS
+    one_word = fingerprint("Breaking", PARAMS)
+    assert one_word is not None and len(one_word.sketch) == PARAMS.sketch_bytes
+    mixed = "\u65b0\u95fb\u62a5\u9053 \u0623\u062e\u0628\u0627\u0631 emoji \U0001f4f0 \x00 nul"
+    assert fingerprint(mixed, PARAMS) is not None
+
+
+# --- both indexes, same behaviour ------------------------------------------------------------
+
+
+@pytest.fixture(params=["redis", "embedded"])
+def index(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[NearDuplicateIndex]:
+    if request.param == "redis":
+        url = request.getfixturevalue("redis_url")
+        prefix = request.getfixturevalue("redis_prefix")
+        opened = NearDuplicateIndex.open(url, prefix=prefix, ttl_seconds=TTL)
+    else:
+        opened = NearDuplicateIndex.open(tmp_path / "dedup.sqlite3", ttl_seconds=TTL)
+    with opened:
+        yield opened
+
+
+def test_first_copies_are_new_and_later_copies_name_them(index: NearDuplicateIndex) -> None:
+    assert true_jaccard(ORIGINAL_TEXT, SYNDICATED_TEXT) > 0.9
+    assert index.check_and_add("http://a.test/1", ORIGINAL_TEXT) is None
+    assert index.check_and_add("http://b.test/1", SYNDICATED_TEXT) == "http://a.test/1"
+    assert index.check_and_add("http://c.test/1", OTHER_STORY) is None
+    exact = index.check("http://d.test/1", ORIGINAL_TEXT.upper().replace("\n", "  "))
+    assert exact == Verdict("exact", "http://a.test/1", 1.0)
+    near = index.check("http://e.test/1", SYNDICATED_TEXT)
+    assert near.kind == "near" and near.duplicate_of == "http://a.test/1"
+    assert near.similarity == pytest.approx(true_jaccard(ORIGINAL_TEXT, SYNDICATED_TEXT), abs=0.1)
+
+
+def test_an_article_seen_again_is_not_its_own_duplicate(index: NearDuplicateIndex) -> None:
+    assert index.check_and_add("http://a.test/1", ORIGINAL_TEXT) is None
+    assert index.check("http://a.test/1", ORIGINAL_TEXT) == Verdict("known")
+    # An updated version under the same URL is not a copy of itself ...
+    updated = ORIGINAL_TEXT + "\nUpdate: officials said on Friday the vote was postponed."
+    assert index.check_and_add("http://a.test/1", updated) is None
+    # ... while the same update elsewhere is a copy of the first version.
+    assert index.check_and_add("http://z.test/9", updated) == "http://a.test/1"
+
+
+def test_duplicates_and_looks_are_not_added(index: NearDuplicateIndex) -> None:
+    assert index.check("http://a.test/1", ORIGINAL_TEXT, add=False) == Verdict("new")
+    assert index.check_and_add("http://b.test/1", SYNDICATED_TEXT) is None  # a.test never added
+    assert index.check_and_add("http://a.test/1", ORIGINAL_TEXT) == "http://b.test/1"
+    # a.test/1 was a duplicate, so it was not added: copies keep naming the first copy.
+    assert index.check_and_add("http://c.test/1", ORIGINAL_TEXT) == "http://b.test/1"
+    assert index.check("http://x.test/1", "", add=True) == Verdict("empty")
+
+
+def test_same_topic_stories_with_the_same_people_are_not_duplicates(
+    index: NearDuplicateIndex,
+) -> None:
+    docs = near_duplicate_corpus(120, seed=5)
+    siblings = {doc.doc_id for doc in docs if doc.sibling_of}
+    originals = {doc.doc_id for doc in docs if doc.variant == ORIGINAL}
+    results = {doc.doc_id: index.check_and_add(doc.doc_id, doc.text) for doc in docs}
+    assert siblings and not [doc_id for doc_id in siblings | originals if results[doc_id]]
+    family = {doc.doc_id: doc.family for doc in docs}
+    syndicated = [doc for doc in docs if doc.variant == SYNDICATED]
+    assert all(family[results[doc.doc_id]] == doc.family for doc in syndicated)
+
+
+# --- Redis ------------------------------------------------------------------------------------
+
+
+class CountingRedis(redis.Redis):
+    """The real client, counting the commands it sends."""
+
+    sent: list[str]
+
+    def execute_command(self, *args: Any, **options: Any) -> Any:
+        self.sent.append(str(args[0]))
+        return super().execute_command(*args, **options)
+
+
+def test_redis_check_and_add_is_one_round_trip_and_every_key_expires(
+    redis_url: str, redis_prefix: str
+) -> None:
+    client = CountingRedis.from_url(redis_url)
+    client.sent = []
+    keys = RedisKeys(redis_prefix)
+    index = RedisNearDuplicateIndex(client, PARAMS, keys, TTL)
+    client.sent.clear()
+    assert index.check_and_add("http://a.test/1", ORIGINAL_TEXT) is None
+    assert index.check_and_add("http://b.test/1", SYNDICATED_TEXT) == "http://a.test/1"
+    assert index.check_and_add("http://c.test/1", OTHER_STORY) is None
+    assert client.sent == ["EVALSHA"] * 3
+    stored = sorted(client.scan_iter(match=f"{redis_prefix}:*"))
+    records = [k for k in stored if k.startswith(keys.dedup_record_prefix().encode())]
+    buckets = [k for k in stored if k.startswith(keys.dedup_bucket("").encode())]
+    assert len(records) == 2 and len(buckets) == 2 * PARAMS.bands
+    assert len(stored) == len(records) + len(buckets) + 1  # + the layout key
+    for key in records + buckets:
+        assert TTL - 5 < client.ttl(key) <= TTL
+    assert client.ttl(keys.dedup_layout()) == -1
+    found = fingerprint(ORIGINAL_TEXT, PARAMS)
+    record = client.get(keys.dedup_record(found.docnum))
+    assert record == found.sketch + b"http://a.test/1"  # 128 bytes of sketch + the id
+    assert client.object("encoding", keys.dedup_bucket(found.buckets[0])) == b"int"
+    client.close()
+
+
+def test_redis_entries_expire_after_the_time_window(redis_url: str, redis_prefix: str) -> None:
+    with NearDuplicateIndex.open(redis_url, prefix=redis_prefix, ttl_seconds=1) as index:
+        assert index.check_and_add("http://a.test/1", ORIGINAL_TEXT) is None
+        assert index.check("http://b.test/1", SYNDICATED_TEXT, add=False).is_duplicate
+        time.sleep(1.3)
+        assert index.check_and_add("http://b.test/1", SYNDICATED_TEXT) is None
+
+
+def test_a_shared_bucket_keeps_its_newest_documents(index: NearDuplicateIndex) -> None:
+    """Documents that share a band but are not near-duplicates all stay findable through it,
+    up to MAX_BUCKET_DOCS of them (the newest)."""
+    rng = np.random.default_rng(0)
+    sketches = [
+        rng.integers(0, 256, PARAMS.sketch_bytes, dtype=np.uint8).tobytes() for _ in range(10)
+    ]
+    shared = "00000000beef"
+
+    def fake(docnum: int, sketch: bytes) -> Fingerprint:
+        own = tuple(f"{docnum:06x}{band:06x}" for band in range(PARAMS.bands - 1))
+        return Fingerprint(f"{docnum:032x}", docnum, sketch, (shared, *own), 100)
+
+    for k, sketch in enumerate(sketches):
+        assert index.check_fingerprint(f"doc{k}", fake(k + 1, sketch)) == Verdict("new")
+    # A copy of each (same sketch, only the shared bucket in common) finds the newest ones.
+    found = [
+        index.check_fingerprint(f"copy{k}", fake(1000 + k, sketch), add=False).duplicate_of
+        for k, sketch in enumerate(sketches)
+    ]
+    oldest = len(sketches) - MAX_BUCKET_DOCS
+    assert found == [None] * oldest + [f"doc{k}" for k in range(oldest, len(sketches))]
+    # The older members are gone from storage too (a bucket's size is bounded).
+    if isinstance(index, EmbeddedNearDuplicateIndex):
+        query = "SELECT count(*) FROM buckets WHERE bucket = ?"
+        (stored,) = index.db.execute(query, (int(shared, 16),)).fetchone()
+    else:
+        assert isinstance(index, RedisNearDuplicateIndex)
+        stored = len(index.client.get(index.keys.dedup_bucket(shared)).split(b","))
+    assert stored == MAX_BUCKET_DOCS
+
+
+def test_redis_refuses_an_index_built_with_other_parameters(
+    redis_url: str, redis_prefix: str
+) -> None:
+    NearDuplicateIndex.open(redis_url, prefix=redis_prefix).close()
+    assert LshParams.for_threshold(0.5).layout != PARAMS.layout
+    with pytest.raises(IndexLayoutError, match="REDIS_KEY_PREFIX"):
+        NearDuplicateIndex.open(redis_url, prefix=redis_prefix, threshold=0.5)
+
+
+# --- embedded ---------------------------------------------------------------------------------
+
+
+def test_embedded_index_persists_between_runs(tmp_path: Path) -> None:
+    path = tmp_path / "state" / "dedup.sqlite3"
+    with NearDuplicateIndex.open(path) as index:
+        assert index.check_and_add("http://a.test/1", ORIGINAL_TEXT) is None
+    with NearDuplicateIndex.open(path) as index:
+        assert index.check_and_add("http://b.test/1", SYNDICATED_TEXT) == "http://a.test/1"
+    with pytest.raises(IndexLayoutError, match="NEWSHARVEST_STATE_DIR"):
+        NearDuplicateIndex.open(path, threshold=0.5)
+
+
+def test_embedded_entries_expire_after_the_time_window(tmp_path: Path) -> None:
+    now = [1_000_000.0]
+    index = EmbeddedNearDuplicateIndex(tmp_path / "d.sqlite3", PARAMS, 60, clock=lambda: now[0])
+    assert index.check_and_add("http://a.test/1", ORIGINAL_TEXT) is None
+    now[0] += 59
+    assert index.check("http://b.test/1", SYNDICATED_TEXT, add=False).is_duplicate
+    now[0] += 2
+    assert index.check("http://b.test/1", SYNDICATED_TEXT, add=False) == Verdict("new")
+    index.sweep()
+    assert index.db.execute("SELECT count(*) FROM records").fetchone() == (0,)
+    assert index.db.execute("SELECT count(*) FROM buckets").fetchone() == (0,)
+    index.close()
+
+
+# --- two workers at once ------------------------------------------------------------------------
+
+
+def assert_each_family_found_once(results: list, spans: list[tuple[float, float]]) -> None:
+    assert max(began for began, _ in spans) < min(ended for _, ended in spans), "no overlap"
+    firsts = Counter(family for family, _, duplicate_of in results if duplicate_of is None)
+    families = {family for family, _, _ in results}
+    assert len(families) >= 40
+    assert {family: firsts[family] for family in families} == dict.fromkeys(families, 1)
+    first_of = {family: doc_id for family, doc_id, duplicate_of in results if duplicate_of is None}
+    assert all(dup == first_of[family] for family, _, dup in results if dup is not None)
+
+
+def test_two_processes_adding_the_same_families_find_each_once_in_redis(
+    redis_url: str, redis_prefix: str
+) -> None:
+    results, spans = race_families(redis_url, redis_prefix)
+    assert_each_family_found_once(results, spans)
+
+
+def test_two_processes_adding_the_same_families_find_each_once_embedded(tmp_path: Path) -> None:
+    results, spans = race_families(str(tmp_path / "dedup.sqlite3"), "unused")
+    assert_each_family_found_once(results, spans)
+
+
+# --- the Scrapy stage ---------------------------------------------------------------------------
+
+
+def article(url: str, text: str, domain: str = "b.test") -> dict[str, Any]:
+    return {"url": url, "canonical_url": url, "domain": domain, "text": text}
+
+
+def make_pipeline(**settings: Any) -> tuple[DedupPipeline, Any]:
+    crawler = get_crawler(settings_dict={"DEDUP_ENABLED": True, **settings})
+    return DedupPipeline.from_crawler(crawler), crawler.stats
+
+
+@pytest.mark.parametrize("backend", ["redis", "embedded"])
+def test_pipeline_flags_copies_and_counts_them_per_domain(
+    backend: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    settings: dict[str, Any] = {"NEWSHARVEST_STATE_DIR": str(tmp_path), "REDIS_URL": ""}
+    if backend == "redis":
+        settings["REDIS_URL"] = request.getfixturevalue("redis_url")
+        settings["REDIS_KEY_PREFIX"] = request.getfixturevalue("redis_prefix")
+
+    async def scenario() -> list[dict[str, Any]]:
+        pipeline, stats = make_pipeline(**settings)
+        await pipeline.open_spider()
+        items = [
+            await pipeline.process_item(article("http://a.test/1", ORIGINAL_TEXT, "a.test"))
+            for _ in range(2)  # the same article twice: not a copy of itself
+        ]
+        items.append(await pipeline.process_item(article("http://b.test/1", SYNDICATED_TEXT)))
+        items.append(await pipeline.process_item(article("http://b.test/2", OTHER_STORY)))
+        items.append(await pipeline.process_item({"url": "http://b.test/3", "text": ""}))
+        await pipeline.close_spider()
+        return [*items, stats.get_stats()]
+
+    *items, stats = asyncio.run(scenario())
+    assert [item.get("duplicate_of") for item in items[:4]] == [None, None, "http://a.test/1", None]
+    assert items[2]["content_hash"] == content_hash(SYNDICATED_TEXT)
+    assert stats["dedup/new"] == 2 and stats["dedup/known"] == 1 and stats["dedup/near"] == 1
+    assert stats["domain/b.test/duplicates"] == 1 and "domain/a.test/duplicates" not in stats
+    assert stats["dedup/skipped/no_text"] == 1
+
+
+def test_pipeline_drops_copies_when_told(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        pipeline, stats = make_pipeline(
+            NEWSHARVEST_STATE_DIR=str(tmp_path),
+            DEDUP_EMBEDDED_PATH=":memory:",  # nothing written to the state directory
+            REDIS_URL="",
+            DEDUP_DROP_DUPLICATES=True,
+        )
+        await pipeline.open_spider()
+        await pipeline.process_item(article("http://a.test/1", ORIGINAL_TEXT))
+        with pytest.raises(DropItem, match=r"duplicate \(near\) of http://a.test/1"):
+            await pipeline.process_item(article("http://b.test/1", SYNDICATED_TEXT))
+        await pipeline.close_spider()
+        assert stats.get_value("dedup/dropped") == 1
+
+    asyncio.run(scenario())
+    assert not list(tmp_path.iterdir())
+
+
+def test_pipeline_lets_articles_through_when_redis_is_down() -> None:
+    async def scenario() -> None:
+        # Nothing listens on port 1 of the loopback interface: connections are refused.
+        pipeline, stats = make_pipeline(REDIS_URL="redis://127.0.0.1:1/0")
+        await pipeline.open_spider()  # logs the failure, does not stop the crawl
+        assert stats.get_value("dedup/errors") == 1
+        pipeline._retry_at = 0.0  # as if INDEX_RETRY_SECONDS had passed: try again
+        first = await pipeline.process_item(article("http://b.test/1", SYNDICATED_TEXT))
+        second = await pipeline.process_item(article("http://b.test/2", SYNDICATED_TEXT))
+        assert first["duplicate_of"] is None and second["duplicate_of"] is None
+        assert stats.get_value("dedup/errors") == 2  # the retry failed too ...
+        assert stats.get_value("dedup/unavailable") == 1  # ... so the next one did not wait
+        await pipeline.close_spider()
+
+    asyncio.run(scenario())
+
+
+def test_the_index_needs_no_scrapy() -> None:
+    code = (
+        "import sys; sys.modules['scrapy'] = None\n"  # any `import scrapy` now fails
+        "import tempfile, pathlib\n"
+        "from pipelines.dedup import NearDuplicateIndex\n"
+        "path = pathlib.Path(tempfile.mkdtemp()) / 'd.sqlite3'\n"
+        "with NearDuplicateIndex.open(path) as index:\n"
+        "    assert index.check_and_add('a', 'one two three four five six') is None\n"
+        "    assert index.check_and_add('b', 'One, two; three four five six!') == 'a'\n"
+        "import pipelines.dedup as dedup\n"
+        "try:\n"
+        "    dedup.DedupPipeline\n"
+        "except ImportError:\n"
+        "    print('pipeline needs scrapy, index does not')\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "pipeline needs scrapy, index does not"
+
+
+# --- crawls of the fixture -------------------------------------------------------------------
+
+
+def read_items(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+@pytest.mark.slow
+def test_syndicated_copies_harvested_later_name_their_original(
+    tmp_path: Path, redis_url: str, redis_prefix: str
+) -> None:
+    """Originals are harvested first, copies on a later run (as continuous harvesting sees
+    them): with the shared Redis index every copy names its original and no original is
+    flagged. Threshold 0.6 so that the fixture's hardest copy (a paragraph of five dropped,
+    Jaccard 0.68) counts too."""
+    room = Newsroom(seed=1)
+    copies = {page.url: page.duplicate_of for page in room.articles() if page.duplicate_of}
+    copy_domains = {room.pages[url].domain for url in copies}
+    later = [url for url in room.feed_urls if url.split("/")[2] in copy_domains]
+    first = [url for url in room.feed_urls if url not in later]
+    settings = (f"REDIS_URL={redis_url}", f"REDIS_KEY_PREFIX={redis_prefix}", "DEDUP_THRESHOLD=0.6")
+    items = []
+    for run, feeds in (("first", first), ("later", later)):
+        output = tmp_path / run / "articles.jsonl"
+        output.parent.mkdir()
+        result, _ = run_crawl(room, output, *settings, feeds=feeds)
+        assert result.returncode == 0, result.stderr[-3000:]
+        items += read_items(output)
+    flagged = {item["url"]: item["duplicate_of"] for item in items if item["duplicate_of"]}
+    assert len(copies) == 4 and flagged == copies
+    assert (
+        min(true_jaccard(room.pages[c].text, room.pages[o].text) for c, o in copies.items()) < 0.7
+    )
+
+
+def test_bench_dedup_reports_its_figures(redis_url: str) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "crawler.cli", "bench", "dedup", "--stories", "60",
+         "--redis-url", redis_url],
+        cwd=ROOT, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-2000:]
+    out = result.stdout
+    for line in ("J >= 0.9", "0.8 <= J < 0.9", "false positives:", "articles/s", "Redis memory:"):
+        assert line in out
+    assert "identical" in out  # our MinHash values equal datasketch's
+    assert "verdicts differ on 0 of" in out  # embedded and Redis agree
