@@ -503,7 +503,7 @@ def test_embedded_store_forgets_idle_domains(tmp_path: Path) -> None:
 
 
 def article_item(blocks: Blocks, n: int, domain: str = DOMAIN) -> dict[str, Any]:
-    from pipelines.extract import content_hash
+    from pipelines.dedup import content_hash
 
     text = "\n".join(t for _, t in blocks)
     return {

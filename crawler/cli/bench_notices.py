@@ -134,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
 
 def extract_all(room: Any) -> tuple[list[Event], int]:
     from extractors import extract_verbose
-    from pipelines.extract import content_hash
+    from pipelines.dedup import content_hash
 
     events, nulls = [], 0
     for url, page in room.pages.items():
@@ -159,7 +159,7 @@ def extract_all(room: Any) -> tuple[list[Event], int]:
 
 def revisits(events: list[Event], share: float, rng: random.Random) -> list[Event]:
     """Articles fetched again later with one block dropped; half under another URL."""
-    from pipelines.extract import content_hash
+    from pipelines.dedup import content_hash
 
     out = []
     for event in events:

@@ -21,7 +21,7 @@ from scrapy.statscollectors import StatsCollector
 
 from crawler.domainstats import NULL, inc_domain
 from extractors.article import running_text
-from pipelines.extract import content_hash
+from pipelines.dedup import content_hash
 from pipelines.notices.learner import (
     DAY_SECONDS,
     NoticeConfig,
