@@ -96,7 +96,7 @@ def features(segment: Segment, position: float = 0.0) -> BlockFeatures:
             continue
         words += 1
         words_on_line += 1
-        word_chars += len(token)
+        word_chars += sum(1 for char in token if char.isalnum())  # punctuation is no letter
         if token.endswith(_SENTENCE_END):
             sentences += 1
         line_length += len(token) + 1

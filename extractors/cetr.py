@@ -163,15 +163,15 @@ def _rebreak(line: list[_Item], width: int = REBREAK_CHARS) -> list[list[_Item]]
                 out.append([])
                 column = 0
             continue
-        text = item.text
-        while column + len(text) >= width:
-            cut = width - column
-            out[-1].append(_Piece(text[:cut], item.run, item.owner, item.kind))
+        text, start = item.text, 0  # an offset, not re-slicing: long texts stay linear
+        while column + len(text) - start >= width:
+            cut = start + width - column
+            out[-1].append(_Piece(text[start:cut], item.run, item.owner, item.kind))
             out.append([])
-            column, text = 0, text[cut:]
-        if text:
-            out[-1].append(_Piece(text, item.run, item.owner, item.kind))
-            column += len(text)
+            column, start = 0, cut
+        if start < len(text):
+            out[-1].append(_Piece(text[start:], item.run, item.owner, item.kind))
+            column += len(text) - start
     return out
 
 

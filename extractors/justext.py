@@ -11,7 +11,7 @@ each paragraph from its length, link density and stop-word density:
 
 A context-sensitive pass then settles the uncertain ones from their neighbours: a short
 paragraph between good ones is good, between bad ones bad, and between a good and a bad one good
-only when a near-good paragraph lies on the bad side before the bad one; a near-good paragraph is
+only when a near-good paragraph separates it from the bad one; a near-good paragraph is
 good unless both neighbours are bad; short or near-good headings shortly before good text are
 good. The good paragraphs are the article.
 

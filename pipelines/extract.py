@@ -4,6 +4,9 @@ Counts, globally and per publisher domain (monitoring reads both):
 `extract/method/<method>` for each article, `extract/null/<reason>` for each NULL, and
 `extract/seconds` (total CPU time spent extracting). Extraction runs in the reactor thread: it
 costs a few milliseconds a page and never blocks on I/O.
+
+EXTRACT_EXTRACTOR picks the extractor (`extractors.EXTRACTORS`, or a combination "a+b"); the
+default is the production chain. An unknown name stops the crawl at startup.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from scrapy.statscollectors import StatsCollector
 from crawler.domainstats import NULL, inc_domain
 from crawler.items import TRANSIENT_FIELDS
 from extractors import Article, extract_verbose
+from extractors.registry import validate
 from pipelines.dedup import content_hash
 
 log = logging.getLogger(__name__)
@@ -28,19 +32,30 @@ EXTRACT_METHOD = "method"
 
 
 class ExtractionPipeline:
-    def __init__(self, stats: StatsCollector, keep_html: bool) -> None:
+    def __init__(self, stats: StatsCollector, keep_html: bool, extractor: str = "default") -> None:
         self.stats = stats
         self.keep_html = keep_html
+        self.extractor = validate(extractor)  # raises UnknownExtractorError on a typo
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> ExtractionPipeline:
-        return cls(crawler.stats, crawler.settings.getbool("EXTRACT_KEEP_HTML"))
+        settings = crawler.settings
+        return cls(
+            crawler.stats,
+            settings.getbool("EXTRACT_KEEP_HTML"),
+            settings.get("EXTRACT_EXTRACTOR") or "default",
+        )
 
     def process_item(self, item: Any) -> Any:
         if "html" not in item:
             return item  # not a page to extract (e.g. an item another spider made)
         started = time.process_time()
-        result = extract_verbose(item["html"], item["url"], encoding=item.get("http_encoding"))
+        result = extract_verbose(
+            item["html"],
+            item["url"],
+            encoding=item.get("http_encoding"),
+            extractor=self.extractor,
+        )
         self.stats.inc_value("extract/seconds", time.process_time() - started)
         entry = item.get("feed_entry") or {}
         if not self.keep_html:

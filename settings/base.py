@@ -63,6 +63,9 @@ ITEM_PIPELINES: dict[str, int] = {
 # --- Extraction -------------------------------------------------------------------------------
 
 EXTRACT_KEEP_HTML = False  # drop the raw HTML from items once extracted (output stays small)
+# Which extractor turns pages into articles: "default" (the production chain) or any name in
+# extractors.EXTRACTORS, e.g. "boilerpipe-tree" (high precision), "cetr", "boilerpipe+justext".
+EXTRACT_EXTRACTOR = "default"
 
 # --- Notice suppression -----------------------------------------------------------------------
 

@@ -1,0 +1,265 @@
+"""Every extractor by name, and combinations of them: `extract(html, url, extractor=NAME)`.
+
+Names:
+- `default`: the production chain (schema.org articleBody -> DOM heuristics -> NULL, seed 002);
+- `boilerpipe`: the Boilerpipe-style block classifier (seeds 000/001);
+- `boilerpipe-tree`: Boilerpipe + the HTML-tree filter of seeds 000/003, grandparents;
+  `boilerpipe-tree:N` groups by the N-th ancestor instead (N = 1..5 measured by seed 003);
+- `justext`: the jusText-style classifier with the page's stop list; `justext-nostoplist` its
+  language-independent mode (seed 001's JTA and JTS);
+- `cetr` (2-D model), `cetr-km` (1-D k-means), `cetr-tm` (threshold; `cetr-tm:L` sets lambda):
+  seed 004.
+- `a+b`, `a+b+c`: a combination, "a then b" (seed 001): b runs on the page as a left it, i.e.
+  on the text a kept. The production chain cannot be combined: its schema.org stage yields text,
+  not parts of the page.
+
+Every extractor takes the parsed tree and never modifies it, so all of them can share one parse;
+the production chain, which cleans the tree in place, must run last on a shared tree.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+
+from extractors import boilerpipe, cetr, justext, treefilter
+from extractors.article import Extraction
+from extractors.chain import MIN_BODY_CHARS, _article, _drop_leading_title, _run_chain
+from extractors.chain import extract_verbose as chain_extract_verbose
+from extractors.document import DocumentError, parse_document
+from extractors.jsonld import jsonld_objects
+from extractors.metadata import extract_metadata
+from extractors.segments import Element, RunKey, Selection
+
+log = logging.getLogger(__name__)
+
+DEFAULT = "default"
+COMBINE = "+"
+PARAMETER = ":"
+MAX_TREE_DEPTH = 10  # deeper ancestors are the page's frame on any real page
+MAX_STAGES = 4  # a combination longer than this is a typo, not an experiment
+
+NULL_NO_CONTENT = "no_content"
+NULL_TOO_SHORT = "too_short"
+NULL_EXTRACTOR_ERROR = "extractor_error"
+
+# run(tree, allowed runs or None, page language or None) -> Selection or None
+SelectFn = Callable[[Element, Collection[RunKey] | None, str | None], Selection | None]
+
+
+class UnknownExtractorError(ValueError):
+    """An extractor name that is not in the registry (a configuration error)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Stage:
+    name: str  # canonical name, parameter included
+    method: str  # the Article's `method`
+    run: SelectFn
+
+
+def _boilerpipe(parameter: str | None) -> Stage:
+    _no_parameter("boilerpipe", parameter)
+    return Stage(
+        "boilerpipe", boilerpipe.METHOD, lambda tree, allowed, _: boilerpipe.select(tree, allowed)
+    )
+
+
+def _boilerpipe_tree(parameter: str | None) -> Stage:
+    depth = treefilter.DEFAULT_DEPTH if parameter is None else _int(parameter, "boilerpipe-tree")
+    if not 1 <= depth <= MAX_TREE_DEPTH:
+        raise UnknownExtractorError(f"boilerpipe-tree depth must be 1..{MAX_TREE_DEPTH}")
+    name = "boilerpipe-tree" if parameter is None else f"boilerpipe-tree:{depth}"
+    return Stage(
+        name, treefilter.METHOD, lambda tree, allowed, _: treefilter.select(tree, depth, allowed)
+    )
+
+
+def _justext(parameter: str | None) -> Stage:
+    _no_parameter("justext", parameter)
+    return Stage(
+        "justext",
+        justext.METHOD,
+        lambda tree, allowed, language: justext.select(tree, allowed, language=language),
+    )
+
+
+def _justext_nostoplist(parameter: str | None) -> Stage:
+    _no_parameter("justext-nostoplist", parameter)
+    return Stage(
+        "justext-nostoplist",
+        f"{justext.METHOD}_nostoplist",
+        lambda tree, allowed, _: justext.select(tree, allowed, use_stoplist=False),
+    )
+
+
+def _cetr(variant: cetr.Variant) -> Callable[[str | None], Stage]:
+    base = {cetr.Variant.TWO_D: "cetr", cetr.Variant.KMEANS: "cetr-km"}.get(variant, "cetr-tm")
+
+    def make(parameter: str | None) -> Stage:
+        if variant is not cetr.Variant.THRESHOLD:
+            _no_parameter(base, parameter)
+        coefficient = cetr.DEFAULT_LAMBDA if parameter is None else _float(parameter, base)
+        name = base if parameter is None else f"{base}:{coefficient:g}"
+        method = cetr.METHODS[variant]
+
+        def run(
+            tree: Element, allowed: Collection[RunKey] | None, _: str | None
+        ) -> Selection | None:
+            return cetr.select(tree, allowed, variant=variant, coefficient=coefficient)
+
+        return Stage(name, method, run)
+
+    return make
+
+
+_FACTORIES: dict[str, Callable[[str | None], Stage]] = {
+    "boilerpipe": _boilerpipe,
+    "boilerpipe-tree": _boilerpipe_tree,
+    "justext": _justext,
+    "justext-nostoplist": _justext_nostoplist,
+    "cetr": _cetr(cetr.Variant.TWO_D),
+    "cetr-km": _cetr(cetr.Variant.KMEANS),
+    "cetr-tm": _cetr(cetr.Variant.THRESHOLD),
+}
+
+# The extractors users pick from (any `a+b` combination of the non-default ones works too).
+EXTRACTORS: tuple[str, ...] = (
+    DEFAULT,
+    *_FACTORIES,
+    "boilerpipe+justext",
+    "boilerpipe+justext-nostoplist",
+    "justext+boilerpipe",
+    "justext-nostoplist+boilerpipe",
+    "boilerpipe-tree+justext",
+    "justext+boilerpipe-tree",
+    "cetr+boilerpipe-tree",
+)
+# Every row of the comparison (`newsharvest bench extraction --extractor all`): each extractor,
+# the variants the seeds measured (tree depth 1-5, CETR lambda 0.5/1.0/1.5) and combinations.
+VARIANTS: tuple[str, ...] = (
+    DEFAULT,
+    "boilerpipe",
+    *(f"boilerpipe-tree:{depth}" for depth in treefilter.DEPTHS),
+    "justext",
+    "justext-nostoplist",
+    "cetr",
+    "cetr-km",
+    *(f"cetr-tm:{coefficient:g}" for coefficient in cetr.LAMBDAS),
+    *(name for name in EXTRACTORS if COMBINE in name),
+)
+
+
+def _no_parameter(name: str, parameter: str | None) -> None:
+    if parameter is not None:
+        raise UnknownExtractorError(f"{name} takes no parameter (got {parameter!r})")
+
+
+def _int(value: str, name: str) -> int:
+    try:
+        return int(value)
+    except ValueError:
+        raise UnknownExtractorError(f"{name}: {value!r} is not a whole number") from None
+
+
+def _float(value: str, name: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        raise UnknownExtractorError(f"{name}: {value!r} is not a number") from None
+    if not 0.0 <= number < float("inf"):
+        raise UnknownExtractorError(f"{name}: {value!r} must be a finite number >= 0")
+    return number
+
+
+def resolve(name: str) -> list[Stage]:
+    """The stages of a non-default extractor name, in order. Raises UnknownExtractorError."""
+    parts = [part.strip() for part in name.split(COMBINE)]
+    if not all(parts) or len(parts) > MAX_STAGES:
+        raise UnknownExtractorError(f"malformed extractor name {name!r}")
+    stages = []
+    for part in parts:
+        base, _, parameter = part.partition(PARAMETER)
+        if base == DEFAULT:
+            raise UnknownExtractorError(
+                f"{name!r}: the default chain cannot be part of a combination"
+            )
+        factory = _FACTORIES.get(base)
+        if factory is None:
+            known = ", ".join(EXTRACTORS)
+            raise UnknownExtractorError(f"unknown extractor {part!r}; known: {known}")
+        stages.append(factory(parameter if PARAMETER in part else None))
+    return stages
+
+
+def validate(name: str) -> str:
+    """`name` itself when it names an extractor; raises UnknownExtractorError otherwise."""
+    if name != DEFAULT:
+        resolve(name)
+    return name
+
+
+def method_of(stages: list[Stage]) -> str:
+    return COMBINE.join(stage.method for stage in stages)
+
+
+def select_body(
+    tree: Element, stages: list[Stage], language: str | None = None
+) -> Selection | None:
+    """Run the stages in order, each on what the previous one kept."""
+    allowed: Collection[RunKey] | None = None
+    selection = None
+    for stage in stages:
+        selection = stage.run(tree, allowed, language)
+        if selection is None:
+            return None
+        allowed = selection.runs
+    return selection
+
+
+def extract_parsed(tree: Element, url: str | None, extractor: str = DEFAULT) -> Extraction:
+    """Extract from an already parsed page. Never raises on bad input; raises
+    UnknownExtractorError for an unknown name. The default chain modifies `tree`."""
+    if extractor == DEFAULT:
+        return _guarded(lambda: _run_chain(tree, url), url)
+    stages = resolve(extractor)
+    return _guarded(lambda: _run_stages(tree, url, stages), url)
+
+
+def extract_verbose(
+    page: str | bytes,
+    url: str | None = None,
+    *,
+    encoding: str | None = None,
+    extractor: str = DEFAULT,
+) -> Extraction:
+    """Extract the article of `page` with the named extractor, or NULL with the reason."""
+    if extractor == DEFAULT:
+        return chain_extract_verbose(page, url, encoding=encoding)
+    stages = resolve(extractor)
+    try:
+        document = parse_document(page, url, encoding=encoding)
+    except DocumentError as error:
+        return Extraction(article=None, reason=error.reason)
+    return _guarded(lambda: _run_stages(document.tree, url, stages), url)
+
+
+def _guarded(run: Callable[[], Extraction], url: str | None) -> Extraction:
+    try:
+        return run()
+    except (RecursionError, MemoryError, ValueError, TypeError, AttributeError):
+        # A bug on a hostile page must cost one NULL, never the crawl; log it to fix it.
+        log.exception("extraction failed on %s", url)
+        return Extraction(article=None, reason=NULL_EXTRACTOR_ERROR)
+
+
+def _run_stages(tree: Element, url: str | None, stages: list[Stage]) -> Extraction:
+    metadata = extract_metadata(tree, url, jsonld_objects(tree))
+    selection = select_body(tree, stages, metadata.language)
+    if selection is None:
+        return Extraction(article=None, reason=NULL_NO_CONTENT)
+    blocks = _drop_leading_title(selection.blocks, metadata.title)
+    if sum(len(text) for _, text in blocks) < MIN_BODY_CHARS:
+        return Extraction(article=None, reason=NULL_TOO_SHORT)
+    return Extraction(article=_article(blocks, method_of(stages), metadata))

@@ -1,0 +1,157 @@
+"""The jusText-style classifier (seed 001), its stop lists and the page-language guess."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from lxml import etree
+
+from extractors import justext, language
+from extractors.document import parse_document
+from extractors.justext import BAD, GOOD, NEAR_GOOD, SHORT
+from extractors.segments import Segment
+
+PAGES = Path(__file__).parent / "fixtures" / "pages"
+ENGLISH_PROSE = (
+    "The council said that the work on the bridge would be finished before the end of the year "
+    "and that the road would then be opened again to all of the traffic that used it before."
+)  # 176 characters, about half of its words stop words
+
+
+def segment(text: str, *, link_chars: int = 0, kind: str = "paragraph") -> Segment:
+    return Segment(0, text, etree.Element("p"), kind, [], link_chars, text.split())
+
+
+def context_free(text: str, **kwargs) -> str:
+    return justext.context_free_class(
+        segment(text, **kwargs), language.stoplist("en"), justext.Thresholds()
+    )
+
+
+def test_stop_lists_for_at_least_english_spanish_german_french() -> None:
+    assert {"en", "es", "de", "fr"} <= set(language.available_languages())
+    samples = {"en": "the of and", "es": "el de que", "de": "der und die", "fr": "le et"}
+    for code, words in samples.items():
+        stop_words = language.stoplist(code)
+        assert len(stop_words) > 100
+        assert set(words.split()) <= stop_words
+    assert language.stoplist("xx") == frozenset()
+
+
+def test_context_free_classes() -> None:
+    assert context_free(ENGLISH_PROSE + " " + ENGLISH_PROSE) == GOOD  # long, many stop words
+    assert context_free(ENGLISH_PROSE) == NEAR_GOOD  # enough stop words, not long enough
+    assert context_free("Short line with no link") == SHORT
+    assert context_free("Short line with a link", link_chars=4) == BAD
+    assert context_free(ENGLISH_PROSE, link_chars=60) == BAD  # link density above 0.2
+    assert context_free(ENGLISH_PROSE + " \xa9 2026 Coast Gazette") == BAD  # copyright sign
+    listing = "Ferry Timetable Winter Regatta September Maritime Museum Hours Weather Forecast "
+    assert context_free(listing * 2) == BAD  # long, but no stop words
+
+
+def test_language_independent_mode_has_no_stop_word_thresholds() -> None:
+    listing = "Ferry Timetable Winter Regatta September Maritime Museum Hours Weather Forecast " * 3
+    found = justext.context_free_class(segment(listing), frozenset(), justext.LANGUAGE_INDEPENDENT)
+    assert found == GOOD
+
+
+def classes_after_context(*initial: str, headings: tuple[int, ...] = ()) -> list[str]:
+    segments = [
+        segment("x" * 100, kind="heading" if i in headings else "paragraph")
+        for i in range(len(initial))
+    ]
+    return justext.context_sensitive(segments, list(initial))
+
+
+@pytest.mark.parametrize(
+    ("initial", "expected"),
+    [
+        ((GOOD, SHORT, GOOD), [GOOD, GOOD, GOOD]),  # short between good ones
+        ((BAD, SHORT, BAD), [BAD, BAD, BAD]),  # short between bad ones
+        ((SHORT, GOOD), [BAD, GOOD]),  # the page's edge counts as bad
+        ((GOOD, SHORT, BAD), [GOOD, BAD, BAD]),  # good on one side, bad on the other...
+        ((BAD, NEAR_GOOD, SHORT, GOOD), [BAD, GOOD, GOOD, GOOD]),  # ...unless near-good between
+        ((NEAR_GOOD, BAD, SHORT, GOOD), [BAD, BAD, BAD, GOOD]),  # (next to it, not beyond)
+        ((BAD, NEAR_GOOD, BAD), [BAD, BAD, BAD]),  # near-good between bad ones
+        ((BAD, NEAR_GOOD, GOOD), [BAD, GOOD, GOOD]),  # near-good next to good
+        ((GOOD, SHORT, NEAR_GOOD, BAD), [GOOD, GOOD, GOOD, BAD]),  # short: near-goods ignored
+    ],
+)
+def test_context_sensitive_pass(initial, expected) -> None:
+    assert classes_after_context(*initial) == expected
+
+
+def test_short_heading_before_good_text_is_kept() -> None:
+    assert classes_after_context(BAD, SHORT, GOOD, headings=(1,)) == [BAD, GOOD, GOOD]
+    # Not a heading: the same short paragraph between bad and good is bad.
+    assert classes_after_context(BAD, SHORT, GOOD) == [BAD, BAD, GOOD]
+
+
+def test_justext_keeps_the_story_and_drops_the_page_furniture() -> None:
+    tree = parse_document((PAGES / "seed-article.html").read_bytes()).tree
+    kept = [text for _, text in justext.select(tree).blocks]
+    assert any(text.startswith("The harbour bridge reopened") for text in kept)
+    assert any(text.startswith("The council said the new cables") for text in kept)
+    for furniture in ("Most read", "News", "About us", "Ferry timetable changes for winter"):
+        assert furniture not in kept
+    assert not any("newsletter" in text or "Copyright" in text for text in kept)
+
+
+def test_spanish_page_uses_the_spanish_stop_list() -> None:
+    tree = parse_document((PAGES / "seed-articulo-es.html").read_bytes()).tree
+    segments = justext.SEGMENTER.segments(tree)
+    words = [token for s in segments for token in s.tokens]
+    assert language.page_language(tree, words) == "es"
+    kept = [text for _, text in justext.select(tree).blocks]
+    assert len(kept) == 5 and kept[1].startswith("El puerto de la ciudad")
+    assert not any("Aviso legal" in text or "2026" in text for text in kept)
+    # The Spanish prose has too few *English* stop words: with the wrong list nothing is good.
+    assert justext.classify(segments, "en").count(GOOD) == 0
+
+
+def test_declared_language_is_read_from_html_and_meta() -> None:
+    def declared(markup: str) -> str | None:
+        return language.declared_language(parse_document(markup).tree)
+
+    assert declared('<html lang="de-AT"><body>x</body></html>') == "de"
+    assert declared('<html xml:lang="fr"><body>x</body></html>') == "fr"
+    meta = '<html><head><meta http-equiv="Content-Language" content="es"></head><body>x</body>'
+    assert declared(meta) == "es"
+    assert declared('<html><head><meta property="og:locale" content="pt_BR"></head></html>') == "pt"
+    assert declared("<html><body>x</body></html>") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Der Bürgermeister sagte, dass die Brücke nach der Reparatur wieder offen ist.", "de"),
+        ("Le maire a dit que le pont est de nouveau ouvert après les travaux.", "fr"),
+        ("El alcalde dijo que el puente está abierto de nuevo después de las obras.", "es"),
+        ("The mayor said that the bridge is open again after the repair.", "en"),
+        ("Pzkw trq xylo vmbb qrst.", None),
+    ],
+)
+def test_language_is_guessed_by_stop_word_overlap(text: str, expected: str | None) -> None:
+    assert language.guess_language(text.split()) == expected
+
+
+def test_a_misdeclared_language_is_overridden_by_the_text() -> None:
+    german = "Die Brücke ist nach der Reparatur wieder offen, sagte der Bürgermeister am Montag."
+    tree = parse_document(f'<html lang="en"><body><p>{german}</p></body></html>').tree
+    assert language.page_language(tree, german.split()) == "de"
+    assert language.page_language(tree, german.split(), declared="en-US") == "de"
+
+
+def test_stop_words_match_whatever_the_case_and_punctuation() -> None:
+    assert language.normalize_word("“The") == "the"
+    assert language.normalize_word("(and),") == "and"
+    assert language.normalize_word("You\u2019ve") == "you've"
+
+
+def test_selection_never_modifies_the_tree() -> None:
+    tree = parse_document((PAGES / "seed-article.html").read_bytes()).tree
+    before = etree.tostring(tree)
+    justext.select(tree)
+    justext.select(tree, use_stoplist=False)
+    assert etree.tostring(tree) == before
