@@ -100,6 +100,16 @@ def test_extract_of_a_non_article_is_null_with_exit_code_1() -> None:
     assert "NULL: no article on this page (no_content)" in result.stderr
 
 
+def test_extract_with_another_extractor() -> None:
+    page = str(PAGES / "seed-article.html")
+    result = newsharvest("extract", "--json", "--extractor", "boilerpipe-tree", page)
+    article = json.loads(result.stdout)
+    assert article["method"] == "boilerpipe_tree"
+    assert article["text"].startswith("The harbour bridge reopened to traffic")
+    unknown = newsharvest("extract", "--extractor", "nope", page)
+    assert unknown.returncode == 2 and "unknown extractor 'nope'" in unknown.stderr
+
+
 def test_extract_of_a_missing_file_is_a_clear_error() -> None:
     result = newsharvest("extract", "/nonexistent/page.html")
     assert result.returncode == 2

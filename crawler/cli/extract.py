@@ -18,6 +18,12 @@ def register(subparsers: Any) -> None:
     parser.add_argument("source", help="an HTML file, '-' for stdin, or an http(s) URL")
     parser.add_argument("--url", help="the page's URL, when SOURCE is a file (resolves links)")
     parser.add_argument("--json", action="store_true", help="print the article as JSON")
+    parser.add_argument(
+        "--extractor",
+        default="default",
+        help="the extractor: default (the production chain), boilerpipe, boilerpipe-tree, "
+        "justext, cetr, cetr-km, cetr-tm[:LAMBDA], or a combination such as boilerpipe+justext",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -36,7 +42,7 @@ def read_source(source: str) -> tuple[bytes, str | None, str | None]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from extractors import extract_verbose
+    from extractors import UnknownExtractorError, extract_verbose
 
     try:
         page, fetched_url, charset = read_source(args.source)
@@ -44,7 +50,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"cannot read {args.source}: {error}", file=sys.stderr)
         return 2
     url = args.url or fetched_url
-    result = extract_verbose(page, url, encoding=charset)
+    try:
+        result = extract_verbose(page, url, encoding=charset, extractor=args.extractor)
+    except UnknownExtractorError as error:
+        print(error, file=sys.stderr)
+        return 2
     if result.article is None:
         print(f"NULL: no article on this page ({result.reason})", file=sys.stderr)
         return 1
