@@ -8,7 +8,8 @@ Names:
 - `justext`: the jusText-style classifier with the page's stop list; `justext-nostoplist` its
   language-independent mode (seed 001's JTA and JTS);
 - `cetr` (2-D model), `cetr-km` (1-D k-means), `cetr-tm` (threshold; `cetr-tm:L` sets lambda):
-  seed 004.
+  seed 004; `cetr-singleline` is `cetr` re-breaking only pages written in a single line, as the
+  paper does (the others also re-break any very long line, see `extractors.cetr`).
 - `a+b`, `a+b+c`: a combination, "a then b" (seed 001): b runs on the page as a left it, i.e.
   on the text a kept. The production chain cannot be combined: its schema.org stage yields text,
   not parts of the page.
@@ -94,22 +95,27 @@ def _justext_nostoplist(parameter: str | None) -> Stage:
     )
 
 
-def _cetr(variant: cetr.Variant) -> Callable[[str | None], Stage]:
-    base = {cetr.Variant.TWO_D: "cetr", cetr.Variant.KMEANS: "cetr-km"}.get(variant, "cetr-tm")
-
+def _cetr(
+    base: str, variant: cetr.Variant, long_line_chars: int | None = cetr.LONG_LINE_CHARS
+) -> Callable[[str | None], Stage]:
     def make(parameter: str | None) -> Stage:
         if variant is not cetr.Variant.THRESHOLD:
             _no_parameter(base, parameter)
         coefficient = cetr.DEFAULT_LAMBDA if parameter is None else _float(parameter, base)
         name = base if parameter is None else f"{base}:{coefficient:g}"
-        method = cetr.METHODS[variant]
 
         def run(
             tree: Element, allowed: Collection[RunKey] | None, _: str | None
         ) -> Selection | None:
-            return cetr.select(tree, allowed, variant=variant, coefficient=coefficient)
+            return cetr.select(
+                tree,
+                allowed,
+                variant=variant,
+                coefficient=coefficient,
+                long_line_chars=long_line_chars,
+            )
 
-        return Stage(name, method, run)
+        return Stage(name, cetr.METHODS[variant], run)
 
     return make
 
@@ -119,9 +125,11 @@ _FACTORIES: dict[str, Callable[[str | None], Stage]] = {
     "boilerpipe-tree": _boilerpipe_tree,
     "justext": _justext,
     "justext-nostoplist": _justext_nostoplist,
-    "cetr": _cetr(cetr.Variant.TWO_D),
-    "cetr-km": _cetr(cetr.Variant.KMEANS),
-    "cetr-tm": _cetr(cetr.Variant.THRESHOLD),
+    "cetr": _cetr("cetr", cetr.Variant.TWO_D),
+    "cetr-km": _cetr("cetr-km", cetr.Variant.KMEANS),
+    "cetr-tm": _cetr("cetr-tm", cetr.Variant.THRESHOLD),
+    # The paper's own re-break rule: only a page written in a single line is re-broken.
+    "cetr-singleline": _cetr("cetr-singleline", cetr.Variant.TWO_D, long_line_chars=None),
 }
 
 # The extractors users pick from (any `a+b` combination of the non-default ones works too).
@@ -145,6 +153,7 @@ VARIANTS: tuple[str, ...] = (
     "justext",
     "justext-nostoplist",
     "cetr",
+    "cetr-singleline",
     "cetr-km",
     *(f"cetr-tm:{coefficient:g}" for coefficient in cetr.LAMBDAS),
     *(name for name in EXTRACTORS if COMBINE in name),
