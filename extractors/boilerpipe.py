@@ -16,6 +16,7 @@ adds the HTML-tree filter of seeds 000/003 on top for precision.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
@@ -40,6 +41,7 @@ SHORT_TEXT_DENSITY = 9
 NEXT_SHORT_TEXT_DENSITY = 10
 PREVIOUS_SHORT_TEXT_DENSITY = 4
 NEXT_TEXT_DENSITY_AFTER_LINKS = 11
+_NON_LETTERS = re.compile(r"[\W_]+")
 _SENTENCE_END = (".", "!", "?", "\u3002", "\uff01", "\uff1f")  # and the CJK full stops
 
 METHOD = "boilerpipe"
@@ -89,14 +91,13 @@ class BlockFeatures:
 
 def features(segment: Segment, position: float = 0.0) -> BlockFeatures:
     """Boilerpipe's per-block counts, wrapping the words at LINE_WIDTH columns."""
-    words = link_words = wrapped_lines = words_on_line = word_chars = sentences = 0
+    words = wrapped_lines = words_on_line = sentences = 0
     line_length = -1  # the first word needs no leading space
     for token in segment.tokens:
         if not is_word(token):
             continue
         words += 1
         words_on_line += 1
-        word_chars += sum(1 for char in token if char.isalnum())  # punctuation is no letter
         if token.endswith(_SENTENCE_END):
             sentences += 1
         line_length += len(token) + 1
@@ -105,6 +106,7 @@ def features(segment: Segment, position: float = 0.0) -> BlockFeatures:
             line_length = len(token)
             words_on_line = 1
     link_words = min(segment.link_tokens, words)
+    word_chars = len(_NON_LETTERS.sub("", segment.text))  # punctuation and spaces are no letters
     if wrapped_lines == 0:
         in_wrapped, wrapped_lines = words, 1
     else:
