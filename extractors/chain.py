@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from extractors.article import HEADING, Article, Block, Extraction, running_text
 from extractors.document import Document, DocumentError, parse_document
@@ -31,8 +32,13 @@ def extract_verbose(
         document = parse_document(page, url, encoding=encoding)
     except DocumentError as error:
         return Extraction(article=None, reason=error.reason)
+    return guarded(lambda: run_chain(document), url)
+
+
+def guarded(run: Callable[[], Extraction], url: str | None) -> Extraction:
+    """`run()`, or NULL (extractor_error) when it raises."""
     try:
-        return _run_chain(document, url)
+        return run()
     except Exception:
         # Any bug on a hostile page must cost one NULL, never the crawl; the traceback is logged
         # so that it gets fixed.
@@ -40,8 +46,10 @@ def extract_verbose(
         return Extraction(article=None, reason=NULL_EXTRACTOR_ERROR)
 
 
-def _run_chain(document: Document, url: str | None) -> Extraction:
-    tree = document.tree
+def run_chain(document: Document) -> Extraction:
+    """The chain on a parsed page. Reads the tree, never modifies it (other extractors may share
+    the parse)."""
+    tree, url = document.tree, document.url
     jsonld = jsonld_objects(tree)
     metadata = extract_metadata(tree, url, jsonld)
     cleaning = Cleaning(tree)
@@ -52,6 +60,12 @@ def _run_chain(document: Document, url: str | None) -> Extraction:
     if chosen is None:
         return Extraction(article=None, reason=NULL_NO_CONTENT)
     blocks, method = chosen
+    return finish_article(blocks, method, metadata)
+
+
+def finish_article(blocks: list[Block], method: str, metadata: Metadata) -> Extraction:
+    """The article from a body, by the same rules for every extractor: a leading heading that
+    repeats the title goes, and a body too short to be an article is NULL."""
     blocks = _drop_leading_title(blocks, metadata.title)
     if len(running_text(blocks)) < MIN_BODY_CHARS:  # captions alone never make an article
         return Extraction(article=None, reason=NULL_TOO_SHORT)

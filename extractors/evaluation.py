@@ -9,11 +9,16 @@ over pages with tp + fp > 0 (an empty prediction does not count towards it), rec
 with tp + fn > 0; a page with fp = fn = 0 scores 1 on both. F1 is the harmonic mean of the two
 averages. Accuracy is the share of pages whose token sequences are identical.
 
+Next to it, the seeds' own metrics, on the same tokens and averaged the same way, so that one table
+compares extractors by all of them (`score_metrics`): word-level P/R of seed 004 (Equation 5),
+character-level P/R of seed 000, and CleanEval's text-only score of seed 001.
+
 Pure functions, no I/O: the benchmark command and other evaluations reuse them.
 """
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -79,8 +84,11 @@ def score_page(gold: str | None, predicted: str | None, size: int = SHINGLE_SIZE
     tp = sum((gold_shingles & predicted_shingles).values())
     fp = sum((predicted_shingles - gold_shingles).values())
     fn = sum((gold_shingles - predicted_shingles).values())
+    return _normalised(tp, fp, fn, gold_tokens == predicted_tokens)
+
+
+def _normalised(tp: float, fp: float, fn: float, exact: bool) -> PageScore:
     total = tp + fp + fn
-    exact = gold_tokens == predicted_tokens
     if total == 0:
         return PageScore(0.0, 0.0, 0.0, exact)
     return PageScore(tp / total, fp / total, fn / total, exact)
@@ -106,3 +114,86 @@ def aggregate(pages: Iterable[PageScore]) -> Scores:
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
     accuracy = sum(page.exact for page in pages) / len(pages) if pages else 0.0
     return Scores(precision, recall, f1, accuracy, len(pages))
+
+
+# --- The seeds' own metrics ---------------------------------------------------------------------
+
+
+def score_words(gold: str | None, predicted: str | None) -> PageScore:
+    """Seed 004, Equation 5: P = |WP & WL| / |WP|, R = |WP & WL| / |WL| over the words of the
+    extraction (WP) and of the gold text (WL), "every word considered distinct even if two words
+    are lexically the same": multisets (each occurrence counts), not the sets of a bag of words."""
+    gold_tokens, predicted_tokens = tokenize(gold), tokenize(predicted)
+    matched = sum((Counter(gold_tokens) & Counter(predicted_tokens)).values())
+    missing, extra = len(gold_tokens) - matched, len(predicted_tokens) - matched
+    return _normalised(matched, extra, missing, gold_tokens == predicted_tokens)
+
+
+def matching_blocks(
+    gold_tokens: Sequence[str], predicted_tokens: Sequence[str]
+) -> list[difflib.Match]:
+    """CleanEval's alignment (seed 001): Ratcliff/Obershelp, the longest common run of tokens,
+    then recursively the unmatched stretches on either side of it. difflib implements it; its
+    `autojunk` heuristic, which ignores frequent tokens, is off."""
+    matcher = difflib.SequenceMatcher(None, gold_tokens, predicted_tokens, autojunk=False)
+    return [block for block in matcher.get_matching_blocks() if block.size]
+
+
+def alignment_counts(
+    gold_tokens: Sequence[str], predicted_tokens: Sequence[str]
+) -> tuple[int, int, int]:
+    """(true positives, false positives, false negatives) of the alignment: tokens matched,
+    tokens only in the prediction (deletions), tokens only in the gold text (insertions)."""
+    matched = sum(block.size for block in matching_blocks(gold_tokens, predicted_tokens))
+    return matched, len(predicted_tokens) - matched, len(gold_tokens) - matched
+
+
+@dataclass(frozen=True, slots=True)
+class AlignedScores:
+    """One page's CleanEval text-only score (tokens) and character-level score (seed 000)."""
+
+    cleaneval: PageScore
+    characters: PageScore
+
+
+def score_aligned(gold: str | None, predicted: str | None) -> AlignedScores:
+    """Seed 001's CleanEval text-only score and seed 000's character-level score, from one
+    alignment of the page's tokens.
+
+    Character level (seed 000): "a positive value is any character that belongs to the gold
+    standard content and a negative value is any character that should have been discarded".
+    The characters are those of the aligned tokens (letters and digits; spaces and punctuation
+    carry no content): a matched token's characters are true positives, an unmatched predicted
+    token's false positives, an unmatched gold token's false negatives."""
+    gold_tokens, predicted_tokens = tokenize(gold), tokenize(predicted)
+    blocks = matching_blocks(gold_tokens, predicted_tokens)
+    matched = sum(block.size for block in blocks)
+    matched_chars = sum(
+        len(token) for block in blocks for token in gold_tokens[block.a : block.a + block.size]
+    )
+    gold_chars = sum(map(len, gold_tokens))
+    predicted_chars = sum(map(len, predicted_tokens))
+    exact = gold_tokens == predicted_tokens
+    extra, missing = len(predicted_tokens) - matched, len(gold_tokens) - matched
+    return AlignedScores(
+        cleaneval=_normalised(matched, extra, missing, exact),
+        characters=_normalised(
+            matched_chars, predicted_chars - matched_chars, gold_chars - matched_chars, exact
+        ),
+    )
+
+
+SHINGLES, WORDS, CHARACTERS, CLEANEVAL = "shingles", "words", "characters", "cleaneval"
+# Every metric, in the order comparison tables show them.
+METRICS = (SHINGLES, WORDS, CHARACTERS, CLEANEVAL)
+
+
+def score_metrics(gold: str | None, predicted: str | None) -> dict[str, PageScore]:
+    """One page by every metric: the benchmark's shingles and the seeds' own."""
+    aligned = score_aligned(gold, predicted)
+    return {
+        SHINGLES: score_page(gold, predicted),
+        WORDS: score_words(gold, predicted),
+        CHARACTERS: aligned.characters,
+        CLEANEVAL: aligned.cleaneval,
+    }

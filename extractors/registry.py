@@ -14,36 +14,28 @@ Names:
   on the text a kept. The production chain cannot be combined: its schema.org stage yields text,
   not parts of the page.
 
-Every extractor takes the parsed tree and never modifies it, so all of them can share one parse;
-the production chain, which cleans the tree in place, must run last on a shared tree.
+Every extractor, the production chain included, takes the parsed tree and never modifies it, so
+all of them can share one parse (`extract_document`).
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from extractors import boilerpipe, cetr, justext, treefilter
 from extractors.article import Extraction
-from extractors.chain import MIN_BODY_CHARS, _article, _drop_leading_title, _run_chain
-from extractors.chain import extract_verbose as chain_extract_verbose
-from extractors.document import DocumentError, parse_document
+from extractors.chain import NULL_NO_CONTENT, finish_article, guarded, run_chain
+from extractors.document import Document, DocumentError, parse_document
 from extractors.jsonld import jsonld_objects
 from extractors.metadata import extract_metadata
 from extractors.segments import Element, RunKey, Selection
-
-log = logging.getLogger(__name__)
 
 DEFAULT = "default"
 COMBINE = "+"
 PARAMETER = ":"
 MAX_TREE_DEPTH = 10  # deeper ancestors are the page's frame on any real page
 MAX_STAGES = 4  # a combination longer than this is a typo, not an experiment
-
-NULL_NO_CONTENT = "no_content"
-NULL_TOO_SHORT = "too_short"
-NULL_EXTRACTOR_ERROR = "extractor_error"
 
 # run(tree, allowed runs or None, page language or None) -> Selection or None
 SelectFn = Callable[[Element, Collection[RunKey] | None, str | None], Selection | None]
@@ -227,13 +219,13 @@ def select_body(
     return selection
 
 
-def extract_parsed(tree: Element, url: str | None, extractor: str = DEFAULT) -> Extraction:
-    """Extract from an already parsed page. Never raises on bad input; raises
-    UnknownExtractorError for an unknown name. The default chain modifies `tree`."""
+def extract_document(document: Document, extractor: str = DEFAULT) -> Extraction:
+    """Extract from an already parsed page (every extractor can share one parse: none modifies
+    the tree). Never raises on bad input; raises UnknownExtractorError for an unknown name."""
     if extractor == DEFAULT:
-        return _guarded(lambda: _run_chain(tree, url), url)
+        return guarded(lambda: run_chain(document), document.url)
     stages = resolve(extractor)
-    return _guarded(lambda: _run_stages(tree, url, stages), url)
+    return guarded(lambda: _run_stages(document, stages), document.url)
 
 
 def extract_verbose(
@@ -244,31 +236,18 @@ def extract_verbose(
     extractor: str = DEFAULT,
 ) -> Extraction:
     """Extract the article of `page` with the named extractor, or NULL with the reason."""
-    if extractor == DEFAULT:
-        return chain_extract_verbose(page, url, encoding=encoding)
-    stages = resolve(extractor)
+    validate(extractor)  # a configuration error is raised even for a page that does not parse
     try:
         document = parse_document(page, url, encoding=encoding)
     except DocumentError as error:
         return Extraction(article=None, reason=error.reason)
-    return _guarded(lambda: _run_stages(document.tree, url, stages), url)
+    return extract_document(document, extractor)
 
 
-def _guarded(run: Callable[[], Extraction], url: str | None) -> Extraction:
-    try:
-        return run()
-    except (RecursionError, MemoryError, ValueError, TypeError, AttributeError):
-        # A bug on a hostile page must cost one NULL, never the crawl; log it to fix it.
-        log.exception("extraction failed on %s", url)
-        return Extraction(article=None, reason=NULL_EXTRACTOR_ERROR)
-
-
-def _run_stages(tree: Element, url: str | None, stages: list[Stage]) -> Extraction:
-    metadata = extract_metadata(tree, url, jsonld_objects(tree))
+def _run_stages(document: Document, stages: list[Stage]) -> Extraction:
+    tree = document.tree
+    metadata = extract_metadata(tree, document.url, jsonld_objects(tree))
     selection = select_body(tree, stages, metadata.language)
     if selection is None:
         return Extraction(article=None, reason=NULL_NO_CONTENT)
-    blocks = _drop_leading_title(selection.blocks, metadata.title)
-    if sum(len(text) for _, text in blocks) < MIN_BODY_CHARS:
-        return Extraction(article=None, reason=NULL_TOO_SHORT)
-    return Extraction(article=_article(blocks, method_of(stages), metadata))
+    return finish_article(selection.blocks, method_of(stages), metadata)

@@ -15,11 +15,9 @@ import re
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 
-from lxml import etree
-
 from extractors.article import CAPTION, HEADING, LIST_ITEM, PARAGRAPH, QUOTE, TABLE, Block
+from extractors.tree import Element
 
-Element = etree._Element
 RunKey = tuple[Element, bool]  # (element, True for its tail / False for its text)
 
 HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})

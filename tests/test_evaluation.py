@@ -6,7 +6,18 @@ from collections import Counter
 
 import pytest
 
-from extractors.evaluation import PageScore, aggregate, score_page, shingles, tokenize
+from extractors.evaluation import (
+    METRICS,
+    PageScore,
+    aggregate,
+    alignment_counts,
+    score_aligned,
+    score_metrics,
+    score_page,
+    score_words,
+    shingles,
+    tokenize,
+)
 
 
 def test_tokens_are_word_runs_with_case_kept_and_punctuation_dropped() -> None:
@@ -69,3 +80,53 @@ def test_averages_are_over_the_pages_that_count_and_f1_is_their_harmonic_mean() 
     assert scores.f1 == pytest.approx(harmonic)
     assert scores.accuracy == pytest.approx(1 / 3) and scores.pages == 3
     assert aggregate([]).f1 == 0.0
+
+
+# --- the seeds' own metrics ---
+
+
+def test_cleaneval_alignment_reproduces_seed_001_table_3() -> None:
+    # Test sequence s1 = "totititoti" against the gold standard s2 = "tototiti", one character a
+    # token: insertion "to" (2 false negatives), "totiti" unchanged (6 true positives), deletion
+    # "toti" (4 false positives).
+    assert alignment_counts(list("tototiti"), list("totititoti")) == (6, 4, 2)
+
+
+def test_alignment_is_ratcliff_obershelp_recursive_longest_runs() -> None:
+    # The longest common run ("c d e") first, then the stretches on each side recursively.
+    gold, predicted = list("abcdefg"), list("xacdeyfg")
+    assert alignment_counts(gold, predicted) == (6, 2, 1)
+    # Order matters, unlike a bag of words: a swapped text aligns only its longest run.
+    assert alignment_counts(list("abcd"), list("cdab")) == (2, 2, 2)
+
+
+def test_cleaneval_score_counts_aligned_tokens() -> None:
+    score = score_aligned("one two three four", "zero one two three").cleaneval
+    assert (score.precision, score.recall) == (pytest.approx(0.75), pytest.approx(0.75))
+
+
+def test_character_score_weighs_tokens_by_their_letters() -> None:
+    # "extraordinary" (13 letters) matches; "a" (1 letter) is missing, "xyz" (3) is extra.
+    score = score_aligned("a extraordinary", "extraordinary xyz").characters
+    assert score.precision == pytest.approx(13 / 16)
+    assert score.recall == pytest.approx(13 / 14)
+    # Punctuation and spaces are no characters of content.
+    assert score_aligned("Yes, indeed.", "Yes indeed").characters.precision == 1.0
+
+
+def test_word_score_counts_every_occurrence_as_a_distinct_word() -> None:
+    # Gold "the cat and the dog", predicted "the the the cat": two of the three "the"s match.
+    score = score_words("the cat and the dog", "the the the cat")
+    assert score.precision == pytest.approx(3 / 4)
+    assert score.recall == pytest.approx(3 / 5)
+    # Word order does not matter at word level (it does for CleanEval).
+    assert score_words("a b c", "c b a").precision == 1.0
+    assert score_aligned("a b c", "c b a").cleaneval.precision == pytest.approx(1 / 3)
+
+
+def test_every_metric_treats_an_empty_prediction_like_the_shingle_metric() -> None:
+    for score in score_metrics("some gold text here", "").values():
+        assert score.precision is None and score.recall == 0.0
+    for score in score_metrics("same text", "same text").values():
+        assert score.precision == score.recall == 1.0 and score.exact
+    assert list(score_metrics("a", "a")) == list(METRICS)
