@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 import numpy as np
+from lxml import etree
 
 from extractors.article import PARAGRAPH
 from extractors.segments import (
@@ -99,56 +100,78 @@ _Item = int | _Piece
 
 
 def _start_tag_length(element: Element, tag: str) -> int:
-    return len(tag) + 2 + sum(len(name) + len(value) + 4 for name, value in element.items())
+    attributes = element.attrib
+    if not attributes:
+        return len(tag) + 2
+    return len(tag) + 2 + sum(len(name) + len(value) + 4 for name, value in attributes.items())
 
 
-def _physical_lines(
-    tree: Element, allowed: Collection[RunKey] | None
-) -> tuple[list[list[_Item]], int]:
-    """The page written out as lines of items, and how many non-frame tags it has."""
-    lines: list[list[_Item]] = [[]]
-    structural = 0
+class _LineWriter:
+    """The page written out line by line: items per line and each line's length."""
 
-    def add_text(text: str | None, run: RunKey, owner: Element, kind: str) -> None:
-        if not text or (allowed is not None and run not in allowed):
+    def __init__(self, allowed: Collection[RunKey] | None) -> None:
+        self.allowed = allowed
+        self.lines: list[list[_Item]] = [[]]
+        self.lengths = [0]
+
+    def tag(self, length: int) -> None:
+        self.lines[-1].append(length)
+        self.lengths[-1] += length
+
+    def text(self, text: str | None, run: RunKey, owner: Element, kind: str) -> None:
+        if not text or (self.allowed is not None and run not in self.allowed):
+            return
+        if "\n" not in text:
+            self.lines[-1].append(_Piece(text, run, owner, kind))
+            self.lengths[-1] += len(text)
             return
         # Each fragment keeps its newline: it is the whitespace between the lines' words.
-        first, *rest = text.split("\n")
-        fragments = [first, *rest]
+        fragments = text.split("\n")
+        last = len(fragments) - 1
         for i, fragment in enumerate(fragments):
             if i:
-                lines.append([])
-            if i + 1 < len(fragments):
+                self.lines.append([])
+                self.lengths.append(0)
+            if i < last:
                 fragment += "\n"
             if fragment:
-                lines[-1].append(_Piece(fragment, run, owner, kind))
+                self.lines[-1].append(_Piece(fragment, run, owner, kind))
+                self.lengths[-1] += len(fragment)
 
+
+def _physical_lines(tree: Element, allowed: Collection[RunKey] | None) -> tuple[_LineWriter, int]:
+    """The page written out as lines of items, and how many non-frame tags it has."""
+    writer = _LineWriter(allowed)
+    structural = 0
     root = tree.getroottree().getroot()
-    # Iterative traversal (hostile pages nest thousands deep): (element, closing, owner, kind).
-    stack: list[tuple[Element, bool, Element, str]] = [(root, False, root, PARAGRAPH)]
-    while stack:
-        element, closing, owner, kind = stack.pop()
+    # (block-level owner, kind) of the open elements; lxml's iterwalk needs no recursion, so
+    # hostile nesting costs no stack.
+    context: list[tuple[Element, str]] = [(root, PARAGRAPH)]
+    walker = etree.iterwalk(root, events=("start", "end"))
+    for event, element in walker:
         tag = tag_name(element)
-        if closing:
-            lines[-1].append(len(tag) + 3)
-            add_text(element.tail, (element, True), owner, kind)
+        removed = not tag or tag in REMOVED_TAGS
+        if event == "start":
+            if removed:
+                walker.skip_subtree()
+                continue
+            writer.tag(_start_tag_length(element, tag))
+            if tag not in FRAME_TAGS:
+                structural += 1
+            if tag in VOID_TAGS:
+                continue
+            owner, kind = context[-1]
+            owner = element if tag in BLOCK_LEVEL_TAGS else owner
+            kind = kind_of_tag(tag, kind)
+            context.append((owner, kind))
+            writer.text(element.text, (element, False), owner, kind)
             continue
-        if not tag or tag in REMOVED_TAGS:
-            if element is not root:
-                add_text(element.tail, (element, True), owner, kind)
-            continue
-        lines[-1].append(_start_tag_length(element, tag))
-        if tag not in FRAME_TAGS:
-            structural += 1
-        if tag in VOID_TAGS:
-            add_text(element.tail, (element, True), owner, kind)
-            continue
-        own_owner = element if tag in BLOCK_LEVEL_TAGS else owner
-        own_kind = kind_of_tag(tag, kind)
-        add_text(element.text, (element, False), own_owner, own_kind)
-        stack.append((element, True, owner, kind))
-        stack.extend((child, False, own_owner, own_kind) for child in reversed(element))
-    return lines, structural
+        if not removed and tag not in VOID_TAGS:
+            context.pop()
+            writer.tag(len(tag) + 3)
+        if element is not root:
+            writer.text(element.tail, (element, True), *context[-1])
+    return writer, structural
 
 
 def _rebreak(line: list[_Item], width: int = REBREAK_CHARS) -> list[list[_Item]]:
@@ -175,10 +198,6 @@ def _rebreak(line: list[_Item], width: int = REBREAK_CHARS) -> list[list[_Item]]
     return out
 
 
-def _line_length(line: list[_Item]) -> int:
-    return sum(item if isinstance(item, int) else len(item.text) for item in line)
-
-
 def line_profile(
     tree: Element,
     allowed: Collection[RunKey] | None = None,
@@ -187,11 +206,13 @@ def line_profile(
     """Tag ratios' raw material for every non-empty line. `long_line_chars` None re-breaks only a
     page written in a single line (the paper's rule)."""
     physical, structural = _physical_lines(tree, allowed)
-    non_empty = [line for line in physical if line]
+    non_empty = [
+        (line, n) for line, n in zip(physical.lines, physical.lengths, strict=True) if line
+    ]
     lines: list[list[_Item]] = []
     single_line = len(non_empty) == 1
-    for line in non_empty:
-        too_long = long_line_chars is not None and _line_length(line) > long_line_chars
+    for line, length in non_empty:
+        too_long = long_line_chars is not None and length > long_line_chars
         lines.extend(_rebreak(line) if single_line or too_long else [line])
     text_chars, tags, pieces = [], [], []
     for line in lines:

@@ -12,8 +12,10 @@ Reads the tree, never modifies it: every extractor of a page shares one parsed t
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterator
+from collections.abc import Collection
 from dataclasses import dataclass, field
+
+from lxml import etree
 
 from extractors.article import CAPTION, HEADING, LIST_ITEM, PARAGRAPH, QUOTE, TABLE, Block
 from extractors.tree import Element
@@ -66,7 +68,7 @@ def normalize_space(text: str) -> str:
 
 
 def is_word(token: str) -> bool:
-    return _WORDLIKE.search(token) is not None
+    return token.isalnum() or _WORDLIKE.search(token) is not None
 
 
 def tag_name(element: Element) -> str:
@@ -137,58 +139,54 @@ class Segmenter:
     def segments(self, tree: Element, allowed: Collection[RunKey] | None = None) -> list[Segment]:
         """The page's segments in document order. With `allowed`, only those runs count: the
         page as a previous extractor left it."""
-        return list(_SegmentWalker(self, allowed).walk(document_root(tree)))
+        root = document_root(tree)
+        writer = _SegmentWriter(allowed)
+        skip_tags, double_br, is_boundary = self.skip_tags, self.double_br, self.is_boundary
+        # (kind, boundary owner, inside a link) of the open elements; lxml's iterwalk walks the
+        # tree without recursion, so hostile nesting costs no stack.
+        context: list[tuple[str, Element, bool]] = [(PARAGRAPH, root, False)]
+        walker = etree.iterwalk(root, events=("start", "end"))
+        for event, element in walker:
+            tag = tag_name(element)
+            opened = not (
+                not tag or tag in skip_tags or tag in VOID_TAGS or (tag == "br" and double_br)
+            )
+            if event == "start":
+                kind, owner, in_link = context[-1]
+                if not tag or tag in skip_tags:
+                    walker.skip_subtree()
+                elif tag == "br" and double_br:
+                    writer.line_break(element)
+                elif is_boundary(tag):
+                    writer.flush()
+                    owner = element
+                if opened:
+                    kind = _KIND_OF_TAG.get(tag, kind)
+                    in_link = in_link or tag == "a"
+                    context.append((kind, owner, in_link))
+                    writer.add(element, False, kind, owner, in_link)
+                continue
+            if opened:
+                context.pop()
+                if is_boundary(tag):
+                    writer.flush()
+            if element is not root:
+                writer.add(element, True, *context[-1])
+        writer.flush()
+        return writer.segments
 
 
-class _SegmentWalker:
-    def __init__(self, segmenter: Segmenter, allowed: Collection[RunKey] | None) -> None:
-        self.segmenter = segmenter
+class _SegmentWriter:
+    """Accumulates runs and emits a segment at every boundary."""
+
+    def __init__(self, allowed: Collection[RunKey] | None) -> None:
         self.allowed = allowed
+        self.segments: list[Segment] = []
         self.parts: list[str] = []
         self.runs: list[RunKey] = []
         self.link_parts: list[str] = []
         self.kind = PARAGRAPH
         self.owner: Element | None = None
-        self.count = 0
-
-    def walk(self, root: Element) -> Iterator[Segment]:
-        segmenter = self.segmenter
-        # Iterative traversal: hostile pages nest thousands of levels deep. A stack entry is
-        # (element, closing, kind of the enclosing block, boundary owner, inside a link).
-        stack: list[tuple[Element, bool, str, Element, bool]] = [
-            (root, False, PARAGRAPH, root, False)
-        ]
-        while stack:
-            element, closing, kind, owner, in_link = stack.pop()
-            tag = tag_name(element)
-            if closing:
-                if segmenter.is_boundary(tag):
-                    yield from self.flush()
-                if element is not root:
-                    self.add(element, True, kind, owner, in_link)
-                continue
-            if element is not root and (not tag or tag in segmenter.skip_tags):
-                self.add(element, True, kind, owner, in_link)
-                continue
-            if tag == "br" and segmenter.double_br:
-                yield from self.line_break(element)
-                self.add(element, True, kind, owner, in_link)
-                continue
-            own_kind = kind_of_tag(tag, kind)
-            own_owner = owner
-            if segmenter.is_boundary(tag):
-                yield from self.flush()
-                own_owner = element
-            own_link = in_link or tag == "a"
-            if tag in VOID_TAGS:
-                self.add(element, True, kind, owner, in_link)
-                continue
-            self.add(element, False, own_kind, own_owner, own_link)
-            stack.append((element, True, kind, owner, in_link))
-            stack.extend(
-                (child, False, own_kind, own_owner, own_link) for child in reversed(element)
-            )
-        yield from self.flush()
 
     def add(self, element: Element, tail: bool, kind: str, owner: Element, in_link: bool) -> None:
         text = element.tail if tail else element.text
@@ -204,7 +202,7 @@ class _SegmentWalker:
         if in_link:
             self.link_parts.append(text)
 
-    def line_break(self, element: Element) -> Iterator[Segment]:
+    def line_break(self, element: Element) -> None:
         # <br><br> (only whitespace between) ends a paragraph; a single <br> is a space.
         following = element.getnext()
         if (
@@ -212,27 +210,29 @@ class _SegmentWalker:
             and tag_name(following) == "br"
             and not (element.tail or "").strip()
         ):
-            yield from self.flush()
+            self.flush()
         elif self.parts:
             self.parts.append(" ")
 
-    def flush(self) -> Iterator[Segment]:
+    def flush(self) -> None:
         if not self.parts:
             return
-        text = normalize_space("".join(self.parts))
-        if text and self.owner is not None:
-            link_text = normalize_space(" ".join(self.link_parts))
-            yield Segment(
-                index=self.count,
-                text=text,
-                element=self.owner,
-                kind=self.kind,
-                runs=self.runs,
-                link_chars=min(len(link_text), len(text)),
-                tokens=text.split(),
-                link_tokens=sum(1 for token in link_text.split() if is_word(token)),
+        tokens = "".join(self.parts).split()  # str.split() splits at NBSP and all whitespace
+        if tokens and self.owner is not None:
+            link_tokens = " ".join(self.link_parts).split()
+            text = " ".join(tokens)
+            self.segments.append(
+                Segment(
+                    index=len(self.segments),
+                    text=text,
+                    element=self.owner,
+                    kind=self.kind,
+                    runs=self.runs,
+                    link_chars=min(len(" ".join(link_tokens)), len(text)),
+                    tokens=tokens,
+                    link_tokens=sum(1 for token in link_tokens if is_word(token)),
+                )
             )
-            self.count += 1
         self.parts, self.runs, self.link_parts = [], [], []
 
 

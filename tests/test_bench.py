@@ -84,3 +84,42 @@ def test_halves_are_a_fixed_split_by_sha1_of_the_id() -> None:
     assert page.half == bench_extraction.BenchPage("042bb7b5", "x", "y", b"z").half
     halves = {bench_extraction.BenchPage(f"page-{i}", "", "", b"").half for i in range(20)}
     assert halves == {"A", "B"}
+
+
+def test_bench_extractor_all_prints_one_table_with_every_variant_and_metric(
+    tmp_path: Path,
+) -> None:
+    from extractors.registry import VARIANTS
+
+    dataset = str(_dataset(tmp_path))
+    result = newsharvest("bench", "extraction", "--dataset", dataset, "--extractor", "all")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    header = next(line for line in lines if line.startswith("extractor "))
+    for column in ("F1", "word F1", "char F1", "CleanEval F1", "NULL", "median ms"):
+        assert column in header
+    rows = {
+        line.split()[0]: line.split()[1:]
+        for line in lines
+        if line.split()[:1] in [[v] for v in VARIANTS]
+    }
+    assert set(rows) == set(VARIANTS)
+    # The default chain extracted the gold of two pages exactly; the third page is NULL.
+    f1, precision, recall, *seed_metrics, nulls, median = rows["default"]
+    assert (precision, nulls) == ("1.0", "1") and float(recall) == pytest.approx(2 / 3, abs=1e-4)
+    assert all(float(value) == pytest.approx(float(f1), abs=1e-4) for value in seed_metrics[::3])
+    assert float(median) > 0
+    assert "seed 003: the tree filter at depth 2 has" in result.stdout
+    assert "combination" in result.stdout
+
+
+def test_bench_extractor_list_and_unknown_names(tmp_path: Path) -> None:
+    dataset = str(_dataset(tmp_path))
+    result = newsharvest(
+        "bench", "extraction", "--dataset", dataset, "--extractor", "cetr-tm:0.5,boilerpipe"
+    )
+    assert result.returncode == 0, result.stderr
+    names = [line.split()[0] for line in result.stdout.splitlines() if line[:4] in ("cetr", "boil")]
+    assert names == ["cetr-tm:0.5", "boilerpipe"]
+    unknown = newsharvest("bench", "extraction", "--dataset", dataset, "--extractor", "nope")
+    assert unknown.returncode != 0 and "unknown extractor 'nope'" in unknown.stderr

@@ -105,6 +105,7 @@ def test_all_extractors_share_one_parse() -> None:
 
 
 def _hostile_pages() -> dict[str, bytes]:
+    prose = b"A sentence of real text that goes on for a while and says something. " * 2
     deep = b"<div>" * 10_000 + b"deep text " * 50 + b"</div>" * 10_000
     # Sizes keep the suite fast; time is linear in the page, which parse_document caps at 4 MB.
     one_line = b"<html><body>" + b'<div class="x"><a href="/y">link</a> some words</div>' * 8_000
@@ -122,6 +123,10 @@ def _hostile_pages() -> dict[str, bytes]:
         "wide": wide,
         "only_tags": b"<div></div>" * 10_000,
         "tagless_body": b"<html><body>" + b"plain text line\n" * 500 + b"</body></html>",
+        "deep_paragraphs": b"<html><body>" + (b"<div><p>" + prose + b"</p>") * 10_000,
+        "many_classes": b"<body>"
+        + b"".join(b'<span class="c%d">w</span>' % i for i in range(20_000)),
+        "huge_attribute": b'<body><div class="' + b"x" * 3_000_000 + b'"><p>' + prose * 4 + b"</p>",
     }
 
 

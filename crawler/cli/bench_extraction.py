@@ -7,6 +7,11 @@ extractor on the same input; reading and decompressing the dataset is not timed.
 
 The pages are split into two fixed halves by the SHA-1 of their ids (A: even first byte, B: odd),
 so that rules tuned while looking at one half's failures can be confirmed on the other.
+
+`--extractor all` (or a list of names) compares our extractors side by side instead: each page is
+parsed once and every extractor runs on that parse; one table scores each by the shingle metric
+and by the seeds' own (word level, character level, CleanEval text-only), with the median time
+per page (its parse included).
 """
 
 from __future__ import annotations
@@ -71,6 +76,12 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--half", choices=HALVES, help="score and list only this half's pages")
     parser.add_argument("--worst", type=int, default=0, help="list our N worst pages")
     parser.add_argument("--output", type=Path, help="write per-page texts and scores as JSON")
+    parser.add_argument(
+        "--extractor",
+        default="",
+        help="compare extractors on one parse per page, by every metric: 'all' (every extractor "
+        "and variant) or comma-separated names such as boilerpipe-tree:3,cetr,boilerpipe+justext",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -234,6 +245,10 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    if args.extractor:
+        names = comparison_names(args.extractor)
+        peers = {k: v for k, v in load_extractors(args.compare).items() if k != OURS}
+        return run_comparison(names, peers, load_dataset(root), root, args)
     extractors = load_extractors(args.compare)
     pages = load_dataset(root)
     halves = Counter(page.half for page in pages)
@@ -287,3 +302,145 @@ def _write_output(path: Path, results: dict[str, RunResult], pages: list[BenchPa
                 "ms": result.millis[page.page_id], "text": result.texts[page.page_id],
             }  # fmt: skip
     path.write_text(json.dumps(report, ensure_ascii=False, indent=1), encoding="utf-8")
+
+
+# --- `--extractor`: our extractors side by side, by every metric ---
+
+COMPARISON_HEADERS = [
+    "extractor", "F1", "P", "R", "word F1", "word P", "word R", "char F1", "char P", "char R",
+    "CleanEval F1", "CE P", "CE R", "NULL", "median ms",
+]  # fmt: skip
+# A combination replaces the default chain when it beats its F1 at no more than this many times
+# its median time per page (the issue's rule).
+MAX_TIME_RATIO = 2.0
+
+
+def comparison_names(value: str) -> list[str]:
+    """The extractors to compare: 'all' is every extractor and variant; otherwise the names."""
+    from extractors.registry import VARIANTS, UnknownExtractorError, validate
+
+    if value.strip() == "all":
+        return list(VARIANTS)
+    names = [name.strip() for name in value.split(",") if name.strip()]
+    try:
+        return [validate(name) for name in dict.fromkeys(names)]
+    except UnknownExtractorError as error:
+        raise SystemExit(str(error)) from error
+
+
+def measure_shared(names: list[str], pages: list[BenchPage]) -> dict[str, RunResult]:
+    """Every extractor on one parse of each page. A page's time for an extractor is the parse
+    plus the extractor's own time. The order of the extractors rotates from page to page, so
+    that none always meets a cold tree."""
+    from extractors.document import DocumentError, parse_document
+    from extractors.registry import extract_document
+
+    results = {name: RunResult(name) for name in names}
+    warmup = pages[:WARMUP_PAGES]
+    for number, page in enumerate([*warmup, *pages]):
+        timed = number >= len(warmup)
+        started = time.perf_counter()
+        try:
+            document = parse_document(page.html, page.url)
+        except DocumentError:
+            document = None
+        parse_millis = (time.perf_counter() - started) * 1000
+        shift = number % len(names)
+        for name in names[shift:] + names[:shift]:
+            started = time.perf_counter()
+            article = extract_document(document, name).article if document else None
+            millis = parse_millis + (time.perf_counter() - started) * 1000
+            if timed:
+                result = results[name]
+                result.millis[page.page_id] = millis
+                result.texts[page.page_id] = article.text if article else ""
+                result.methods[page.page_id] = article.method if article else None
+    return results
+
+
+def comparison_row(result: RunResult, pages: list[BenchPage]) -> tuple[list, dict[str, Any]]:
+    """The table row of one extractor, and its aggregated scores by metric."""
+    from extractors.evaluation import METRICS, aggregate, score_metrics
+
+    per_page = [score_metrics(page.gold, result.texts[page.page_id]) for page in pages]
+    scores = {metric: aggregate(page[metric] for page in per_page) for metric in METRICS}
+    row: list = [result.name]
+    for metric in METRICS:
+        row += [round(scores[metric].f1, 4), round(scores[metric].precision, 4)]
+        row.append(round(scores[metric].recall, 4))
+    nulls = sum(1 for page in pages if not result.texts[page.page_id].strip())
+    median = statistics.median(result.millis[page.page_id] for page in pages)
+    return [*row, nulls, round(median, 2)], {**scores, "median": median}
+
+
+def run_comparison(
+    names: list[str],
+    peers: dict[str, ExtractorFn],
+    pages: list[BenchPage],
+    root: Path,
+    args: argparse.Namespace,
+) -> int:
+    from extractors.registry import COMBINE, DEFAULT
+
+    scored = [page for page in pages if not args.half or page.half == args.half]
+    print(
+        f"{DATASET_NAME}: {len(scored)} pages in {root}"
+        + (f" (half {args.half})" if args.half else "")
+    )
+    print("one parse per page shared by every extractor; times include the parse\n")
+    results = measure_shared(names, pages)
+    results.update({name: measure(name, peer, pages) for name, peer in peers.items()})
+    rows, summaries = [], {}
+    for name, result in results.items():
+        row, summaries[name] = comparison_row(result, scored)
+        rows.append(row)
+    print(render_table(COMPARISON_HEADERS, rows))
+    print(
+        "\nF1/P/R: the benchmark's shingle metric; word: seed 004 (Equation 5); char: seed 000; "
+        "CleanEval (CE): seed 001's text-only score. NULL: pages with no article."
+    )
+    _print_findings(summaries, DEFAULT, COMBINE)
+    if args.output:
+        _write_output(args.output, results, scored)
+        print(f"\nper-page results -> {args.output}")
+    return 0
+
+
+def _print_findings(summaries: dict[str, dict[str, Any]], default: str, combine: str) -> None:
+    from extractors.evaluation import SHINGLES
+
+    if "boilerpipe" in summaries and "boilerpipe-tree:2" in summaries:
+        plain = summaries["boilerpipe"][SHINGLES].precision
+        tree = summaries["boilerpipe-tree:2"][SHINGLES].precision
+        verdict = "higher" if tree > plain else "NOT higher"
+        print(
+            f"seed 003: the tree filter at depth 2 has {verdict} precision than plain "
+            f"Boilerpipe ({tree:.4f} vs {plain:.4f})"
+        )
+    if default not in summaries:
+        return
+    chain = summaries[default]
+    combinations = {name: s for name, s in summaries.items() if combine in name}
+    if not combinations:
+        return
+
+    def describe(name: str) -> str:
+        summary = summaries[name]
+        ratio = summary["median"] / chain["median"] if chain["median"] else float("inf")
+        return f"{name} (F1 {summary[SHINGLES].f1:.4f} at {ratio:.2f}x its time)"
+
+    winners = [
+        name
+        for name, summary in combinations.items()
+        if summary[SHINGLES].f1 > chain[SHINGLES].f1
+        and summary["median"] <= MAX_TIME_RATIO * chain["median"]
+    ]
+    baseline = f"the default chain (F1 {chain[SHINGLES].f1:.4f})"
+    if winners:
+        print(f"combinations that beat {baseline}: " + ", ".join(map(describe, winners)))
+        return
+    best = max(combinations, key=lambda name: combinations[name][SHINGLES].f1)
+    print(
+        f"no combination beats {baseline} at <= {MAX_TIME_RATIO:g}x its time; "
+        f"best: {describe(best)}"
+    )
