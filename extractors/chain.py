@@ -6,7 +6,7 @@ import logging
 from collections.abc import Callable
 
 from extractors.article import HEADING, Article, Block, Extraction, running_text
-from extractors.document import Document, DocumentError, parse_document
+from extractors.document import Document
 from extractors.dom import extract_dom
 from extractors.jsonld import jsonld_objects
 from extractors.metadata import Metadata, extract_metadata
@@ -22,17 +22,6 @@ MIN_BODY_CHARS = 250
 NULL_NO_CONTENT = "no_content"
 NULL_TOO_SHORT = "too_short"
 NULL_EXTRACTOR_ERROR = "extractor_error"
-
-
-def extract_verbose(
-    page: str | bytes, url: str | None = None, *, encoding: str | None = None
-) -> Extraction:
-    """Extract the article of `page`, or NULL with the reason. Never raises on bad input."""
-    try:
-        document = parse_document(page, url, encoding=encoding)
-    except DocumentError as error:
-        return Extraction(article=None, reason=error.reason)
-    return guarded(lambda: run_chain(document), url)
 
 
 def guarded(run: Callable[[], Extraction], url: str | None) -> Extraction:

@@ -47,32 +47,27 @@ class UnknownExtractorError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Stage:
-    name: str  # canonical name, parameter included
     method: str  # the Article's `method`
     run: SelectFn
 
 
 def _boilerpipe(parameter: str | None) -> Stage:
     _no_parameter("boilerpipe", parameter)
-    return Stage(
-        "boilerpipe", boilerpipe.METHOD, lambda tree, allowed, _: boilerpipe.select(tree, allowed)
-    )
+    return Stage(boilerpipe.METHOD, lambda tree, allowed, _: boilerpipe.select(tree, allowed))
 
 
 def _boilerpipe_tree(parameter: str | None) -> Stage:
     depth = treefilter.DEFAULT_DEPTH if parameter is None else _int(parameter, "boilerpipe-tree")
     if not 1 <= depth <= MAX_TREE_DEPTH:
         raise UnknownExtractorError(f"boilerpipe-tree depth must be 1..{MAX_TREE_DEPTH}")
-    name = "boilerpipe-tree" if parameter is None else f"boilerpipe-tree:{depth}"
     return Stage(
-        name, treefilter.METHOD, lambda tree, allowed, _: treefilter.select(tree, depth, allowed)
+        treefilter.METHOD, lambda tree, allowed, _: treefilter.select(tree, depth, allowed)
     )
 
 
 def _justext(parameter: str | None) -> Stage:
     _no_parameter("justext", parameter)
     return Stage(
-        "justext",
         justext.METHOD,
         lambda tree, allowed, language: justext.select(tree, allowed, language=language),
     )
@@ -81,7 +76,6 @@ def _justext(parameter: str | None) -> Stage:
 def _justext_nostoplist(parameter: str | None) -> Stage:
     _no_parameter("justext-nostoplist", parameter)
     return Stage(
-        "justext-nostoplist",
         f"{justext.METHOD}_nostoplist",
         lambda tree, allowed, _: justext.select(tree, allowed, use_stoplist=False),
     )
@@ -94,7 +88,6 @@ def _cetr(
         if variant is not cetr.Variant.THRESHOLD:
             _no_parameter(base, parameter)
         coefficient = cetr.DEFAULT_LAMBDA if parameter is None else _float(parameter, base)
-        name = base if parameter is None else f"{base}:{coefficient:g}"
 
         def run(
             tree: Element, allowed: Collection[RunKey] | None, _: str | None
@@ -107,7 +100,7 @@ def _cetr(
                 long_line_chars=long_line_chars,
             )
 
-        return Stage(name, cetr.METHODS[variant], run)
+        return Stage(cetr.METHODS[variant], run)
 
     return make
 
