@@ -1,8 +1,14 @@
-"""Per-domain counters in Scrapy stats, under `domain/<publisher domain>/<counter>`."""
+"""Per-domain counters in Scrapy stats, under `domain/<publisher domain>/<counter>`.
+
+Every stage counts its per-domain events with `inc_domain` and its per-domain timings with
+`observe_domain`. Monitoring (crawler/monitoring) subscribes to both with `watch_domains`, so a
+counter a stage adds tomorrow reaches Redis, the dashboard and Prometheus with no code change.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
+from weakref import WeakKeyDictionary
 
 from scrapy import signals
 from scrapy.crawler import Crawler
@@ -17,10 +23,53 @@ ARTICLES = "articles"
 NULL = "null"
 DUPLICATES = "duplicates"  # exact or near-duplicate copies of an earlier article
 ERRORS = "errors"
+EXTRACT_METHOD = "method"  # method/<method>: articles by extraction method
+# Counters whose `<name>/<value>` children break the count down by one label (NULL by reason,
+# errors by reason, articles by extraction method): (metric name, label) for Prometheus.
+BREAKDOWN_LABELS = {
+    NULL: ("null", "reason"),
+    ERRORS: ("errors", "reason"),
+    EXTRACT_METHOD: ("extracted", "method"),
+}
+# Timings (seconds) recorded with observe_domain.
+FETCH_TIME = "fetch"  # response headers received, from the request's download_latency
+EXTRACTION_TIME = "extraction"  # HTML -> article or NULL
+
+
+class DomainListener(Protocol):
+    """What `watch_domains` subscribes: called synchronously on the reactor thread."""
+
+    def domain_inc(self, domain: str, counter: str, count: int) -> None: ...
+
+    def domain_observe(self, domain: str, timing: str, seconds: float) -> None: ...
+
+
+_listeners: WeakKeyDictionary[StatsCollector, DomainListener] = WeakKeyDictionary()
+
+
+def watch_domains(stats: StatsCollector, listener: DomainListener | None) -> None:
+    """Subscribe `listener` to every inc_domain/observe_domain on `stats` (None unsubscribes)."""
+    if listener is None:
+        _listeners.pop(stats, None)
+    else:
+        _listeners[stats] = listener
 
 
 def inc_domain(stats: StatsCollector, domain: str, counter: str, count: int = 1) -> None:
     stats.inc_value(f"{DOMAIN_PREFIX}{domain}/{counter}", count)
+    listener = _listeners.get(stats)
+    if listener is not None:
+        listener.domain_inc(domain, counter, count)
+
+
+def observe_domain(stats: StatsCollector, domain: str, timing: str, seconds: float) -> None:
+    """Record one timing: its sum and count go to stats (`domain/<d>/seconds/<timing>/sum|count`),
+    the full distribution to monitoring."""
+    stats.inc_value(f"{DOMAIN_PREFIX}{domain}/seconds/{timing}/sum", seconds)
+    stats.inc_value(f"{DOMAIN_PREFIX}{domain}/seconds/{timing}/count")
+    listener = _listeners.get(stats)
+    if listener is not None:
+        listener.domain_observe(domain, timing, seconds)
 
 
 def domain_table(stats: dict[str, Any]) -> dict[str, dict[str, int]]:

@@ -19,7 +19,7 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import DropItem
 from scrapy.statscollectors import StatsCollector
 
-from crawler.domainstats import NULL, inc_domain
+from crawler.domainstats import EXTRACT_METHOD, EXTRACTION_TIME, NULL, inc_domain, observe_domain
 from crawler.items import TRANSIENT_FIELDS
 from extractors import Article, extract_verbose
 from extractors.registry import validate
@@ -28,7 +28,6 @@ from pipelines.dedup import content_hash
 log = logging.getLogger(__name__)
 
 # Per-domain counter prefix for the extraction method: domain/<domain>/method/<method>.
-EXTRACT_METHOD = "method"
 
 
 class ExtractionPipeline:
@@ -56,7 +55,9 @@ class ExtractionPipeline:
             encoding=item.get("http_encoding"),
             extractor=self.extractor,
         )
-        self.stats.inc_value("extract/seconds", time.process_time() - started)
+        elapsed = time.process_time() - started
+        self.stats.inc_value("extract/seconds", elapsed)
+        observe_domain(self.stats, item.get("domain") or "unknown", EXTRACTION_TIME, elapsed)
         entry = item.get("feed_entry") or {}
         if not self.keep_html:
             for name in TRANSIENT_FIELDS:

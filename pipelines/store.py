@@ -139,3 +139,41 @@ class RedisKeys:
         return self.key(f"{{sink:{name}}}", "seen", url_digest)
 
     # --- monitoring ---------------------------------------------------------------------
+    # Per-domain keys expire when a domain goes quiet (MONITOR_RETENTION_SECONDS for series,
+    # MONITOR_COUNTERS_TTL_SECONDS for totals); the shared ones are bounded by trimming.
+
+    def monitor_meta(self) -> str:
+        """Hash: how the crawlers bucket time (bucket_seconds, retention_seconds, ...)."""
+        return self.key("mon", "meta")
+
+    def monitor_domains(self) -> str:
+        """Sorted set: every monitored domain, scored by when it was last active."""
+        return self.key("mon", "domains")
+
+    def monitor_counters(self, domain: str) -> str:
+        """Hash: a domain's total counters and timings (field = counter name)."""
+        return self.key("mon", f"{{{domain}}}", "counters")
+
+    def monitor_series(self, domain: str) -> str:
+        """Hash: a domain's counters per time bucket (field = "<bucket>:<counter>")."""
+        return self.key("mon", f"{{{domain}}}", "series")
+
+    def monitor_pages(self, domain: str) -> str:
+        """List: a domain's recent page outcomes, oldest first ("n" NULL, "a<chars>")."""
+        return self.key("mon", f"{{{domain}}}", "pages")
+
+    def monitor_alerts(self) -> str:
+        """Hash: active alerts, "<domain>|<kind>" -> alert JSON."""
+        return self.key("mon", "alerts")
+
+    def monitor_alert_log(self) -> str:
+        """List: the latest alert events (fired and resolved), oldest first."""
+        return self.key("mon", "alert-log")
+
+    def monitor_workers(self) -> str:
+        """Hash: crawler worker id -> JSON heartbeat (last flush, metrics URL)."""
+        return self.key("mon", "workers")
+
+    def monitor_evaluation_lock(self) -> str:
+        """String with a TTL: the worker that runs the time-based alert rules this round."""
+        return self.key("mon", "evaluation-lock")

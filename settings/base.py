@@ -167,6 +167,47 @@ NEWSHARVEST_STATE_DIR = os.environ.get("NEWSHARVEST_STATE_DIR", ".newsharvest")
 
 # --- Monitoring -------------------------------------------------------------------------------
 
+# Per-domain counters, timings and alerts: in Redis when REDIS_URL is set (shared by workers),
+# else in memory with a snapshot in NEWSHARVEST_STATE_DIR/monitor.json for `newsharvest monitor`.
+EXTENSIONS["crawler.monitoring.extension.MonitoringExtension"] = 510  # after DomainItemStats
+MONITOR_ENABLED = True  # costs well under 5% of throughput (`newsharvest bench monitoring`)
+MONITOR_FLUSH_SECONDS = 1.0  # batch events this long, then one store round trip
+MONITOR_EVALUATE_SECONDS = 60.0  # how often the time rules (errors, yield, stale) run
+MONITOR_EVALUATE_BATCH = 1_000  # domains the time rules read per round (bounds each round)
+MONITOR_SNAPSHOT_SECONDS = 5.0  # local crawls: how often monitor.json is rewritten
+MONITOR_BUCKET_SECONDS = 300.0  # time-series resolution of charts and time rules
+MONITOR_RETENTION_SECONDS = 48 * 3600.0  # series kept this long (yield baseline = this window)
+MONITOR_COUNTERS_TTL_SECONDS = 30 * 86400.0  # a domain silent this long is forgotten in Redis
+# Prometheus /metrics endpoint: off by default, because a one-off `scrapy crawl` should not
+# open a listening socket nor fight another crawl for a fixed port; set a port (0 = any free
+# one) where Prometheus scrapes workers (docker-compose.yml sets 9410).
+MONITOR_PROMETHEUS_PORT = os.environ.get("NEWSHARVEST_PROMETHEUS_PORT", "")
+MONITOR_PROMETHEUS_ADDRESS = os.environ.get("NEWSHARVEST_PROMETHEUS_ADDRESS", "127.0.0.1")
+MONITOR_TIMING_BUCKETS_SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+MONITOR_TIMING_BUCKETS = {  # histogram buckets per timing (few: one series per domain each)
+    "fetch": [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    "extraction": [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25],
+}
+# Alert thresholds. Page rules compare a domain's last WINDOW pages with the pages before them.
+MONITOR_ALERT_WINDOW_PAGES = 20  # a redesign is caught within about this many pages
+MONITOR_ALERT_MIN_BASELINE_PAGES = 20  # a domain's own past needed before judging it
+MONITOR_ALERT_RATE_JUMP = 0.3  # NULL/thin share must rise by 30 points over the baseline...
+MONITOR_ALERT_P_VALUE = 1e-5  # ...and be that unlikely by chance (Fisher exact, one-sided)
+MONITOR_ALERT_THIN_RATIO = 0.3  # an article under 30% of the domain's median length is thin
+MONITOR_ALERT_ERROR_WINDOW_SECONDS = 900.0  # errors rule looks at the last 15 minutes
+MONITOR_ALERT_ERROR_RATE = 0.2  # ...and fires when 20% of the domain's requests failed
+MONITOR_ALERT_ERROR_MIN = 5  # ...and at least this many did (one 404 is not an outage)
+MONITOR_ALERT_YIELD_WINDOW_SECONDS = 3 * 3600.0  # yield rule: articles per poll, last 3 h...
+MONITOR_ALERT_YIELD_DROP_RATIO = 0.25  # ...under a quarter of the baseline's...
+MONITOR_ALERT_YIELD_MIN_EXPECTED = 10.0  # ...when the baseline expects at least 10 articles
+MONITOR_ALERT_STALE_FACTOR = 4.0  # feed stale: silent for 4x its usual publishing interval...
+MONITOR_ALERT_STALE_MIN_SECONDS = 6 * 3600.0  # ...and at least 6 hours...
+MONITOR_ALERT_STALE_MIN_POLLS = 3  # ...while we polled it at least 3 times
+MONITOR_ALERT_STALE_MIN_ARTICLES = 5  # publishing cadence needs a few articles to know
+# `newsharvest monitor`: where the dashboard listens.
+MONITOR_DASHBOARD_ADDRESS = "127.0.0.1"
+MONITOR_DASHBOARD_PORT = 8787
+
 # --- Hostile input and faults -----------------------------------------------------------------
 
 # --- Throughput -------------------------------------------------------------------------------

@@ -14,3 +14,10 @@ AUTOTHROTTLE_START_DELAY = 0.05  # latency is known after the first response any
 AUTOTHROTTLE_TARGET_CONCURRENCY = 8.0  # let AutoThrottle keep several requests in flight
 CONCURRENT_REQUESTS_PER_DOMAIN = 8  # the fixture is ours
 RETRY_TIMES = 0  # a fixture error is a bug to see, not to retry
+
+# Monitoring at fixture speed: a crawl lasts seconds, so time buckets and rounds are short.
+MONITOR_BUCKET_SECONDS = 1.0
+MONITOR_RETENTION_SECONDS = 3600.0
+MONITOR_EVALUATE_SECONDS = 1.0
+MONITOR_SNAPSHOT_SECONDS = 1.0
+MONITOR_FLUSH_SECONDS = 0.5
