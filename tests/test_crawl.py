@@ -5,21 +5,26 @@ from __future__ import annotations
 import json
 import subprocess
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
 from tests.crawlers import CRAWL_TIMEOUT_SECONDS, ROOT, crawl_command, crawl_env
-from tests.fixtures.newsroom import Newsroom, NewsroomServer, RequestRecord
+from tests.fixtures.newsroom import Newsroom, NewsroomServer, Redesign, RequestRecord
 
 
 def run_crawl(
-    room: Newsroom, output: Path, *settings: str, feeds: list[str] | None = None
+    room: Newsroom,
+    output: Path,
+    *settings: str,
+    feeds: list[str] | None = None,
+    redesigns: Sequence[Redesign] = (),
 ) -> tuple[subprocess.CompletedProcess[str], list[RequestRecord]]:
     """Run `scrapy crawl feeds` as a user would, against the fixture (all its feeds, or
-    `feeds`), writing JSON Lines. Returns the process result and every request the fixture
-    served."""
-    with NewsroomServer(room, port=0) as server:
+    `feeds`; `redesigns` switch templates mid-run), writing JSON Lines. Returns the process
+    result and every request the fixture served."""
+    with NewsroomServer(room, port=0, redesigns=redesigns) as server:
         command = crawl_command(feeds or room.feed_urls, server.proxy_url, settings)
         # The local profile's embedded index goes beside the output, not the repo.
         command += ["-O", f"{output}:jsonlines"]

@@ -22,7 +22,16 @@ import pytest
 from lxml import etree
 from lxml import html as lxml_html
 
-from tests.fixtures.newsroom import BASE_DATE, Block, Newsroom, NewsroomServer, Page, textgen
+from extractors import extract_verbose
+from tests.fixtures.newsroom import (
+    BASE_DATE,
+    Block,
+    Newsroom,
+    NewsroomServer,
+    Page,
+    Redesign,
+    textgen,
+)
 from tests.fixtures.newsroom.model import BLOCK_KINDS, PAGE_KINDS, TABLE_CELL_SEPARATOR
 from tests.fixtures.newsroom.styles import STYLES, WIRE
 
@@ -575,6 +584,43 @@ def test_server_answers_proxy_and_host_header_requests(room: Newsroom) -> None:
     assert log[0].host == "wirewatch.test" and log[0].target == path and log[0].status == 200
     with pytest.raises(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
         pass
+
+
+def test_redesign_switches_a_domain_template_after_n_pages(room: Newsroom) -> None:
+    herald = room.pages_on("dailyherald.test")
+    other = next(p for p in room.articles() if p.domain == "metroledger.test")
+    redesigns = [
+        Redesign("dailyherald.test", after_pages=2, kind="client_side"),
+        Redesign("valleytimes.test", after_pages=0, kind="server_error"),
+    ]
+    with NewsroomServer(room, port=0, redesigns=redesigns) as server:
+        feed = request(server.port, "http://dailyherald.test/rss.xml", {})
+        bodies = [request(server.port, page.url, {})[2] for page in herald[:4]]
+        assert request(server.port, other.url, {})[2] == fetch(room, other.url)[2]
+        valley = next(p for p in room.pages_on("valleytimes.test"))
+        assert request(server.port, valley.url, {})[0] == 503
+    assert feed[0] == 200  # feeds never change: the site still "publishes"
+    assert bodies[:2] == [fetch(room, page.url)[2] for page in herald[:2]]
+    assert all(b"window.__INITIAL_STATE__" in body for body in bodies[2:])
+    article = next(page for page in herald[2:4] if page.kind == "article")
+    assert extract_verbose(bodies[herald.index(article)], article.url).article is None
+    served = [(r.target, r.redesign) for r in server.request_log if r.host == "dailyherald.test"]
+    assert [kind for _, kind in served] == ["", "", "", "client_side", "client_side"]
+    with pytest.raises(ValueError, match="unknown redesign"):
+        Redesign("dailyherald.test", 1, kind="fancy")
+    with pytest.raises(ValueError, match="unknown domains"):
+        NewsroomServer(room, redesigns=[Redesign("nowhere.test", 1)])
+
+
+def test_boilerplate_redesign_leaves_a_thin_article_or_null(room: Newsroom) -> None:
+    for page in room.articles()[:10]:
+        host, path = split_url(page.url)
+        body = room.render_redesigned(host, path, "boilerplate")[2]
+        result = extract_verbose(body, page.url)
+        assert result.article is None or len(result.article.text) < 0.6 * len(page.text)
+        assert room.render_redesigned(host, "/robots.txt", "boilerplate") == room.render(
+            host, "/robots.txt"
+        )
 
 
 def test_server_handles_concurrent_keep_alive_clients(room: Newsroom) -> None:

@@ -198,25 +198,28 @@ def scan_pages(
     now: float,
 ) -> tuple[list[Alert], list[Alert]]:
     """Page rules over a domain's outcomes (oldest first; the last n_new just arrived).
-    Returns (newly fired, resolved); `active` maps kind -> the domain's active alerts."""
+    Returns (newly fired, resolved); `active` maps kind -> the domain's active alerts.
+
+    `null_rate` counts NULL pages. `thin_articles` counts pages without a full article (NULL,
+    or an article under `thin_ratio` of the domain's median length), so a redesign that leaves
+    a mix of NULLs and slivers of boilerplate is caught as fast as one that leaves only NULLs;
+    it stays quiet while `null_rate` already speaks for the domain.
+    """
     fired: list[Alert] = []
     resolved: list[Alert] = []
     start = len(history) - n_new
     null_flags = [outcome.null for outcome in history]
     _judge(NULL_RATE, domain, null_flags, history, start, active, th, now, fired, resolved)
-    articles = [(i, o) for i, o in enumerate(history) if not o.null]
-    base_chars = [o.chars for i, o in articles[: max(0, len(articles) - th.window_pages)]]
-    if len(base_chars) >= th.min_baseline_pages:
-        thin_below = th.thin_ratio * statistics.median(base_chars)
-        thin_flags = [o.chars < thin_below for _, o in articles]
-        article_start = next((k for k, (i, _) in enumerate(articles) if i >= start), len(articles))
-        pages = [o for _, o in articles]
-        usual = thin_below / th.thin_ratio
-        unit = f"under {th.thin_ratio:.0%} of the usual {usual:,.0f} characters"
-        _judge(
-            THIN_ARTICLES, domain, thin_flags, pages, article_start, active, th, now, fired,
-            resolved, unit=unit,
-        )  # fmt: skip
+    articles = [o.chars for o in history[: max(0, len(history) - th.window_pages)] if not o.null]
+    if len(articles) < th.min_baseline_pages:
+        return fired, resolved
+    thin_below = th.thin_ratio * statistics.median(articles)
+    if fired or (NULL_RATE in active and THIN_ARTICLES not in active):
+        return fired, resolved
+    thin_flags = [o.null or o.chars < thin_below for o in history]
+    what = f"NULL or under {th.thin_ratio:.0%} of the usual {thin_below / th.thin_ratio:,.0f} chars"
+    _judge(THIN_ARTICLES, domain, thin_flags, history, start, active, th, now, fired, resolved,
+           unit=what)  # fmt: skip
     return fired, resolved
 
 

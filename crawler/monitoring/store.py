@@ -92,6 +92,13 @@ class StoreConfig:
     counters_ttl_seconds: float = 30 * 86400.0
     history_pages: int = 200
 
+    def __post_init__(self) -> None:
+        if self.bucket_seconds <= 0 or self.retention_seconds < self.bucket_seconds:
+            raise ValueError(
+                "MONITOR_BUCKET_SECONDS must be > 0 and <= MONITOR_RETENTION_SECONDS, not "
+                f"{self.bucket_seconds} and {self.retention_seconds}"
+            )
+
     @classmethod
     def from_settings(cls, settings: Any, history_pages: int) -> StoreConfig:
         return cls(
@@ -311,7 +318,7 @@ class RedisStore:
                 pipe.expire(series, series_ttl)
                 if self._trimmed.get(domain) != period:
                     self._trimmed[domain] = period
-                    self._trim(keys=[series], args=[oldest], client=pipe)
+                    await self._trim(keys=[series], args=[oldest], client=pipe)  # queued
             if delta.outcomes:
                 pages = keys.monitor_pages(domain)
                 pipe.rpush(pages, *(outcome.encode() for outcome in delta.outcomes))
