@@ -26,7 +26,6 @@ from scrapy.exceptions import NotConfigured
 from scrapy.http import Request, Response
 from scrapy.utils.defer import deferred_from_coro
 from twisted.internet import task
-from twisted.internet.defer import Deferred
 
 from crawler.domainstats import FETCH_TIME, NULL, observe_domain, watch_domains
 from crawler.monitoring.alerts import Alert, DomainView, Outcome, Thresholds, scan_pages, scan_time
@@ -176,10 +175,7 @@ class MonitoringExtension:
 
     # --- lifecycle -----------------------------------------------------------------------------
 
-    def spider_opened(self) -> Deferred:
-        return deferred_from_coro(self._open())
-
-    async def _open(self) -> None:
+    async def spider_opened(self) -> None:
         if self.redis_url:
             store = RedisStore(async_redis(self.redis_url), self.keys, self.config)
             await store.open()
@@ -207,10 +203,7 @@ class MonitoringExtension:
         self.stats.set_value("monitor/prometheus_port", port)
         log.info("Prometheus metrics at %s", self.metrics_url)
 
-    def spider_closed(self) -> Deferred:
-        return deferred_from_coro(self._close())
-
-    async def _close(self) -> None:
+    async def spider_closed(self) -> None:
         if self._loop is not None and self._loop.running:
             self._loop.stop()
         if self.store is not None:
