@@ -1,0 +1,182 @@
+"""The dashboard in a real browser: headless Chromium loads `newsharvest monitor` while a
+Redis-backed crawl of the fixture runs (one domain redesigned mid-crawl), and we assert on what
+it rendered: one row per domain, a chart per row, the alert. Screenshot and DOM are saved to
+test-artifacts/ (gitignored). Chromium comes from Debian (`apt-get install chromium`), installed
+here when missing."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from lxml import html as lxml_html
+from prometheus_client.parser import text_string_to_metric_families
+
+from tests.fixtures.newsroom import Newsroom, NewsroomServer, Redesign
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM_FLAGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--virtual-time-budget=4000",  # let the page's fetch + render finish before dumping
+]  # fmt: skip
+APT_TIMEOUT_SECONDS = 900
+BROWSER_TIMEOUT_SECONDS = 60
+ALERT_TIMEOUT_SECONDS = 90
+BROKEN_DOMAIN = "dailyherald.test"
+REDESIGN_AFTER_PAGES = 30
+
+
+def ensure_chromium() -> str:
+    """Debian's chromium, installed quietly (and idempotently) when missing."""
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if found:
+        return found
+    if os.geteuid() != 0 or not shutil.which("apt-get"):
+        pytest.fail("the dashboard test needs Chromium: run `apt-get install -y chromium` as root",
+                    pytrace=False)  # fmt: skip
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    install = ["apt-get", "install", "-y", "-qq", "--no-install-recommends", "chromium"]
+    result = subprocess.run(install, env=env, capture_output=True, text=True,
+                            timeout=APT_TIMEOUT_SECONDS, check=False)  # fmt: skip
+    if result.returncode != 0:  # a fresh machine may have no package lists yet
+        subprocess.run(["apt-get", "update", "-qq"], env=env, capture_output=True,
+                       timeout=APT_TIMEOUT_SECONDS, check=False)  # fmt: skip
+        result = subprocess.run(install, env=env, capture_output=True, text=True,
+                                timeout=APT_TIMEOUT_SECONDS, check=False)  # fmt: skip
+    found = shutil.which("chromium")
+    if result.returncode != 0 or not found:
+        pytest.fail(f"could not install Chromium with `{' '.join(install)}`:\n"
+                    f"{result.stderr[-2000:]}", pytrace=False)  # fmt: skip
+    return found
+
+
+def browser(chromium: str, profile: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    command = [chromium, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *args]
+    return subprocess.run(command, capture_output=True, text=True,
+                          timeout=BROWSER_TIMEOUT_SECONDS, check=False)  # fmt: skip
+
+
+def get_json(url: str) -> dict:
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return json.loads(response.read())
+
+
+def stop(process: subprocess.Popen) -> None:
+    if process.poll() is None:
+        process.send_signal(signal.SIGINT)  # Scrapy and the monitor both stop cleanly on it
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@pytest.fixture(scope="module")
+def chromium() -> str:
+    return ensure_chromium()
+
+
+@pytest.fixture
+def live_dashboard(redis_url: str, redis_prefix: str, tmp_path: Path) -> Iterator[tuple]:
+    """A crawl running against the fixture and `newsharvest monitor` reading its Redis."""
+    tmp_path = tmp_path / "crawl"
+    tmp_path.mkdir()
+    room = Newsroom(seed=1, n_domains=6, articles_per_domain=150)
+    redesign = Redesign(BROKEN_DOMAIN, REDESIGN_AFTER_PAGES, "client_side")
+    env = {"SCRAPY_SETTINGS_MODULE": "settings.fixture", "PATH": "/usr/bin:/bin"}
+    with NewsroomServer(room, port=0, redesigns=[redesign]) as server:
+        crawl_log = (tmp_path / "crawl.log").open("w")
+        crawl = subprocess.Popen(
+            [sys.executable, "-m", "scrapy", "crawl", "feeds",
+             "-a", "feeds=" + ",".join(room.feed_urls),
+             "-O", f"{tmp_path / 'articles.jsonl'}:jsonlines",
+             "-s", f"NEWSHARVEST_PROXY={server.proxy_url}",
+             "-s", f"REDIS_URL={redis_url}", "-s", f"REDIS_KEY_PREFIX={redis_prefix}",
+             "-s", "MONITOR_PROMETHEUS_PORT=0",
+             "-s", "DOWNLOAD_DELAY=0.1",  # slow enough to still be running when we look
+             "-s", "CONCURRENT_REQUESTS_PER_DOMAIN=2", "-s", "LOG_LEVEL=INFO"],
+            cwd=ROOT, env=env, stdout=crawl_log, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        monitor = subprocess.Popen(
+            [sys.executable, "-m", "crawler.cli", "monitor", "--port", "0",
+             "--redis-url", redis_url, "--redis-prefix", redis_prefix],
+            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        try:
+            line = monitor.stdout.readline() if monitor.stdout else ""
+            assert line.startswith("dashboard: http://127.0.0.1:"), line + monitor.stderr.read()
+            yield room, crawl, line.split()[1], tmp_path / "crawl.log"
+        finally:
+            stop(monitor)
+            stop(crawl)
+            crawl_log.close()
+
+
+@pytest.mark.slow
+def test_dashboard_renders_rows_charts_and_the_alert_in_chromium(
+    chromium: str, live_dashboard: tuple, tmp_path: Path
+) -> None:
+    room, crawl, url, crawl_log = live_dashboard
+    deadline = time.monotonic() + ALERT_TIMEOUT_SECONDS
+    state: dict = {}
+    while time.monotonic() < deadline:
+        state = get_json(url + "api/state")
+        if any(a["domain"] == BROKEN_DOMAIN for a in state["alerts"]):
+            break
+        assert crawl.poll() is None, crawl_log.read_text()[-3000:]
+        time.sleep(0.5)
+    else:
+        pytest.fail(f"no alert for {BROKEN_DOMAIN} within {ALERT_TIMEOUT_SECONDS} s: {state}")
+    assert crawl.poll() is None, "the crawl should still be running while we look"
+
+    # The crawler's own Prometheus endpoint says the same, with a domain label.
+    metrics_url = next(w["metrics_url"] for w in state["workers"] if w["metrics_url"])
+    with urllib.request.urlopen(metrics_url, timeout=10) as response:
+        samples = {
+            (sample.name, tuple(sorted(sample.labels.items()))): sample.value
+            for family in text_string_to_metric_families(response.read().decode())
+            for sample in family.samples
+        }
+    assert samples[("newsharvest_domain_alert",
+                    (("domain", BROKEN_DOMAIN), ("kind", "null_rate")))] == 1  # fmt: skip
+    assert samples[("newsharvest_domain_fetched_total", (("domain", "wirewatch.test"),))] > 0
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    dumped = browser(chromium, tmp_path / "profile-dom", "--dump-dom", url)
+    assert dumped.returncode == 0, dumped.stderr[-2000:]
+    (ARTIFACTS / "dashboard.html").write_text(dumped.stdout)
+    page = lxml_html.fromstring(dumped.stdout)
+    assert page.xpath("//body/@data-ready") == ["1"]
+    rows = page.xpath("//tbody[@id='rows']/tr")
+    assert sorted(row.get("data-domain") for row in rows) == sorted(room.domains)
+    assert rows[0].get("data-domain") == BROKEN_DOMAIN  # alerting domains sort first
+    for row in rows:
+        chart = row.xpath(".//svg[contains(@class, 'chart')]")
+        assert len(chart) == 1 and chart[0].xpath(".//*[local-name()='rect']"), row.get(
+            "data-domain"
+        )
+        assert chart[0].xpath(".//*[local-name()='path' and @class='null']")
+    alerts = page.xpath("//ul[@id='alerts']/li[contains(@class, 'alert')]")
+    assert [(a.get("data-domain"), a.get("data-kind")) for a in alerts] == [
+        (BROKEN_DOMAIN, "null_rate")
+    ]
+    assert "NULL rate" in alerts[0].text_content()
+    assert "crawling" in page.get_element_by_id("status").text_content()
+
+    shot = ARTIFACTS / "dashboard.png"
+    shot.unlink(missing_ok=True)
+    taken = browser(chromium, tmp_path / "profile-shot", "--window-size=1400,1100",
+                    f"--screenshot={shot}", url)  # fmt: skip
+    assert taken.returncode == 0, taken.stderr[-2000:]
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
