@@ -62,3 +62,16 @@ def test_distributed_profile_shares_everything_through_redis() -> None:
 
 def test_scrapy_cfg_defaults_to_the_local_profile() -> None:
     assert "default = settings.local" in (ROOT / "scrapy.cfg").read_text()
+
+
+def test_compose_serves_the_dashboard_and_prometheus_scrapes_every_worker() -> None:
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    services = compose["services"]
+    port = services["crawler"]["environment"]["NEWSHARVEST_PROMETHEUS_PORT"]
+    assert services["monitor"]["command"][:2] == ["newsharvest", "monitor"]
+    assert services["monitor"]["environment"]["REDIS_URL"].startswith("redis://redis:")
+    prometheus = yaml.safe_load((ROOT / "deploy" / "prometheus.yml").read_text())
+    discovery = prometheus["scrape_configs"][0]["dns_sd_configs"][0]
+    assert discovery["names"] == ["crawler"] and str(discovery["port"]) == port
+    mounted = services["prometheus"]["volumes"][0]
+    assert mounted.startswith("./deploy/prometheus.yml:")

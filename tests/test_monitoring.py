@@ -4,6 +4,7 @@ metrics, and the redesign alert end to end against the news-site fixture."""
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import time
 from collections import Counter
@@ -46,6 +47,7 @@ from crawler.monitoring.store import (
 from pipelines.store import RedisKeys, async_redis
 from settings import local as local_profile
 from tests.fixtures.newsroom import Newsroom, Redesign
+from tests.test_cli import newsharvest
 from tests.test_crawl import run_crawl
 
 TH = Thresholds()
@@ -436,3 +438,41 @@ def test_redesign_crawl_counts_every_domain(redesign_crawl) -> None:
         assert counters["seconds/fetch/count"] > 0 and counters["seconds/extraction/count"] > 0
         assert sum(counts.get("fetched", 0) for counts in view.series.values()) == fetched
     assert not state.running
+
+
+# --- the commands ------------------------------------------------------------------------------
+
+
+def test_monitor_print_shows_the_table_and_alerts_of_a_local_crawl(tmp_path: Path) -> None:
+    config = StoreConfig(bucket_seconds=1, retention_seconds=60)
+    store = MemoryStore(config)
+    now = time.time()
+    for batch in make_batches(now, config):
+        asyncio.run(store.apply(batch, now))
+    alert = Alert("a.test", NULL_RATE, "NULL rate 90% over the last 20 pages", now, 0.9, 0.05)
+    asyncio.run(store.fire(alert))
+    write_snapshot(tmp_path / "monitor.json", store.snapshot(now, running=False))
+    result = newsharvest("monitor", "--print", "--state-dir", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("domain"))
+    assert lines[header].split()[:4] == ["domain", "yield/h", "articles", "NULL"]
+    row = lines[header + 2].split()
+    assert row[0] == "a.test" and row[2] == "2" and row[3] == "33.3%" and row[-1] == "null_rate"
+    assert "null_rate      a.test: NULL rate 90%" in result.stdout
+    as_json = json.loads(newsharvest("monitor", "--json", "--state-dir", str(tmp_path)).stdout)
+    assert [d["domain"] for d in as_json["domains"]] == ["a.test", "b.test"]
+    assert as_json["domains"][0]["chart"]["articles"][-1] == 2
+    empty = newsharvest("monitor", "--print", "--state-dir", str(tmp_path / "none"))
+    assert empty.returncode == 0 and "no active alerts" in empty.stdout
+
+
+@pytest.mark.slow
+def test_bench_monitoring_runs_and_reports_the_overhead() -> None:
+    result = newsharvest("bench", "monitoring", "--domains", "2", "--articles-per-domain", "10",
+                         "--rounds", "1", "--redis-url", "", "--json")  # fmt: skip
+    assert result.returncode == 0, result.stderr[-2000:]
+    figures = json.loads(result.stdout)
+    assert set(figures) == {"local/off", "local/on"}
+    assert figures["local/on"]["pages"] == figures["local/off"]["pages"] > 20
+    assert "throughput_overhead" in figures["local/on"]

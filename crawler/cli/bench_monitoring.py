@@ -1,0 +1,203 @@
+"""`newsharvest bench monitoring`: what per-domain monitoring costs end to end.
+
+Crawls a larger news-site fixture (default 30 domains x 100 pages) with the real `feeds` spider
+and pipeline, with monitoring off and on, locally (memory store + snapshot file) and with Redis
+(the shared store). Runs are interleaved round by round so machine noise hits every variant
+alike; the fixture pre-renders every page so the server costs next to nothing. Reported per
+variant (medians): pages per second (wall clock, spider open to close), the crawler's CPU
+milliseconds per page (the crawler process only, less noisy than wall time), the time the
+monitor spent flushing, and the overhead of "on" against "off" with the same store settings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from crawler.cli.table import render_table
+
+ROOT = Path(__file__).resolve().parents[2]
+CRAWL_TIMEOUT_SECONDS = 1800
+TARGET_OVERHEAD = 0.05
+# Throughput settings: the fixture is ours, so no politeness delays; robots.txt stays obeyed.
+FAST = (
+    "DOWNLOAD_DELAY=0", "AUTOTHROTTLE_ENABLED=False", "CONCURRENT_REQUESTS=32",
+    "CONCURRENT_REQUESTS_PER_DOMAIN=8", "LOG_LEVEL=INFO",
+)  # fmt: skip
+_STAT = re.compile(r"'([\w/]+)': ([0-9.]+)")
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "monitoring", help="crawl a larger fixture with monitoring off and on; print the cost"
+    )
+    parser.add_argument("--domains", type=int, default=30)
+    parser.add_argument("--articles-per-domain", type=int, default=100)
+    parser.add_argument("--rounds", type=int, default=3, help="runs per variant (interleaved)")
+    parser.add_argument(
+        "--redis-url",
+        default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
+        help="Redis for the shared-store variants ('' to skip them)",
+    )
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.set_defaults(handler=run)
+
+
+@dataclass
+class Run:
+    variant: str
+    elapsed: float  # spider open to close, seconds
+    pages: int  # responses received
+    cpu: float  # crawler process CPU seconds (user + system)
+
+    @property
+    def pages_per_second(self) -> float:
+        return self.pages / self.elapsed
+
+    @property
+    def cpu_ms_per_page(self) -> float:
+        return 1000 * self.cpu / self.pages
+
+
+def run(args: argparse.Namespace) -> int:
+    from tests.fixtures.newsroom import Newsroom, NewsroomServer
+
+    room = Newsroom(seed=1, n_domains=args.domains, articles_per_domain=args.articles_per_domain,
+                    render_cache_size=None)  # fmt: skip
+    prerender(room)
+    variants = {"local/off": ("", False), "local/on": ("", True)}
+    if args.redis_url and redis_answers(args.redis_url):
+        variants |= {"redis/off": (args.redis_url, False), "redis/on": (args.redis_url, True)}
+    elif args.redis_url:
+        print(f"(no Redis answers at {args.redis_url}: local variants only)", file=sys.stderr)
+    print(f"fixture: {len(room.domains)} domains, {len(room.pages)} pages; "
+          f"{args.rounds} round(s) of {', '.join(variants)}", file=sys.stderr)  # fmt: skip
+    runs: list[Run] = []
+    prefix = f"nhbench:{uuid.uuid4().hex[:8]}"
+    names = list(variants)
+    with NewsroomServer(room, port=0) as server, tempfile.TemporaryDirectory() as state:
+        try:
+            for round_number in range(args.rounds):
+                shift = round_number % len(names)
+                for name in names[shift:] + names[:shift]:
+                    url, enabled = variants[name]
+                    runs.append(crawl_once(room, server.proxy_url, name, url, enabled,
+                                           Path(state), prefix))  # fmt: skip
+                    print(f"  round {round_number + 1} {name}: "
+                          f"{runs[-1].pages_per_second:.0f} pages/s", file=sys.stderr)  # fmt: skip
+        finally:
+            if "redis/on" in variants:
+                delete_prefix(args.redis_url, prefix)
+    figures = summarize(runs, names)
+    if args.json:
+        print(json.dumps(figures, indent=2))
+    else:
+        print(report(figures))
+    return 0
+
+
+def prerender(room: Any) -> None:
+    """Render every page, feed and robots.txt once so serving is a cache lookup."""
+    from urllib.parse import urlsplit
+
+    for url in [*room.pages, *room.feed_urls]:
+        parts = urlsplit(url)
+        room.render(parts.netloc, parts.path + (f"?{parts.query}" if parts.query else ""))
+    for domain in room.domains:
+        room.render(domain, "/robots.txt")
+
+
+def crawl_once(room: Any, proxy: str, name: str, redis_url: str, enabled: bool, state: Path,
+               prefix: str) -> Run:  # fmt: skip
+    settings = [
+        *FAST, f"NEWSHARVEST_PROXY={proxy}", f"MONITOR_ENABLED={enabled}",
+        f"REDIS_URL={redis_url}", f"REDIS_KEY_PREFIX={prefix}", f"NEWSHARVEST_STATE_DIR={state}",
+    ]  # fmt: skip
+    command = [sys.executable, "-m", "scrapy", "crawl", "feeds",
+               "-a", "feeds=" + ",".join(room.feed_urls),
+               *(part for setting in settings for part in ("-s", setting))]  # fmt: skip
+    env = {**os.environ, "SCRAPY_SETTINGS_MODULE": "settings.fixture"}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True,
+                            timeout=CRAWL_TIMEOUT_SECONDS, check=False)  # fmt: skip
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    stats = {key: float(value) for key, value in _STAT.findall(result.stderr)}
+    if result.returncode != 0 or "elapsed_time_seconds" not in stats:
+        raise SystemExit(f"{name}: the crawl failed:\n{result.stderr[-3000:]}")
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return Run(name, stats["elapsed_time_seconds"], int(stats["response_received_count"]), cpu)
+
+
+def summarize(runs: list[Run], names: list[str]) -> dict[str, Any]:
+    figures: dict[str, Any] = {}
+    for name in names:
+        mine = [r for r in runs if r.variant == name]
+        figures[name] = {
+            "runs": len(mine),
+            "pages": mine[0].pages,
+            "pages_per_second": statistics.median(r.pages_per_second for r in mine),
+            "cpu_ms_per_page": statistics.median(r.cpu_ms_per_page for r in mine),
+        }
+    for name in names:
+        if name.endswith("/on") and name.replace("/on", "/off") in figures:
+            on, off = figures[name], figures[name.replace("/on", "/off")]
+            on["throughput_overhead"] = 1 - on["pages_per_second"] / off["pages_per_second"]
+            on["cpu_overhead"] = on["cpu_ms_per_page"] / off["cpu_ms_per_page"] - 1
+    return figures
+
+
+def report(figures: dict[str, Any]) -> str:
+    def pct(value: float | None) -> str:
+        return "-" if value is None else f"{100 * value:+.1f}%"
+
+    rows = [
+        [name, f["runs"], f["pages"], round(f["pages_per_second"], 1),
+         round(f["cpu_ms_per_page"], 2), pct(f.get("throughput_overhead")),
+         pct(f.get("cpu_overhead"))]
+        for name, f in figures.items()
+    ]  # fmt: skip
+    header = ["variant", "runs", "pages", "pages/s", "CPU ms/page", "throughput cost", "CPU cost"]
+    worst = max((f.get("throughput_overhead", 0) for f in figures.values()), default=0)
+    verdict = "met" if worst <= TARGET_OVERHEAD else "NOT met"
+    return (
+        render_table(header, rows)
+        + f"\n\nmonitoring cost target <= {TARGET_OVERHEAD:.0%} of throughput: {verdict} "
+        f"(worst {100 * worst:+.1f}%; medians; negative = within noise)"
+    )
+
+
+def redis_answers(url: str) -> bool:
+    import redis
+
+    from pipelines.store import sync_redis
+
+    client = sync_redis(url)
+    try:
+        return bool(client.ping())
+    except redis.RedisError:
+        return False
+    finally:
+        client.close()
+
+
+def delete_prefix(url: str, prefix: str) -> None:
+    from pipelines.store import sync_redis
+
+    client = sync_redis(url)
+    try:
+        keys = list(client.scan_iter(match=f"{prefix}:*", count=1000))
+        for start in range(0, len(keys), 1000):
+            client.delete(*keys[start : start + 1000])
+    finally:
+        client.close()
