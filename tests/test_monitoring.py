@@ -219,8 +219,6 @@ def test_memory_and_redis_stores_agree(redis_store, redis_url: str, redis_prefix
     now = time.time()
 
     async def run(store) -> tuple[list, dict]:
-        if isinstance(store, RedisStore):
-            await store.open()
         histories = [await store.apply(batch, now) for batch in make_batches(now, config)]
         views = await store.domain_views(await store.domains())
         await store.close()

@@ -167,15 +167,19 @@ def fisher_greater(k1: int, n1: int, k2: int, n2: int) -> float:
 
 def first_rate_jump(flags: Sequence[bool], start: int, th: Thresholds) -> RateJump | None:
     """The first position >= start where the last `window_pages` flags hold a significantly
-    larger share of True than every flag before them."""
+    larger share of True than every flag before them. O(new positions): the window slides."""
     window = th.window_pages
-    prefix = [0]
-    for flag in flags:
-        prefix.append(prefix[-1] + flag)
     first = max(start, window + th.min_baseline_pages - 1)
+    if first >= len(flags):
+        return None
+    lo = first + 1 - window
+    before, recent = sum(flags[:lo]), sum(flags[lo : first + 1])
     for end in range(first, len(flags)):
-        lo = end + 1 - window
-        recent, before = prefix[end + 1] - prefix[lo], prefix[lo]
+        if end > first:  # slide by one: the oldest window flag joins the baseline
+            leaving = flags[end - window]
+            recent += flags[end] - leaving
+            before += leaving
+            lo += 1
         if recent / window - before / lo < th.rate_jump:
             continue  # cheap margin test first: the exact test runs only on real jumps
         p_value = fisher_greater(recent, window, before, lo)
@@ -213,7 +217,7 @@ def scan_pages(
     articles = [o.chars for o in history[: max(0, len(history) - th.window_pages)] if not o.null]
     if len(articles) < th.min_baseline_pages:
         return fired, resolved
-    thin_below = th.thin_ratio * statistics.median(articles)
+    thin_below = th.thin_ratio * statistics.median_low(articles)
     if fired or (NULL_RATE in active and THIN_ARTICLES not in active):
         return fired, resolved
     thin_flags = [o.null or o.chars < thin_below for o in history]

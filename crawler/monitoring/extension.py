@@ -176,10 +176,8 @@ class MonitoringExtension:
     # --- lifecycle -----------------------------------------------------------------------------
 
     async def spider_opened(self) -> None:
-        if self.redis_url:
-            store = RedisStore(async_redis(self.redis_url), self.keys, self.config)
-            await store.open()
-            self.store = store
+        if self.redis_url:  # connects lazily: Redis down now only delays the first flush
+            self.store = RedisStore(async_redis(self.redis_url), self.keys, self.config)
         else:
             self.store = MemoryStore(self.config)
         if self.prometheus_port is not None:

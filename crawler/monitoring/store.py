@@ -62,6 +62,8 @@ ALERT_LOG_LENGTH = 500  # alert events kept for the dashboard
 SNAPSHOT_FILE = "monitor.json"
 SNAPSHOT_VERSION = 1
 WORKER_STALE_SECONDS = 60.0  # a worker silent for this long is shown as gone
+WORKER_FORGET_SECONDS = 86400.0  # ...and after this long it leaves the workers hash
+PRUNE_WORKERS_EVERY = 100  # heartbeats between two prunings of the workers hash
 # Trim a domain's series at most once per this many buckets (a HKEYS walk in Lua).
 TRIM_EVERY_BUCKETS = 32
 
@@ -280,9 +282,7 @@ class RedisStore:
         self.config = config
         self._trim = client.register_script(TRIM_SERIES_LUA)
         self._trimmed: dict[str, int] = {}  # domain -> trim period last trimmed by this worker
-
-    async def open(self) -> None:
-        await self.client.hset(self.keys.monitor_meta(), mapping=self.config.as_dict())
+        self._heartbeats = 0
 
     async def apply(self, batch: Batch, now: float) -> dict[str, list[Outcome]]:
         config, keys = self.config, self.keys
@@ -329,6 +329,7 @@ class RedisStore:
             pipe.zadd(keys.monitor_domains(), {domain: now})
         # Domains silent for longer than the totals live are forgotten.
         pipe.zremrangebyscore(keys.monitor_domains(), "-inf", now - totals_ttl)
+        pipe.hset(keys.monitor_meta(), mapping=config.as_dict())  # how to read the buckets
         replies = await pipe.execute()
         histories: dict[str, list[Outcome]] = {}
         for index, domain in reads:
@@ -339,7 +340,18 @@ class RedisStore:
         return histories
 
     async def heartbeat(self, worker: str, info: dict[str, Any]) -> None:
-        await self.client.hset(self.keys.monitor_workers(), worker, json.dumps(info))
+        key = self.keys.monitor_workers()
+        await self.client.hset(key, worker, json.dumps(info))
+        self._heartbeats += 1
+        if self._heartbeats % PRUNE_WORKERS_EVERY == 1:  # bounded: finished workers age out
+            gone = [
+                name
+                for name, value in (await self.client.hgetall(key)).items()
+                if info["flushed_at"] - json.loads(value).get("flushed_at", 0)
+                > WORKER_FORGET_SECONDS
+            ]
+            if gone:
+                await self.client.hdel(key, *gone)
 
     async def active_alerts(self) -> dict[str, Alert]:
         raw = await self.client.hgetall(self.keys.monitor_alerts())
@@ -478,5 +490,6 @@ def read_snapshot(path: Path) -> MonitorState:
         alert_log=data["alert_log"],
         workers=data["workers"],
         updated_at=data["written_at"],
-        running=data["running"],
+        # A crawl that died without closing stops refreshing its snapshot.
+        running=data["running"] and time.time() - data["written_at"] < WORKER_STALE_SECONDS,
     )
