@@ -219,7 +219,8 @@ def test_memory_and_redis_stores_agree(redis_store, redis_url: str, redis_prefix
     now = time.time()
 
     async def run(store) -> tuple[list, dict]:
-        histories = [await store.apply(batch, now) for batch in make_batches(now, config)]
+        batches = make_batches(now, config)
+        histories = [await store.apply(batch, now, want={"a.test"}) for batch in batches]
         views = await store.domain_views(await store.domains())
         await store.close()
         return histories, views
@@ -228,6 +229,7 @@ def test_memory_and_redis_stores_agree(redis_store, redis_url: str, redis_prefix
     redis_histories, redis_views = asyncio.run(run(redis_store(config)))
     assert memory_histories == redis_histories
     assert memory_histories[0]["a.test"][-1].url == "http://x.test/2"  # new pages keep URLs
+    assert "b.test" not in memory_histories[0]  # only the domains the page rules want
     assert memory_views.keys() == redis_views.keys() == {"a.test", "b.test"}
     for domain in memory_views:
         assert memory_views[domain].series == redis_views[domain].series
@@ -471,6 +473,7 @@ def test_bench_monitoring_runs_and_reports_the_overhead() -> None:
                          "--rounds", "1", "--redis-url", "", "--json")  # fmt: skip
     assert result.returncode == 0, result.stderr[-2000:]
     figures = json.loads(result.stdout)
-    assert set(figures) == {"local/off", "local/on"}
+    assert set(figures) == {"local/off", "local/on", "hot_path"}
+    assert 0 < figures["hot_path"]["us_per_page"] < 1000
     assert figures["local/on"]["pages"] == figures["local/off"]["pages"] > 20
     assert "throughput_overhead" in figures["local/on"]

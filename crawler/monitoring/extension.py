@@ -14,9 +14,10 @@ import bisect
 import logging
 import os
 import socket
+import statistics
 import threading
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Sequence
 from typing import Any
 
@@ -28,7 +29,16 @@ from scrapy.utils.defer import deferred_from_coro
 from twisted.internet import task
 
 from crawler.domainstats import FETCH_TIME, NULL, observe_domain, watch_domains
-from crawler.monitoring.alerts import Alert, DomainView, Outcome, Thresholds, scan_pages, scan_time
+from crawler.monitoring.alerts import (
+    PAGE_KINDS,
+    Alert,
+    DomainView,
+    Outcome,
+    Thresholds,
+    alert_key,
+    scan_pages,
+    scan_time,
+)
 from crawler.monitoring.store import (
     POLL_COUNTERS,
     SERIES_COUNTERS,
@@ -50,6 +60,7 @@ log = logging.getLogger(__name__)
 _SERIES = frozenset(SERIES_COUNTERS)
 _POLLS = frozenset(POLL_COUNTERS)
 INF_LABEL = "+Inf"
+RECENT_LENGTHS = 64  # article lengths per domain kept locally to spot thin pages cheaply
 # Failed flushes are logged once per this many, not every second while Redis is down.
 FLUSH_ERROR_LOG_EVERY = 30
 
@@ -95,6 +106,7 @@ class MonitoringExtension:
         self.batch: Batch = {}
         self.retry: Batch = {}  # a batch the store refused, sent again with the next one
         self.pending_null: Counter[str] = Counter()
+        self.recent_chars: dict[str, deque[int]] = {}  # article lengths this worker saw
         # Process-local totals and alert counts: what this worker's /metrics exposes.
         self.lock = threading.Lock()
         self.totals: dict[str, dict[str, float]] = {}
@@ -229,7 +241,8 @@ class MonitoringExtension:
                 outgoing[domain] = delta
         assert self.store is not None
         try:
-            histories = await self.store.apply(outgoing, now)
+            suspects = {d for d, delta in outgoing.items() if self._suspicious(d, delta.outcomes)}
+            histories = await self.store.apply(outgoing, now, want=suspects)
             self.active = await self.store.active_alerts()
             for domain, history in histories.items():
                 await self._judge_pages(domain, history, len(outgoing[domain].outcomes), now)
@@ -252,6 +265,23 @@ class MonitoringExtension:
         self.flush_seconds_total += elapsed
         self.stats.inc_value("monitor/flushes")
         self.stats.inc_value("monitor/flush_seconds", elapsed)
+
+    def _suspicious(self, domain: str, outcomes: list[Outcome]) -> bool:
+        """Whether the page rules must look at the domain now: a new NULL or thin page, or an
+        active page alert to resolve. Most flushes of a healthy domain skip the rules (and, with
+        Redis, reading the shared history). A jump is first judged at a bad page, which is where
+        a break shows."""
+        if not outcomes:
+            return False
+        if any(self.active.get(alert_key(domain, kind)) for kind in PAGE_KINDS):
+            return True
+        lengths = self.recent_chars.get(domain)
+        if lengths is None:
+            lengths = self.recent_chars[domain] = deque(maxlen=RECENT_LENGTHS)
+        thin_below = self.thresholds.thin_ratio * statistics.median_low(lengths) if lengths else 0
+        suspicious = any(o.null or o.chars < thin_below for o in outcomes)
+        lengths.extend(o.chars for o in outcomes if not o.null)
+        return suspicious
 
     async def _judge_pages(
         self, domain: str, history: list[Outcome], n_new: int, now: float

@@ -25,7 +25,7 @@ import math
 import os
 import time
 from collections import Counter, defaultdict, deque
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -67,6 +67,12 @@ PRUNE_WORKERS_EVERY = 100  # heartbeats between two prunings of the workers hash
 # Trim a domain's series at most once per this many buckets (a HKEYS walk in Lua).
 TRIM_EVERY_BUCKETS = 32
 
+# HINCRBYFLOAT of many fields of one hash in one command (ARGV: field, increment, ...). Integer
+# counts stay integers ("3", not "3.0"), so one command serves counts and timing sums alike.
+INCREMENT_FIELDS_LUA = """
+for i = 1, #ARGV, 2 do redis.call('HINCRBYFLOAT', KEYS[1], ARGV[i], ARGV[i + 1]) end
+return #ARGV / 2
+"""
 # Deletes the series fields of buckets older than ARGV[1]; HDEL in chunks (Lua's unpack limit).
 TRIM_SERIES_LUA = """
 local cutoff = tonumber(ARGV[1])
@@ -187,22 +193,31 @@ class MemoryStore:
         self.alerts: dict[str, Alert] = {}
         self.alert_log: deque[dict[str, Any]] = deque(maxlen=ALERT_LOG_LENGTH)
         self.workers: dict[str, dict[str, Any]] = {}
+        self._trimmed_at: int | None = None
 
-    async def apply(self, batch: Batch, now: float) -> dict[str, list[Outcome]]:
+    async def apply(
+        self, batch: Batch, now: float, want: Collection[str] = ()
+    ) -> dict[str, list[Outcome]]:
+        """Merge one batch; return the recent page outcomes of the `want` domains."""
         oldest = self.config.bucket(now) - self.config.retention_buckets + 1
+        trim = self._trimmed_at != oldest // TRIM_EVERY_BUCKETS
+        self._trimmed_at = oldest // TRIM_EVERY_BUCKETS
         histories: dict[str, list[Outcome]] = {}
         for domain, delta in batch.items():
             apply_to_totals(self.totals.setdefault(domain, {}), delta, now)
             series = self.series.setdefault(domain, {})
             for bucket, counts in delta.series.items():
                 series.setdefault(bucket, Counter()).update(counts)
-            for bucket in [b for b in series if b < oldest]:
-                del series[bucket]
             self.last_seen[domain] = now
             if delta.outcomes:
                 pages = self.pages.setdefault(domain, deque(maxlen=self.config.history_pages))
                 pages.extend(delta.outcomes)
-                histories[domain] = list(pages)
+                if domain in want:
+                    histories[domain] = list(pages)
+        if trim:
+            for series in self.series.values():
+                for bucket in [b for b in series if b < oldest]:
+                    del series[bucket]
         return histories
 
     async def heartbeat(self, worker: str, info: dict[str, Any]) -> None:
@@ -281,10 +296,16 @@ class RedisStore:
         self.keys = keys
         self.config = config
         self._trim = client.register_script(TRIM_SERIES_LUA)
-        self._trimmed: dict[str, int] = {}  # domain -> trim period last trimmed by this worker
+        self._incr = client.register_script(INCREMENT_FIELDS_LUA)
+        self._refreshed: dict[str, int] = {}  # domain -> trim period of its last TTL refresh
+        self._refreshed_global: int | None = None
         self._heartbeats = 0
 
-    async def apply(self, batch: Batch, now: float) -> dict[str, list[Outcome]]:
+    async def apply(
+        self, batch: Batch, now: float, want: Collection[str] = ()
+    ) -> dict[str, list[Outcome]]:
+        """Write one worker's batch (one MULTI/EXEC round trip); return the shared recent page
+        outcomes of the `want` domains, oldest first, the batch's own (with URLs) at the end."""
         config, keys = self.config, self.keys
         series_ttl = math.ceil(config.retention_seconds + config.bucket_seconds)
         totals_ttl = math.ceil(config.counters_ttl_seconds)
@@ -294,12 +315,9 @@ class RedisStore:
         reads: list[tuple[int, str]] = []  # (index of the LRANGE reply, domain)
         for domain, delta in batch.items():
             totals, series = keys.monitor_counters(domain), keys.monitor_series(domain)
-            for name, value in delta.counters.items():
-                if isinstance(value, float):
-                    pipe.hincrbyfloat(totals, name, value)
-                else:
-                    pipe.hincrby(totals, name, value)
-            pipe.hsetnx(totals, FIRST_SEEN_AT, now)
+            increments = [part for item in delta.counters.items() for part in item]
+            if increments:
+                await self._incr(keys=[totals], args=increments, client=pipe)  # queued
             if delta.first_article_at is not None:
                 pipe.hsetnx(totals, FIRST_ARTICLE_AT, delta.first_article_at)
             if delta.last_article_at is not None:
@@ -310,26 +328,35 @@ class RedisStore:
                 pipe.hset(totals, mapping=latest)
             elif delta.polls_since_article:
                 pipe.hincrby(totals, POLLS_SINCE_ARTICLE, delta.polls_since_article)
-            pipe.expire(totals, totals_ttl)
-            if delta.series:
-                for bucket, counts in delta.series.items():
-                    for name, value in counts.items():
-                        pipe.hincrby(series, f"{bucket}:{name}", value)
-                pipe.expire(series, series_ttl)
-                if self._trimmed.get(domain) != period:
-                    self._trimmed[domain] = period
-                    await self._trim(keys=[series], args=[oldest], client=pipe)  # queued
+            bucketed = [
+                part
+                for bucket, counts in delta.series.items()
+                for name, value in counts.items()
+                for part in (f"{bucket}:{name}", value)
+            ]
+            if bucketed:
+                await self._incr(keys=[series], args=bucketed, client=pipe)
+            pages = keys.monitor_pages(domain)
             if delta.outcomes:
-                pages = keys.monitor_pages(domain)
                 pipe.rpush(pages, *(outcome.encode() for outcome in delta.outcomes))
                 pipe.ltrim(pages, -config.history_pages, -1)
+            if self._refreshed.get(domain) != period:
+                # Once per trim period, not every flush: TTLs, the domain index, old buckets.
+                self._refreshed[domain] = period
+                pipe.hsetnx(totals, FIRST_SEEN_AT, now)
+                pipe.expire(totals, totals_ttl)
+                pipe.expire(series, series_ttl)
                 pipe.expire(pages, totals_ttl)
+                pipe.zadd(keys.monitor_domains(), {domain: now})
+                await self._trim(keys=[series], args=[oldest], client=pipe)
+            if delta.outcomes and domain in want:
                 reads.append((len(pipe), domain))
                 pipe.lrange(pages, 0, -1)
-            pipe.zadd(keys.monitor_domains(), {domain: now})
-        # Domains silent for longer than the totals live are forgotten.
-        pipe.zremrangebyscore(keys.monitor_domains(), "-inf", now - totals_ttl)
-        pipe.hset(keys.monitor_meta(), mapping=config.as_dict())  # how to read the buckets
+        if self._refreshed_global != period:
+            self._refreshed_global = period
+            # Domains silent for longer than the totals live are forgotten.
+            pipe.zremrangebyscore(keys.monitor_domains(), "-inf", now - totals_ttl)
+            pipe.hset(keys.monitor_meta(), mapping=config.as_dict())  # how to read the buckets
         replies = await pipe.execute()
         histories: dict[str, list[Outcome]] = {}
         for index, domain in reads:
