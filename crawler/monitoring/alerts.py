@@ -37,9 +37,10 @@ PAGE_KINDS = (NULL_RATE, THIN_ARTICLES)
 
 # A page-rate alert resolves once the recent rate is back within this share of the jump.
 RESOLVE_SHARE = 0.5
-# The counters time rules read (names from crawler.domainstats).
-POLL_COUNTERS = ("feeds/polled", "feeds/304")
-REQUEST_COUNTERS = ("fetched", "feeds/polled", "feeds/304", "errors")
+# The counters time rules read (names from crawler.domainstats; every feed response, 304s
+# included, counts as feeds/polled).
+POLL_COUNTERS = ("feeds/polled",)
+REQUEST_COUNTERS = ("fetched", "feeds/polled", "errors")
 ERROR_COUNTERS = ("errors", "feeds/errors")
 
 

@@ -18,9 +18,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from crawler.domainstats import DUPLICATES
 from crawler.monitoring.alerts import DomainView
 from crawler.monitoring.store import (
-    DUPLICATES,
     LAST_ARTICLE_AT,
     SNAPSHOT_FILE,
     MonitorState,
@@ -90,7 +90,7 @@ def domain_row(
     hours = max(config.bucket_seconds, crawled) / 3600
     last_article = counters.get(LAST_ARTICLE_AT)
     fetched, null = window["fetched"], window["null"]
-    requests = fetched + window["feeds/polled"] + window["feeds/304"] + window["errors"]
+    requests = fetched + window["feeds/polled"] + window["errors"]
     return {
         "domain": domain,
         **{name.replace("/", "_"): int(value) for name, value in window.items()},

@@ -31,6 +31,7 @@ from twisted.internet import task
 from crawler.domainstats import FETCH_TIME, NULL, observe_domain, watch_domains
 from crawler.monitoring.alerts import (
     PAGE_KINDS,
+    POLL_COUNTERS,
     Alert,
     DomainView,
     Outcome,
@@ -40,7 +41,6 @@ from crawler.monitoring.alerts import (
     scan_time,
 )
 from crawler.monitoring.store import (
-    POLL_COUNTERS,
     SERIES_COUNTERS,
     SNAPSHOT_FILE,
     TIMING_PREFIX,

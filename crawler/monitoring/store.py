@@ -34,8 +34,10 @@ import redis.asyncio
 
 from crawler.domainstats import (
     ARTICLES,
+    DUPLICATES,
     ERRORS,
     FEED_ERRORS,
+    FEEDS_NOT_MODIFIED,
     FEEDS_POLLED,
     FETCHED,
     NULL,
@@ -43,13 +45,10 @@ from crawler.domainstats import (
 from crawler.monitoring.alerts import Alert, DomainView, Outcome
 from pipelines.store import RedisKeys
 
-DUPLICATES = "duplicates"
-FEEDS_NOT_MODIFIED = "feeds/304"
 # Counters also kept per time bucket (charts, time rules). Breakdowns stay totals-only.
 SERIES_COUNTERS = (
     FETCHED, ARTICLES, NULL, DUPLICATES, ERRORS, FEEDS_POLLED, FEEDS_NOT_MODIFIED, FEED_ERRORS,
 )  # fmt: skip
-POLL_COUNTERS = (FEEDS_POLLED, FEEDS_NOT_MODIFIED)
 # Fields the monitor keeps next to the counters in a domain's totals.
 FIRST_SEEN_AT = "first_seen_at"
 FIRST_ARTICLE_AT = "first_article_at"

@@ -32,7 +32,15 @@ from twisted.python.failure import Failure
 from w3lib.encoding import http_content_type_encoding
 
 from crawler import polling
-from crawler.domainstats import ERRORS, FEED_ERRORS, FEEDS_POLLED, FETCHED, inc_domain
+from crawler.domainstats import (
+    ERRORS,
+    FEED_ERRORS,
+    FEEDS_NOT_MODIFIED,
+    FEEDS_POLLED,
+    FEEDS_UNCHANGED,
+    FETCHED,
+    inc_domain,
+)
 from crawler.feeds import FeedError
 from crawler.harvest import FeedPoller, Harvest, iso
 from crawler.items import ArticleItem
@@ -45,8 +53,6 @@ log = logging.getLogger(__name__)
 # Feed requests go first: they discover the work.
 FEED_PRIORITY = 100
 # Per-domain counters (crawler.domainstats) this spider adds.
-FEEDS_NOT_MODIFIED = "feeds/304"
-FEEDS_UNCHANGED = "feeds/unchanged"
 # HTTP statuses after which an article is not tried again (gone, forbidden...).
 FINAL_STATUSES = frozenset({400, 401, 403, 404, 405, 410, 451})
 TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
