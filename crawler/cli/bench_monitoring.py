@@ -85,21 +85,26 @@ def run(args: argparse.Namespace) -> int:
     print(f"fixture: {len(room.domains)} domains, {len(room.pages)} pages; "
           f"{args.rounds} round(s) of {', '.join(variants)}", file=sys.stderr)  # fmt: skip
     runs: list[Run] = []
-    prefix = f"nhbench:{uuid.uuid4().hex[:8]}"
     names = list(variants)
-    with NewsroomServer(room, port=0) as server, tempfile.TemporaryDirectory() as state:
-        try:
-            for round_number in range(args.rounds):
-                shift = round_number % len(names)
-                for name in names[shift:] + names[:shift]:
-                    url, enabled = variants[name]
+    with NewsroomServer(room, port=0) as server, tempfile.TemporaryDirectory() as scratch:
+        for round_number in range(args.rounds):
+            shift = round_number % len(names)
+            for name in names[shift:] + names[:shift]:
+                url, enabled = variants[name]
+                # Every run starts from nothing: its own state, index and Redis prefix (the
+                # harvest ledger would otherwise skip what an earlier run fetched).
+                workdir = Path(scratch) / f"run-{len(runs)}"
+                prefix = f"nhbench:{uuid.uuid4().hex[:8]}"
+                try:
                     runs.append(crawl_once(room, server.proxy_url, name, url, enabled,
-                                           Path(state), prefix))  # fmt: skip
-                    print(f"  round {round_number + 1} {name}: "
-                          f"{runs[-1].pages_per_second:.0f} pages/s", file=sys.stderr)  # fmt: skip
-        finally:
-            if "redis/on" in variants:
-                delete_prefix(args.redis_url, prefix)
+                                           workdir, prefix))  # fmt: skip
+                finally:
+                    if url:
+                        delete_prefix(url, prefix)
+                print(f"  round {round_number + 1} {name}: "
+                      f"{runs[-1].pages_per_second:.0f} pages/s", file=sys.stderr)  # fmt: skip
+    if len({run.pages for run in runs}) != 1:
+        raise SystemExit(f"runs did unequal work: {[(r.variant, r.pages) for r in runs]}")
     figures = summarize(runs, names)
     figures["hot_path"] = {"us_per_page": hot_path_microseconds(len(room.domains))}
     if args.json:
@@ -132,11 +137,13 @@ def production_monitoring() -> list[str]:
     ]  # fmt: skip
 
 
-def crawl_once(room: Any, proxy: str, name: str, redis_url: str, enabled: bool, state: Path,
+def crawl_once(room: Any, proxy: str, name: str, redis_url: str, enabled: bool, workdir: Path,
                prefix: str) -> Run:  # fmt: skip
     settings = [
         *FAST, *production_monitoring(), f"NEWSHARVEST_PROXY={proxy}", f"MONITOR_ENABLED={enabled}",
-        f"REDIS_URL={redis_url}", f"REDIS_KEY_PREFIX={prefix}", f"NEWSHARVEST_STATE_DIR={state}",
+        f"REDIS_URL={redis_url}", f"REDIS_KEY_PREFIX={prefix}",
+        f"NEWSHARVEST_STATE_DIR={workdir / 'state'}", f"NEWSHARVEST_OUTPUT_DIR={workdir}",
+        f"SINK_SQLITE_PATH={workdir / 'index.sqlite3'}",
     ]  # fmt: skip
     command = [sys.executable, "-m", "scrapy", "crawl", "feeds",
                "-a", "feeds=" + ",".join(room.feed_urls),
