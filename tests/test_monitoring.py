@@ -272,12 +272,17 @@ def test_alerts_fire_once_across_workers_and_are_logged(redis_store) -> None:
     assert [e["event"] for e in memory.alert_log] == ["fired"]
 
 
-def test_snapshot_round_trips(tmp_path: Path) -> None:
-    config = StoreConfig(bucket_seconds=60, retention_seconds=600)
+def filled_store(config: StoreConfig, now: float) -> MemoryStore:
     store = MemoryStore(config)
-    now = time.time()
     for batch in make_batches(now, config):
         asyncio.run(store.apply(batch, now))
+    return store
+
+
+def test_snapshot_round_trips(tmp_path: Path) -> None:
+    config = StoreConfig(bucket_seconds=60, retention_seconds=600)
+    now = time.time()
+    store = filled_store(config, now)
     path = tmp_path / "monitor.json"
     write_snapshot(path, store.snapshot(now, running=True))
     state = read_snapshot(path)
@@ -444,11 +449,8 @@ def test_redesign_crawl_counts_every_domain(redesign_crawl) -> None:
 
 
 def test_monitor_print_shows_the_table_and_alerts_of_a_local_crawl(tmp_path: Path) -> None:
-    config = StoreConfig(bucket_seconds=1, retention_seconds=60)
-    store = MemoryStore(config)
     now = time.time()
-    for batch in make_batches(now, config):
-        asyncio.run(store.apply(batch, now))
+    store = filled_store(StoreConfig(bucket_seconds=1, retention_seconds=60), now)
     alert = Alert("a.test", NULL_RATE, "NULL rate 90% over the last 20 pages", now, 0.9, 0.05)
     asyncio.run(store.fire(alert))
     write_snapshot(tmp_path / "monitor.json", store.snapshot(now, running=False))

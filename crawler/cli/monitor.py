@@ -75,14 +75,13 @@ def run(args: argparse.Namespace) -> int:
 
 def render_text(state: dict[str, Any]) -> str:
     """The dashboard as text: the domain table, then the active alerts."""
+    from crawler.monitoring.alerts import duration
 
     def pct(value: float | None) -> str:
         return "-" if value is None else f"{100 * value:.1f}%"
 
     def age(seconds: float | None) -> str:
-        if seconds is None:
-            return "never"
-        return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min"
+        return "never" if seconds is None else duration(seconds)
 
     rows = [
         [row["domain"], round(row["yield_per_hour"], 1), row["articles"], pct(row["null_rate"]),

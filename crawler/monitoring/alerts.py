@@ -382,12 +382,13 @@ def _stale(view: DomainView, th: Thresholds, now: float, bucket: float) -> Findi
         recovered=age < limit,
         value=age,
         baseline=cadence,
-        message=f"no new article for {_duration(age)} over {polls:.0f} feed polls; "
-        f"it usually publishes every {_duration(cadence)}",
+        message=f"no new article for {duration(age)} over {polls:.0f} feed polls; "
+        f"it usually publishes every {duration(cadence)}",
     )
 
 
-def _duration(seconds: float) -> str:
+def duration(seconds: float) -> str:
+    """A human duration: '45 s', '12 min', '3.5 h', '2.0 days'."""
     if seconds < 120:
         return f"{seconds:.0f} s"
     if seconds < 7200:
