@@ -66,13 +66,15 @@ def inc_domain(stats: StatsCollector, domain: str, counter: str, count: int = 1)
 
 
 def observe_domain(stats: StatsCollector, domain: str, timing: str, seconds: float) -> None:
-    """Record one timing: its sum and count go to stats (`domain/<d>/seconds/<timing>/sum|count`),
-    the full distribution to monitoring."""
-    stats.inc_value(f"{DOMAIN_PREFIX}{domain}/seconds/{timing}/sum", seconds)
-    stats.inc_value(f"{DOMAIN_PREFIX}{domain}/seconds/{timing}/count")
+    """Record one timing. Stats keep its sum and count (`domain/<d>/seconds/<timing>/sum|count`):
+    written here, or, when monitoring listens, by monitoring at each flush (it keeps the full
+    distribution and spares the hot path two stats updates)."""
     listener = _listeners.get(stats)
     if listener is not None:
         listener.domain_observe(domain, timing, seconds)
+        return
+    stats.inc_value(f"{DOMAIN_PREFIX}{domain}/seconds/{timing}/sum", seconds)
+    stats.inc_value(f"{DOMAIN_PREFIX}{domain}/seconds/{timing}/count")
 
 
 def domain_table(stats: dict[str, Any]) -> dict[str, dict[str, int]]:

@@ -90,6 +90,10 @@ def run(args: argparse.Namespace) -> int:
             "output with duplicate_of set"
         )
     print(index_summary(index_path, stats))
+    alerts = {k.removeprefix("monitor/alerts/"): v for k, v in stats.items()
+              if k.startswith("monitor/alerts/")}  # fmt: skip
+    print(f"\nper-domain health ({sum(alerts.values())} alert(s)): newsharvest monitor --print, "
+          "or the dashboard: newsharvest monitor")  # fmt: skip
     return 0 if stats.get("finish_reason") == "finished" else 1
 
 

@@ -28,7 +28,7 @@ from scrapy.http import Request, Response
 from scrapy.utils.defer import deferred_from_coro
 from twisted.internet import task
 
-from crawler.domainstats import FETCH_TIME, NULL, observe_domain, watch_domains
+from crawler.domainstats import DOMAIN_PREFIX, FETCH_TIME, NULL, observe_domain, watch_domains
 from crawler.monitoring.alerts import (
     PAGE_KINDS,
     POLL_COUNTERS,
@@ -121,6 +121,7 @@ class MonitoringExtension:
         self._next_evaluation = 0.0
         self._next_snapshot = 0.0
         self._evaluation_cursor = 0
+        self._flushing = asyncio.Lock()
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> MonitoringExtension:
@@ -227,12 +228,18 @@ class MonitoringExtension:
     # --- flush: batch -> store -> alert rules --------------------------------------------------
 
     async def flush(self, final: bool = False) -> None:
+        # The final flush at close may start while a timed one awaits Redis: one at a time.
+        async with self._flushing:
+            await self._flush(final)
+
+    async def _flush(self, final: bool) -> None:
         started = time.perf_counter()
         now = time.time()
         fresh, self.batch = self.batch, {}
         with self.lock:
             for domain, delta in fresh.items():
                 apply_to_totals(self.totals.setdefault(domain, {}), delta, now)
+        self._timings_to_stats(fresh)
         outgoing, self.retry = self.retry, {}
         for domain, delta in fresh.items():
             if domain in outgoing:
@@ -265,6 +272,14 @@ class MonitoringExtension:
         self.flush_seconds_total += elapsed
         self.stats.inc_value("monitor/flushes")
         self.stats.inc_value("monitor/flush_seconds", elapsed)
+
+    def _timings_to_stats(self, fresh: Batch) -> None:
+        """Timing sums and counts into Scrapy stats, as observe_domain would have written them."""
+        for domain, delta in fresh.items():
+            totals = self.totals[domain]
+            for name in delta.counters:
+                if name.startswith(TIMING_PREFIX) and name.endswith(("/sum", "/count")):
+                    self.stats.set_value(f"{DOMAIN_PREFIX}{domain}/{name}", totals[name])
 
     def _suspicious(self, domain: str, outcomes: list[Outcome]) -> bool:
         """Whether the page rules must look at the domain now: a new NULL or thin page, or an
