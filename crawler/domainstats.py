@@ -20,7 +20,6 @@ FEEDS_POLLED = "feeds/polled"
 FEED_ERRORS = "feeds/errors"
 FEEDS_NOT_MODIFIED = "feeds/304"  # feed polls answered 304 (also counted in feeds/polled)
 FEEDS_UNCHANGED = "feeds/unchanged"  # feed polls whose body or entries had not changed
-DUPLICATES = "duplicates"  # articles found to be near-duplicates of an earlier one
 FETCHED = "fetched"
 ARTICLES = "articles"
 NULL = "null"

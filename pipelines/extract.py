@@ -27,8 +27,6 @@ from pipelines.dedup import content_hash
 
 log = logging.getLogger(__name__)
 
-# Per-domain counter prefix for the extraction method: domain/<domain>/method/<method>.
-
 
 class ExtractionPipeline:
     def __init__(self, stats: StatsCollector, keep_html: bool, extractor: str = "default") -> None:
