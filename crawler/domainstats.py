@@ -57,6 +57,11 @@ def watch_domains(stats: StatsCollector, listener: DomainListener | None) -> Non
         _listeners[stats] = listener
 
 
+def domain_listener(stats: StatsCollector) -> DomainListener | None:
+    """The listener watching `stats` (monitoring's extension), if any."""
+    return _listeners.get(stats)
+
+
 def inc_domain(stats: StatsCollector, domain: str, counter: str, count: int = 1) -> None:
     stats.inc_value(f"{DOMAIN_PREFIX}{domain}/{counter}", count)
     listener = _listeners.get(stats)

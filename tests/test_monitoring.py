@@ -322,12 +322,12 @@ def test_extension_mirrors_domain_counters_and_exports_prometheus_metrics() -> N
     inc_domain(stats, "a.test", "null")
     inc_domain(stats, "a.test", "null/no_content")
     inc_domain(stats, "a.test", "errors/http_503")
-    inc_domain(stats, "a.test", "extracted/schema_org")
+    inc_domain(stats, "a.test", "method/schema_org")
     inc_domain(stats, "a.test", "notices_removed", 3)  # a counter monitoring never heard of
     observe_domain(stats, "a.test", "fetch", 0.2)
     observe_domain(stats, "a.test", "fetch", 3.0)
     extension.item_dropped(Item(domain="a.test", url="http://a.test/1"), Exception("NULL"))
-    extension.item_scraped(Item(domain="a.test", url="http://a.test/2", text="x" * 500))
+    extension.article_done(Item(domain="a.test", url="http://a.test/2", text="x" * 500))
     asyncio.run(extension.flush())
     assert stats.get_value("domain/a.test/notices_removed") == 3  # Scrapy stats too
     assert stats.get_value("domain/a.test/seconds/fetch/count") == 2

@@ -210,7 +210,7 @@ def hot_path_microseconds(
                 observe_domain(stats, domain, "fetch", 0.05)
                 observe_domain(stats, domain, "extraction", 0.004)
                 inc_domain(stats, domain, "extracted/schema_org")
-                extension.item_scraped(item)
+                extension.article_done(item)
                 if page % per_flush == per_flush - 1:
                     await extension.flush()
         spent = time.process_time() - started

@@ -28,7 +28,14 @@ from scrapy.http import Request, Response
 from scrapy.utils.defer import deferred_from_coro
 from twisted.internet import task
 
-from crawler.domainstats import DOMAIN_PREFIX, FETCH_TIME, NULL, observe_domain, watch_domains
+from crawler.domainstats import (
+    DOMAIN_PREFIX,
+    FETCH_TIME,
+    NULL,
+    domain_listener,
+    observe_domain,
+    watch_domains,
+)
 from crawler.monitoring.alerts import (
     PAGE_KINDS,
     POLL_COUNTERS,
@@ -130,7 +137,6 @@ class MonitoringExtension:
         extension = cls(crawler)
         crawler.signals.connect(extension.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(extension.spider_closed, signal=signals.spider_closed)
-        crawler.signals.connect(extension.item_scraped, signal=signals.item_scraped)
         crawler.signals.connect(extension.item_dropped, signal=signals.item_dropped)
         crawler.signals.connect(extension.response_received, signal=signals.response_received)
         watch_domains(crawler.stats, extension)
@@ -163,7 +169,8 @@ class MonitoringExtension:
         counters[buckets.count_name] += 1
         counters[buckets.bucket_name(seconds)] += 1
 
-    def item_scraped(self, item: Any) -> None:
+    def article_done(self, item: Any) -> None:
+        """An article whose content is final (see MonitoringPipeline)."""
         domain = item.get("domain") if hasattr(item, "get") else None
         if not domain:
             return
@@ -371,6 +378,27 @@ class MonitoringExtension:
             "flush_seconds": self.flush_seconds_total,
         }
         return totals, fired, list(self.active.values()), monitor
+
+
+class MonitoringPipeline:
+    """Hands each article to monitoring once its content is final: after notice suppression and
+    near-duplicate detection, before the sinks (whose batching delays `item_scraped` by seconds,
+    which would let a redesign's NULLs overtake the articles fetched before it). NULL pages
+    reach monitoring through `item_dropped`, as soon as a stage drops them."""
+
+    def __init__(self, extension: MonitoringExtension) -> None:
+        self.extension = extension
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> MonitoringPipeline:
+        extension = domain_listener(crawler.stats)
+        if not isinstance(extension, MonitoringExtension):
+            raise NotConfigured("monitoring is off (MONITOR_ENABLED)")
+        return cls(extension)
+
+    def process_item(self, item: Any) -> Any:
+        self.extension.article_done(item)
+        return item
 
 
 def _optional_port(value: Any) -> int | None:
