@@ -103,8 +103,9 @@ def run(args: argparse.Namespace) -> int:
                         delete_prefix(url, prefix)
                 print(f"  round {round_number + 1} {name}: "
                       f"{runs[-1].pages_per_second:.0f} pages/s", file=sys.stderr)  # fmt: skip
-    if len({run.pages for run in runs}) != 1:
-        raise SystemExit(f"runs did unequal work: {[(r.variant, r.pages) for r in runs]}")
+    if len({run.pages for run in runs}) != 1:  # figures are per page, but say so
+        print(f"warning: runs did unequal work: {[(r.variant, r.pages) for r in runs]}",
+              file=sys.stderr)  # fmt: skip
     figures = summarize(runs, names)
     figures["hot_path"] = {"us_per_page": hot_path_microseconds(len(room.domains))}
     if "redis/on" in variants:
@@ -233,7 +234,7 @@ def summarize(runs: list[Run], names: list[str]) -> dict[str, Any]:
         mine = [r for r in runs if r.variant == name]
         figures[name] = {
             "runs": len(mine),
-            "pages": mine[0].pages,
+            "pages": min(r.pages for r in mine),
             "pages_per_second": statistics.median(r.pages_per_second for r in mine),
             "cpu_ms_per_page": statistics.median(r.cpu_ms_per_page for r in mine),
             # The least disturbed run: on a busy machine, the fairest single figure.

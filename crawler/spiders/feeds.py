@@ -52,7 +52,6 @@ log = logging.getLogger(__name__)
 
 # Feed requests go first: they discover the work.
 FEED_PRIORITY = 100
-# Per-domain counters (crawler.domainstats) this spider adds.
 # HTTP statuses after which an article is not tried again (gone, forbidden...).
 FINAL_STATUSES = frozenset({400, 401, 403, 404, 405, 410, 451})
 TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
