@@ -70,8 +70,9 @@ def test_compose_serves_the_dashboard_and_prometheus_scrapes_every_worker() -> N
     port = services["crawler"]["environment"]["NEWSHARVEST_PROMETHEUS_PORT"]
     assert services["monitor"]["command"][:2] == ["newsharvest", "monitor"]
     assert services["monitor"]["environment"]["REDIS_URL"].startswith("redis://redis:")
-    prometheus = yaml.safe_load((ROOT / "deploy" / "prometheus.yml").read_text())
+    (mounted,) = services["prometheus"]["configs"]
+    assert mounted["target"] == "/etc/prometheus/prometheus.yml"
+    config = compose["configs"][mounted["source"]]["content"]
+    prometheus = yaml.safe_load(config)  # inline, so the repository keeps its fixed top level
     discovery = prometheus["scrape_configs"][0]["dns_sd_configs"][0]
     assert discovery["names"] == ["crawler"] and str(discovery["port"]) == port
-    mounted = services["prometheus"]["volumes"][0]
-    assert mounted.startswith("./deploy/prometheus.yml:")
