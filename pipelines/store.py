@@ -16,6 +16,19 @@ import redis.asyncio
 # Seconds to wait for Redis to accept a connection before calling it down.
 REDIS_CONNECT_TIMEOUT_SECONDS = 5.0
 REDIS_SOCKET_TIMEOUT_SECONDS = 10.0
+# Connections one client may hold. When all are busy (a committed sink batch releases hundreds
+# of items at once, each with a Redis call to make) a caller waits for one instead of failing:
+# redis-py's default pool raises "Too many connections" past its cap.
+REDIS_MAX_CONNECTIONS = 32
+# How long a caller waits for a free connection before that counts as Redis being down.
+REDIS_POOL_WAIT_SECONDS = 30.0
+_CLIENT_OPTIONS = {
+    "max_connections": REDIS_MAX_CONNECTIONS,
+    "timeout": REDIS_POOL_WAIT_SECONDS,
+    "socket_connect_timeout": REDIS_CONNECT_TIMEOUT_SECONDS,
+    "socket_timeout": REDIS_SOCKET_TIMEOUT_SECONDS,
+    "health_check_interval": 30,
+}
 
 
 def redis_url(settings: Any) -> str | None:
@@ -25,22 +38,13 @@ def redis_url(settings: Any) -> str | None:
 
 def sync_redis(url: str) -> redis.Redis:
     """A blocking client: for tools, benchmarks and worker processes, never the reactor."""
-    return redis.Redis.from_url(
-        url,
-        socket_connect_timeout=REDIS_CONNECT_TIMEOUT_SECONDS,
-        socket_timeout=REDIS_SOCKET_TIMEOUT_SECONDS,
-        health_check_interval=30,
-    )
+    return redis.Redis.from_pool(redis.BlockingConnectionPool.from_url(url, **_CLIENT_OPTIONS))
 
 
 def async_redis(url: str) -> redis.asyncio.Redis:
     """An asyncio client: what pipelines use inside the crawler (never block the reactor)."""
-    return redis.asyncio.Redis.from_url(
-        url,
-        socket_connect_timeout=REDIS_CONNECT_TIMEOUT_SECONDS,
-        socket_timeout=REDIS_SOCKET_TIMEOUT_SECONDS,
-        health_check_interval=30,
-    )
+    pool = redis.asyncio.BlockingConnectionPool.from_url(url, **_CLIENT_OPTIONS)
+    return redis.asyncio.Redis.from_pool(pool)
 
 
 def state_dir(settings: Any) -> Path:

@@ -6,7 +6,14 @@ import asyncio
 
 from scrapy.settings import Settings
 
-from pipelines.store import RedisKeys, async_redis, redis_url, state_dir, sync_redis
+from pipelines.store import (
+    REDIS_MAX_CONNECTIONS,
+    RedisKeys,
+    async_redis,
+    redis_url,
+    state_dir,
+    sync_redis,
+)
 
 
 def test_redis_url_empty_means_embedded_stores() -> None:
@@ -40,3 +47,21 @@ def test_state_dir_is_created(tmp_path) -> None:
     target = tmp_path / "state" / "nested"
     assert state_dir(Settings({"NEWSHARVEST_STATE_DIR": str(target)})) == target
     assert target.is_dir()
+
+
+def test_a_burst_of_concurrent_calls_waits_for_connections_instead_of_failing(
+    redis_url: str, redis_prefix: str
+) -> None:
+    """A committed sink batch releases hundreds of items at once, each with a Redis call to
+    make: the client must queue them on its bounded pool, not raise "Too many connections"."""
+    key = RedisKeys(redis_prefix).key("burst")
+    burst = 20 * REDIS_MAX_CONNECTIONS
+
+    async def run() -> list[int]:
+        client = async_redis(redis_url)
+        try:
+            return await asyncio.gather(*(client.incr(key) for _ in range(burst)))
+        finally:
+            await client.aclose()
+
+    assert sorted(asyncio.run(run())) == list(range(1, burst + 1))
