@@ -2,7 +2,8 @@
 
 Hostile feeds are the norm, so the parser recovers what it can (bare `&`, undeclared entities,
 a wrong encoding declaration), never resolves entities or fetches anything (no XXE, no entity
-bombs), and reads at most `max_entries` entries.
+bombs), and reads at most `max_entries` entries. `Feed.repairs` says what had to be repaired, so
+that a publisher's broken feed is visible even though its entries were recovered.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from urllib.parse import urljoin, urlsplit
 
 from lxml import etree
 
+from crawler.urls import canonical_article_url
 from extractors.blocks import clean_text
 from extractors.metadata import parse_date
 
@@ -54,6 +56,12 @@ _ENTITY_OR_AMPERSAND = re.compile(
 _XML_ENTITIES = frozenset({b"amp", b"lt", b"gt", b"quot", b"apos"})
 _ALTERNATE_FEED_TYPES = ("application/rss+xml", "application/atom+xml", "application/feed+json")
 
+# What `Feed.repairs` may name.
+REPAIR_DTD_REMOVED = "dtd_removed"  # a DOCTYPE (entity definitions, external DTD) was dropped
+REPAIR_ENTITIES = "entities_repaired"  # bare '&' escaped, HTML named entities made numeric
+REPAIR_ENCODING = "encoding_mislabelled"  # the declared encoding did not decode the bytes
+REPAIR_MALFORMED = "malformed_xml"  # the XML parser had to recover from syntax errors
+
 
 @dataclass(slots=True)
 class FeedEntry:
@@ -83,6 +91,8 @@ class Feed:
     subfeeds: list[str] = field(default_factory=list)  # sitemap indexes list further sitemaps
     skipped: int = 0  # entries without a usable http(s) link
     truncated: bool = False  # more than max_entries entries were present
+    total_entries: int = 0  # entries present in the document (read or not)
+    repairs: list[str] = field(default_factory=list)  # REPAIR_* names: what was broken
 
 
 class FeedError(ValueError):
@@ -101,8 +111,11 @@ def parse_feed(body: bytes, url: str, *, max_entries: int = DEFAULT_MAX_ENTRIES)
         raise FeedError("empty_feed")
     if stripped[:1] in (b"{", b"["):
         return _parse_json_feed(stripped, url, max_entries)
-    root = _parse_xml(body)
-    return _parse_xml_feed(root, url, max_entries)
+    repairs: list[str] = []
+    root = _parse_xml(body, repairs)
+    feed = _parse_xml_feed(root, url, max_entries)
+    feed.repairs = repairs
+    return feed
 
 
 # --- XML -----------------------------------------------------------------------------------
@@ -119,13 +132,21 @@ def _repair_entity(match: re.Match[bytes]) -> bytes:
     return b"&amp;" + match.group(0)[1:]
 
 
-def sanitize_xml(body: bytes) -> bytes:
-    """Remove the DTD and repair entities so that recovery keeps the text instead of dropping it."""
-    return _ENTITY_OR_AMPERSAND.sub(_repair_entity, _DOCTYPE.sub(b"", body, count=1))
+def sanitize_xml(body: bytes, repairs: list[str] | None = None) -> bytes:
+    """Remove the DTD and repair entities so that recovery keeps the text instead of dropping it.
+    What was changed is appended to `repairs`."""
+    body, doctypes = _DOCTYPE.subn(b"", body, count=1)
+    repaired = _ENTITY_OR_AMPERSAND.sub(_repair_entity, body)
+    if repairs is not None:
+        if doctypes:
+            repairs.append(REPAIR_DTD_REMOVED)
+        if repaired != body:
+            repairs.append(REPAIR_ENTITIES)
+    return repaired
 
 
-def _parse_xml(body: bytes) -> etree._Element:
-    body = sanitize_xml(body)
+def _parse_xml(body: bytes, repairs: list[str]) -> etree._Element:
+    body = sanitize_xml(body, repairs)
     declared = _XML_ENCODING_DECLARATION.match(body[:XML_DECLARATION_SNIFF_BYTES])
     encoding = declared.group(1).decode("ascii", "replace") if declared else "utf-8"
     try:
@@ -139,12 +160,15 @@ def _parse_xml(body: bytes) -> etree._Element:
         text = re.sub(r"^\s*<\?xml[^>]*\?>", "", text)
         parser = etree.XMLParser(encoding="utf-8", **_XML_PARSER_OPTIONS)
         payload = text.encode("utf-8")
+        repairs.append(REPAIR_ENCODING)
     try:
         root = etree.fromstring(payload, parser=parser)
     except etree.XMLSyntaxError as error:
         raise FeedError("malformed_xml", str(error)) from error
     if root is None:
         raise FeedError("malformed_xml", "no root element")
+    if any(entry.level >= etree.ErrorLevels.ERROR for entry in parser.error_log):
+        repairs.append(REPAIR_MALFORMED)
     return root
 
 
@@ -186,10 +210,22 @@ def _child_text(element: etree._Element, *names: str) -> str | None:
 
 
 def _http_link(base: str, link: str | None) -> str | None:
+    """The absolute http(s) URL of a link, or None when it is not one a crawler can fetch."""
     if not link:
         return None
-    absolute = urljoin(base, link.strip())
-    return absolute if urlsplit(absolute).scheme in ("http", "https") else None
+    try:
+        absolute = urljoin(base, link.strip())
+        parts = urlsplit(absolute)
+        _ = parts.port  # raises ValueError on a bad port
+    except ValueError:  # broken IPv6 brackets, bad port
+        return None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return None
+    try:
+        canonical_article_url(absolute)  # what the crawler will request must exist
+    except ValueError:
+        return None
+    return absolute
 
 
 def _parse_xml_feed(root: etree._Element, url: str, max_entries: int) -> Feed:
@@ -215,7 +251,8 @@ def _parse_xml_feed(root: etree._Element, url: str, max_entries: int) -> Feed:
     if kind == "sitemapindex":
         sitemaps = [_child_text(sitemap, "loc") for sitemap in _children(root, "sitemap")]
         links = [link for link in (_http_link(url, s) for s in sitemaps[:max_entries]) if link]
-        return Feed(FORMAT_SITEMAP_INDEX, None, [], subfeeds=links)
+        return Feed(FORMAT_SITEMAP_INDEX, None, [], subfeeds=links,
+                    truncated=len(sitemaps) > max_entries, total_entries=len(sitemaps))  # fmt: skip
     if kind == "html":
         raise FeedError("html_not_feed", "an HTML page was served", _alternate_feeds(root, url))
     raise FeedError("unknown_format", f"root element <{kind}>")
@@ -240,7 +277,8 @@ def _build(
             skipped += 1
         else:
             entries.append(entry)
-    return Feed(feed_format, title, entries, skipped=skipped, truncated=len(items) > max_entries)
+    return Feed(feed_format, title, entries, skipped=skipped, truncated=len(items) > max_entries,
+                total_entries=len(items))  # fmt: skip
 
 
 def _xml_base(element: etree._Element, url: str) -> str:
@@ -356,7 +394,7 @@ def _parse_json_feed(body: bytes, url: str, max_entries: int) -> Feed:
             entries.append(entry)
     title = _json_str(data.get("title"))
     return Feed(FORMAT_JSON_FEED, title, entries, skipped=skipped,
-                truncated=len(items) > max_entries)  # fmt: skip
+                truncated=len(items) > max_entries, total_entries=len(items))  # fmt: skip
 
 
 def _json_str(value: Any) -> str | None:

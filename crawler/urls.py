@@ -24,14 +24,20 @@ def is_tracking_parameter(name: str) -> bool:
 
 
 def canonical_article_url(url: str) -> str:
-    """One spelling per article: tracking parameters and fragment dropped, query sorted,
-    host lower-cased, default port removed, percent-encoding normalised."""
+    """One spelling per article: tracking parameters, credentials and fragment dropped, query
+    sorted, host lower-cased, default port removed, percent-encoding normalised.
+
+    Raises ValueError for a URL that cannot be fetched as written (bad port, broken IPv6
+    brackets)."""
     parts = urlsplit(url.strip())
     query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
              if not is_tracking_parameter(k)]  # fmt: skip
     host = (parts.hostname or "").rstrip(".")
-    port = parts.port if parts.port not in (None, 80 if parts.scheme == "http" else 443) else None
-    netloc = f"{host}:{port}" if port else host
+    if ":" in host:  # an IPv6 literal keeps its brackets
+        host = f"[{host}]"
+    default_port = 80 if parts.scheme.lower() == "http" else 443
+    port = parts.port if parts.port not in (None, default_port) else None  # may raise ValueError
+    netloc = f"{host}:{port}" if port is not None else host
     cleaned = urlunsplit((parts.scheme.lower(), netloc, parts.path or "/", urlencode(query), ""))
     return canonicalize_url(cleaned)
 

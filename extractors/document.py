@@ -40,6 +40,13 @@ _UTF8_MULTIBYTE = re.compile(
     rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}"
 )
 _HIGH_BYTE = re.compile(rb"[\x80-\xff]")
+# Labels whose every byte is a character: a wrong one never fails to decode, it garbles.
+_SINGLE_BYTE_ENCODINGS = frozenset({"cp1250", "cp1251", "cp1252", "cp1253", "cp1254", "cp1257",
+                                    "iso8859-1", "iso8859-2", "iso8859-15", "koi8-r",
+                                    "mac-roman"})  # fmt: skip
+# Control characters (and U+FFFE/U+FFFF) are invisible in a browser, and lxml refuses them in
+# any text set later (dropping an element joins its tail to a neighbour's): they are removed.
+_XML_INCOMPATIBLE = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]|\xef\xbf[\xbe\xbf]")
 
 _PARSER = etree.HTMLParser(
     encoding="utf-8",
@@ -80,7 +87,7 @@ def normalize_encoding(label: str | None) -> str | None:
         return "cp1252"
     try:
         return codecs.lookup(label).name
-    except LookupError:
+    except (LookupError, ValueError):  # unknown, or not even a label (a NUL in it)
         return None
 
 
@@ -129,9 +136,10 @@ def decode_html(data: bytes, declared: str | None = None) -> tuple[str, str, boo
         try:
             return data.decode("utf-8"), "utf-8", True
         except UnicodeDecodeError:
-            if encoding is None:  # undeclared: a legacy 8-bit page, or UTF-8 with a few bad bytes
-                encoding = "utf-8" if _mostly_utf8(data) else "cp1252"
-    return data.decode(encoding or "utf-8", errors="replace"), encoding or "utf-8", False
+            # Undeclared, or declared UTF-8 on bytes that are not (a legacy page behind a UTF-8
+            # server default): a legacy 8-bit page, or UTF-8 with a few bad bytes.
+            encoding = "utf-8" if _mostly_utf8(data) else "cp1252"
+    return data.decode(encoding, errors="replace"), encoding, False
 
 
 def _declared_encoding(data: bytes, declared: str | None) -> str | None:
@@ -139,8 +147,20 @@ def _declared_encoding(data: bytes, declared: str | None) -> str | None:
         name = normalize_encoding(candidate)
         # A page cannot really be UTF-16 without a BOM when it declares it in ASCII <meta>.
         if name and not name.startswith("utf-16") and not name.startswith("utf-32"):
-            return name
+            return "utf-8" if _utf8_behind_single_byte_label(name, data) else name
     return None
+
+
+def _utf8_behind_single_byte_label(name: str, data: bytes) -> bool:
+    """A single-byte label (windows-1252, ISO-8859-x...) on bytes that are valid, non-ASCII
+    UTF-8: mislabelled, since legacy text practically never forms valid UTF-8 sequences."""
+    if name not in _SINGLE_BYTE_ENCODINGS or not _HIGH_BYTE.search(data):
+        return False
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def looks_binary(text: str) -> bool:
@@ -173,8 +193,8 @@ def parse_document(
     # The parser reads UTF-8 (an in-page <?xml encoding=...?> cannot confuse it): valid UTF-8
     # input goes as it came, anything else is re-encoded from the decoded text.
     payload = utf8 if utf8 is not None else text.encode("utf-8", errors="replace")
-    if b"\x00" in payload:
-        payload = payload.replace(b"\x00", b"")
+    if _XML_INCOMPATIBLE.search(payload):
+        payload = _XML_INCOMPATIBLE.sub(b"", payload)
     try:
         tree = etree.fromstring(payload, parser=_PARSER)
     except (etree.ParserError, etree.XMLSyntaxError, ValueError) as error:

@@ -212,4 +212,18 @@ MONITOR_DASHBOARD_PORT = 8787
 
 # --- Hostile input and faults -----------------------------------------------------------------
 
+# Only http(s) to public addresses (SSRF protection, crawler/safety.py): links and redirects to
+# loopback, private, link-local or reserved addresses, localhost, special-use names (.test,
+# .internal, ...) and single-label hosts are refused before anything is sent, and DNS answers
+# that point at such addresses are refused where the connection is made.
+NETWORK_PUBLIC_ONLY = True  # False switches the address checks off (schemes are still checked)
+# Exceptions: names and ".suffix" domains lift the name rules, IPs and CIDR networks lift the
+# address rules, e.g. ["wiki", "10.20.0.0/16"] for http://wiki/ on 10.20.x.x. The
+# NEWSHARVEST_PROXY is trusted as the connection endpoint, never as a link target.
+NETWORK_ALLOWLIST: list[str] = []
+DOWNLOADER_MIDDLEWARES["crawler.safety.NetworkPolicyMiddleware"] = 50  # before robots.txt (100)
+TWISTED_DNS_RESOLVER = "crawler.safety.PublicAddressResolver"  # refuses non-public DNS answers
+# No download handler but http(s): a file:, ftp:, s3: or data: URL can never be fetched.
+DOWNLOAD_HANDLERS = {"file": None, "ftp": None, "s3": None, "data": None}
+
 # --- Throughput -------------------------------------------------------------------------------

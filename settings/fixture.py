@@ -14,6 +14,9 @@ AUTOTHROTTLE_START_DELAY = 0.05  # latency is known after the first response any
 AUTOTHROTTLE_TARGET_CONCURRENCY = 8.0  # let AutoThrottle keep several requests in flight
 CONCURRENT_REQUESTS_PER_DOMAIN = 8  # the fixture is ours
 RETRY_TIMES = 0  # a fixture error is a bug to see, not to retry
+# The fixture's synthetic publishers live under the special-use .test domain, which production
+# refuses; loopback and private addresses stay refused (the hostile cases link to them).
+NETWORK_ALLOWLIST = [".test"]
 
 # Monitoring at fixture speed: a crawl lasts seconds, so time buckets and rounds are short.
 MONITOR_BUCKET_SECONDS = 1.0

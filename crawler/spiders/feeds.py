@@ -33,7 +33,6 @@ from w3lib.encoding import http_content_type_encoding
 
 from crawler import polling
 from crawler.domainstats import (
-    ERRORS,
     FEED_ERRORS,
     FEEDS_NOT_MODIFIED,
     FEEDS_POLLED,
@@ -41,7 +40,8 @@ from crawler.domainstats import (
     FETCHED,
     inc_domain,
 )
-from crawler.feeds import FeedError
+from crawler.faults import PERMANENT_REASONS, count_error, describe_failure
+from crawler.feeds import Feed, FeedError
 from crawler.harvest import FeedPoller, Harvest, iso
 from crawler.items import ArticleItem
 from crawler.polling import FeedState, PollPolicy
@@ -218,9 +218,7 @@ class FeedsSpider(scrapy.Spider):
         feed = result.feed
         if feed is not None and result.outcome == polling.CHANGED:
             stats.inc_value(f"feeds/format/{feed.format}")
-            if feed.truncated:
-                log.warning("feed %s has more than %d entries; read the first ones", feed_url,
-                            self.max_entries)  # fmt: skip
+            self._report_damage(feed_url, domain, feed)
             for subfeed in await self._add_feeds(feed.subfeeds):
                 yield subfeed
         stats.inc_value("harvest/claimed", len(result.claims))
@@ -230,10 +228,28 @@ class FeedsSpider(scrapy.Spider):
         for claim in result.claims:
             yield self.article_request(claim)
 
+    def _report_damage(self, feed_url: str, domain: str, feed: Feed) -> None:
+        """Log and count what was wrong with a feed that was still read."""
+        stats = self.crawler.stats
+        if feed.repairs:
+            log.info("feed %s is broken, recovered %d entries (%s)", feed_url,
+                     len(feed.entries), ", ".join(feed.repairs))  # fmt: skip
+            for repair in feed.repairs:
+                stats.inc_value(f"feeds/repaired/{repair}")
+                inc_domain(stats, domain, f"feeds/repaired/{repair}")
+        if feed.truncated:
+            log.warning("feed %s has %d entries; read the first %d (FEED_MAX_ENTRIES)", feed_url,
+                        feed.total_entries, self.max_entries)  # fmt: skip
+            stats.inc_value("feeds/truncated")
+            inc_domain(stats, domain, "feeds/truncated")
+        if feed.skipped:
+            inc_domain(stats, domain, "feeds/entries_skipped", feed.skipped)
+
     def _feed_failed(self, feed_url: str, domain: str, error: FeedError) -> list[Request]:
         log.warning("not a usable feed: %s (%s)", feed_url, error)
         self.crawler.stats.inc_value(f"feeds/error/{error.reason}")
         inc_domain(self.crawler.stats, domain, FEED_ERRORS)
+        inc_domain(self.crawler.stats, domain, f"{FEED_ERRORS}/{error.reason}")
         # An HTML page that advertises its feeds: follow them (autodiscovery).
         return [
             self.feed_request(FeedState(url=alternate))
@@ -254,7 +270,10 @@ class FeedsSpider(scrapy.Spider):
     async def on_feed_error(self, failure: Failure) -> None:
         request = failure.request  # type: ignore[attr-defined]
         self.polling.discard(request.meta["feed_url"])
-        self._count_error(failure)
+        reason = self._count_error(failure)
+        domain = publisher_domain(request.meta["feed_url"])
+        inc_domain(self.crawler.stats, domain, FEED_ERRORS)
+        inc_domain(self.crawler.stats, domain, f"{FEED_ERRORS}/{reason}")
         await self.poller.failed(FeedState.from_json(request.meta["feed_state"]))
         self.crawler.stats.inc_value(f"feeds/outcome/{polling.ERROR}")
 
@@ -287,6 +306,7 @@ class FeedsSpider(scrapy.Spider):
             return
         domain = publisher_domain(response.url)
         inc_domain(self.crawler.stats, domain, FETCHED)
+        self._note_offsite_redirect(response, domain)
         content_type = response.headers.get("Content-Type", b"").decode("latin-1")
         yield ArticleItem(
             url=response.url,
@@ -313,6 +333,7 @@ class FeedsSpider(scrapy.Spider):
             final = failure.value.response.status in FINAL_STATUSES
         else:
             final = bool(failure.check(IgnoreRequest))  # e.g. robots.txt forbids it
+        final = final or reason in PERMANENT_REASONS  # e.g. over DOWNLOAD_MAXSIZE
         if final:
             await self.harvest.state.done(claim["key"], claim["version"], now)  # never mind
             self.crawler.stats.inc_value("harvest/given_up")
@@ -327,17 +348,31 @@ class FeedsSpider(scrapy.Spider):
         if key:
             self.inflight.discard(key)
 
+    def _note_offsite_redirect(self, response: Response, domain: str) -> None:
+        """Redirects to another host are followed; the article belongs to the final host, and
+        the host that redirected counts it (feeds that point through link shorteners)."""
+        chain = response.meta.get("redirect_urls")
+        if not chain or (origin := publisher_domain(chain[0])) == domain:
+            return
+        self.crawler.stats.inc_value("fetch/redirect/offsite")
+        inc_domain(self.crawler.stats, origin, "redirects/offsite")
+        log.info("article %s redirected to another host: %s", chain[0], response.url)
+
     def _count_error(self, failure: Failure) -> str:
+        """Count and log a failed request under its reason (crawler/faults.py)."""
         request = failure.request  # type: ignore[attr-defined]
-        domain = publisher_domain(request.url)
-        if failure.check(HttpError):
-            reason = f"http_{failure.value.response.status}"
-        else:
-            reason = failure.type.__name__ if failure.type else "unknown"
-        self.crawler.stats.inc_value(f"fetch/error/{reason}")
-        inc_domain(self.crawler.stats, domain, ERRORS)
-        inc_domain(self.crawler.stats, domain, f"{ERRORS}/{reason}")
-        log.warning("fetch failed: %s (%s)", request.url, reason)
+        reason, detail = describe_failure(failure)
+        # A failure belongs to the publisher whose URL was requested (before any redirect); a
+        # link refused outright belongs to the feed that listed it.
+        chain = request.meta.get("redirect_urls") or [request.url]
+        domain = publisher_domain(chain[0])
+        feed_url = request.cb_kwargs.get("feed_url")
+        if reason.startswith("refused_") and len(chain) == 1 and feed_url:
+            domain = publisher_domain(feed_url)
+        count_error(self.crawler.stats, domain, reason)
+        if len(chain) > 1:
+            detail += f"; redirected to {request.url}"
+        log.warning("fetch failed: %s (%s: %s)", chain[0], reason, detail)
         return reason
 
 
