@@ -153,7 +153,7 @@ def _parse_xml(body: bytes, repairs: list[str]) -> etree._Element:
         body.decode(encoding)
         parser = etree.XMLParser(**_XML_PARSER_OPTIONS)
         payload = body
-    except (UnicodeDecodeError, LookupError):
+    except (LookupError, ValueError):  # undecodable, unknown or malformed (NUL) labels
         # The declaration lies (or names no known codec): decode as browsers would and let lxml
         # read UTF-8, instead of stopping at the first invalid byte.
         text = body.decode("cp1252", errors="replace")
