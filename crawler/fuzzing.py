@@ -13,9 +13,11 @@ Hypothesis is a development dependency: import this module only where it is inst
 from __future__ import annotations
 
 import json
+import logging
 import socket
 import string
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
@@ -30,6 +32,13 @@ SEED_DIRS = (ROOT / "tests" / "fixtures" / "pages", ROOT / "tests" / "fixtures" 
 MAX_SEED_BYTES = 256 * 1024  # longer seed documents are cut (mutations stay cheap)
 MAX_MUTATIONS = 8
 FEED_MAX_ENTRIES = 5  # small, so that truncation is exercised
+DEFAULT_FEED_URL = "http://feeds.example.com/rss"
+SEED_URLS = (
+    b"https://www.example.com/news/2026/11/01/story.html?utm_source=rss&id=7#comments",
+    b"http://user:pw@EXAMPLE.com:80/a/../b/%7Euser?b=2&a=1&fbclid=x",
+    b"http://[::ffff:127.0.0.1]:8080/x", b"http://0x7f.1/", b"http://2130706433/",
+    b"http://xn--nxasmq6b.example/\xce\xb1?q=%zz", b"ftp://example.com/file",
+)  # fmt: skip
 
 
 class InvariantError(AssertionError):
@@ -69,10 +78,13 @@ def check_extract(page: PageInput) -> None:
     from extractors.chain import NULL_EXTRACTOR_ERROR
     from pipelines.extract import fill_item
 
-    result = extract_verbose(page.html, page.url, encoding=page.encoding)
+    with _caught_by_the_safety_net() as caught:
+        result = extract_verbose(page.html, page.url, encoding=page.encoding)
     article = result.article
     if article is None:
         _require(isinstance(result.reason, str) and bool(result.reason), "NULL without a reason")
+        if result.reason == NULL_EXTRACTOR_ERROR and caught:
+            raise caught[0]  # the bug itself, with its traceback, not just its NULL
         _require(result.reason != NULL_EXTRACTOR_ERROR, "an extractor raised (extractor_error)")
         return
     _require(result.reason is None, "an article with a NULL reason")
@@ -82,14 +94,41 @@ def check_extract(page: PageInput) -> None:
         _require(isinstance(text, str) and text == text.strip() and bool(text), "bad block text")
         _require("\x00" not in text, "NUL in block text")
     _require(len(article.text) <= len(page.html), "more text than input")
-    for value in (article.title, article.description, article.language, article.image,
-                  article.canonical_url, *article.authors):  # fmt: skip
+    for value in (
+        article.title,
+        article.description,
+        article.language,
+        article.image,
+        article.canonical_url,
+        *article.authors,
+    ):
         _require(value is None or isinstance(value, str), f"non-string metadata {value!r}")
     _require(article.published is None or article.published.utcoffset() is not None, "naive date")
     item = ArticleItem(url=page.url or "http://fuzz.example/", domain="fuzz.example")
     fill_item(item, article, {})
     _require(item["text"] == "\n".join(block["text"] for block in item["blocks"]), "text!=blocks")
     _json_line(dict(item))
+
+
+@contextmanager
+def _caught_by_the_safety_net() -> Iterator[list[BaseException]]:
+    """The exceptions extract_verbose caught and logged (it turns them into extractor_error)."""
+    caught: list[BaseException] = []
+
+    class Catcher(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if record.exc_info and record.exc_info[1] is not None:
+                caught.append(record.exc_info[1])
+
+    logger = logging.getLogger("extractors.chain")
+    handler, propagate = Catcher(), logger.propagate
+    logger.addHandler(handler)
+    logger.propagate = False  # expected failures stay out of the fuzzer's output
+    try:
+        yield caught
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = propagate
 
 
 def _json_line(data: Any) -> None:
@@ -165,8 +204,10 @@ def check_url(url: str) -> None:
         address = _libc_address(host)
         from crawler.safety import non_public_why
 
-        _require(address is None or non_public_why(address) is None,
-                 f"policy allows {request_url!r}, whose host is {address}")  # fmt: skip
+        _require(
+            address is None or non_public_why(address) is None,
+            f"policy allows {request_url!r}, whose host is {address}",
+        )
 
 
 def _libc_address(host: str) -> Any:
@@ -184,11 +225,12 @@ def _libc_address(host: str) -> Any:
 
 # --- strategies ----------------------------------------------------------------------------------
 
-WORDS = (
+PROSE = (
     "the council said on monday that the new harbor plan would cost more than expected and "
     "residents who live near the water front were worried about traffic noise and rising rents "
     "officials promised a public hearing before any vote while critics called the proposal rushed"
-).split()
+)
+WORDS = tuple(PROSE.split())
 TAGS = (
     "div", "p", "article", "section", "main", "span", "a", "h1", "h2", "h3", "ul", "ol", "li",
     "table", "tr", "td", "th", "blockquote", "figure", "figcaption", "br", "img", "script",
@@ -203,10 +245,10 @@ CLASS_WORDS = (
 ENCODINGS = ("utf-8", "cp1252", "iso-8859-1", "utf-16", "utf-16-le", "shift_jis", "koi8-r")
 ENCODING_LABELS = (*ENCODINGS, "UTF8", "latin1", "x-unknown", "", "utf-7", "bogus\x00")
 MARKUP_SNIPPETS = (
-    b"<", b">", b"</div>", b"<div>" * 40, b"<p>", b"</p>", b"&", b"&#x", b"&#99999999;",
-    b"&nbsp;", b"&bogus;", b"<![CDATA[", b"]]>", b"<!--", b"-->", b"\x00", b"\xff\xfe",
-    b"\xef\xbb\xbf", b"\xc3", b"\xe2\x80", b"<script>", b"</script>", b'"', b"'",
-    b'itemprop="articleBody"', b'<script type="application/ld+json">{"@graph":[{"articleBody":',
+    b"<", b">", b"</div>", b"<div>" * 40, b"<p>", b"</p>", b"&", b"&#x", b"&#99999999;", b"&nbsp;",
+    b"&bogus;", b"<![CDATA[", b"]]>", b"<!--", b"-->", b"\x00", b"\xff\xfe", b"\xef\xbb\xbf",
+    b"\xc3", b"\xe2\x80", b"<script>", b"</script>", b'"', b"'", b'itemprop="articleBody"',
+    b'<script type="application/ld+json">{"@graph":[{"articleBody":',
     b"<!DOCTYPE x [<!ENTITY a 'aaaa'><!ENTITY b '&a;&a;&a;'>]>", b"<?xml version='1.0'?>",
     b'<meta charset="utf-16">', b"<item><link>http://x.example/a</link></item>",
     b"<entry><link href='//x.example/b'/></entry>", b'{"items":[{"url":"http://x.example/"}]}',
@@ -218,20 +260,27 @@ FEED_DTDS = (
     "<!DOCTYPE rss SYSTEM 'http://127.0.0.1:9/dtd' [<!ENTITY % p SYSTEM 'http://127.0.0.1:9/'>%p;]>",
     "<!DOCTYPE rss PUBLIC '-//x//' 'x.dtd'>",
 )
+JSONLD_KEYS = (
+    "@type", "@graph", "articleBody", "headline", "datePublished", "author", "name", "text", "url",
+    "image", "inLanguage",
+)  # fmt: skip
 TRACKING_KEYS = ("utm_source", "UTM_Medium", "fbclid", "gclid", "ref", "id", "page", "a", "")
 
 
+@cache
 def _prose() -> st.SearchStrategy[str]:
     words = st.lists(st.sampled_from(WORDS), min_size=4, max_size=60).map(" ".join)
     return words.map(lambda text: text.capitalize() + ".")
 
 
+@cache
 def _text() -> st.SearchStrategy[str]:
     return st.one_of(
         _prose(), st.text(max_size=40), st.sampled_from(["&amp;", "&lt;b&gt;", "\u00a0"])
     )
 
 
+@cache
 @st.composite
 def _attributes(draw: st.DrawFn) -> str:
     parts = []
@@ -260,42 +309,38 @@ def _element(children: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
     return build()
 
 
+@cache
 def _json_value() -> st.SearchStrategy[Any]:
-    scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False),
-                        _text(), _prose())  # fmt: skip
-    return st.recursive(
-        scalars,
-        lambda inner: st.one_of(
-            st.lists(inner, max_size=4),
-            st.dictionaries(
-                st.sampled_from(
-                    [
-                        "@type",
-                        "@graph",
-                        "articleBody",
-                        "headline",
-                        "datePublished",
-                        "author",
-                        "name",
-                        "text",
-                        "url",
-                        "image",
-                        "inLanguage",
-                    ]
-                ),
-                inner,
-                max_size=5,
-            ),  # fmt: skip
-        ),
-        max_leaves=12,
+    scalars = st.one_of(
+        st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), _text(), _prose()
     )
+    containers = lambda inner: st.one_of(  # noqa: E731
+        st.lists(inner, max_size=4),
+        st.dictionaries(st.sampled_from(JSONLD_KEYS), inner, max_size=5),
+    )
+    return st.recursive(scalars, containers, max_leaves=12)
 
 
+@cache
 @st.composite
 def _jsonld(draw: st.DrawFn) -> str:
-    data = draw(st.dictionaries(st.sampled_from(["@context", "@type", "@graph", "articleBody",
-                                                 "headline", "datePublished", "author"]),
-                                _json_value(), max_size=6))  # fmt: skip
+    data = draw(
+        st.dictionaries(
+            st.sampled_from(
+                [
+                    "@context",
+                    "@type",
+                    "@graph",
+                    "articleBody",
+                    "headline",
+                    "datePublished",
+                    "author",
+                ]
+            ),
+            _json_value(),
+            max_size=6,
+        )
+    )
     if draw(st.booleans()):
         data["@type"] = draw(st.sampled_from(["NewsArticle", "Article", "WebPage", "Person"]))
         data["articleBody"] = "\n".join(draw(st.lists(_prose(), max_size=8)))
@@ -305,18 +350,36 @@ def _jsonld(draw: st.DrawFn) -> str:
     return f'<script type="application/ld+json">{text}</script>'
 
 
+@cache
+def _html_body() -> st.SearchStrategy[str]:
+    return st.recursive(_text(), _element, max_leaves=30)
+
+
+@cache
 @st.composite
 def _html_document(draw: st.DrawFn) -> bytes:
-    body = draw(st.recursive(_text(), _element, max_leaves=50))
+    body = draw(_html_body())
     head = ""
     if draw(st.booleans()):
         head += f'<meta charset="{draw(st.sampled_from(ENCODING_LABELS))}">'
     head += f"<title>{draw(_text())}</title>"
     if draw(st.booleans()):
         head += draw(_jsonld())
-    for name in draw(st.lists(st.sampled_from(["og:title", "description", "author", "og:image",
-                                               "article:published_time", "og:locale"]),
-                              max_size=3)):  # fmt: skip
+    for name in draw(
+        st.lists(
+            st.sampled_from(
+                [
+                    "og:title",
+                    "description",
+                    "author",
+                    "og:image",
+                    "article:published_time",
+                    "og:locale",
+                ]
+            ),
+            max_size=3,
+        )
+    ):
         head += f'<meta property="{name}" name="{name}" content="{draw(_text())}">'
     lang = draw(st.sampled_from(["en", "de-AT", "", "xx-invalid-language-tag", "\u00e9"]))
     document = f'<!DOCTYPE html><html lang="{lang}"><head>{head}</head><body>{body}</body></html>'
@@ -327,6 +390,7 @@ def _html_document(draw: st.DrawFn) -> bytes:
     return data
 
 
+@cache
 @st.composite
 def mutated(draw: st.DrawFn, seeds: Sequence[bytes]) -> bytes:
     """A real document with a few random edits: insertions of markup or bytes, deletions,
@@ -348,6 +412,7 @@ def mutated(draw: st.DrawFn, seeds: Sequence[bytes]) -> bytes:
     return bytes(data)
 
 
+@cache
 def html_documents(seeds: Sequence[bytes] = ()) -> st.SearchStrategy[bytes]:
     choices = [_html_document(), st.binary(max_size=2048)]
     if seeds:
@@ -355,6 +420,7 @@ def html_documents(seeds: Sequence[bytes] = ()) -> st.SearchStrategy[bytes]:
     return st.one_of(choices)
 
 
+@cache
 def page_inputs(seeds: Sequence[bytes] = ()) -> st.SearchStrategy[PageInput]:
     return st.builds(
         PageInput,
@@ -370,6 +436,7 @@ def _xml_escape_maybe(draw: st.DrawFn, text: str) -> str:
     return text if draw(st.integers(0, 3)) == 0 else escape(text)  # unescaped text happens
 
 
+@cache
 @st.composite
 def _xml_feed(draw: st.DrawFn) -> bytes:
     kind = draw(st.sampled_from(["rss2", "rss091", "rdf", "atom", "urlset", "sitemapindex"]))
@@ -377,8 +444,7 @@ def _xml_feed(draw: st.DrawFn) -> bytes:
     for _ in range(draw(st.integers(0, 8))):
         link = _xml_escape_maybe(draw, draw(st.one_of(urls(), st.sampled_from(["/a", "b.html"]))))
         title = _xml_escape_maybe(draw, draw(_text()))
-        date = draw(st.one_of(st.text(max_size=30),
-                              st.datetimes().map(datetime.isoformat)))  # fmt: skip
+        date = draw(st.one_of(st.text(max_size=30), st.datetimes().map(datetime.isoformat)))
         author = _xml_escape_maybe(draw, draw(_text()))
         entries.append(_feed_entry(kind, link, title, date, author))
     inner = "".join(entries)
@@ -386,14 +452,13 @@ def _xml_feed(draw: st.DrawFn) -> bytes:
         "rss2": f'<rss version="2.0"><channel><title>T</title>{inner}</channel></rss>',
         "rss091": f'<rss version="0.91"><channel><title>T</title>{inner}</channel></rss>',
         "rdf": '<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" '
-               f'xmlns="http://purl.org/rss/1.0/"><channel><title>T</title></channel>{inner}'
-               "</rdf:RDF>",
+        f'xmlns="http://purl.org/rss/1.0/"><channel><title>T</title></channel>{inner}'
+        "</rdf:RDF>",
         "atom": f'<feed xmlns="http://www.w3.org/2005/Atom" xml:base="{draw(urls())}">'
-                f"<title>T</title>{inner}</feed>",
-        "urlset": '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
-                  f"{inner}</urlset>",
+        f"<title>T</title>{inner}</feed>",
+        "urlset": f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{inner}</urlset>',
         "sitemapindex": f"<sitemapindex>{inner}</sitemapindex>",
-    }[kind]  # fmt: skip
+    }[kind]
     label = draw(st.sampled_from(ENCODING_LABELS))
     document = f'<?xml version="1.0" encoding="{label}"?>{draw(st.sampled_from(FEED_DTDS))}{root}'
     return document.encode(draw(st.sampled_from(ENCODINGS)), errors="xmlcharrefreplace")
@@ -401,31 +466,60 @@ def _xml_feed(draw: st.DrawFn) -> bytes:
 
 def _feed_entry(kind: str, link: str, title: str, date: str, author: str) -> str:
     if kind == "atom":
-        return (f'<entry><title>{title}</title><link rel="alternate" href="{link}"/>'
-                f"<id>{link}</id><updated>{date}</updated><author><name>{author}</name>"
-                "</author></entry>")  # fmt: skip
+        return (
+            f'<entry><title>{title}</title><link rel="alternate" href="{link}"/>'
+            f"<id>{link}</id><updated>{date}</updated><author><name>{author}</name>"
+            "</author></entry>"
+        )
     if kind in ("urlset", "sitemapindex"):
         tag = "url" if kind == "urlset" else "sitemap"
         return f"<{tag}><loc>{link}</loc><lastmod>{date}</lastmod></{tag}>"
-    return (f"<item><title>{title}</title><link>{link}</link><pubDate>{date}</pubDate>"
-            f"<author>{author}</author><guid>{link}</guid></item>")  # fmt: skip
+    return (
+        f"<item><title>{title}</title><link>{link}</link><pubDate>{date}</pubDate>"
+        f"<author>{author}</author><guid>{link}</guid></item>"
+    )
 
 
+@cache
 @st.composite
 def _json_feed(draw: st.DrawFn) -> bytes:
-    items = draw(st.lists(st.one_of(
-        st.dictionaries(st.sampled_from(["url", "external_url", "id", "title", "summary",
-                                         "content_text", "date_published", "date_modified",
-                                         "author", "authors"]),
-                        st.one_of(urls(), _json_value()), max_size=6),
-        _json_value()), max_size=8))  # fmt: skip
-    data: Any = {"version": "https://jsonfeed.org/version/1.1", "title": draw(_text()),
-                 "items": items}  # fmt: skip
+    items = draw(
+        st.lists(
+            st.one_of(
+                st.dictionaries(
+                    st.sampled_from(
+                        [
+                            "url",
+                            "external_url",
+                            "id",
+                            "title",
+                            "summary",
+                            "content_text",
+                            "date_published",
+                            "date_modified",
+                            "author",
+                            "authors",
+                        ]
+                    ),
+                    st.one_of(urls(), _json_value()),
+                    max_size=6,
+                ),
+                _json_value(),
+            ),
+            max_size=8,
+        )
+    )
+    data: Any = {
+        "version": "https://jsonfeed.org/version/1.1",
+        "title": draw(_text()),
+        "items": items,
+    }
     if draw(st.integers(0, 5)) == 0:
         data = draw(_json_value())
     return json.dumps(data, ensure_ascii=draw(st.booleans())).encode("utf-8", "surrogatepass")
 
 
+@cache
 def feed_documents(seeds: Sequence[bytes] = ()) -> st.SearchStrategy[bytes]:
     choices = [_xml_feed(), _json_feed(), st.binary(max_size=2048)]
     if seeds:
@@ -433,11 +527,12 @@ def feed_documents(seeds: Sequence[bytes] = ()) -> st.SearchStrategy[bytes]:
     return st.one_of(choices)
 
 
+@cache
 def feed_inputs(seeds: Sequence[bytes] = ()) -> st.SearchStrategy[FeedInput]:
     return st.builds(
         FeedInput,
         body=feed_documents(seeds),
-        url=st.sampled_from(["http://feeds.example.com/rss", "https://x.example/a/b/atom.xml"]),
+        url=st.sampled_from([DEFAULT_FEED_URL, "https://x.example/a/b/atom.xml"]),
         max_entries=st.integers(1, FEED_MAX_ENTRIES),
     )
 
@@ -445,6 +540,7 @@ def feed_inputs(seeds: Sequence[bytes] = ()) -> st.SearchStrategy[FeedInput]:
 _HOST_CHARS = string.ascii_lowercase + string.digits + "-"
 
 
+@cache
 @st.composite
 def _host(draw: st.DrawFn) -> str:
     kind = draw(st.integers(0, 9))
@@ -457,33 +553,58 @@ def _host(draw: st.DrawFn) -> str:
         style = draw(st.sampled_from(["{}", "0x{:x}", "0{:o}", "0X{:X}"]))
         return ".".join(style.format(part) for part in parts)
     if kind == 3:
-        return draw(st.sampled_from(["localhost", "LOCALHOST.", "a.localhost", "x.internal",
-                                     "[::ffff:127.0.0.1]", "[fe80::1%25eth0]", "0", "127.1",
-                                     "metadata", "xn--nxasmq6b.example"]))  # fmt: skip
+        return draw(
+            st.sampled_from(
+                [
+                    "localhost",
+                    "LOCALHOST.",
+                    "a.localhost",
+                    "x.internal",
+                    "[::ffff:127.0.0.1]",
+                    "[fe80::1%25eth0]",
+                    "0",
+                    "127.1",
+                    "metadata",
+                    "xn--nxasmq6b.example",
+                ]
+            )
+        )
     if kind == 4:
         return draw(st.text(max_size=20))
     labels = draw(st.lists(st.text(_HOST_CHARS, min_size=1, max_size=12), min_size=1, max_size=4))
     return ".".join(labels) + draw(st.sampled_from(["", ".com", ".example", ".", ".test"]))
 
 
+@cache
 @st.composite
 def _url(draw: st.DrawFn) -> str:
-    scheme = draw(st.sampled_from(["http", "https", "HTTP", "hTTps", "ftp", "file", "javascript",
-                                   "data", "gopher", ""]))  # fmt: skip
+    scheme = draw(
+        st.sampled_from(
+            ["http", "https", "HTTP", "hTTps", "ftp", "file", "javascript", "data", "gopher", ""]
+        )
+    )
     userinfo = draw(st.sampled_from(["", "user@", "u:p@", "@", "a@b@"]))
-    port = draw(st.one_of(st.just(""), st.integers(0, 70_000).map(lambda p: f":{p}"),
-                          st.sampled_from([":", ":x", ":80", ":443"])))  # fmt: skip
-    path = draw(st.one_of(st.just("/"), st.text(max_size=30).map(lambda p: "/" + p),
-                          st.sampled_from(["/a/../b/./c", "/%7Euser/%zz", "//double"])))  # fmt: skip
+    port = draw(
+        st.one_of(
+            st.just(""),
+            st.integers(0, 70_000).map(lambda p: f":{p}"),
+            st.sampled_from([":", ":x", ":80", ":443"]),
+        )
+    )
+    odd_paths = st.sampled_from(["/a/../b/./c", "/%7Euser/%zz", "//double"])
+    path = draw(st.one_of(st.just("/"), st.text(max_size=30).map(lambda p: "/" + p), odd_paths))
     query = "&".join(
-        f"{key}={value}" for key, value in draw(st.lists(
-            st.tuples(st.sampled_from(TRACKING_KEYS), st.text(max_size=8)), max_size=4))
-    )  # fmt: skip
+        f"{key}={value}"
+        for key, value in draw(
+            st.lists(st.tuples(st.sampled_from(TRACKING_KEYS), st.text(max_size=8)), max_size=4)
+        )
+    )
     fragment = draw(st.sampled_from(["", "#top", "#"]))
     separator = "?" if query or draw(st.booleans()) else ""
     return f"{scheme}://{userinfo}{draw(_host())}{port}{path}{separator}{query}{fragment}"
 
 
+@cache
 def urls() -> st.SearchStrategy[str]:
     return st.one_of(_url(), st.text(max_size=60))
 
@@ -507,12 +628,13 @@ class Target:
         return {}, str(value).encode("utf-8", "surrogatepass")
 
     def load(self, meta: dict[str, Any], payload: bytes) -> Any:
-        """The input back from a crash file."""
+        """The input back from a crash file; with empty `meta`, raw bytes as an input."""
         if self.name == "extract":
             return PageInput(payload, meta.get("url"), meta.get("encoding"))
         if self.name == "feeds":
-            return FeedInput(payload, meta["url"], meta.get("max_entries", FEED_MAX_ENTRIES))
-        return payload.decode("utf-8", "surrogatepass")
+            url = meta.get("url", DEFAULT_FEED_URL)
+            return FeedInput(payload, url, meta.get("max_entries", FEED_MAX_ENTRIES))
+        return payload.decode("utf-8", "surrogatepass" if meta else "replace")
 
 
 TARGETS: dict[str, Target] = {
@@ -524,7 +646,10 @@ TARGETS: dict[str, Target] = {
 
 @cache
 def fixture_seeds(kind: str) -> tuple[bytes, ...]:
-    """Seed documents from the repository's fixtures: pages for `extract`, feeds for `feeds`."""
+    """Seed inputs from the repository's fixtures: pages for `extract`, feeds for `feeds`."""
+    if kind == "urls":
+        return SEED_URLS
     directory = SEED_DIRS[0] if kind == "extract" else SEED_DIRS[1]
-    return tuple(path.read_bytes()[:MAX_SEED_BYTES] for path in sorted(directory.iterdir())
-                 if path.is_file())  # fmt: skip
+    return tuple(
+        path.read_bytes()[:MAX_SEED_BYTES] for path in sorted(directory.iterdir()) if path.is_file()
+    )

@@ -109,8 +109,12 @@ def _jsonld_str(articles: list[dict[str, Any]], key: str) -> str | None:
 def _absolute(base: str | None, link: str | None) -> str | None:
     if not link:
         return None
-    absolute = urljoin(base, link) if base else link
-    return absolute if urlsplit(absolute).scheme in ("http", "https") else None
+    try:
+        absolute = urljoin(base, link) if base else link
+        scheme = urlsplit(absolute).scheme
+    except ValueError:  # "http://[broken" - a bad link in the metadata, not a bad article
+        return None
+    return absolute if scheme in ("http", "https") else None
 
 
 def _site_name(meta: dict[str, str], jsonld: list[dict[str, Any]]) -> str | None:

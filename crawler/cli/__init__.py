@@ -17,6 +17,7 @@ COMMAND_MODULES = (
     "crawler.cli.search",
     "crawler.cli.monitor",
     "crawler.cli.bench",
+    "crawler.cli.fuzz",
 )
 
 
