@@ -283,7 +283,10 @@ def _build(
 
 def _xml_base(element: etree._Element, url: str) -> str:
     base = element.get("{http://www.w3.org/XML/1998/namespace}base")
-    return urljoin(url, base) if base else url
+    try:
+        return urljoin(url, base) if base else url
+    except ValueError:  # a broken xml:base ("http://[oops") is ignored, not fatal
+        return url
 
 
 def _rss_entry(item: etree._Element, base: str) -> FeedEntry | None:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import ipaddress
 import logging
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -52,6 +53,7 @@ SPECIAL_USE_SUFFIXES = (
     "localhost", "test", "example", "invalid", "local", "home.arpa", "internal",
     "corp", "home", "mail",
 )  # fmt: skip
+_HOST_NAME = re.compile(r"[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*")  # LDH labels (IDNA-encoded)
 NAT64_PREFIX = ipaddress.IPv6Network("64:ff9b::/96")  # embeds an IPv4 address in its last 32 bits
 MAX_IPV4_PART_VALUES = (2**32, 2**24, 2**16, 2**8)  # the last part of a 1..4-part IPv4 literal
 
@@ -227,6 +229,8 @@ class NetworkPolicy:
         if address is not None:
             why = None if self.address_allowed(address) else non_public_why(address)
             return RequestRefused(REFUSED_ADDRESS, f"{host} is {why}") if why else None
+        if not _HOST_NAME.fullmatch(host):  # control characters, spaces, "%", "\\" ...
+            return RequestRefused(REFUSED_HOST, f"{host!r} is not a valid host name")
         return None if self.name_allowed(host) else self._name_refusal(host)
 
     def _name_refusal(self, host: str) -> RequestRefused | None:

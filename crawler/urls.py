@@ -33,13 +33,18 @@ def canonical_article_url(url: str) -> str:
     query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
              if not is_tracking_parameter(k)]  # fmt: skip
     host = (parts.hostname or "").rstrip(".")
+    if not host:
+        raise ValueError(f"no host in {url[:200]!r}")
     if ":" in host:  # an IPv6 literal keeps its brackets
         host = f"[{host}]"
     default_port = 80 if parts.scheme.lower() == "http" else 443
     port = parts.port if parts.port not in (None, default_port) else None  # may raise ValueError
     netloc = f"{host}:{port}" if port is not None else host
     cleaned = urlunsplit((parts.scheme.lower(), netloc, parts.path or "/", urlencode(query), ""))
-    return canonicalize_url(cleaned)
+    canonical = canonicalize_url(cleaned)
+    if not urlsplit(canonical).hostname:  # a "host" like "\\" that normalises away
+        raise ValueError(f"no usable host in {url[:200]!r}")
+    return canonical
 
 
 def publisher_domain(url: str) -> str:

@@ -221,10 +221,11 @@ class _Walker:
     def table(self, table: Element) -> None:
         """Data tables become one block per row; layout tables (a cell holding the body) recurse."""
         writer = self.writer
-        rows = [row for row in table.iter("tr") if _owning_table(row) is table]
+        rows = [row for row in table.iter("tr") if _owner(row, ROW_OWNERS) is table]
         if _is_layout_table(table, rows):
             for cell in table.iter("td", "th"):
-                if _owning_table(cell) is table:
+                # Broken markup nests cells in cells: walk the outer one only, or text repeats.
+                if _owner(cell, CELL_OWNERS) is table:
                     self.walk(cell, PARAGRAPH)
                     writer.flush()
             return
@@ -249,6 +250,17 @@ def _line_break(element: Element, writer: _BlockWriter) -> None:
 
 def _owning_table(element: Element) -> Element | None:
     for ancestor in element.iterancestors("table"):
+        return ancestor
+    return None
+
+
+ROW_OWNERS = ("tr", "table")  # a row belongs to the table unless it sits inside another row
+CELL_OWNERS = ("td", "th", "table")
+
+
+def _owner(element: Element, tags: tuple[str, ...]) -> Element | None:
+    """The nearest ancestor among `tags`."""
+    for ancestor in element.iterancestors(*tags):
         return ancestor
     return None
 

@@ -1,0 +1,78 @@
+"""Inputs the fuzzers found (tests/test_fuzz_properties.py, `newsharvest fuzz`), minimised and
+kept, each with the invariant it broke. They run through the same checks as the fuzzer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from crawler.feeds import parse_feed
+from crawler.fuzzing import FeedInput, PageInput, check_extract, check_feed, check_url
+from crawler.urls import canonical_article_url
+from extractors import extract_verbose
+
+FIXTURES = Path(__file__).parent / "fixtures" / "fuzz"
+PROSE = "The island ferry returned to its normal timetable on Sunday after the storm passed. "
+
+
+def test_a_nul_in_an_xml_encoding_label_is_no_crash() -> None:
+    body = b'<?xml version="1.0" encoding="bogus\x00"?><rss version="2.0"><channel><title>T</title></channel></rss>'  # noqa: E501
+    check_feed(FeedInput(body, "http://feeds.example.com/rss"))
+
+
+def test_a_broken_xml_base_is_ignored_not_fatal() -> None:
+    body = (
+        b'<feed xmlns="http://www.w3.org/2005/Atom" xml:base="http://[broken/">'
+        b'<entry><link href="http://x.example/a"/></entry></feed>'
+    )
+    assert [entry.link for entry in parse_feed(body, "http://x.example/feed").entries] == [
+        "http://x.example/a"
+    ]
+
+
+def test_a_nul_in_the_http_charset_is_no_crash() -> None:
+    check_extract(PageInput(b"<html><head><title>T</title></head><body></body></html>", None,
+                            "bogus\x00"))  # fmt: skip
+
+
+def test_control_characters_in_text_do_not_turn_an_article_into_an_error() -> None:
+    page = (b'<html><body><div itemprop="articleBody"><p>' + PROSE.encode() * 5 + b"</p>"
+            b'<div id="comment"></div>\x1f\x0b text</div></body></html>')  # fmt: skip
+    check_extract(PageInput(page, None, None))
+    assert extract_verbose(page).article is not None
+
+
+def test_a_broken_canonical_link_does_not_lose_the_article() -> None:
+    page = (b'<html><head><link rel="canonical" href="http://[oops/x"></head><body><article><p>'
+            + PROSE.encode() * 5 + b"</p></article></body></html>")  # fmt: skip
+    result = extract_verbose(page, "https://news.example.com/a")
+    assert result.article is not None, result.reason
+    assert result.article.canonical_url == "https://news.example.com/a"  # the page's own URL
+
+
+def test_cells_nested_in_cells_are_not_output_twice() -> None:
+    """A mutated table-layout page whose broken markup nests cells inside cells of the same
+    table: each outer cell was walked, and so was each cell inside it (text 1.2x the input)."""
+    page = (FIXTURES / "nested-cells.html").read_bytes()
+    check_extract(PageInput(page, None, None))
+    article = extract_verbose(page).article
+    assert article is not None
+    paragraphs = [text for _, text in article.blocks]
+    assert len(paragraphs) == len(set(paragraphs))
+
+
+@pytest.mark.parametrize("url", ["http://\\", "http:/\\28.0.0.18]:0/x", "http:///x"])
+def test_urls_without_a_usable_host_are_refused_by_the_canonicaliser(url: str) -> None:
+    check_url(url)
+    with pytest.raises(ValueError):
+        canonical_article_url(url)
+
+
+def test_ipv6_hosts_keep_their_brackets() -> None:
+    assert canonical_article_url("http://[FE80::1]:8080/a#x") == "http://[fe80::1]:8080/a"
+    check_url("http://[::ffff:127.0.0.1]:8080/x")
+
+
+def test_hosts_with_control_characters_are_refused() -> None:
+    check_url("http://0x0\x00.\x00/")  # libc reads "0x0" (0.0.0.0) and stops at the NUL
