@@ -29,7 +29,7 @@ def canonical_article_url(url: str) -> str:
 
     Raises ValueError for a URL that cannot be fetched as written (bad port, broken IPv6
     brackets)."""
-    parts = urlsplit(url.strip())
+    parts = urlsplit(_backslashes_as_slashes(url.strip()))
     query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
              if not is_tracking_parameter(k)]  # fmt: skip
     host = (parts.hostname or "").rstrip(".")
@@ -45,6 +45,13 @@ def canonical_article_url(url: str) -> str:
     if not urlsplit(canonical).hostname:  # a "host" like "\\" that normalises away
         raise ValueError(f"no usable host in {url[:200]!r}")
     return canonical
+
+
+def _backslashes_as_slashes(url: str) -> str:
+    """Browsers read "\\" as "/" before the query of an http(s) URL (WHATWG); so do we, or
+    "http://host\\path" would keep a backslash in its host."""
+    end = min((i for i in (url.find("?"), url.find("#")) if i >= 0), default=len(url))
+    return url[:end].replace("\\", "/") + url[end:]
 
 
 def publisher_domain(url: str) -> str:

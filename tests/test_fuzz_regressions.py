@@ -69,6 +69,11 @@ def test_urls_without_a_usable_host_are_refused_by_the_canonicaliser(url: str) -
         canonical_article_url(url)
 
 
+def test_backslashes_before_the_query_are_slashes_as_in_browsers() -> None:
+    check_url("http://f.\\")  # was "http://f.//", then "http://f//": not idempotent
+    assert canonical_article_url("http://a.example\\b\\c?q=\\") == "http://a.example/b/c?q=%5C"
+
+
 def test_ipv6_hosts_keep_their_brackets() -> None:
     assert canonical_article_url("http://[FE80::1]:8080/a#x") == "http://[fe80::1]:8080/a"
     check_url("http://[::ffff:127.0.0.1]:8080/x")
