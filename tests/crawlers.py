@@ -6,8 +6,10 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -115,3 +117,39 @@ def pid_alive(pid: int) -> bool:
     except OSError:
         return False
     return True
+
+
+@dataclass
+class CrawlRun:
+    returncode: int
+    log: str
+    stats: dict[str, Any]  # the final stats dump
+    items: list[dict[str, Any]]  # the JSON Lines output
+    max_rss_bytes: int  # peak resident memory of the crawl process
+
+
+def run_measured(
+    feed_urls: Sequence[str],
+    output: Path,
+    settings: Sequence[str] = (),
+    proxy_url: str = "",
+    profile: str = "settings.fixture",
+) -> CrawlRun:
+    """Crawl to the end into `output` (JSON Lines; state and log beside it) and measure the
+    crawl process's peak memory. An empty `proxy_url` connects directly."""
+    output.parent.mkdir(parents=True, exist_ok=True)
+    command = [*crawl_command(feed_urls, proxy_url, settings), "-O", f"{output}:jsonlines"]
+    env = crawl_env(output.parent / "state", profile)
+    log_path = output.with_suffix(".log")
+    process = start_crawl(command, env, log_path)
+    killer = threading.Timer(CRAWL_TIMEOUT_SECONDS, process.kill)
+    killer.start()
+    try:
+        _, status, usage = os.wait4(process.pid, 0)  # this process's own rusage
+    finally:
+        killer.cancel()
+    process.returncode = os.waitstatus_to_exitcode(status)
+    log = log_path.read_text(errors="replace")
+    return CrawlRun(
+        process.returncode, log, stats_from_log(log), read_jsonl(output), usage.ru_maxrss * 1024
+    )

@@ -24,6 +24,7 @@ FIXTURE_OVERRIDES = (  # what settings.fixture changes, on top of settings.distr
     "AUTOTHROTTLE_TARGET_CONCURRENCY=8",
     "CONCURRENT_REQUESTS_PER_DOMAIN=4",
     "RETRY_TIMES=0",
+    "NETWORK_ALLOWLIST=.test",
 )
 COMPARED_FIELDS = ("url", "version", "title", "text", "published", "domain", "authors")
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from tests.fixtures.crawlrun import CrawlRun, run_feeds_spider
+from tests.crawlers import CrawlRun, run_measured
 from tests.fixtures.newsroom import Newsroom, NewsroomServer, RequestRecord
 from tests.fixtures.newsroom.hostile import (
     ADDRESS,
@@ -100,10 +100,10 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> HostileCrawl:
     assert room.hostile is not None
     output = tmp_path_factory.mktemp("hostile") / "articles.jsonl"
     with NewsroomServer(room, port=0) as server:
-        run = run_feeds_spider(
+        run = run_measured(
             room.feed_urls + room.hostile.feed_urls,
             output,
-            *HOSTILE_SETTINGS,
+            HOSTILE_SETTINGS,
             proxy_url=server.proxy_url,
         )
     assert run.returncode == 0, run.log[-3000:]

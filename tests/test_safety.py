@@ -16,7 +16,7 @@ from crawler.safety import (
     NetworkPolicy,
     parse_ip_literal,
 )
-from tests.fixtures.crawlrun import CrawlRun, run_feeds_spider
+from tests.crawlers import CrawlRun, run_measured
 from tests.fixtures.newsroom import Newsroom, NewsroomServer, RequestRecord
 
 PRODUCTION = "settings.local"  # the default profile: what a user runs
@@ -121,7 +121,7 @@ def test_public_only_off_keeps_the_scheme_rule() -> None:
 def _production_crawl(
     tmp_path: Path, feeds: list[str], server: NewsroomServer, *settings: str
 ) -> tuple[CrawlRun, list[RequestRecord]]:
-    run = run_feeds_spider(feeds, tmp_path / "articles.jsonl", *settings, profile=PRODUCTION)
+    run = run_measured(feeds, tmp_path / "articles.jsonl", settings, profile=PRODUCTION)
     assert run.returncode == 0, run.log[-3000:]
     return run, server.request_log
 
@@ -173,10 +173,9 @@ def test_production_settings_behind_a_proxy_refuse_test_domains(tmp_path: Path) 
     fixture profile allow-lists `.test` (and only that)."""
     room = Newsroom(seed=1)
     with NewsroomServer(room, port=0) as server:
-        run = run_feeds_spider(
-            room.feed_urls[:1], tmp_path / "a.jsonl", proxy_url=server.proxy_url,
-            profile=PRODUCTION,
-        )  # fmt: skip
+        run = run_measured(
+            room.feed_urls[:1], tmp_path / "a.jsonl", proxy_url=server.proxy_url, profile=PRODUCTION
+        )
         requests = server.request_log
     assert requests == []
     assert f"fetch failed: {room.feed_urls[0]} (refused_host:" in run.log

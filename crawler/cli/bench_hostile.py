@@ -41,7 +41,7 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from crawler.cli.table import render_table
-    from tests.fixtures.crawlrun import run_feeds_spider
+    from tests.crawlers import run_measured
     from tests.fixtures.newsroom import Newsroom, NewsroomServer
     from tests.fixtures.newsroom.hostile import HOSTILE_DOMAIN
 
@@ -58,8 +58,8 @@ def run(args: argparse.Namespace) -> int:
         NewsroomServer(room) as server,
     ):
         started = time.monotonic()
-        crawl = run_feeds_spider(
-            feeds, Path(scratch) / "articles.jsonl", *settings, proxy_url=server.proxy_url
+        crawl = run_measured(
+            feeds, Path(scratch) / "articles.jsonl", settings, proxy_url=server.proxy_url
         )
         elapsed = time.monotonic() - started
         requests = server.request_log
