@@ -1,0 +1,87 @@
+"""The news-site fixture's hostile cases (tests/fixtures/newsroom/hostile.py) serve what they
+say: the crawler tests in tests/test_hostile.py rely on it."""
+
+from __future__ import annotations
+
+import html
+import zlib
+from collections.abc import Iterator
+
+from lxml import etree
+
+from tests.fixtures.newsroom import Newsroom
+from tests.fixtures.newsroom.hostile import (
+    BOMB_DECOMPRESSED_BYTES,
+    HOSTILE_DOMAIN,
+    HUGE_FEED_ENTRIES,
+    SSRF_LINKS,
+    Stream,
+)
+
+ORIGIN = "http://127.0.0.1:8765"
+
+
+def render(room: Newsroom, url: str) -> tuple[int, dict[str, str], bytes | Stream]:
+    host, _, path = url.removeprefix("http://").partition("/")
+    return room.render(host, "/" + path, ORIGIN)
+
+
+def test_hostile_domains_are_served_only_when_asked_for() -> None:
+    assert render(Newsroom(seed=1), f"http://{HOSTILE_DOMAIN}/feeds/xxe.xml")[0] == 404
+    room = Newsroom(seed=1, hostile=True)
+    assert room.hostile is not None
+    assert HOSTILE_DOMAIN not in room.domains and not set(room.hostile.feed_urls) & set(
+        room.feed_urls
+    )
+
+
+def test_every_case_answers_and_every_good_article_is_served() -> None:
+    room = Newsroom(seed=1, hostile=True)
+    assert room.hostile is not None
+    for case in room.hostile.cases.values():
+        status, _, _ = render(room, case.url)
+        expected = int(case.name[-3:]) if case.name.startswith("page_http_") else None
+        assert status == expected if expected else status != 404, case.name
+    for url, article in room.hostile.articles.items():
+        status, _, body = render(room, url)
+        assert status == 200 and isinstance(body, bytes)
+        title = html.escape(article.title)
+        assert any(title.encode(encoding) in body for encoding in ("utf-8", "cp1252")), url
+
+
+def test_the_gzip_bomb_inflates_to_what_it_says() -> None:
+    room = Newsroom(seed=1, hostile=True)
+    _, headers, body = render(room, f"http://{HOSTILE_DOMAIN}/bombs/gzip.html")
+    assert headers["Content-Encoding"] == "gzip" and isinstance(body, bytes)
+    assert len(body) < BOMB_DECOMPRESSED_BYTES // 500
+    inflater = zlib.decompressobj(wbits=31)  # gzip framing
+    assert sum(len(chunk) for chunk in _inflate(inflater, body)) == BOMB_DECOMPRESSED_BYTES
+
+
+def _inflate(inflater: zlib._Decompress, data: bytes) -> Iterator[bytes]:
+    chunk = inflater.decompress(data, 1 << 20)
+    while chunk:
+        yield chunk
+        chunk = inflater.decompress(inflater.unconsumed_tail, 1 << 20)
+
+
+def test_the_huge_feed_has_its_entries_and_the_ssrf_feed_its_links() -> None:
+    room = Newsroom(seed=1, hostile=True)
+    _, _, huge = render(room, f"http://{HOSTILE_DOMAIN}/feeds/huge.xml")
+    assert isinstance(huge, bytes)
+    assert len(etree.fromstring(huge).findall("./channel/item")) == HUGE_FEED_ENTRIES
+    _, _, ssrf = render(room, f"http://{HOSTILE_DOMAIN}/feeds/ssrf.xml")
+    assert isinstance(ssrf, bytes)
+    links = [link.text for link in etree.fromstring(ssrf).iter("link")]
+    assert f"{ORIGIN}/ssrf-canary/literal" in links
+    assert len(links) == len(SSRF_LINKS) + 1 + 2  # the channel link and two good articles
+
+
+def test_endless_and_truncated_bodies_are_streams() -> None:
+    room = Newsroom(seed=1, hostile=True)
+    for path in ("/big/chunked.html", "/feeds/oversized.xml"):
+        _, _, body = render(room, f"http://{HOSTILE_DOMAIN}{path}")
+        assert isinstance(body, Stream) and body.length is None
+    _, _, truncated = render(room, f"http://{HOSTILE_DOMAIN}/big/truncated.html")
+    assert isinstance(truncated, Stream) and truncated.length is not None
+    assert sum(len(chunk) for chunk in truncated.chunks()) < truncated.length
