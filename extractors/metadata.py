@@ -230,9 +230,12 @@ def parse_date(value: str | None) -> datetime | None:
             return None
     if parsed.year < EARLIEST_PUBLICATION_YEAR:
         return None
-    offset = parsed.utcoffset()
-    # Plain fixed offsets pickle and compare cheaply; naive dates are taken as UTC.
-    return parsed.replace(tzinfo=timezone(offset) if offset is not None else UTC)
+    try:
+        offset = parsed.utcoffset()
+        # Plain fixed offsets pickle and compare cheaply; naive dates are taken as UTC.
+        return parsed.replace(tzinfo=timezone(offset) if offset is not None else UTC)
+    except ValueError:  # an offset of a day or more ("+7955"): no real date
+        return None
 
 
 def _time_datetime(tree: Element) -> str | None:

@@ -31,6 +31,15 @@ def test_a_broken_xml_base_is_ignored_not_fatal() -> None:
     ]
 
 
+def test_a_time_zone_offset_of_days_is_no_date_not_a_lost_feed() -> None:
+    item = "<item><link>http://x.example/{n}</link><pubDate>Mon, 02 Nov 2026 08:30:00 {tz}</pubDate></item>"  # noqa: E501
+    items = item.format(n=1, tz="+7955") + item.format(n=2, tz="+0100")
+    body = f'<rss version="2.0"><channel>{items}</channel></rss>'.encode()
+    check_feed(FeedInput(body, "http://feeds.example.com/rss"))
+    entries = parse_feed(body, "http://feeds.example.com/rss").entries
+    assert [entry.published is None for entry in entries] == [True, False]
+
+
 def test_a_nul_in_the_http_charset_is_no_crash() -> None:
     check_extract(PageInput(b"<html><head><title>T</title></head><body></body></html>", None,
                             "bogus\x00"))  # fmt: skip
