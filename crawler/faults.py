@@ -117,11 +117,8 @@ def _http_error(error: HttpError) -> tuple[str, str]:
 def _ignored(error: IgnoreRequest, request: Request | None) -> str:
     message = str(error)
     if _MAX_REDIRECTS_MESSAGE in message:
-        return (
-            REDIRECT_LOOP
-            if request is not None and in_redirect_loop(request)
-            else (TOO_MANY_REDIRECTS)
-        )
+        looped = request is not None and in_redirect_loop(request)
+        return REDIRECT_LOOP if looped else TOO_MANY_REDIRECTS
     if _DECOMPRESSION_MESSAGE in message:
         return DECOMPRESSION_BOMB
     if _ROBOTS_MESSAGE in message:

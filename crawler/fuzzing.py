@@ -415,12 +415,19 @@ def mutated(draw: st.DrawFn, seeds: Sequence[bytes]) -> bytes:
     return bytes(data)
 
 
-@cache
-def html_documents(seeds: Sequence[bytes] = ()) -> st.SearchStrategy[bytes]:
-    choices = [_html_document(), st.binary(max_size=2048)]
+def _documents(
+    seeds: Sequence[bytes], *generated: st.SearchStrategy[bytes]
+) -> st.SearchStrategy[bytes]:
+    """Generated documents, raw bytes, and mutated seed documents."""
+    choices = [*generated, st.binary(max_size=2048)]
     if seeds:
         choices.append(mutated(seeds))
     return st.one_of(choices)
+
+
+@cache
+def html_documents(seeds: Sequence[bytes] = ()) -> st.SearchStrategy[bytes]:
+    return _documents(seeds, _html_document())
 
 
 @cache
@@ -524,10 +531,7 @@ def _json_feed(draw: st.DrawFn) -> bytes:
 
 @cache
 def feed_documents(seeds: Sequence[bytes] = ()) -> st.SearchStrategy[bytes]:
-    choices = [_xml_feed(), _json_feed(), st.binary(max_size=2048)]
-    if seeds:
-        choices.append(mutated(seeds))
-    return st.one_of(choices)
+    return _documents(seeds, _xml_feed(), _json_feed())
 
 
 @cache
