@@ -317,11 +317,14 @@ def _json_value() -> st.SearchStrategy[Any]:
     scalars = st.one_of(
         st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), _text(), _prose()
     )
-    containers = lambda inner: st.one_of(  # noqa: E731
+    return st.recursive(scalars, _json_containers, max_leaves=12)
+
+
+def _json_containers(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    return st.one_of(
         st.lists(inner, max_size=4),
         st.dictionaries(st.sampled_from(JSONLD_KEYS), inner, max_size=5),
     )
-    return st.recursive(scalars, containers, max_leaves=12)
 
 
 @cache
