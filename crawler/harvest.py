@@ -32,11 +32,21 @@ from scrapy.crawler import Crawler
 from twisted.python.failure import Failure
 
 from crawler import polling
+from crawler.backends import RedisGate
 from crawler.clock import Clock, clock_from_settings
 from crawler.feeds import Feed, FeedEntry, FeedError, parse_feed
+from crawler.guarded import GuardedHarvestState, MarkOutbox
 from crawler.polling import FeedState, PollPolicy
-from crawler.state import Claim, Entry, HarvestState, SqliteHarvestState, open_harvest_state
+from crawler.state import (
+    Claim,
+    Entry,
+    HarvestState,
+    RedisHarvestState,
+    SqliteHarvestState,
+    open_harvest_state,
+)
 from crawler.urls import canonical_article_url
+from pipelines.store import state_dir
 
 log = logging.getLogger(__name__)
 
@@ -71,13 +81,18 @@ class Harvest:
         harvest = getattr(crawler, _ATTRIBUTE, None)
         if harvest is None:
             settings = crawler.settings
-            harvest = cls(crawler, open_harvest_state(settings), clock_from_settings(settings))
+            harvest = cls(crawler, _crawler_state(crawler), clock_from_settings(settings))
             setattr(crawler, _ATTRIBUTE, harvest)
             crawler.signals.connect(harvest.item_scraped, signal=signals.item_scraped)
             crawler.signals.connect(harvest.item_dropped, signal=signals.item_dropped)
             crawler.signals.connect(harvest.item_error, signal=signals.item_error)
             crawler.signals.connect(harvest.spider_closed, signal=signals.spider_closed)
         return harvest
+
+    @property
+    def available(self) -> bool:
+        """False while the state's backend (Redis) is unreachable and the crawl paused."""
+        return not isinstance(self.state, GuardedHarvestState) or self.state.gate.available
 
     @property
     def single_process(self) -> bool:
@@ -125,6 +140,16 @@ class Harvest:
         if self._opened:
             await self.state.close()
             self._opened = False
+
+
+def _crawler_state(crawler: Crawler) -> HarvestState:
+    """The configured state store; a Redis one waits out outages inside a crawl."""
+    state = open_harvest_state(crawler.settings)
+    gate = RedisGate.of(crawler)
+    if isinstance(state, RedisHarvestState) and gate is not None:
+        outbox = MarkOutbox(state_dir(crawler.settings) / "journal")
+        return GuardedHarvestState(state, gate, outbox)
+    return state
 
 
 @dataclass

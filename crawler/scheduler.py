@@ -12,25 +12,41 @@ scrapy-redis 0.9.1 works with Scrapy 2.19 except for three things this module ch
   expiry, checked and inserted in one atomic script that also trims what has expired) and uses
   the crawler's request fingerprinter, like Scrapy's own dupefilter.
 
-The queue itself (a Redis sorted set by priority, `scrapy_redis.queue.PriorityQueue`) is used as
-it is. Articles do not rely on the dupefilter: the harvest ledger claims them (with versions and
-crash recovery) and their requests bypass it; it filters every other request.
+The queue is scrapy-redis's (a Redis sorted set by priority), except that `RedisPriorityQueue`
+pops with a script that also notes what it popped, so a pop whose reply is lost when Redis goes
+away can be recovered. Articles do not rely on the dupefilter: the harvest ledger claims them
+(with versions and crash recovery) and their requests bypass it; it filters every other request.
+
+Redis going away (crawler/backends.py): the scheduler reports it to the crawler's `RedisGate`
+(which pauses the crawl), holds the requests it cannot queue in memory, in order, says it has
+pending requests (so a one-pass crawl does not end), and returns none. When Redis answers, before
+the crawl resumes, it queues the held requests and puts back a pop whose reply was lost. A worker
+stopped during an outage loses only its held requests, and those are all backed by the ledger:
+their articles and feeds are handed out again when their lease runs out.
 """
 
 from __future__ import annotations
 
 import importlib
+import itertools
 import logging
+import os
+import socket
+import uuid
+from collections import deque
 from typing import Any
 
+import redis
 from scrapy.crawler import Crawler
 from scrapy.http import Request
 from scrapy.spiders import Spider
 from scrapy.utils.misc import load_object
 from scrapy_redis import defaults
 from scrapy_redis.dupefilter import RFPDupeFilter
+from scrapy_redis.queue import PriorityQueue
 from scrapy_redis.scheduler import Scheduler
 
+from crawler.backends import RedisGate, attempt_sync, is_connection_error
 from crawler.clock import Clock, clock_from_settings
 from pipelines.store import RedisKeys, redis_url, sync_redis
 
@@ -45,6 +61,19 @@ redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[1])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 return 0
 """
+
+
+# KEYS: the queue, this worker's last-pop note. ARGV: pop token, note TTL. Pops the first
+# request and notes "<token>|<request>", so that the request of a pop whose reply was lost can be
+# found again (see RedisPriorityQueue.recover_pop).
+_POP_LUA = """
+local first = redis.call('ZRANGE', KEYS[1], 0, 0)
+if #first == 0 then return false end
+redis.call('ZREM', KEYS[1], first[1])
+redis.call('SET', KEYS[2], ARGV[1] .. '|' .. first[1], 'EX', ARGV[2])
+return first[1]
+"""
+POP_NOTE_TTL_SECONDS = 7 * 86400  # a dead worker's last-pop note goes away by itself
 
 
 def _redis_for(crawler: Crawler) -> Any:
@@ -99,14 +128,55 @@ def _serializer(name: str | None) -> Any:
     return importlib.import_module(name) if name else None
 
 
+class RedisPriorityQueue(PriorityQueue):
+    """scrapy-redis's priority queue whose pop survives a lost reply: each pop notes what it
+    took under this worker's key, and `recover_pop` reads the note back after a failed pop."""
+
+    def __init__(
+        self, server: Any, spider: Spider, key: str, serializer: Any = None, note_key: str = ""
+    ) -> None:
+        super().__init__(server, spider, key, serializer)
+        self.note_key = note_key or f"{self.key}:popped:{uuid.uuid4().hex}"
+        self._pop = server.register_script(_POP_LUA)
+        self._tokens = itertools.count()
+        self.unconfirmed: bytes | None = None  # token of a pop that failed (its reply lost?)
+
+    def pop(self, timeout: int = 0) -> Request | None:
+        try:
+            return self._pop_once()
+        except redis.RedisError as error:
+            if not is_connection_error(error):
+                raise
+        # A pooled connection that died in an earlier outage (the pop never ran), or Redis going
+        # away now (it may have run): ask which, then pop again if it did not.
+        return self.recover_pop() or self._pop_once()
+
+    def _pop_once(self) -> Request | None:
+        token = str(next(self._tokens)).encode()
+        self.unconfirmed = token
+        data = self._pop(keys=[self.key, self.note_key], args=[token, POP_NOTE_TTL_SECONDS])
+        self.unconfirmed = None
+        return self._decode_request(data) if data else None
+
+    def recover_pop(self) -> Request | None:
+        """After a failed pop: the request it took, if Redis ran it (else None)."""
+        if self.unconfirmed is None:
+            return None
+        # May fail (Redis still down): the token stays, and it is asked again later.
+        note = attempt_sync(lambda: self.server.get(self.note_key)) or b""
+        token, self.unconfirmed = self.unconfirmed, None
+        noted, _, data = note.partition(b"|")
+        return self._decode_request(data) if data and noted == token else None
+
+
 class RedisScheduler(Scheduler):
-    """scrapy-redis's scheduler on our Redis factory, key names and TTL dupefilter."""
+    """scrapy-redis's scheduler on our Redis factory, key names and TTL dupefilter, through
+    Redis outages (see the module docstring)."""
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> RedisScheduler:
         settings = crawler.settings
         server = _redis_for(crawler)
-        server.ping()
         keys = RedisKeys.from_settings(settings)
         scheduler = cls(
             server=server,
@@ -119,33 +189,130 @@ class RedisScheduler(Scheduler):
             serializer=_serializer(settings.get("SCHEDULER_SERIALIZER")),
         )
         scheduler.stats = crawler.stats
+        scheduler.keys = keys
+        scheduler.gate = gate = RedisGate.of(crawler)
+        # Requests not queued because Redis was down, in order, each with whether the
+        # dupefilter has yet to see it.
+        scheduler.held = deque()
+        gate.on_recovery(scheduler._release_held)
         return scheduler
 
     def open(self, spider: Spider) -> None:
         # Upstream's open() also logs through Spider.log(), deprecated in Scrapy 2.19.
         self.spider = spider
-        self.queue = load_object(self.queue_cls)(
+        queue_class = load_object(self.queue_cls)
+        options = {}
+        if issubclass(queue_class, RedisPriorityQueue):
+            worker = f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+            options["note_key"] = self.keys.scheduler_popped(spider.name, worker)
+        self.queue = queue_class(
             server=self.server,
             spider=spider,
             key=self.queue_key % {"spider": spider.name},
             serializer=self.serializer,
+            **options,
         )
-        if self.flush_on_start:
-            self.flush()
-        if len(self.queue):
-            log.info("joining a crawl in progress: %d request(s) queued", len(self.queue))
+        try:
+            if self.flush_on_start:
+                self.flush()
+            queued = len(self.queue)  # the first command: Redis answers, or the crawl stops
+        except redis.RedisError as error:
+            if not is_connection_error(error):
+                raise
+            # One clear line; the gate closes the crawl once it is open (a scheduler that raises
+            # here would leave Scrapy's scraper unopened, and its close would fail).
+            self.gate.start_failure(error)
+            return
+        if queued:
+            log.info("joining a crawl in progress: %d request(s) queued", queued)
+
+    def close(self, reason: str) -> None:
+        if self.held and self.gate.available:
+            try:
+                self._queue_held()
+            except redis.RedisError as error:
+                log.debug("cannot queue held requests at close: %r", error)
+        if self.held:
+            log.warning("%d request(s) were not queued (Redis unreachable); their articles "
+                        "and feeds are handed out again when their leases run out",
+                        len(self.held))  # fmt: skip
+        try:
+            super().close(reason)
+        except redis.RedisError as error:
+            if not is_connection_error(error):
+                raise
+
+    def __len__(self) -> int:
+        if not self.gate.available:
+            return len(self.held)
+        try:
+            return len(self.held) + attempt_sync(lambda: len(self.queue))
+        except redis.RedisError as error:
+            self._failed(error)
+            return len(self.held)
+
+    def has_pending_requests(self) -> bool:
+        # While Redis is down the queue is unknown: say yes, so a one-pass crawl does not end.
+        return bool(self.held) or not self.gate.available or len(self) > 0
 
     def enqueue_request(self, request: Request) -> bool:
-        if not request.dont_filter and self.df.request_seen(request):
-            self.df.log(request, self.spider)
-            return False
-        self.queue.push(request)
-        if self.stats:
-            self.stats.inc_value("scheduler/enqueued/redis")
+        check = not request.dont_filter
+        if not self.held and self.gate.available:
+            try:
+                if check and attempt_sync(lambda: self.df.request_seen(request)):
+                    self.df.log(request, self.spider)
+                    return False
+                check = False
+                attempt_sync(lambda: self.queue.push(request))
+            except redis.RedisError as error:
+                self._failed(error)
+            else:
+                self._inc("scheduler/enqueued/redis")
+                return True
+        self.held.append((request, check))
+        self._inc("scheduler/held/redis")
         return True
 
     def next_request(self) -> Request | None:
-        request = self.queue.pop(self.idle_before_close)
-        if request is not None and self.stats:
-            self.stats.inc_value("scheduler/dequeued/redis")
+        if not self.gate.available:
+            return None
+        try:
+            request = self.queue.pop(self.idle_before_close)
+        except redis.RedisError as error:
+            self._failed(error)
+            return None
+        if request is not None:
+            self._inc("scheduler/dequeued/redis")
         return request
+
+    def _failed(self, error: redis.RedisError) -> None:
+        if not is_connection_error(error):
+            raise error
+        self.gate.report(error)
+
+    async def _release_held(self) -> str | None:
+        """Redis answers again: put back a pop whose reply was lost, queue the held requests."""
+        recover = getattr(self.queue, "recover_pop", None)
+        lost = recover() if recover is not None else None
+        if lost is not None:
+            self.held.appendleft((lost, False))
+            self._inc("scheduler/recovered_pop/redis")
+        queued = self._queue_held()
+        return f"{queued} held request(s) queued" if queued else None
+
+    def _queue_held(self) -> int:
+        queued = 0
+        while self.held:
+            request, check = self.held[0]
+            if check and attempt_sync(lambda r=request: self.df.request_seen(r)):
+                self.df.log(request, self.spider)
+            else:
+                attempt_sync(lambda r=request: self.queue.push(r))
+                queued += 1
+            self.held.popleft()
+        self._inc("scheduler/requeued/redis", queued)
+        return queued
+
+    def _inc(self, key: str, count: int = 1) -> None:
+        if self.stats and count:
+            self.stats.inc_value(key, count)

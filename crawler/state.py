@@ -374,13 +374,15 @@ class SqliteHarvestState(HarvestState):
 # --- Redis ----------------------------------------------------------------------------------
 
 # KEYS: articles hash, expiry zset, pending zset.
-# ARGV: now, seen_ttl, min_revision, max_versions, claim_lease, entries JSON [{k, u?, p}].
-# Same rule as `decide`. Returns JSON [[key, version], ...] of the claims made.
+# ARGV: now, seen_ttl, min_revision, max_versions, claim_lease, entries JSON [{k, u?, p}],
+# claim token ('' for none). Same rule as `decide`, plus: an entry still pending under this very
+# token is claimed again (the call is a retry of one whose reply was lost).
+# Returns JSON [[key, version], ...] of the claims made.
 _CLAIM_LUA = """
 local articles, expiry, pending = KEYS[1], KEYS[2], KEYS[3]
 local now, ttl = tonumber(ARGV[1]), tonumber(ARGV[2])
 local min_revision, max_versions = tonumber(ARGV[3]), tonumber(ARGV[4])
-local lease = tonumber(ARGV[5])
+local lease, token = tonumber(ARGV[5]), ARGV[7]
 local claimed = {}
 for _, e in ipairs(cjson.decode(ARGV[6])) do
   local raw = redis.call('HGET', articles, e.k)
@@ -389,6 +391,8 @@ for _, e in ipairs(cjson.decode(ARGV[6])) do
   if not rec then
     rec = {v = 1, u = e.u, s = 'p', a = 0, p = e.p}
     take = true
+  elseif token ~= '' and rec.s == 'p' and rec.t == token then
+    table.insert(claimed, {e.k, rec.v})
   elseif e.u then
     if not rec.u then
       rec.u = e.u
@@ -403,6 +407,7 @@ for _, e in ipairs(cjson.decode(ARGV[6])) do
       end
     end
   end
+  if take and token ~= '' then rec.t = token end
   if take or changed then redis.call('HSET', articles, e.k, cjson.encode(rec)) end
   if take then
     redis.call('ZADD', pending, now + lease, e.k)
@@ -419,7 +424,7 @@ local raw = redis.call('HGET', KEYS[1], ARGV[1])
 if not raw then return 0 end
 local rec = cjson.decode(raw)
 if rec.v ~= tonumber(ARGV[2]) or rec.s ~= 'p' then return 0 end
-rec.s, rec.p, rec.a = 'd', nil, nil
+rec.s, rec.p, rec.a, rec.t = 'd', nil, nil, nil
 redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(rec))
 redis.call('ZREM', KEYS[3], ARGV[1])
 redis.call('ZADD', KEYS[2], tonumber(ARGV[3]) + tonumber(ARGV[4]), ARGV[1])
@@ -435,7 +440,7 @@ local rec = cjson.decode(raw)
 if rec.v ~= tonumber(ARGV[2]) or rec.s ~= 'p' then return -1 end
 rec.a = (rec.a or 0) + 1
 if rec.a >= tonumber(ARGV[4]) then
-  rec.s, rec.p = 'f', nil
+  rec.s, rec.p, rec.t = 'f', nil, nil
   redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(rec))
   redis.call('ZREM', KEYS[2], ARGV[1])
   return 0
@@ -538,7 +543,11 @@ class RedisHarvestState(HarvestState):
         )
         return [url.decode() if isinstance(url, bytes) else url for url in urls]
 
-    async def claim_entries(self, entries: Sequence[Entry], now: float) -> list[Claim]:
+    async def claim_entries(
+        self, entries: Sequence[Entry], now: float, token: str = ""
+    ) -> list[Claim]:
+        """`token`: calling again with the same token hands out what the first call claimed
+        (for retrying a call whose reply was lost)."""
         if not entries:
             return []
         by_key = {entry.key: entry for entry in entries}
@@ -550,7 +559,7 @@ class RedisHarvestState(HarvestState):
         raw = await self._scripts["claim"](
             keys=self._article_keys,
             args=[now, c.seen_ttl, c.min_revision, c.max_versions, c.claim_lease,
-                  json.dumps(payload)],
+                  json.dumps(payload), token],
         )  # fmt: skip
         claimed = json.loads(raw) if raw not in (b"{}", "{}") else []
         return [Claim(k, v, by_key[k].updated, by_key[k].payload) for k, v in claimed]

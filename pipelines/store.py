@@ -127,6 +127,10 @@ class RedisKeys:
         """scrapy-redis request queue shared by the workers of a distributed crawl."""
         return self.key(f"{{{spider}}}", "requests")
 
+    def scheduler_popped(self, spider: str, worker: str) -> str:
+        """String: a worker's last pop ("<token>|<request>"), read back after a lost reply."""
+        return self.key(f"{{{spider}}}", "popped", worker)
+
     def scheduler_dupefilter(self, spider: str) -> str:
         """Sorted set: request fingerprint scored by expiry (the TTL-bounded dupefilter)."""
         return self.key(f"{{{spider}}}", "dupefilter")

@@ -11,6 +11,7 @@ import os
 # --- Scrapy project ---------------------------------------------------------------------------
 
 BOT_NAME = "newsharvest"  # name used in logs and the default User-Agent
+COMMANDS_MODULE = "crawler.commands"  # `scrapy crawl` with exit status 69 when a backend is down
 SPIDER_MODULES = ["crawler.spiders"]  # where `scrapy crawl feeds` finds its spider
 NEWSPIDER_MODULE = "crawler.spiders"  # where `scrapy genspider` would put a new one
 LOG_LEVEL = os.environ.get("NEWSHARVEST_LOG_LEVEL", "INFO")  # DEBUG logs every request
@@ -124,7 +125,9 @@ SINK_CONNECT_TIMEOUT_SECONDS = 5.0  # a connection attempt longer than this coun
 SINK_WRITE_TIMEOUT_SECONDS = 30.0  # a batch write longer than this counts as down
 SINK_JOURNAL_DIR = ""  # spill journals for down backends; empty: <STATE_DIR>/journal
 SINK_JOURNAL_FSYNC = True  # fsync each spilled batch (an outage is rare; losing it is not ok)
-SINK_START_POLICY = "journal"  # backend unreachable at start: log one line, crawl into journal
+# A sink's backend unreachable at start: "fail" = one clear log line and the crawl stops (exit
+# status 69); "journal" = log it and crawl into the spill journal, replayed once it is back.
+SINK_START_POLICY = "fail"
 
 # --- Continuous harvesting --------------------------------------------------------------------
 
@@ -225,5 +228,12 @@ DOWNLOADER_MIDDLEWARES["crawler.safety.NetworkPolicyMiddleware"] = 50  # before 
 TWISTED_DNS_RESOLVER = "crawler.safety.PublicAddressResolver"  # refuses non-public DNS answers
 # No download handler but http(s): a file:, ftp:, s3: or data: URL can never be fetched.
 DOWNLOAD_HANDLERS = {"file": None, "ftp": None, "s3": None, "data": None}
+# Backends (crawler/backends.py). Unreachable at start: one log line, exit status 69. Redis
+# unreachable mid-crawl: the crawl pauses (stages wait, done marks go to a local outbox) and
+# resumes when a probe gets an answer; PostgreSQL: its sink journals and replays (SINK_*).
+REDIS_RETRY_SECONDS = 0.5  # first probe of a Redis that stopped answering...
+REDIS_RETRY_MAX_SECONDS = 10.0  # ...then probes back off, doubling, to at most this interval
+REDIS_OUTAGE_LOG_SECONDS = 60.0  # how often "still unreachable" is logged during an outage
+REDIS_OUTAGE_MAX_SECONDS = 0.0  # give up and close the crawl after this long; 0 = wait for it
 
 # --- Throughput -------------------------------------------------------------------------------

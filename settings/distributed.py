@@ -21,7 +21,8 @@ ITEM_PIPELINES = dict(ITEM_PIPELINES)  # profiles extend the base order, never m
 REDIS_URL = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
 
 SCHEDULER = "crawler.scheduler.RedisScheduler"  # scrapy-redis queue shared by all workers
-SCHEDULER_QUEUE_CLASS = "scrapy_redis.queue.PriorityQueue"  # feed polls (priority 100) first
+# scrapy-redis's priority queue (feed polls, priority 100, first) whose pop survives an outage
+SCHEDULER_QUEUE_CLASS = "crawler.scheduler.RedisPriorityQueue"
 SCHEDULER_PERSIST = True  # a worker that stops must not flush the queue the others work on
 SCHEDULER_FLUSH_ON_START = False  # a worker that starts joins the queue as it is
 SCHEDULER_IDLE_BEFORE_CLOSE = 0  # never block the reactor waiting on an empty queue

@@ -21,6 +21,7 @@ from datasketch import MinHash, MinHashLSH, bBitMinHash
 from scrapy.exceptions import DropItem
 from scrapy.utils.test import get_crawler
 
+from crawler.backends import BACKEND_UNAVAILABLE, RedisUnavailable
 from pipelines.dedup import (
     Fingerprint,
     LshParams,
@@ -49,6 +50,7 @@ from tests.dedup_race import race_families
 from tests.fixtures.newsroom import Newsroom
 from tests.fixtures.newsroom.neardup import ORIGINAL, SYNDICATED, near_duplicate_corpus
 from tests.fixtures.newsroom.textgen import TextGenerator
+from tests.fixtures.tcpproxy import TcpProxy
 from tests.test_crawl import run_crawl
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -405,21 +407,39 @@ def test_pipeline_drops_copies_when_told(tmp_path: Path) -> None:
     assert not list(tmp_path.iterdir())
 
 
-def test_pipeline_lets_articles_through_when_redis_is_down() -> None:
-    async def scenario() -> None:
-        # Nothing listens on port 1 of the loopback interface: connections are refused.
-        pipeline, stats = make_pipeline(REDIS_URL="redis://127.0.0.1:1/0")
-        await pipeline.open_spider()  # logs the failure, does not stop the crawl
-        assert stats.get_value("dedup/errors") == 1
-        pipeline._retry_at = 0.0  # as if INDEX_RETRY_SECONDS had passed: try again
+def test_pipeline_stops_the_crawl_when_redis_is_down_at_start(caplog) -> None:
+    # Nothing listens on port 1 of the loopback interface: connections are refused.
+    pipeline, stats = make_pipeline(REDIS_URL="redis://127.0.0.1:1/0")
+    with pytest.raises(RedisUnavailable) as stopped:
+        asyncio.run(pipeline.open_spider())
+    assert stopped.value.reason == BACKEND_UNAVAILABLE  # Scrapy closes the crawl quietly
+    errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert len(errors) == 1 and "127.0.0.1:1/0" in errors[0] and "REDIS_URL" in errors[0]
+    assert stats.get_value("backend/redis/unavailable_at_start") == 1
+
+
+def test_pipeline_passes_articles_unflagged_when_the_crawl_closes_during_an_outage(
+    redis_url: str, redis_prefix: str
+) -> None:
+    """Mid-crawl an article waits for Redis (the end-to-end outage tests in test_backends.py);
+    a crawl that is not running (here: none at all) cannot wait, and the article goes on."""
+
+    async def scenario(proxy: TcpProxy) -> tuple[list[Any], Any]:
+        url = redis_url.replace(":6379/", f":{proxy.port}/")
+        pipeline, stats = make_pipeline(REDIS_URL=url, REDIS_KEY_PREFIX=redis_prefix)
+        await pipeline.open_spider()
+        proxy.stop()
         first = await pipeline.process_item(article("http://b.test/1", SYNDICATED_TEXT))
         second = await pipeline.process_item(article("http://b.test/2", SYNDICATED_TEXT))
-        assert first["duplicate_of"] is None and second["duplicate_of"] is None
-        assert stats.get_value("dedup/errors") == 2  # the retry failed too ...
-        assert stats.get_value("dedup/unavailable") == 1  # ... so the next one did not wait
         await pipeline.close_spider()
+        return [first["duplicate_of"], second["duplicate_of"]], stats
 
-    asyncio.run(scenario())
+    with TcpProxy(6379) as proxy:
+        flags, stats = asyncio.run(scenario(proxy))
+    assert flags == [None, None]
+    assert stats.get_value("dedup/unchecked") == 2
+    assert stats.get_value("backend/redis/unavailable") == 1  # one outage, however many errors
+    assert stats.get_value("backend/redis/errors") >= 1
 
 
 def test_the_index_needs_no_scrapy() -> None:

@@ -16,7 +16,9 @@ import psycopg
 import pytest
 import redis
 from psycopg import sql
+from scrapy.exceptions import CloseSpider
 
+from crawler.backends import BACKEND_UNAVAILABLE
 from pipelines.sinks.journal import Journal, journal_paths
 from pipelines.sinks.postgres import PostgresSink, search_config
 from pipelines.sinks.redis_stream import RedisStreamSink
@@ -186,10 +188,25 @@ def test_a_record_the_backend_refuses_is_set_aside_and_the_rest_written(tmp_path
     assert line["record"]["canonical_url"] == bad["url"] and "Error" in line["error"]
 
 
-def test_an_unwritable_index_is_journalled_then_replayed_on_the_next_start(tmp_path, items):
+def test_an_unwritable_index_stops_the_crawl_at_start_by_default(tmp_path, items, caplog):
     blocker = tmp_path / "blocked"
     blocker.write_text("a file where the index directory should be")
     sink, stats = sqlite_sink(tmp_path, SINK_SQLITE_PATH=str(blocker / "index.sqlite3"))
+    with pytest.raises(CloseSpider) as stopped:
+        asyncio.run(feed(sink, items[:30]))
+    assert stopped.value.reason == BACKEND_UNAVAILABLE  # Scrapy closes the crawl quietly
+    assert stats.get_value("backend/sqlite/unavailable_at_start") == 1
+    errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert len(errors) == 1 and "SINK_SQLITE_PATH" in errors[0] and "blocked" in errors[0]
+    assert journal_paths(tmp_path / "state" / "journal", "sqlite") == []
+
+
+def test_an_unwritable_index_is_journalled_then_replayed_on_the_next_start(tmp_path, items):
+    blocker = tmp_path / "blocked"
+    blocker.write_text("a file where the index directory should be")
+    sink, stats = sqlite_sink(
+        tmp_path, SINK_SQLITE_PATH=str(blocker / "index.sqlite3"), SINK_START_POLICY="journal"
+    )
     asyncio.run(feed(sink, items[:30]))  # no traceback: logged, journalled
     assert stats.get_value("sink/sqlite/spilled") == 30
     assert stats.get_value("sink/sqlite/journal_pending") == 30
@@ -288,7 +305,7 @@ def test_postgres_down_for_a_whole_run_loses_nothing_after_restart(
     with TcpProxy(5432) as proxy:
         dead_port = proxy.port
     dead_url = postgres_url.replace(":5432/", f":{dead_port}/")
-    sink, stats = postgres_sink(tmp_path, dead_url, postgres_schema)
+    sink, stats = postgres_sink(tmp_path, dead_url, postgres_schema, SINK_START_POLICY="journal")
     asyncio.run(feed(sink, items))  # no traceback: one clear log line, then the journal
     assert stats.get_value("sink/postgres/spilled") == len(items)
     assert stats.get_value("sink/postgres/journal_pending") == len(items)

@@ -4,7 +4,8 @@ Hot path: every `inc_domain`/`observe_domain` call and the item/response signals
 in-memory batch (a few dict operations). Every MONITOR_FLUSH_SECONDS the batch goes to the store
 in one round trip (Redis MULTI/EXEC, or memory), the page rules run on the domains that got
 new pages, and every MONITOR_EVALUATE_SECONDS the time rules run on a slice of all domains.
-A store that fails (Redis down) never stops the crawl: the batch is kept and retried.
+A store that fails (Redis down) never stops the crawl: the batch is kept and retried (the item
+stages and the harvest ledger tell the Redis gate of crawler/backends.py, which pauses the crawl).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from scrapy.http import Request, Response
 from scrapy.utils.defer import deferred_from_coro
 from twisted.internet import task
 
+from crawler.backends import RedisGate
 from crawler.domainstats import (
     DOMAIN_PREFIX,
     FETCH_TIME,
@@ -105,6 +107,7 @@ class MonitoringExtension:
             for timing, bounds in settings.getdict("MONITOR_TIMING_BUCKETS").items()
         }
         self.redis_url = redis_url(settings)
+        self.gate = RedisGate.of(crawler)
         self.keys = RedisKeys.from_settings(settings)
         self.snapshot_path = None if self.redis_url else state_dir(settings) / SNAPSHOT_FILE
         self.worker = f"{socket.gethostname()}:{os.getpid()}"
@@ -225,7 +228,12 @@ class MonitoringExtension:
         if self._loop is not None and self._loop.running:
             self._loop.stop()
         if self.store is not None:
-            await self.flush(final=True)
+            if self.gate is not None and not self.gate.reachable:
+                if unsent := len(self.batch) + len(self.retry):
+                    log.warning("monitoring: the last counts of %d domain(s) are not stored "
+                                "(Redis unreachable)", unsent)  # fmt: skip
+            else:
+                await self.flush(final=True)
             await self.store.close()
         if self._prometheus is not None:
             self._prometheus.shutdown()

@@ -310,53 +310,55 @@ class RedisStore:
         totals_ttl = math.ceil(config.counters_ttl_seconds)
         oldest = config.bucket(now) - config.retention_buckets + 1
         period = config.bucket(now) // TRIM_EVERY_BUCKETS
-        pipe = self.client.pipeline(transaction=True)
-        reads: list[tuple[int, str]] = []  # (index of the LRANGE reply, domain)
-        for domain, delta in batch.items():
-            totals, series = keys.monitor_counters(domain), keys.monitor_series(domain)
-            increments = [part for item in delta.counters.items() for part in item]
-            if increments:
-                await self._incr(keys=[totals], args=increments, client=pipe)  # queued
-            if delta.first_article_at is not None:
-                pipe.hsetnx(totals, FIRST_ARTICLE_AT, delta.first_article_at)
-            if delta.last_article_at is not None:
-                latest = {
-                    LAST_ARTICLE_AT: delta.last_article_at,
-                    POLLS_SINCE_ARTICLE: delta.polls_since_article,
-                }
-                pipe.hset(totals, mapping=latest)
-            elif delta.polls_since_article:
-                pipe.hincrby(totals, POLLS_SINCE_ARTICLE, delta.polls_since_article)
-            bucketed = [
-                part
-                for bucket, counts in delta.series.items()
-                for name, value in counts.items()
-                for part in (f"{bucket}:{name}", value)
-            ]
-            if bucketed:
-                await self._incr(keys=[series], args=bucketed, client=pipe)
-            pages = keys.monitor_pages(domain)
-            if delta.outcomes:
-                pipe.rpush(pages, *(outcome.encode() for outcome in delta.outcomes))
-                pipe.ltrim(pages, -config.history_pages, -1)
-            if self._refreshed.get(domain) != period:
-                # Once per trim period, not every flush: TTLs, the domain index, old buckets.
-                self._refreshed[domain] = period
-                pipe.hsetnx(totals, FIRST_SEEN_AT, now)
-                pipe.expire(totals, totals_ttl)
-                pipe.expire(series, series_ttl)
-                pipe.expire(pages, totals_ttl)
-                pipe.zadd(keys.monitor_domains(), {domain: now})
-                await self._trim(keys=[series], args=[oldest], client=pipe)
-            if delta.outcomes and domain in want:
-                reads.append((len(pipe), domain))
-                pipe.lrange(pages, 0, -1)
-        if self._refreshed_global != period:
-            self._refreshed_global = period
-            # Domains silent for longer than the totals live are forgotten.
-            pipe.zremrangebyscore(keys.monitor_domains(), "-inf", now - totals_ttl)
-            pipe.hset(keys.monitor_meta(), mapping=config.as_dict())  # how to read the buckets
-        replies = await pipe.execute()
+        # As a context: a pipeline that fails while loading its scripts still gives its
+        # connection back (else redis-py logs "Unclosed Pipeline client").
+        async with self.client.pipeline(transaction=True) as pipe:
+            reads: list[tuple[int, str]] = []  # (index of the LRANGE reply, domain)
+            for domain, delta in batch.items():
+                totals, series = keys.monitor_counters(domain), keys.monitor_series(domain)
+                increments = [part for item in delta.counters.items() for part in item]
+                if increments:
+                    await self._incr(keys=[totals], args=increments, client=pipe)  # queued
+                if delta.first_article_at is not None:
+                    pipe.hsetnx(totals, FIRST_ARTICLE_AT, delta.first_article_at)
+                if delta.last_article_at is not None:
+                    latest = {
+                        LAST_ARTICLE_AT: delta.last_article_at,
+                        POLLS_SINCE_ARTICLE: delta.polls_since_article,
+                    }
+                    pipe.hset(totals, mapping=latest)
+                elif delta.polls_since_article:
+                    pipe.hincrby(totals, POLLS_SINCE_ARTICLE, delta.polls_since_article)
+                bucketed = [
+                    part
+                    for bucket, counts in delta.series.items()
+                    for name, value in counts.items()
+                    for part in (f"{bucket}:{name}", value)
+                ]
+                if bucketed:
+                    await self._incr(keys=[series], args=bucketed, client=pipe)
+                pages = keys.monitor_pages(domain)
+                if delta.outcomes:
+                    pipe.rpush(pages, *(outcome.encode() for outcome in delta.outcomes))
+                    pipe.ltrim(pages, -config.history_pages, -1)
+                if self._refreshed.get(domain) != period:
+                    # Once per trim period, not every flush: TTLs, the domain index, old buckets.
+                    self._refreshed[domain] = period
+                    pipe.hsetnx(totals, FIRST_SEEN_AT, now)
+                    pipe.expire(totals, totals_ttl)
+                    pipe.expire(series, series_ttl)
+                    pipe.expire(pages, totals_ttl)
+                    pipe.zadd(keys.monitor_domains(), {domain: now})
+                    await self._trim(keys=[series], args=[oldest], client=pipe)
+                if delta.outcomes and domain in want:
+                    reads.append((len(pipe), domain))
+                    pipe.lrange(pages, 0, -1)
+            if self._refreshed_global != period:
+                self._refreshed_global = period
+                # Domains silent for longer than the totals live are forgotten.
+                pipe.zremrangebyscore(keys.monitor_domains(), "-inf", now - totals_ttl)
+                pipe.hset(keys.monitor_meta(), mapping=config.as_dict())  # how to read the buckets
+            replies = await pipe.execute()
         histories: dict[str, list[Outcome]] = {}
         for index, domain in reads:
             stored = [Outcome.decode(item) for item in replies[index]]

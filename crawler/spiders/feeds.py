@@ -32,6 +32,7 @@ from twisted.python.failure import Failure
 from w3lib.encoding import http_content_type_encoding
 
 from crawler import polling
+from crawler.backends import RedisUnavailable
 from crawler.domainstats import (
     FEED_ERRORS,
     FEEDS_NOT_MODIFIED,
@@ -143,6 +144,8 @@ class FeedsSpider(scrapy.Spider):
 
     async def _tick(self) -> None:
         """Request the feeds that are due; now and then, retries and lost claims too."""
+        if not self.harvest.available:
+            return  # Redis is down and the crawl paused: nothing is due until it is back
         try:
             state = self.harvest.state
             now = self.harvest.clock.now()
@@ -157,6 +160,8 @@ class FeedsSpider(scrapy.Spider):
                         self._crawl(self.article_request(claim))
                 purged = await state.purge(now)
                 self.crawler.stats.inc_value("harvest/forgotten", purged)
+        except RedisUnavailable:
+            return  # the crawl is closing during an outage
         except Exception:
             log.exception("continuous harvesting: tick failed (retrying at the next one)")
 

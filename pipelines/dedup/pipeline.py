@@ -3,9 +3,16 @@
 Every article is checked against the shared index (Redis when REDIS_URL is set, else the
 embedded one) by its canonical URL and final text: a copy gets `duplicate_of` (the canonical URL
 of the first copy) and is kept flagged (later sinks skip it) or dropped (DEDUP_DROP_DUPLICATES);
-a first copy is added to the index. An index that cannot be reached lets articles through
-unflagged (`dedup/errors` per failure, `dedup/unavailable` while it is given time to recover): a
-duplicate is a nuisance, a lost article is not recoverable.
+a first copy is added to the index.
+
+When the Redis index cannot be reached, the article waits for it (crawler/backends.py: the
+crawl pauses until Redis answers) and is then checked as if nothing happened (`dedup/waited`):
+letting it through unflagged would put a copy into the index for good, and the crawl is paused
+anyway because the harvest ledger is in the same Redis. Only if the crawl closes during the
+outage, or a command keeps failing while Redis answers PING, does it pass unflagged
+(`dedup/unchecked`), since a duplicate is a nuisance and a lost article is not recoverable. The
+embedded index has no outages; its errors let articles through unflagged (`dedup/errors`, then
+`dedup/unavailable` for INDEX_RETRY_SECONDS).
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import DropItem, NotConfigured
 from scrapy.statscollectors import StatsCollector
 
+from crawler.backends import REDIS_CALL_FAILURES, RedisGate, RedisUnavailable
 from crawler.domainstats import DUPLICATES, inc_domain
 from pipelines.dedup.embedded import EmbeddedNearDuplicateIndex
 from pipelines.dedup.fingerprints import Fingerprint, LshParams, fingerprint
@@ -72,6 +80,7 @@ class DedupPipeline:
         self.drop = drop
         self._opened = False
         self._retry_at = 0.0  # monotonic time before which the index is not asked
+        self.gate: RedisGate | None = None  # the Redis index's outages: wait for it
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> DedupPipeline:
@@ -88,9 +97,16 @@ class DedupPipeline:
         else:
             path = embedded_path(settings)
             index = EmbeddedAsyncIndex(EmbeddedNearDuplicateIndex(path, params, ttl))
-        return cls(crawler.stats, index, params, settings.getbool("DEDUP_DROP_DUPLICATES"))
+        pipeline = cls(crawler.stats, index, params, settings.getbool("DEDUP_DROP_DUPLICATES"))
+        pipeline.gate = RedisGate.of(crawler)
+        return pipeline
 
     async def open_spider(self) -> None:
+        if self.gate is not None:  # Redis unreachable at start: the crawl does not start
+            await self.gate.check_at_start()
+            async with self.gate.starting():
+                await self.index.open()
+            self._opened = True
         await self._open()
 
     async def close_spider(self) -> None:
@@ -150,9 +166,25 @@ class DedupPipeline:
         if not await self._open():
             return None
         try:
-            verdict = await self.index.check_fingerprint(doc_id, found)
+            if self.gate is None:
+                verdict = await self.index.check_fingerprint(doc_id, found)
+            else:
+                # A retry is safe: the index answers `known` for a document it holds.
+                verdict = await self.gate.call(
+                    lambda: self.index.check_fingerprint(doc_id, found),
+                    REDIS_CALL_FAILURES,
+                    on_wait=lambda: self._waited(item),
+                )
+        except RedisUnavailable:
+            self.stats.inc_value("dedup/unchecked")
+            return None
         except INDEX_ERRORS as exc:
             self._unavailable(exc)
             return None
         self.stats.inc_value(f"dedup/{verdict.kind}")
         return verdict
+
+    def _waited(self, item: Any) -> None:
+        """The item waits for Redis: counted in total and for its domain."""
+        self.stats.inc_value("dedup/waited")
+        inc_domain(self.stats, item.get("domain") or "unknown", "dedup/waited")

@@ -3,6 +3,11 @@
 Thin Scrapy component around pipelines.notices.learner: one store round trip per article
 (Redis when REDIS_URL is set, else the embedded SQLite store on its own thread). Items get
 `notices_removed`; an item with nothing but notices becomes NULL (`only_notices`).
+
+Redis unreachable: the article waits for it (the crawl pauses, crawler/backends.py) and is
+judged with the domain's learned notices once it is back (`notices/waited`; a retry counts
+nothing twice, the store knows the article by its identities). A store that fails otherwise, or
+a crawl that closes during the outage, judges by the lexical priors alone (`notices/errors`).
 """
 
 from __future__ import annotations
@@ -19,14 +24,17 @@ from scrapy.exceptions import DropItem, NotConfigured
 from scrapy.settings import BaseSettings
 from scrapy.statscollectors import StatsCollector
 
+from crawler.backends import REDIS_CALL_FAILURES, RedisGate, RedisUnavailable
 from crawler.domainstats import NULL, inc_domain
 from extractors.article import running_text
 from pipelines.dedup import content_hash
 from pipelines.notices.learner import (
     DAY_SECONDS,
+    DomainEvidence,
     NoticeConfig,
     NoticeLearner,
     NoticeStore,
+    Observation,
     Verdict,
 )
 from pipelines.notices.stores import EmbeddedNoticeStore, NoticeStoreError, RedisNoticeStore
@@ -77,6 +85,7 @@ class NoticePipeline:
         self.stats = stats
         self.learner = learner
         self._last_error_log = float("-inf")
+        self.gate: RedisGate | None = None  # the Redis store's outages: wait for it
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> NoticePipeline:
@@ -84,7 +93,10 @@ class NoticePipeline:
         if not settings.getbool("NOTICES_ENABLED"):
             raise NotConfigured("NOTICES_ENABLED is off")
         config = notice_config(settings)
-        return cls(crawler.stats, NoticeLearner(notice_store(settings, config), config))
+        pipeline = cls(crawler.stats, NoticeLearner(notice_store(settings, config), config))
+        if isinstance(pipeline.learner.store, RedisNoticeStore):
+            pipeline.gate = RedisGate.of(crawler)
+        return pipeline
 
     async def close_spider(self) -> None:
         await self.learner.store.aclose()
@@ -98,11 +110,9 @@ class NoticePipeline:
         identities = (item.get("canonical_url") or item.get("url"), item.get("content_hash"))
         article = self.learner.prepare(domain, blocks, identities, time.time())
         try:
-            evidence = await asyncio.wait_for(
-                self.learner.store.observe(article.observation), STORE_TIMEOUT_SECONDS
-            )
+            evidence = await self._observe(article.observation)
             verdict = self.learner.judge(article, evidence)
-        except STORE_ERRORS as error:
+        except (*STORE_ERRORS, RedisUnavailable) as error:
             self._store_failed(error)
             verdict = self.learner.judge_offline(article)
         self._count(domain, verdict)
@@ -114,6 +124,25 @@ class NoticePipeline:
             item["text"] = running_text(verdict.blocks)
             item["content_hash"] = content_hash(item["text"])
         return item
+
+    async def _observe(self, observation: Observation) -> DomainEvidence:
+        """The store's evidence for the article; through Redis outages, waiting for it."""
+        observe = self.learner.store.observe
+        if self.gate is None:
+            return await asyncio.wait_for(observe(observation), STORE_TIMEOUT_SECONDS)
+        return await self.gate.call(
+            lambda: asyncio.wait_for(observe(observation), STORE_TIMEOUT_SECONDS),
+            REDIS_CALL_FAILURES,
+            on_wait=lambda: self._waited(observation.domain),
+        )
+
+    def _waited(self, domain: str) -> None:
+        self.stats.inc_value("notices/waited")
+        inc_domain(self.stats, domain or "unknown", "notices/waited")
+
+    async def open_spider(self) -> None:
+        if self.gate is not None:  # Redis unreachable at start: the crawl does not start
+            await self.gate.check_at_start()
 
     def _count(self, domain: str, verdict: Verdict) -> None:
         stats = self.stats

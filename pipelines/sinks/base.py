@@ -9,8 +9,11 @@ When a write fails because the backend is unreachable, the sink retries with exp
 then appends the batch to its journal (under the state directory) and marks the backend down:
 later batches go straight to the journal instead of stalling the crawl, and every
 `SINK_RECONNECT_SECONDS` the sink tries to replay the journal. Replay also runs at start (a
-previous run's leftovers) and at close. A record the backend refuses for its content (not for
-being down) is written aside to `<sink>.rejected.jsonl` with the error, never retried forever.
+previous run's leftovers) and at close. A backend unreachable at start stops the crawl with one
+clear log line (SINK_START_POLICY = "fail", crawler/backends.py), or, with "journal", the sink
+starts down and journals until the backend answers. A record the backend refuses for its
+content (not for being down) is written aside to `<sink>.rejected.jsonl` with the error, never
+retried forever.
 
 Items flagged as near-duplicates (`duplicate_of` set) are counted, not indexed.
 """
@@ -29,6 +32,7 @@ from typing import Any, ClassVar
 
 from scrapy.statscollectors import StatsCollector
 
+from crawler.backends import start_failure
 from crawler.domainstats import inc_domain
 from pipelines.sinks.journal import JOURNAL_SUFFIX, REJECTED_SUFFIX, Journal, journal_paths
 from pipelines.sinks.records import InvalidRecord, article_record, latest_per_key
@@ -40,10 +44,12 @@ log = logging.getLogger(__name__)
 TIMER_TICKS_PER_INTERVAL = 4
 MIN_TIMER_SECONDS = 0.05
 
-# What a sink does when its backend is unreachable at start-up ("journal": log one clear line and
-# keep crawling into the journal). Kept as a named policy so stricter ones can be added.
+# What a sink does when its backend is unreachable at start-up: "fail" = one clear log line and
+# the crawl stops (finish_reason backend_unavailable); "journal" = log it and keep crawling into
+# the journal, replayed once the backend answers.
+START_POLICY_FAIL = "fail"
 START_POLICY_JOURNAL = "journal"
-START_POLICIES = (START_POLICY_JOURNAL,)
+START_POLICIES = (START_POLICY_FAIL, START_POLICY_JOURNAL)
 
 
 @dataclass(frozen=True)
@@ -74,7 +80,7 @@ class SinkOptions:
             write_timeout_seconds=settings.getfloat("SINK_WRITE_TIMEOUT_SECONDS"),
             journal_dir=Path(journal_dir),
             journal_fsync=settings.getbool("SINK_JOURNAL_FSYNC"),
-            start_policy=settings.get("SINK_START_POLICY") or START_POLICY_JOURNAL,
+            start_policy=settings.get("SINK_START_POLICY") or START_POLICY_FAIL,
         )
         if options.start_policy not in START_POLICIES:
             raise ValueError(f"SINK_START_POLICY must be one of {START_POLICIES}")
@@ -94,6 +100,10 @@ class BatchingSink(ABC):
     methods; everything about batching, failure and replay lives here."""
 
     name: ClassVar[str]
+    backend: ClassVar[str]  # what it writes to, for `backend/<backend>/...` stats and log lines
+    setting: ClassVar[str]  # the setting that points at the backend (named when it is down)
+    # False when another component counts the backend's outages (the Redis gate for Redis).
+    counts_backend_outages: ClassVar[bool] = True
 
     def __init__(self, stats: StatsCollector, options: SinkOptions) -> None:
         self.stats = stats
@@ -109,6 +119,7 @@ class BatchingSink(ABC):
         self._journals: list[Journal] = []  # [own journal (if any), adopted orphans ...]
         self._own_journal: Journal | None = None
         self._timer: asyncio.Task[None] | None = None
+        self._start_failed = False  # the backend was down at start and the policy is "fail"
 
     # --- the backend (subclasses) ---------------------------------------------------------
 
@@ -184,6 +195,10 @@ class BatchingSink(ABC):
             self._timer.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._timer
+        if self._start_failed:  # nothing was crawled: leave the journal as it is, at once
+            for journal in self._journals:
+                await asyncio.to_thread(journal.close)
+            return
         await self.flush()
         async with self._lock:
             if self.journal_pending:
@@ -191,6 +206,8 @@ class BatchingSink(ABC):
                 await self._replay(retries=self.options.retry_times)
             left = self.journal_pending
             self.stats.set_value(f"sink/{self.name}/journal_pending", left)
+            if self._down_since is not None:  # still down: count the outage so far
+                self._count_down_time(time.monotonic() - self._down_since)
             for journal in self._journals:
                 await asyncio.to_thread(journal.close)
             await self._disconnect()
@@ -334,6 +351,8 @@ class BatchingSink(ABC):
         if self._down_since is None:
             self._down_since = now
             self._inc("unavailable")
+            if self.counts_backend_outages:
+                self.stats.inc_value(f"backend/{self.backend}/unavailable")
             log.error(
                 "sink %s: %s is unavailable (%s); journalling to %s, retrying every %g s",
                 self.name,
@@ -345,17 +364,29 @@ class BatchingSink(ABC):
 
     def _mark_up(self) -> None:
         if self._down_since is not None:
-            log.info(
-                "sink %s: %s is back after %.1f s",
-                self.name,
-                self.describe(),
-                time.monotonic() - self._down_since,
-            )
+            down = time.monotonic() - self._down_since
+            log.info("sink %s: %s is back after %.1f s", self.name, self.describe(), down)
+            self._count_down_time(down)
             self._down_since = None
 
+    def _count_down_time(self, seconds: float) -> None:
+        self.stats.inc_value(f"sink/{self.name}/unavailable_seconds", seconds)
+        if self.counts_backend_outages:
+            self.stats.inc_value(f"backend/{self.backend}/unavailable_seconds", seconds)
+
     def _unavailable_at_start(self, error: BaseException) -> None:
-        """The START_POLICY_JOURNAL policy: one clear line, then crawl into the journal."""
-        self._mark_down(error)
+        """START_POLICY_FAIL: the crawl stops with one clear line; START_POLICY_JOURNAL: one
+        clear line, then crawl into the journal."""
+        if self.options.start_policy == START_POLICY_JOURNAL:
+            self._mark_down(error)
+            return
+        self._start_failed = True
+        raise start_failure(
+            self.stats,
+            self.backend,
+            f"{self.describe()} is unavailable ({_one_line(error)}); check {self.setting}, or "
+            "set SINK_START_POLICY=journal to crawl into the journal until it is back",
+        )
 
     async def _spill(self, records: list[dict[str, Any]]) -> None:
         if self._own_journal is None:
@@ -378,6 +409,8 @@ class BatchingSink(ABC):
             )
             return
         self._inc("spilled", len(records))
+        for record in records:  # per domain: which publishers' articles wait in the journal
+            inc_domain(self.stats, record.get("domain") or "unknown", f"sink/{self.name}/spilled")
 
     async def _reject(self, record: dict[str, Any], error: BaseException) -> None:
         self._inc("rejected")

@@ -193,6 +193,8 @@ class PostgresSink(BatchingSink):
     """Index sink into PostgreSQL full-text search (on when SINK_POSTGRES_URL is set)."""
 
     name = "postgres"
+    backend = "postgres"
+    setting = "SINK_POSTGRES_URL"
 
     def __init__(
         self, stats: StatsCollector, options: SinkOptions, url: str, schema: str = DEFAULT_SCHEMA

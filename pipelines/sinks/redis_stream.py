@@ -64,6 +64,9 @@ class RedisStreamSink(BatchingSink):
     """Index sink that XADDs articles to a Redis Stream (SINK_REDIS_STREAM_ENABLED + REDIS_URL)."""
 
     name = "redis_stream"
+    backend = "redis"
+    setting = "REDIS_URL"
+    counts_backend_outages = False  # the Redis gate (crawler/backends.py) counts them
 
     def __init__(
         self,

@@ -266,6 +266,8 @@ class SQLiteSink(BatchingSink):
     """Index sink into the embedded SQLite full-text index (SINK_SQLITE_ENABLED)."""
 
     name = "sqlite"
+    backend = "sqlite"
+    setting = "SINK_SQLITE_PATH"
 
     def __init__(self, stats: StatsCollector, options: SinkOptions, path: Path) -> None:
         super().__init__(stats, options)
