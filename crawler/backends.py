@@ -53,7 +53,12 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import CloseSpider
 from scrapy.statscollectors import StatsCollector
 
-from pipelines.store import REDIS_CONNECT_TIMEOUT_SECONDS, async_redis, redis_url
+from pipelines.store import (
+    REDIS_CONNECT_TIMEOUT_SECONDS,
+    async_redis,
+    drop_idle_connections,
+    redis_url,
+)
 
 log = logging.getLogger(__name__)
 
@@ -257,7 +262,11 @@ class RedisGate:
         engine = self.crawler._engine  # None before the crawl starts (Scrapy's own convention)
         if engine is not None:
             engine.pause()
-        self._probe = asyncio.get_event_loop().create_task(self._probe_until_up())
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # not inside a crawl (a tool, a test): nothing to resume
+            return
+        self._probe = loop.create_task(self._probe_until_up())
 
     async def wait(self) -> None:
         """Return once Redis answers; RedisUnavailable if the crawl closes first."""
@@ -313,6 +322,7 @@ class RedisGate:
             await asyncio.sleep(delay)
             try:
                 await self._ping()
+                await drop_idle_connections(self.url)  # they died with the outage
                 summaries = [summary for hook in self._hooks if (summary := await hook())]
             except Exception as error:
                 if not is_connection_error(error):

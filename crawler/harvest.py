@@ -14,7 +14,8 @@ awaits the commit of the batch holding the item; items are processed concurrentl
 still fill), and raise rather than drop when the write failed. The crash window is between a
 sink's write and the done mark: a sink keyed by (entry_url, version) is idempotent and needs
 nothing more; an append-only sink reconciles on open like `pipelines.journal` does. Listeners
-added with `on_done` run after the mark is stored.
+added with `on_done` run after the mark is stored. With the Redis ledger, a mark that cannot
+reach Redis is stored in a local outbox instead and replayed (crawler/guarded.py).
 """
 
 from __future__ import annotations

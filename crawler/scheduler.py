@@ -298,7 +298,7 @@ class RedisScheduler(Scheduler):
             self.held.appendleft((lost, False))
             self._inc("scheduler/recovered_pop/redis")
         queued = self._queue_held()
-        return f"{queued} held request(s) queued" if queued else None
+        return f"{queued} request(s) queued again" if queued else None
 
     def _queue_held(self) -> int:
         queued = 0

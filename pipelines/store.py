@@ -7,8 +7,10 @@ set (shared by all workers), an embedded store under NEWSHARVEST_STATE_DIR other
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Any
+from weakref import WeakSet
 
 import redis
 import redis.asyncio
@@ -31,6 +33,11 @@ _CLIENT_OPTIONS = {
 }
 
 
+# Every pool made here, by URL: after an outage their idle connections are dead, and redis-py
+# would find out only by failing a command on each (see drop_idle_connections).
+_pools: dict[str, WeakSet[Any]] = {}
+
+
 def redis_url(settings: Any) -> str | None:
     """The configured Redis URL, or None for embedded stores."""
     return (settings.get("REDIS_URL") or "").strip() or None
@@ -38,13 +45,27 @@ def redis_url(settings: Any) -> str | None:
 
 def sync_redis(url: str) -> redis.Redis:
     """A blocking client: for tools, benchmarks and worker processes, never the reactor."""
-    return redis.Redis.from_pool(redis.BlockingConnectionPool.from_url(url, **_CLIENT_OPTIONS))
+    pool = redis.BlockingConnectionPool.from_url(url, **_CLIENT_OPTIONS)
+    _pools.setdefault(url, WeakSet()).add(pool)
+    return redis.Redis.from_pool(pool)
 
 
 def async_redis(url: str) -> redis.asyncio.Redis:
     """An asyncio client: what pipelines use inside the crawler (never block the reactor)."""
     pool = redis.asyncio.BlockingConnectionPool.from_url(url, **_CLIENT_OPTIONS)
+    _pools.setdefault(url, WeakSet()).add(pool)
     return redis.asyncio.Redis.from_pool(pool)
+
+
+async def drop_idle_connections(url: str) -> None:
+    """Close the idle pooled connections of every client of `url` (they reconnect when next
+    used): after Redis was unreachable they are dead, and each would fail one command."""
+    for pool in list(_pools.get(url, ())):
+        with contextlib.suppress(Exception):  # a pool of a loop that is gone: nothing to drop
+            if isinstance(pool, redis.asyncio.ConnectionPool):
+                await pool.disconnect(inuse_connections=False)
+            else:
+                pool.disconnect(inuse_connections=False)
 
 
 def state_dir(settings: Any) -> Path:

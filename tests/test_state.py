@@ -205,3 +205,68 @@ def test_due_feeds_are_handed_to_one_caller_and_rescheduled(make_state) -> None:
         assert await state.load_feed("http://f/new") == FeedState(url="http://f/new")
 
     make_state.run(scenario)
+
+
+# --- through Redis outages (crawler/guarded.py) ----------------------------------------------
+
+
+def test_a_claim_retried_with_its_token_hands_out_what_the_lost_reply_held(
+    redis_url: str, redis_prefix: str
+) -> None:
+    """A claim whose reply was lost (Redis went away between running the script and answering)
+    is retried with the same token: it gets its claims back instead of leaving them pending
+    until their lease runs out. Another token (another poll, another worker) gets nothing."""
+
+    async def scenario() -> None:
+        state = RedisHarvestState(CONFIG, redis_url, RedisKeys(redis_prefix))
+        await state.open()
+        try:
+            entries = [entry(f"http://a/{i}", T0) for i in range(5)]
+            first = await state.claim_entries(entries, T0, token="t1")  # the reply "lost"
+            retried = await state.claim_entries(entries, T0 + 1, token="t1")
+            other = await state.claim_entries(entries, T0 + 2, token="t2")
+            untokened = await state.claim_entries(entries, T0 + 3)
+            assert [c.key for c in retried] == [c.key for c in first] == [e.key for e in entries]
+            assert {c.version for c in retried} == {1}
+            assert other == [] and untokened == []
+            await state.done("http://a/0", 1, T0 + 4)  # done: the token is spent
+            assert await state.claim_entries(entries[:1], T0 + 5, token="t1") == []
+        finally:
+            await state.close()
+
+    asyncio.run(scenario())
+
+
+def test_done_marks_kept_in_the_outbox_are_stored_at_the_next_start(
+    tmp_path: Path, redis_url: str, redis_prefix: str
+) -> None:
+    from crawler.guarded import MarkOutbox
+
+    async def scenario() -> None:
+        state = RedisHarvestState(CONFIG, redis_url, RedisKeys(redis_prefix))
+        await state.open()
+        try:
+            claims = await state.claim_entries([entry(f"http://a/{i}", T0) for i in range(4)], T0)
+            assert len(claims) == 4
+            outbox = MarkOutbox(tmp_path / "journal")  # Redis "down": marks kept on disk
+            await outbox.open()
+            await outbox.add("http://a/0", 1, "d", T0 + 1)
+            await outbox.add("http://a/1", 1, "d", T0 + 1)
+            await outbox.add("http://a/2", 1, "f", T0 + 1)
+            await outbox.close()
+            assert not await state.is_done("http://a/0", 1)
+
+            again = MarkOutbox(tmp_path / "journal")  # the next start
+            await again.open()
+            assert again.pending == 3
+            assert await again.replay(state) == 3
+            assert again.pending == 0
+            await again.close()
+            assert await state.is_done("http://a/0", 1) and await state.is_done("http://a/1", 1)
+            assert not await state.is_done("http://a/3", 1)
+            assert (await state.counts())["pending"] == 2  # a/2 will be retried, a/3 waits
+            assert list((tmp_path / "journal").iterdir()) == []  # an empty outbox goes away
+        finally:
+            await state.close()
+
+    asyncio.run(scenario())

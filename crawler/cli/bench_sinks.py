@@ -374,9 +374,9 @@ def outage_until_restart(
         port = proxy.port
         proxy.stop()  # the port now refuses connections
         down = Backend(_proxied(backend, port), backend.sink_class, backend.present, backend.drop)
-        sink, stats = make_sink(
-            down, directory, {"SINK_BATCH_SIZE": OUTAGE_BATCH_SIZE, **FAST_RETRY}
-        )
+        # "journal": start without the backend (the default policy stops the crawl instead).
+        options = {"SINK_BATCH_SIZE": OUTAGE_BATCH_SIZE, "SINK_START_POLICY": "journal"}
+        sink, stats = make_sink(down, directory, {**options, **FAST_RETRY})
         asyncio.run(sinkrun.feed(sink, items))
         spilled = stats.get_value(f"sink/{sink.name}/spilled", 0)
         restarted, stats = make_sink(backend, directory, FAST_RETRY)
