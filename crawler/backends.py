@@ -332,7 +332,9 @@ class RedisGate:
                 if self.max_seconds and down >= self.max_seconds:
                     log.error("Redis at %s unreachable for %.0f s (REDIS_OUTAGE_MAX_SECONDS): "
                               "closing the crawl", where(self.url), down)  # fmt: skip
-                    await self._close_crawl()
+                    # Its own task: closing runs spider_closed, which waits for this probe.
+                    self._probe = None
+                    asyncio.get_running_loop().create_task(self._close_crawl())
                     return
                 if now >= next_log:
                     next_log = now + self.log_seconds
@@ -369,7 +371,7 @@ class RedisGate:
 
     async def _spider_closed(self) -> None:
         probe, self._probe = self._probe, None
-        if probe is not None and probe is not asyncio.current_task():
+        if probe is not None and not probe.done():
             probe.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await probe
