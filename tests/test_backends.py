@@ -196,6 +196,30 @@ def assert_paused(run: Run) -> None:
     assert "Traceback" not in run.log
 
 
+def redis_outage(
+    name: str,
+    tmp_path: Path,
+    redis_url: str,
+    prefix: str,
+    settings: Sequence[str] = (),
+    profile: str = "settings.fixture",
+) -> Run:
+    """A crawl through a Redis cut, checked: each article once, paused while cut, quality
+    kept, the ledger settled."""
+    newsroom = room()
+    with TcpProxy(REDIS_PORT) as proxy:
+        url = via(proxy, redis_url, REDIS_PORT)
+        backend = [f"REDIS_URL={url}", f"REDIS_KEY_PREFIX={prefix}"]
+        run = crawl_through_outage(tmp_path, newsroom, proxy, [*backend, *settings], profile)
+    assert run.returncode == 0, run.log[-3000:]
+    report(f"{name}, Redis cut", run, len(newsroom.articles()))
+    assert_each_article_once(run.items, newsroom)
+    assert_paused(run)
+    assert_quality_kept(run.items, newsroom, run.stats)
+    assert_redis_ledger_settled(redis_url, prefix, len(newsroom.articles()))
+    return run
+
+
 def report(name: str, run: Run, expected: int) -> None:
     stats = run.stats
     print(
@@ -215,18 +239,9 @@ def report(name: str, run: Run, expected: int) -> None:
 def test_redis_cut_mid_crawl_pauses_and_resumes_every_article_output_once(
     tmp_path: Path, redis_url: str, redis_prefix: str
 ) -> None:
-    newsroom = room()
-    with TcpProxy(REDIS_PORT) as proxy:
-        url = via(proxy, redis_url, REDIS_PORT)
-        settings = [f"REDIS_URL={url}", f"REDIS_KEY_PREFIX={redis_prefix}",
-                    "SINK_REDIS_STREAM_ENABLED=True"]  # fmt: skip
-        run = crawl_through_outage(tmp_path, newsroom, proxy, settings)
-    assert run.returncode == 0, run.log[-3000:]
-    report("local profile, Redis cut", run, len(newsroom.articles()))
-    assert_each_article_once(run.items, newsroom)
-    assert_paused(run)
-    assert_quality_kept(run.items, newsroom, run.stats)
-    assert_redis_ledger_settled(redis_url, redis_prefix, len(newsroom.articles()))
+    run = redis_outage(
+        "local profile", tmp_path, redis_url, redis_prefix, ["SINK_REDIS_STREAM_ENABLED=True"]
+    )
     # The Redis Stream sink journalled what it could not add and replayed it: each indexed
     # article (copies are not indexed) is in the stream once.
     client = redis.Redis.from_url(redis_url)
@@ -242,17 +257,8 @@ def test_redis_cut_mid_distributed_crawl_loses_no_queued_request(
     tmp_path: Path, redis_url: str, redis_prefix: str
 ) -> None:
     """The distributed profile: the request queue and dupefilter are in Redis too."""
-    newsroom = room()
-    with TcpProxy(REDIS_PORT) as proxy:
-        url = via(proxy, redis_url, REDIS_PORT)
-        settings = [f"REDIS_URL={url}", f"REDIS_KEY_PREFIX={redis_prefix}", *DISTRIBUTED_FIXTURE]
-        run = crawl_through_outage(tmp_path, newsroom, proxy, settings, "settings.distributed")
-    assert run.returncode == 0, run.log[-3000:]
-    report("distributed profile, Redis cut", run, len(newsroom.articles()))
-    assert_each_article_once(run.items, newsroom)
-    assert_paused(run)
-    assert_quality_kept(run.items, newsroom, run.stats)
-    assert_redis_ledger_settled(redis_url, redis_prefix, len(newsroom.articles()))
+    redis_outage("distributed profile", tmp_path, redis_url, redis_prefix,
+                 DISTRIBUTED_FIXTURE, "settings.distributed")  # fmt: skip
     client = redis.Redis.from_url(redis_url)
     queued = client.zcard(RedisKeys(redis_prefix).scheduler_queue("feeds"))
     client.close()
