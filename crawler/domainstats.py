@@ -7,6 +7,9 @@ counter a stage adds tomorrow reaches Redis, the dashboard and Prometheus with n
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, Protocol
 from weakref import WeakKeyDictionary
 
@@ -38,12 +41,17 @@ FETCH_TIME = "fetch"  # response headers received, from the request's download_l
 EXTRACTION_TIME = "extraction"  # HTML -> article or NULL
 
 
+MONITOR_TICKET = "monitor_ticket"  # item field: the page's place in its domain's page order
+
+
 class DomainListener(Protocol):
     """What `watch_domains` subscribes: called synchronously on the reactor thread."""
 
     def domain_inc(self, domain: str, counter: str, count: int) -> None: ...
 
     def domain_observe(self, domain: str, timing: str, seconds: float) -> None: ...
+
+    def page_ticket(self, domain: str) -> int | None: ...
 
 
 _listeners: WeakKeyDictionary[StatsCollector, DomainListener] = WeakKeyDictionary()
@@ -69,6 +77,16 @@ def inc_domain(stats: StatsCollector, domain: str, counter: str, count: int = 1)
         listener.domain_inc(domain, counter, count)
 
 
+def take_page_ticket(stats: StatsCollector, item: Any) -> None:
+    """A page entering the item pipeline takes its place in its domain's order: monitoring judges
+    pages in this order, not in the order the stages finish them (crawler/monitoring/order.py)."""
+    listener = _listeners.get(stats)
+    if listener is not None:
+        ticket = listener.page_ticket(item.get("domain") or "")
+        if ticket is not None:
+            item[MONITOR_TICKET] = ticket
+
+
 def observe_domain(stats: StatsCollector, domain: str, timing: str, seconds: float) -> None:
     """Record one timing. Stats keep its sum and count (`domain/<d>/seconds/<timing>/sum|count`):
     written here, or, when monitoring listens, by monitoring at each flush (it keeps the full
@@ -79,6 +97,18 @@ def observe_domain(stats: StatsCollector, domain: str, timing: str, seconds: flo
         return
     stats.inc_value(f"{DOMAIN_PREFIX}{domain}/seconds/{timing}/sum", seconds)
     stats.inc_value(f"{DOMAIN_PREFIX}{domain}/seconds/{timing}/count")
+
+
+@contextmanager
+def stage_seconds(stats: StatsCollector, key: str) -> Iterator[None]:
+    """Add the wall time of the block to `<stage>/seconds`. Stages time their own work on the
+    reactor thread, never their awaits: concurrent items overlap while they wait, so wait time
+    would sum to far more than the crawl lasted (`newsharvest bench pipeline` reads these)."""
+    started = time.perf_counter()
+    try:
+        yield
+    finally:
+        stats.inc_value(key, time.perf_counter() - started)
 
 
 def domain_table(stats: dict[str, Any]) -> dict[str, dict[str, int]]:

@@ -36,6 +36,12 @@ class ArticleItem(scrapy.Item):
     # Deduplication.
     content_hash = scrapy.Field()  # hash of the normalised text (exact duplicates)
     duplicate_of = scrapy.Field()  # canonical URL of the first near-duplicate copy, or None
+    # The text's near-duplicate Fingerprint, computed with the extraction; the dedup stage takes
+    # it out (never exported), the notices stage drops it when it changes the text.
+    fingerprint = scrapy.Field()
+    # The page's place in its domain's order for monitoring (domainstats.take_page_ticket); the
+    # monitoring stage takes it out before the sinks, a dropped page's signal reads it.
+    monitor_ticket = scrapy.Field()
 
     # Transient (see TRANSIENT_FIELDS): raw page and feed entry, dropped after extraction.
     html = scrapy.Field()  # response body bytes

@@ -18,6 +18,10 @@ LOG_LEVEL = os.environ.get("NEWSHARVEST_LOG_LEVEL", "INFO")  # DEBUG logs every 
 LOG_FORMATTER = "crawler.logformatter.NewsLogFormatter"  # dropped items: URL + reason, not the HTML
 TELNETCONSOLE_ENABLED = False  # an open telnet port is a liability on a harvester
 FEED_EXPORT_ENCODING = "utf-8"  # JSON Lines as UTF-8, not \u-escaped
+# Items processed in parallel per response. Scrapy starts this many asyncio tasks for every
+# response's output; at its default (100) that bookkeeping was the crawl's top cost in profiles,
+# and our responses yield one article each (feeds yield requests, which are cheap).
+CONCURRENT_ITEMS = 4
 
 # --- Politeness (on by default; the fixture profile only shortens the delays) -----------------
 
@@ -25,6 +29,7 @@ USER_AGENT = "newsharvest/0.1 (+https://github.com/newsharvest/newsharvest)"  # 
 ROBOTSTXT_OBEY = True  # publishers' robots.txt is law
 CONCURRENT_REQUESTS = 32  # total in flight across all publisher domains
 CONCURRENT_REQUESTS_PER_DOMAIN = 2  # never hammer one publisher
+DOWNLOADER = "crawler.downloader.Downloader"  # Scrapy's, with the per-domain limit always held
 DOWNLOAD_DELAY = 0.5  # minimum seconds between requests to one domain
 AUTOTHROTTLE_ENABLED = True  # back off when a publisher slows down
 AUTOTHROTTLE_START_DELAY = 1.0  # first delay per domain before latency is known
@@ -67,6 +72,13 @@ EXTRACT_KEEP_HTML = False  # drop the raw HTML from items once extracted (output
 # Which extractor turns pages into articles: "default" (the production chain) or any name in
 # extractors.EXTRACTORS, e.g. "boilerpipe-tree" (high precision), "cetr", "boilerpipe+justext".
 EXTRACT_EXTRACTOR = "default"
+# Worker processes that extract pages off the reactor: -1 = cores - 1 (1 to 4), 0 = in the reactor
+# thread (no time budget; for debugging). `newsharvest bench pipeline` measured the choice.
+EXTRACT_WORKERS = -1
+EXTRACT_TIMEOUT_SECONDS = 10.0  # per-page budget in a worker; over it the page is NULL (timeout)
+EXTRACT_WORKER_MAX_TASKS = 0  # recycle a worker after this many pages (0: never; it stays flat)
+EXTRACT_WORKER_MEMORY_MB = 2048  # address-space cap per worker: a runaway page fails, alone
+EXTRACT_FUNCTION = "pipelines.workers.extract_page"  # what a worker runs on a page (module.name)
 
 # --- Notice suppression -----------------------------------------------------------------------
 
@@ -177,6 +189,7 @@ EXTENSIONS["crawler.monitoring.extension.MonitoringExtension"] = 510  # after Do
 ITEM_PIPELINES["crawler.monitoring.extension.MonitoringPipeline"] = 350
 MONITOR_ENABLED = True  # costs well under 5% of throughput (`newsharvest bench monitoring`)
 MONITOR_FLUSH_SECONDS = 1.0  # batch events this long, then one store round trip
+MONITOR_ORDER_MAX_WAIT_SECONDS = 60.0  # page rules wait this long at most for an earlier page
 MONITOR_EVALUATE_SECONDS = 60.0  # how often the time rules (errors, yield, stale) run
 MONITOR_EVALUATE_BATCH = 1_000  # domains the time rules read per round (bounds each round)
 MONITOR_SNAPSHOT_SECONDS = 5.0  # local crawls: how often monitor.json is rewritten

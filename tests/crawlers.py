@@ -8,7 +8,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -134,14 +134,18 @@ def run_measured(
     settings: Sequence[str] = (),
     proxy_url: str = "",
     profile: str = "settings.fixture",
+    on_start: Callable[[int], None] | None = None,
 ) -> CrawlRun:
     """Crawl to the end into `output` (JSON Lines; state and log beside it) and measure the
-    crawl process's peak memory. An empty `proxy_url` connects directly."""
+    crawl process's peak memory. An empty `proxy_url` connects directly; `on_start` gets the
+    crawl process's pid as soon as it runs (to watch it from another thread)."""
     output.parent.mkdir(parents=True, exist_ok=True)
     command = [*crawl_command(feed_urls, proxy_url, settings), "-O", f"{output}:jsonlines"]
     env = crawl_env(output.parent / "state", profile)
     log_path = output.with_suffix(".log")
     process = start_crawl(command, env, log_path)
+    if on_start is not None:
+        on_start(process.pid)
     killer = threading.Timer(CRAWL_TIMEOUT_SECONDS, process.kill)
     killer.start()
     try:

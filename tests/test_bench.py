@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import re
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -13,6 +18,7 @@ from crawler.cli import bench_extraction
 from tests.test_cli import newsharvest
 
 PAGES = Path(__file__).parent / "fixtures" / "pages"
+CHILD_SECONDS = 30
 
 
 def _dataset(root: Path) -> Path:
@@ -123,3 +129,46 @@ def test_bench_extractor_list_and_unknown_names(tmp_path: Path) -> None:
     assert names == ["cetr-tm:0.5", "boilerpipe"]
     unknown = newsharvest("bench", "extraction", "--dataset", dataset, "--extractor", "nope")
     assert unknown.returncode != 0 and "unknown extractor 'nope'" in unknown.stderr
+
+
+@pytest.mark.slow
+def test_bench_pipeline_crawls_every_article_and_reports_sane_figures(redis_url: str) -> None:
+    from tests.fixtures.newsroom import Newsroom
+
+    result = newsharvest("bench", "pipeline", "--domains", "3", "--articles-per-domain", "5",
+                         "--variants", "redis", "--workers", "0", "--redis-url", redis_url,
+                         "--json")  # fmt: skip
+    assert result.returncode == 0, result.stderr[-2000:]
+    room = Newsroom(seed=1, n_domains=3, articles_per_domain=5)
+    [run] = json.loads(result.stdout)["runs"]
+    assert (run["variant"], run["workers"]) == ("redis", 0)
+    # Every article is scraped; every other page (video, gallery, index) is a NULL.
+    assert run["articles"] == len(room.articles()) == 15
+    assert run["nulls"] == len(room.non_articles())
+    assert run["elapsed"] > 0 and run["cpu_seconds"] > 0
+    assert run["articles_per_second"] == pytest.approx(run["articles"] / run["elapsed"])
+    assert len(run["core_busy"]) == os.cpu_count()
+    assert all(0 <= share <= 1 for share in run["core_busy"]) and max(run["core_busy"]) > 0
+    assert run["peak_rss_mb"] > 20  # a Python process with Scrapy and lxml loaded
+    assert run["rss_series"] and all(
+        0 <= articles <= run["articles"] and 0 < mb <= run["peak_rss_mb"]
+        for articles, mb in run["rss_series"]
+    )
+    for stage in ("extract", "notices", "dedup", "sink/sqlite"):
+        assert run["stages"][f"{stage}/seconds"] > 0, stage
+
+
+def test_process_tree_memory_counts_the_descendants() -> None:
+    from crawler.cli.bench_pipeline import process_memory, tree_memory
+
+    nap = f"import time; time.sleep({CHILD_SECONDS})"
+    sleeper = f"import subprocess, sys; subprocess.Popen([sys.executable, '-c', {nap!r}]); {nap}"
+    child = subprocess.Popen([sys.executable, "-c", sleeper], start_new_session=True)
+    try:
+        time.sleep(1.0)  # both interpreters started and asleep: their RSS holds still
+        # Two sleeping interpreters of about the same size: the tree is well over the child alone
+        # (PSS splits the shared libraries' pages between them, so not quite twice).
+        assert tree_memory(child.pid) > 1.3 * process_memory(child.pid) > 0
+    finally:
+        os.killpg(child.pid, signal.SIGKILL)
+        child.wait()

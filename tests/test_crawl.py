@@ -13,6 +13,8 @@ import pytest
 from tests.crawlers import CRAWL_TIMEOUT_SECONDS, ROOT, crawl_command, crawl_env
 from tests.fixtures.newsroom import Newsroom, NewsroomServer, Redesign, RequestRecord
 
+SLOW_PUBLISHER_S = 0.05  # per response in the politeness test
+
 
 def run_crawl(
     room: Newsroom,
@@ -201,3 +203,23 @@ def test_each_syndicated_story_is_output_unflagged_once(crawl) -> None:
             assert not flags, pair
         else:
             assert len(flags) <= 1, pair
+
+
+def test_the_per_domain_limit_holds_with_no_download_delay(tmp_path: Path) -> None:
+    """Scrapy alone starts every queued request of a domain at once when DOWNLOAD_DELAY is 0;
+    our downloader (crawler/downloader.py) keeps CONCURRENT_REQUESTS_PER_DOMAIN."""
+    room = Newsroom(seed=1)
+    # Slow answers keep requests in flight long enough to overlap if the limit leaks.
+    with NewsroomServer(room, port=0, delay=SLOW_PUBLISHER_S) as server:
+        index = tmp_path / "index.sqlite3"
+        settings = ("DOWNLOAD_DELAY=0", "CONCURRENT_REQUESTS_PER_DOMAIN=1",
+                    "AUTOTHROTTLE_ENABLED=False", f"SINK_SQLITE_PATH={index}")  # fmt: skip
+        command = crawl_command(room.feed_urls, server.proxy_url, settings)
+        result = subprocess.run(
+            command, cwd=ROOT, env=crawl_env(tmp_path / "state"), capture_output=True,
+            text=True, timeout=CRAWL_TIMEOUT_SECONDS, check=False,
+        )  # fmt: skip
+        peaks = server.peak_in_flight
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert set(peaks) >= set(room.domains)
+    assert max(peaks.values()) == 1, peaks

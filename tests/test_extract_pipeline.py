@@ -3,6 +3,7 @@ publisher domain."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -28,16 +29,16 @@ def _item(name: str, domain: str) -> ArticleItem:
 def test_articles_and_nulls_are_counted_globally_and_per_domain() -> None:
     crawler = get_crawler()
     pipeline = ExtractionPipeline.from_crawler(crawler)
-    article = pipeline.process_item(_item("dom-article.html", "valleytimes.test"))
+    article = asyncio.run(pipeline.process_item(_item("dom-article.html", "valleytimes.test")))
     assert article["extraction_method"] == "dom"
     assert article["text"].startswith("Overnight passenger trains")
     assert article["blocks"][0] == {"kind": "paragraph", "text": article["text"].split("\n")[0]}
     assert article["authors"] == ["Lena Fischer"] and article["content_hash"]
     assert "html" not in article and "feed_entry" not in article
-    schema = pipeline.process_item(_item("jsonld-graph.html", "dailyherald.test"))
+    schema = asyncio.run(pipeline.process_item(_item("jsonld-graph.html", "dailyherald.test")))
     assert schema["extraction_method"] == "schema_org"
     with pytest.raises(DropItem, match="NULL"):
-        pipeline.process_item(_item("video-page.html", "valleytimes.test"))
+        asyncio.run(pipeline.process_item(_item("video-page.html", "valleytimes.test")))
 
     stats = crawler.stats.get_stats()
     assert stats["extract/method/dom"] == 1 and stats["extract/method/schema_org"] == 1
@@ -51,7 +52,7 @@ def test_articles_and_nulls_are_counted_globally_and_per_domain() -> None:
 
 def test_feed_entry_fills_what_the_page_does_not_say() -> None:
     pipeline = ExtractionPipeline.from_crawler(get_crawler())
-    item = pipeline.process_item(_item("table-layout.html", "coastalpost.test"))
+    item = asyncio.run(pipeline.process_item(_item("table-layout.html", "coastalpost.test")))
     assert item["authors"] == ["Feed Author"]  # the page names no author
     assert item["description"] == "Feed summary"
     assert item["canonical_url"] == item["url"]

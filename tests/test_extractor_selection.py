@@ -3,6 +3,7 @@ shared parse, and the hostile-input rules every extractor obeys."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from pathlib import Path
 
@@ -161,7 +162,7 @@ def _pipeline(extractor: str | None) -> ExtractionPipeline:
 def test_pipeline_uses_the_configured_extractor() -> None:
     pipeline = _pipeline("boilerpipe-tree")
     item = {"html": article_page(), "url": URL, "domain": "coastgazette.test"}
-    out = pipeline.process_item(item)
+    out = asyncio.run(pipeline.process_item(item))
     assert out["extraction_method"] == "boilerpipe_tree"
     assert pipeline.stats.get_value("extract/method/boilerpipe_tree") == 1
     assert "Most read" not in out["text"]
@@ -174,7 +175,7 @@ def test_pipeline_defaults_to_the_production_chain() -> None:
 def test_pipeline_null_is_dropped_with_reason_for_any_extractor() -> None:
     pipeline = _pipeline("justext")
     with pytest.raises(DropItem):
-        pipeline.process_item({"html": b"", "url": URL, "domain": "coastgazette.test"})
+        asyncio.run(pipeline.process_item({"html": b"", "url": URL, "domain": "coastgazette.test"}))
 
 
 def test_pipeline_refuses_an_unknown_extractor_at_startup() -> None:

@@ -3,6 +3,7 @@ kept, each with the invariant it broke. They run through the same checks as the 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -90,3 +91,29 @@ def test_ipv6_hosts_keep_their_brackets() -> None:
 
 def test_hosts_with_control_characters_are_refused() -> None:
     check_url("http://0x0\x00.\x00/")  # libc reads "0x0" (0.0.0.0) and stops at the NUL
+
+
+def test_a_failing_input_is_kept_in_a_file_and_replays(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What `newsharvest fuzz` does with a finding: the input goes to `<target>-<hash>.bin` with
+    a `.json` record (the smallest input per bug), and `--replay` runs it again."""
+    from crawler.cli.fuzz import Recorder, replay
+    from crawler.fuzzing import TARGETS, Target
+
+    def check(url: str) -> None:
+        if "bad" in url:
+            raise ValueError("found a bug")
+
+    target = Target("urls", TARGETS["urls"].strategy, check, ())
+    monkeypatch.setitem(TARGETS, "urls", target)
+    recorder = Recorder(target, tmp_path, tmp_path / "status.json", tmp_path / "last")
+    for url in ("http://bad.example/long/path", "http://bad.example/"):
+        meta, payload = recorder.before(url)
+        recorder.finding(meta, payload, "ValueError@check", "found a bug", "trace")
+    [saved] = tmp_path.glob("urls-*.bin")
+    assert saved.read_bytes() == b"http://bad.example/"  # the smaller of the two inputs
+    assert json.loads(saved.with_suffix(".json").read_text())["error"] == "found a bug"
+    assert replay([saved]) == 1 and "still fails" in capsys.readouterr().out
+    saved.write_bytes(b"http://fine.example/")
+    assert replay([saved]) == 0 and "passes now" in capsys.readouterr().out

@@ -27,10 +27,15 @@ from tests.fixtures.newsroom.hostile import (
 )
 
 FEED_MAX_ENTRIES = 50  # the crawl reads this many of the 100,000-entry feed
-DOWNLOAD_TIMEOUT_S = 2  # the slow pages hang for minutes; the test gives up after this
+DOWNLOAD_TIMEOUT_S = 4  # the slow pages hang for minutes; the test gives up after this (the
+# size-limited bodies must reach their limit before it, also on a loaded CI machine)
+EXTRACT_TIMEOUT_S = 2  # the page whose extraction hangs is given up on after this
 HOSTILE_SETTINGS = (
     f"DOWNLOAD_TIMEOUT={DOWNLOAD_TIMEOUT_S}",
     f"FEED_MAX_ENTRIES={FEED_MAX_ENTRIES}",
+    # Extraction isolation: this worker function hangs or segfaults on the two extraction cases.
+    "EXTRACT_FUNCTION=tests.faulty_workers.faulty_extract_page",
+    f"EXTRACT_TIMEOUT_SECONDS={EXTRACT_TIMEOUT_S}",
 )
 
 # What the crawler must report for each page case: an error counter or a NULL reason.
@@ -60,6 +65,8 @@ PAGE_OUTCOMES = {
     "page_http_429": "errors/http_429",
     "page_http_500": "errors/http_500",
     "page_http_503": "errors/http_503",
+    "page_extraction_hang": "null/timeout",
+    "page_extraction_crash": "null/worker_crashed",
 }
 # Feeds that are broken but readable: what the parser had to repair.
 FEED_REPAIRS = {

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import re
 import time
 from collections import Counter
 from pathlib import Path
@@ -14,9 +15,10 @@ import pytest
 import redis
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
+from scrapy.exceptions import DropItem
 from scrapy.utils.test import get_crawler
 
-from crawler.domainstats import inc_domain, observe_domain
+from crawler.domainstats import NULL, inc_domain, observe_domain, take_page_ticket
 from crawler.monitoring.alerts import (
     ERRORS,
     FEED_STALE,
@@ -33,7 +35,8 @@ from crawler.monitoring.alerts import (
     scan_pages,
     scan_time,
 )
-from crawler.monitoring.extension import MonitoringExtension
+from crawler.monitoring.extension import MonitoringExtension, MonitoringPipeline
+from crawler.monitoring.order import PageOrder
 from crawler.monitoring.prometheus import DomainCollector, metric_name
 from crawler.monitoring.store import (
     DomainBatch,
@@ -360,6 +363,48 @@ def test_extension_mirrors_domain_counters_and_exports_prometheus_metrics() -> N
         assert family.name.startswith("newsharvest_") and family.name == family.name.lower()
 
 
+def test_outcomes_are_released_in_the_order_pages_entered_the_pipeline() -> None:
+    order = PageOrder(max_wait_seconds=60)
+    first, second, third = (order.ticket("a.test") for _ in range(3))
+    other = order.ticket("b.test")
+    # The NULL of the third page is settled first (it left at extraction): it waits.
+    assert order.settle("a.test", third, Outcome(True), now=0) == []
+    assert order.settle("b.test", other, Outcome(True), now=0) == [Outcome(True)]  # own order
+    assert order.settle("a.test", second, None, now=1) == []  # a duplicate: no outcome
+    released = order.settle("a.test", first, Outcome(False, 900), now=2)
+    assert released == [Outcome(False, 900), Outcome(True)]
+    assert order.drain() == {}
+
+
+def test_a_page_that_never_settles_holds_its_domain_back_only_so_long() -> None:
+    order = PageOrder(max_wait_seconds=60)
+    lost, later = order.ticket("a.test"), order.ticket("a.test")
+    assert order.settle("a.test", later, Outcome(True), now=0) == []
+    assert order.overdue(now=30) == {}
+    assert order.overdue(now=61) == {"a.test": [Outcome(True)]}
+    # If the lost page turns up after all, it is judged as it comes, and nothing is stuck.
+    assert order.settle("a.test", lost, Outcome(False, 500), now=70) == [Outcome(False, 500)]
+    assert order.drain() == {}
+
+
+def test_monitoring_judges_a_dropped_page_in_its_fetch_order() -> None:
+    """Through the extension: tickets come from the item pipeline's entry (take_page_ticket),
+    the monitoring stage takes them out of articles, drops and errors settle theirs."""
+    crawler = project_crawler()
+    extension = MonitoringExtension.from_crawler(crawler)
+    MonitoringPipeline(extension).open_spider()
+    items = [{"domain": "a.test", "url": f"http://a.test/{n}", "text": "x" * 800} for n in range(3)]
+    for item in items:
+        take_page_ticket(crawler.stats, item)
+    inc_domain(crawler.stats, "a.test", NULL)  # as extraction counts a NULL before dropping it
+    extension.item_dropped(items[2], DropItem("NULL"))  # first out, last fetched
+    extension.item_error(items[1])
+    article = MonitoringPipeline(extension).process_item(items[0])
+    assert "monitor_ticket" not in article  # never reaches a sink or an exporter
+    judged = [(o.url, o.null) for o in extension.batch["a.test"].outcomes]
+    assert judged == [("http://a.test/0", False), ("http://a.test/2", True)]
+
+
 def test_metric_names_follow_the_counter_names() -> None:
     assert metric_name("feeds/304") == ("feeds_304", None, None)
     assert metric_name("null/no_content") == ("null_by_reason", "reason", "no_content")
@@ -392,6 +437,8 @@ BROKEN = {
     "coastalpost.test": ("server_error", {ERRORS}),
 }
 MAX_PAGES_TO_ALERT = 20
+# A page the monitoring page rules took in, in the DEBUG log (MonitoringExtension._record).
+JUDGED_PAGE = re.compile(r"page outcome (?:article|NULL): (\S+)")
 
 
 @pytest.fixture(scope="module")
@@ -400,8 +447,10 @@ def redesign_crawl(tmp_path_factory: pytest.TempPathFactory):
     redesigns = [Redesign(d, REDESIGN_AFTER_PAGES, kind) for d, (kind, _) in BROKEN.items()]
     state_dir = tmp_path_factory.mktemp("monitor-state")
     output = state_dir / "articles.jsonl"
+    # DEBUG: the log then names every page in the order monitoring judged it; the server's
+    # order runs ahead of that by the pages in flight in the pipeline.
     result, requests = run_crawl(
-        room, output, f"NEWSHARVEST_STATE_DIR={state_dir}", redesigns=redesigns
+        room, output, f"NEWSHARVEST_STATE_DIR={state_dir}", "LOG_LEVEL=DEBUG", redesigns=redesigns
     )
     assert result.returncode == 0, result.stderr[-3000:]
     return room, read_snapshot(state_dir / "monitor.json"), requests, result.stderr
@@ -419,13 +468,15 @@ def test_redesign_alert_fires_for_the_broken_domain_within_20_pages(redesign_cra
         assert "ALERT " in log and domain in log
     # Not for the others: no alert of any kind on a domain that did not change.
     assert set(by_domain) == set(BROKEN), by_domain
+    judged = JUDGED_PAGE.findall(log)
     for event in fired:
         if event["kind"] in (NULL_RATE, THIN_ARTICLES):
-            served = [f"http://{r.host}{r.target}" for r in requests
-                      if r.host == event["domain"] and r.redesign]  # fmt: skip
-            position = served.index(event["url"]) + 1  # 1 = the first page after the change
-            print(f"{event['domain']} {event['kind']}: alert at page {position} after the "
-                  f"redesign: {event['message']}")  # fmt: skip
+            redesigned = {f"http://{r.host}{r.target}" for r in requests
+                          if r.host == event["domain"] and r.redesign}  # fmt: skip
+            seen = [url for url in judged if url in redesigned]
+            position = seen.index(event["url"]) + 1  # 1 = the first redesigned page judged
+            print(f"{event['domain']} {event['kind']}: alert at redesigned page {position} "
+                  f"as monitoring saw them: {event['message']}")  # fmt: skip
             assert position <= MAX_PAGES_TO_ALERT, (event, position)
 
 

@@ -14,6 +14,7 @@ BENCH_MODULES: tuple[str, ...] = (
     "crawler.cli.bench_notices",
     "crawler.cli.bench_dedup",
     "crawler.cli.bench_monitoring",
+    "crawler.cli.bench_pipeline",
     "crawler.cli.bench_hostile",
 )
 

@@ -3,9 +3,15 @@
 One real crawl (a `scrapy crawl feeds` subprocess, the fixture profile) of the five designed
 publishers plus every hostile case of `hostile.test` (compression bombs, endless and huge bodies,
 a 100,000-entry feed, entity bombs, slow pages, redirect loops, SSRF links; see
-tests/fixtures/newsroom/hostile.py). Prints the crawl process's peak resident memory (ru_maxrss,
-target < 1 GiB), the time, the hostile domain's counters by reason, and checks that every
-designed article still came out and that no request left the `.test` domains.
+tests/fixtures/newsroom/hostile.py). Prints the crawler's peak memory (its own ru_maxrss, or the
+PSS of it and its extraction workers together if larger; target < 1 GiB), the time, the hostile
+domain's counters by reason, and checks that every designed article still came out and that no
+request left the `.test` domains.
+
+Then the price of extraction isolation (pipelines/workers.py), out of the crawl: one worker
+extracting the same page over and over, kept (EXTRACT_WORKER_MAX_TASKS=0) or replaced after every
+page (=1), and after a crash on every other page: the difference per page is what replacing a
+worker costs.
 """
 
 from __future__ import annotations
@@ -13,11 +19,14 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
 PEAK_RSS_TARGET_BYTES = 1024**3  # 1 GiB
+RECYCLE_PAGES = 200  # pages per isolation measurement
+RECYCLE_SAMPLE = Path(__file__).resolve().parents[2] / "tests/fixtures/pages/dom-article.html"
 DEFAULT_DOWNLOAD_TIMEOUT_S = 5  # the slow pages would otherwise hold the crawl for 30 s
 MIB = 1024 * 1024
 
@@ -58,10 +67,11 @@ def run(args: argparse.Namespace) -> int:
         NewsroomServer(room) as server,
     ):
         started = time.monotonic()
-        crawl = run_measured(
-            feeds, Path(scratch) / "articles.jsonl", settings, proxy_url=server.proxy_url
-        )
+        sampler = TreeMemory()
+        crawl = run_measured(feeds, Path(scratch) / "articles.jsonl", settings,
+                             proxy_url=server.proxy_url, on_start=sampler.start)  # fmt: skip
         elapsed = time.monotonic() - started
+        sampler.stop()
         requests = server.request_log
 
     prefix = f"domain/{HOSTILE_DOMAIN}/"
@@ -74,16 +84,84 @@ def run(args: argparse.Namespace) -> int:
     output = {item["url"] for item in crawl.items}
     missing = [page.url for page in room.articles() if page.url not in output]
     strays = [r for r in requests if not r.host.endswith(".test")]
-    peak = crawl.max_rss_bytes
+    peak = max(crawl.max_rss_bytes, sampler.peak)
     print(
         f"\ncrawl exit code {crawl.returncode}, {elapsed:.1f} s, {len(requests)} requests served, "
         f"{len(crawl.items)} articles output"
     )
     print(f"designed articles missing: {len(missing)}; requests outside .test: {len(strays)}")
     verdict = "ok" if peak < PEAK_RSS_TARGET_BYTES else "OVER TARGET"
-    print(f"peak memory (ru_maxrss of the crawl process): {peak / MIB:.0f} MiB "
-          f"(target < {PEAK_RSS_TARGET_BYTES / MIB:.0f} MiB: {verdict})")  # fmt: skip
+    print(f"peak memory: {peak / MIB:.0f} MiB, the larger of the crawl process's ru_maxrss "
+          f"({crawl.max_rss_bytes / MIB:.0f} MiB) and the PSS of it and its extraction workers "
+          f"together ({sampler.peak / MIB:.0f} MiB) (target < {PEAK_RSS_TARGET_BYTES / MIB:.0f} "
+          f"MiB: {verdict})")  # fmt: skip
+    print_isolation_cost()
     if crawl.returncode != 0:
         print(crawl.log[-3000:], file=sys.stderr)
     failed = crawl.returncode != 0 or missing or strays or peak >= PEAK_RSS_TARGET_BYTES
     return 1 if failed else 0
+
+
+class TreeMemory:
+    """Samples the PSS of a process and its descendants (the extraction workers) until stopped."""
+
+    def __init__(self) -> None:
+        self.peak = 0
+        self._done = threading.Event()
+
+    def start(self, pid: int) -> None:
+        threading.Thread(target=self._sample, args=(pid,), daemon=True).start()
+
+    def stop(self) -> None:
+        self._done.set()
+
+    def _sample(self, pid: int) -> None:
+        from crawler.cli.bench_pipeline import SAMPLE_SECONDS, tree_memory
+
+        while not self._done.wait(SAMPLE_SECONDS):
+            self.peak = max(self.peak, tree_memory(pid))
+
+
+def print_isolation_cost() -> None:
+    import asyncio
+    import logging
+
+    from crawler.cli.table import render_table
+
+    # One warning per crashed page is what a crawl should log; here it would be 100 lines.
+    logging.getLogger("pipelines.workers").setLevel(logging.ERROR)
+    kept = asyncio.run(_pages_per_second(max_tasks=0))
+    recycled = asyncio.run(_pages_per_second(max_tasks=1))
+    crashing = asyncio.run(_pages_per_second(max_tasks=0, crash_every=2))
+    rows = [
+        ("worker kept", f"{kept:.0f}", "-"),
+        ("new worker every page", f"{recycled:.0f}", f"{1000 / recycled - 1000 / kept:.1f}"),
+        (
+            "crash on every 2nd page",
+            f"{crashing:.0f}",
+            f"{2 * (1000 / crashing - 1000 / kept):.1f}",
+        ),
+    ]
+    print("\nextraction isolation, 1 worker, same page extracted "
+          f"{RECYCLE_PAGES} times:")  # fmt: skip
+    print(render_table(["worker", "pages/s", "ms per replaced worker"], rows))
+
+
+async def _pages_per_second(max_tasks: int, crash_every: int = 0) -> float:
+    """One worker through RECYCLE_PAGES pages in a row; with `crash_every`, that share of the
+    pages segfault their worker (tests/faulty_workers.py) and come back NULL."""
+    from pipelines.workers import ExtractionPool, PageJob
+    from tests.faulty_workers import CRASH_MARK
+
+    pool = ExtractionPool(1, 30.0, "tests.faulty_workers.faulty_extract_page", max_tasks=max_tasks)
+    html = RECYCLE_SAMPLE.read_bytes()
+    pool.start()
+    await pool.run(PageJob(html, "https://warm.test/", None, "default"))  # fork server is up
+    started = time.perf_counter()
+    for n in range(RECYCLE_PAGES):
+        crash = crash_every and n % crash_every == 0
+        url = f"https://bench.test/{CRASH_MARK if crash else 'ok'}/{n}"
+        await pool.run(PageJob(html, url, None, "default"))
+    elapsed = time.perf_counter() - started
+    await pool.close()
+    return RECYCLE_PAGES / elapsed

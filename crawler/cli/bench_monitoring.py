@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import re
 import resource
 import statistics
 import subprocess
@@ -26,32 +24,29 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from crawler.cli.crawlbench import (
+    CRAWL_TIMEOUT_SECONDS,
+    ROOT,
+    add_fixture_arguments,
+    crawl_command,
+    crawl_env,
+    delete_prefix,
+    final_stats,
+    prerender,
+    redis_answers,
+    run_settings,
+)
 from crawler.cli.table import render_table
 
-ROOT = Path(__file__).resolve().parents[2]
-CRAWL_TIMEOUT_SECONDS = 1800
 TARGET_OVERHEAD = 0.05
-# Throughput settings: the fixture is ours, so no politeness delays; robots.txt stays obeyed.
-FAST = (
-    "DOWNLOAD_DELAY=0", "AUTOTHROTTLE_ENABLED=False", "CONCURRENT_REQUESTS=32",
-    "CONCURRENT_REQUESTS_PER_DOMAIN=8", "LOG_LEVEL=INFO",
-)  # fmt: skip
-_STAT = re.compile(r"'([\w/]+)': ([0-9.]+)")
 
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "monitoring", help="crawl a larger fixture with monitoring off and on; print the cost"
     )
-    parser.add_argument("--domains", type=int, default=30)
-    parser.add_argument("--articles-per-domain", type=int, default=100)
+    add_fixture_arguments(parser, domains=30, articles_per_domain=100)
     parser.add_argument("--rounds", type=int, default=3, help="runs per variant (interleaved)")
-    parser.add_argument(
-        "--redis-url",
-        default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
-        help="Redis for the shared-store variants ('' to skip them)",
-    )
-    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.set_defaults(handler=run)
 
 
@@ -119,17 +114,6 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def prerender(room: Any) -> None:
-    """Render every page, feed and robots.txt once so serving is a cache lookup."""
-    from urllib.parse import urlsplit
-
-    for url in [*room.pages, *room.feed_urls]:
-        parts = urlsplit(url)
-        room.render(parts.netloc, parts.path + (f"?{parts.query}" if parts.query else ""))
-    for domain in room.domains:
-        room.render(domain, "/robots.txt")
-
-
 def production_monitoring() -> list[str]:
     """The base profile's monitoring settings (the fixture profile shortens them for tests)."""
     from settings import base
@@ -144,21 +128,14 @@ def production_monitoring() -> list[str]:
 
 def crawl_once(room: Any, proxy: str, name: str, redis_url: str, enabled: bool, workdir: Path,
                prefix: str) -> Run:  # fmt: skip
-    settings = [
-        *FAST, *production_monitoring(), f"NEWSHARVEST_PROXY={proxy}", f"MONITOR_ENABLED={enabled}",
-        f"REDIS_URL={redis_url}", f"REDIS_KEY_PREFIX={prefix}",
-        f"NEWSHARVEST_STATE_DIR={workdir / 'state'}", f"NEWSHARVEST_OUTPUT_DIR={workdir}",
-        f"SINK_SQLITE_PATH={workdir / 'index.sqlite3'}",
-    ]  # fmt: skip
-    command = [sys.executable, "-m", "scrapy", "crawl", "feeds",
-               "-a", "feeds=" + ",".join(room.feed_urls),
-               *(part for setting in settings for part in ("-s", setting))]  # fmt: skip
-    env = {**os.environ, "SCRAPY_SETTINGS_MODULE": "settings.fixture"}
+    settings = [*run_settings(proxy, redis_url, prefix, workdir), *production_monitoring(),
+                f"MONITOR_ENABLED={enabled}"]  # fmt: skip
+    command = crawl_command(room.feed_urls, settings)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True,
+    result = subprocess.run(command, cwd=ROOT, env=crawl_env(), capture_output=True, text=True,
                             timeout=CRAWL_TIMEOUT_SECONDS, check=False)  # fmt: skip
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    stats = {key: float(value) for key, value in _STAT.findall(result.stderr)}
+    stats = final_stats(result.stderr)
     if result.returncode != 0 or "elapsed_time_seconds" not in stats:
         raise SystemExit(f"{name}: the crawl failed:\n{result.stderr[-3000:]}")
     cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
@@ -288,29 +265,3 @@ def report(figures: dict[str, Any]) -> str:
         + f"\n\nmonitoring cost target <= {TARGET_OVERHEAD:.0%} of throughput: {verdict} "
         f"(worst {100 * worst:+.1f}% between best runs; negative = within noise)"
     )
-
-
-def redis_answers(url: str) -> bool:
-    import redis
-
-    from pipelines.store import sync_redis
-
-    client = sync_redis(url)
-    try:
-        return bool(client.ping())
-    except redis.RedisError:
-        return False
-    finally:
-        client.close()
-
-
-def delete_prefix(url: str, prefix: str) -> None:
-    from pipelines.store import sync_redis
-
-    client = sync_redis(url)
-    try:
-        keys = list(client.scan_iter(match=f"{prefix}:*", count=1000))
-        for start in range(0, len(keys), 1000):
-            client.delete(*keys[start : start + 1000])
-    finally:
-        client.close()

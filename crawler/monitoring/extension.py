@@ -33,6 +33,7 @@ from crawler.backends import RedisGate
 from crawler.domainstats import (
     DOMAIN_PREFIX,
     FETCH_TIME,
+    MONITOR_TICKET,
     NULL,
     domain_listener,
     observe_domain,
@@ -49,6 +50,7 @@ from crawler.monitoring.alerts import (
     scan_pages,
     scan_time,
 )
+from crawler.monitoring.order import PageOrder
 from crawler.monitoring.store import (
     SERIES_COUNTERS,
     SNAPSHOT_FILE,
@@ -116,6 +118,10 @@ class MonitoringExtension:
         self.batch: Batch = {}
         self.retry: Batch = {}  # a batch the store refused, sent again with the next one
         self.pending_null: Counter[str] = Counter()
+        # Outcomes back in fetch order (crawler/monitoring/order.py); on when MonitoringPipeline
+        # is, since it takes the tickets out of the items before the sinks and exporters.
+        self.order = PageOrder(settings.getfloat("MONITOR_ORDER_MAX_WAIT_SECONDS"))
+        self.ordering = False
         self.recent_chars: dict[str, deque[int]] = {}  # article lengths this worker saw
         # Process-local totals and alert counts: what this worker's /metrics exposes.
         self.lock = threading.Lock()
@@ -141,6 +147,7 @@ class MonitoringExtension:
         crawler.signals.connect(extension.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(extension.spider_closed, signal=signals.spider_closed)
         crawler.signals.connect(extension.item_dropped, signal=signals.item_dropped)
+        crawler.signals.connect(extension.item_error, signal=signals.item_error)
         crawler.signals.connect(extension.response_received, signal=signals.response_received)
         watch_domains(crawler.stats, extension)
         return extension
@@ -172,6 +179,10 @@ class MonitoringExtension:
         counters[buckets.count_name] += 1
         counters[buckets.bucket_name(seconds)] += 1
 
+    def page_ticket(self, domain: str) -> int | None:
+        """A page entering the item pipeline: its place in the domain's order (see order.py)."""
+        return self.order.ticket(domain) if self.ordering else None
+
     def article_done(self, item: Any) -> None:
         """An article whose content is final (see MonitoringPipeline)."""
         domain = item.get("domain") if hasattr(item, "get") else None
@@ -179,7 +190,7 @@ class MonitoringExtension:
             return
         now = time.time()
         batch = self._domain(domain)
-        batch.outcomes.append(Outcome(False, len(item.get("text") or ""), item.get("url")))
+        self._settle(item, domain, Outcome(False, len(item.get("text") or ""), item.get("url")))
         if batch.first_article_at is None:
             batch.first_article_at = now
         batch.last_article_at = now
@@ -187,9 +198,39 @@ class MonitoringExtension:
 
     def item_dropped(self, item: Any, exception: BaseException) -> None:
         domain = item.get("domain") if hasattr(item, "get") else None
-        if domain and self.pending_null[domain] > 0:
+        if not domain:
+            return
+        outcome = None  # a duplicate, say: not a page outcome, but it settles its ticket
+        if self.pending_null[domain] > 0:
             self.pending_null[domain] -= 1
-            self._domain(domain).outcomes.append(Outcome(True, 0, item.get("url")))
+            outcome = Outcome(True, 0, item.get("url"))
+        self._settle(item, domain, outcome)
+
+    def item_error(self, item: Any) -> None:
+        domain = item.get("domain") if hasattr(item, "get") else None
+        if domain:
+            self._settle(item, domain, None)
+
+    def _settle(self, item: Any, domain: str, outcome: Outcome | None) -> None:
+        ticket = item.pop(MONITOR_TICKET, None)
+        if ticket is None:
+            released = [] if outcome is None else [outcome]
+        else:
+            released = self.order.settle(domain, ticket, outcome, time.time())
+        for page in released:
+            self._record(self._domain(domain), page)
+
+    def _release(self, released: dict[str, list[Outcome]]) -> None:
+        for domain, outcomes in released.items():
+            for outcome in outcomes:
+                self._record(self._domain(domain), outcome)
+
+    @staticmethod
+    def _record(batch: DomainBatch, outcome: Outcome) -> None:
+        """A page for the page rules, in the order they judge pages (logged at DEBUG: the
+        order can differ from the order of fetches or of Scrapy's own item log lines)."""
+        batch.outcomes.append(outcome)
+        log.debug("page outcome %s: %s", "NULL" if outcome.null else "article", outcome.url)
 
     def response_received(self, response: Response, request: Request) -> None:
         latency = request.meta.get("download_latency")
@@ -250,6 +291,7 @@ class MonitoringExtension:
     async def _flush(self, final: bool) -> None:
         started = time.perf_counter()
         now = time.time()
+        self._release(self.order.drain() if final else self.order.overdue(now))
         fresh, self.batch = self.batch, {}
         with self.lock:
             for domain, delta in fresh.items():
@@ -403,6 +445,9 @@ class MonitoringPipeline:
         if not isinstance(extension, MonitoringExtension):
             raise NotConfigured("monitoring is off (MONITOR_ENABLED)")
         return cls(extension)
+
+    def open_spider(self) -> None:
+        self.extension.ordering = True  # this stage takes the tickets out (see page_ticket)
 
     def process_item(self, item: Any) -> Any:
         self.extension.article_done(item)

@@ -28,7 +28,7 @@ from scrapy.exceptions import DropItem, NotConfigured
 from scrapy.statscollectors import StatsCollector
 
 from crawler.backends import REDIS_CALL_FAILURES, RedisGate, RedisUnavailable
-from crawler.domainstats import DUPLICATES, inc_domain
+from crawler.domainstats import DUPLICATES, inc_domain, stage_seconds
 from pipelines.dedup.embedded import EmbeddedNearDuplicateIndex
 from pipelines.dedup.fingerprints import Fingerprint, LshParams, fingerprint
 from pipelines.dedup.index import Verdict, embedded_path, threshold_setting, ttl_setting
@@ -42,6 +42,8 @@ INDEX_ERRORS = (redis.exceptions.RedisError, sqlite3.Error, OSError)
 # After a failure, articles pass unchecked for this long before the index is tried again (a dead
 # or unreachable server would otherwise cost every article a connect timeout).
 INDEX_RETRY_SECONDS = 30.0
+# Seconds of this stage's own work on the reactor thread (fingerprints; index calls excluded).
+STAGE_SECONDS = "dedup/seconds"
 
 
 class AsyncIndex(Protocol):
@@ -134,8 +136,7 @@ class DedupPipeline:
         )
 
     async def process_item(self, item: Any) -> Any:
-        text = item.get("text")
-        found = fingerprint(text, self.params) if text else None  # CPU only: a pure function
+        found = self._fingerprint(item)
         if found is None:
             self.stats.inc_value("dedup/skipped/no_text")
             return item
@@ -154,6 +155,18 @@ class DedupPipeline:
                 log_level="INFO",
             )
         return item
+
+    def _fingerprint(self, item: Any) -> Fingerprint | None:
+        """The fingerprint of the item's final text: the one the extraction worker made with the
+        article, else (no worker, or the notices stage changed the text since) made here. Not a
+        second trip to the workers: it would queue behind every page waiting to be extracted,
+        and articles would reach the later stages (and monitoring) long after NULL pages."""
+        found = item.pop("fingerprint", None)
+        text = item.get("text")
+        if found is not None or not text:
+            return found
+        with stage_seconds(self.stats, STAGE_SECONDS):
+            return fingerprint(text, self.params)
 
     async def _check(self, item: Any, found: Fingerprint) -> Verdict | None:
         doc_id = item.get("canonical_url") or item.get("url")

@@ -25,7 +25,7 @@ from scrapy.settings import BaseSettings
 from scrapy.statscollectors import StatsCollector
 
 from crawler.backends import REDIS_CALL_FAILURES, RedisGate, RedisUnavailable
-from crawler.domainstats import NULL, inc_domain
+from crawler.domainstats import NULL, inc_domain, stage_seconds
 from extractors.article import running_text
 from pipelines.dedup import content_hash
 from pipelines.notices.learner import (
@@ -50,6 +50,8 @@ STORE_TIMEOUT_SECONDS = 5.0
 ERROR_LOG_INTERVAL_SECONDS = 60.0
 # Per-domain counter of notice blocks removed (monitoring reads it).
 REMOVED = "notices/removed"
+# Seconds of this stage's own work on the reactor thread (store round trips excluded).
+STAGE_SECONDS = "notices/seconds"
 STORE_ERRORS = (
     redis.exceptions.RedisError,
     sqlite3.Error,
@@ -108,10 +110,12 @@ class NoticePipeline:
         domain = item.get("domain") or ""
         blocks = [(block["kind"], block["text"]) for block in raw_blocks]
         identities = (item.get("canonical_url") or item.get("url"), item.get("content_hash"))
-        article = self.learner.prepare(domain, blocks, identities, time.time())
+        with stage_seconds(self.stats, STAGE_SECONDS):
+            article = self.learner.prepare(domain, blocks, identities, time.time())
         try:
             evidence = await self._observe(article.observation)
-            verdict = self.learner.judge(article, evidence)
+            with stage_seconds(self.stats, STAGE_SECONDS):
+                verdict = self.learner.judge(article, evidence)
         except (*STORE_ERRORS, RedisUnavailable) as error:
             self._store_failed(error)
             verdict = self.learner.judge_offline(article)
@@ -123,6 +127,7 @@ class NoticePipeline:
             item["blocks"] = [{"kind": kind, "text": text} for kind, text in verdict.blocks]
             item["text"] = running_text(verdict.blocks)
             item["content_hash"] = content_hash(item["text"])
+            item.pop("fingerprint", None)  # of the text before the notices went
         return item
 
     async def _observe(self, observation: Observation) -> DomainEvidence:

@@ -16,6 +16,7 @@ content (not for being down) is written aside to `<sink>.rejected.jsonl` with th
 retried forever.
 
 Items flagged as near-duplicates (`duplicate_of` set) are counted, not indexed.
+`sink/<name>/seconds` sums the time spent writing batches (retries and journal included).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from typing import Any, ClassVar
 from scrapy.statscollectors import StatsCollector
 
 from crawler.backends import start_failure
-from crawler.domainstats import inc_domain
+from crawler.domainstats import inc_domain, stage_seconds
 from pipelines.sinks.journal import JOURNAL_SUFFIX, REJECTED_SUFFIX, Journal, journal_paths
 from pipelines.sinks.records import InvalidRecord, article_record, latest_per_key
 from pipelines.store import state_dir
@@ -226,14 +227,16 @@ class BatchingSink(ABC):
         async with self._lock:
             batch, self._buffer, self._buffer_since = self._buffer, [], None
             delivered, self._buffer_delivered = self._buffer_delivered, None
-            try:
-                if batch:
-                    await self._deliver(batch)
-            except BaseException as error:
-                # Not delivered: the items fail (the harvest retries them), never pass as done.
-                if delivered is not None and not delivered.done():
-                    delivered.set_exception(error)
-                raise
+            # Batches are written one at a time (the lock), so these seconds never overlap.
+            with stage_seconds(self.stats, f"sink/{self.name}/seconds"):
+                try:
+                    if batch:
+                        await self._deliver(batch)
+                except BaseException as error:
+                    # Not delivered: the items fail (the harvest retries them), never pass as done.
+                    if delivered is not None and not delivered.done():
+                        delivered.set_exception(error)
+                    raise
             if delivered is not None and not delivered.done():
                 delivered.set_result(None)
 

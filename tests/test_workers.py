@@ -1,0 +1,155 @@
+"""Extraction off the reactor (pipelines/workers.py): the worker pool gives the same articles as
+in-reactor extraction, and a page that hangs or crashes its worker is one NULL with a reason while
+the pool goes on."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import pytest
+from scrapy.exceptions import DropItem
+from scrapy.utils.test import get_crawler
+
+from crawler.items import ArticleItem
+from pipelines.extract import ExtractionPipeline
+from pipelines.workers import (
+    AUTO_WORKERS,
+    MAX_AUTO_WORKERS,
+    MIN_AUTO_WORKERS,
+    NULL_TIMEOUT,
+    NULL_WORKER_CRASHED,
+    ExtractionPool,
+    PageJob,
+    worker_count,
+)
+from tests.faulty_workers import CRASH_MARK, EXIT_MARK, HANG_MARK
+
+PAGES = Path(__file__).parent / "fixtures" / "pages"
+FAULTY = "tests.faulty_workers.faulty_extract_page"
+TIMEOUT_SECONDS = 1.0
+DEDUP_ON = {
+    "ITEM_PIPELINES": {"pipelines.dedup.DedupPipeline": 300}
+}  # as settings/base.py names it
+
+
+def _item(name: str, url: str | None = None) -> ArticleItem:
+    return ArticleItem(
+        url=url or f"https://valleytimes.test/{name}",
+        domain="valleytimes.test",
+        html=(PAGES / name).read_bytes(),
+        http_encoding=None,
+        feed_entry={},
+    )
+
+
+def _pipeline(workers: int, **settings: object) -> ExtractionPipeline:
+    crawler = get_crawler(
+        settings_dict={
+            "EXTRACT_WORKERS": workers,
+            "EXTRACT_TIMEOUT_SECONDS": TIMEOUT_SECONDS,
+            "EXTRACT_FUNCTION": FAULTY,
+            **settings,
+        }
+    )
+    return ExtractionPipeline.from_crawler(crawler)
+
+
+async def _run_all(pipeline: ExtractionPipeline, items: list[ArticleItem]) -> list[object]:
+    """Every item through the pipeline concurrently (as Scrapy does); a NULL is its DropItem."""
+    pipeline.open_spider()
+    try:
+        return await asyncio.gather(
+            *(pipeline.process_item(item) for item in items), return_exceptions=True
+        )
+    finally:
+        await pipeline.close_spider()
+
+
+def test_auto_workers_is_one_per_core_within_bounds() -> None:
+    assert MIN_AUTO_WORKERS <= worker_count(AUTO_WORKERS) <= MAX_AUTO_WORKERS
+    assert worker_count(0) == 0 and worker_count(3) == 3
+    with pytest.raises(ValueError, match="EXTRACT_WORKERS"):
+        worker_count(-2)
+
+
+def test_pool_gives_the_articles_in_reactor_extraction_gives() -> None:
+    names = ["dom-article.html", "jsonld-graph.html", "table-layout.html"]
+    in_reactor = asyncio.run(_run_all(_pipeline(0, **DEDUP_ON), [_item(n) for n in names]))
+    pooled = asyncio.run(_run_all(_pipeline(2, **DEDUP_ON), [_item(n) for n in names]))
+    assert [dict(item) for item in pooled] == [dict(item) for item in in_reactor]
+    # The worker also computed the dedup stage's fingerprint of the final text.
+    assert all(item["fingerprint"].content_hash == item["content_hash"] for item in pooled)
+
+
+def test_fingerprint_is_left_out_when_no_dedup_stage_will_take_it() -> None:
+    (item,) = asyncio.run(_run_all(_pipeline(1), [_item("dom-article.html")]))
+    assert "fingerprint" not in item
+
+
+def test_hang_and_crashes_are_nulls_and_the_pool_goes_on() -> None:
+    faults = {
+        HANG_MARK: NULL_TIMEOUT,
+        CRASH_MARK: NULL_WORKER_CRASHED,
+        EXIT_MARK: NULL_WORKER_CRASHED,
+    }
+    pipeline = _pipeline(2)
+    bad = [_item("dom-article.html", f"https://valleytimes.test/{mark}") for mark in faults]
+    good = [_item("dom-article.html", f"https://valleytimes.test/ok-{n}") for n in range(6)]
+    started = time.monotonic()
+    results = asyncio.run(_run_all(pipeline, bad + good))
+    elapsed = time.monotonic() - started
+
+    for mark, result in zip(faults, results[: len(faults)], strict=True):
+        assert isinstance(result, DropItem) and f"NULL ({faults[mark]})" in str(result)
+    assert all(r["extraction_method"] == "dom" for r in results[len(faults) :])
+    stats = pipeline.stats.get_stats()
+    assert stats["extract/null/timeout"] == 1 and stats["extract/null/worker_crashed"] == 2
+    assert stats["domain/valleytimes.test/null/timeout"] == 1
+    # The hung page cost its budget, not the test's timeout.
+    assert elapsed < TIMEOUT_SECONDS + 5
+
+
+def test_pool_survives_many_crashes_in_a_row() -> None:
+    pool = ExtractionPool(1, TIMEOUT_SECONDS, FAULTY)
+    html = (PAGES / "dom-article.html").read_bytes()
+
+    async def crawl() -> list[str | None]:
+        pool.start()
+        try:
+            reasons = []
+            for n in range(4):
+                url = f"https://valleytimes.test/{CRASH_MARK}-{n}"
+                reasons.append(
+                    (await pool.run(PageJob(html, url, None, "default"))).extraction.reason
+                )
+            ok = await pool.run(PageJob(html, "https://valleytimes.test/ok", None, "default"))
+            reasons.append(ok.extraction.article.method if ok.extraction.article else None)
+            return reasons
+        finally:
+            await pool.close()
+
+    assert asyncio.run(crawl()) == [NULL_WORKER_CRASHED] * 4 + ["dom"]
+
+
+def test_unknown_worker_function_fails_at_startup() -> None:
+    with pytest.raises((ValueError, ImportError)):
+        _pipeline(1, EXTRACT_FUNCTION="tests.faulty_workers.no_such_function")
+
+
+def test_any_picklable_function_runs_in_a_worker() -> None:
+    """`pool.call`: what `run` is built on, for any CPU-bound function and arguments."""
+    from pipelines.dedup import LshParams, fingerprint
+
+    pool = ExtractionPool(1, TIMEOUT_SECONDS, FAULTY)
+    text = (PAGES / "dom-article.html").read_text()
+    params = LshParams.for_threshold(0.8)
+
+    async def in_worker() -> object:
+        try:
+            return await pool.call(fingerprint, text, params)
+        finally:
+            await pool.close()
+
+    assert asyncio.run(in_worker()) == fingerprint(text, params)
