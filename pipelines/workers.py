@@ -59,9 +59,15 @@ MIN_AUTO_WORKERS = 1
 MAX_AUTO_WORKERS = 4  # one worker keeps up with ~500 pages/s; the reactor thread saturates first
 JOIN_TIMEOUT_SECONDS = 10.0  # closing: how long running tasks may take before workers are killed
 EXIT_WAIT_SECONDS = 1.0  # how long a worker that closed its socket may take to report its exit
+# A new worker's start (fork, then multiprocessing's bootstrap, which imports the crawler's main
+# module) is not part of any page's budget; a worker not up after this long counts as crashed.
+START_TIMEOUT_SECONDS = 60.0
 MIB = 1024 * 1024
 DEFAULT_FUNCTION = "pipelines.workers.extract_page"  # EXTRACT_FUNCTION's default
 FRAME = struct.Struct("!Q")  # a message on a worker's socket: its length, then its pickle
+# What the fork server imports for every worker. datasketch (the dedup fingerprint's permutations)
+# pulls in scipy: 1-2 s that would otherwise land on each new worker's first page, and its budget.
+PRELOAD_MODULES = (__name__, "datasketch")
 PR_SET_PDEATHSIG = 1  # Linux prctl: a signal for the process when its parent dies
 T = TypeVar("T")
 
@@ -122,6 +128,7 @@ def _serve(sock: socket.socket, memory_limit_bytes: int) -> None:
     """A worker's life: run `(function, args)` requests one at a time until the crawler closes
     the socket. An exception goes back as the reply; only a fault of the process ends it."""
     _prepare_worker(memory_limit_bytes)
+    sock.sendall(FRAME.pack(0))  # up: the page clock starts now
     while (request := _read_message(sock)) is not None:
         function, args = pickle.loads(request)
         try:
@@ -188,6 +195,14 @@ class _Worker:
         ours.setblocking(False)
         self.sock = ours
         self.tasks = 0
+        self.up = False
+
+    async def started(self) -> None:
+        """Wait for the worker's first message, which says it is up; EOFError if it died."""
+        if not self.up:
+            loop = asyncio.get_running_loop()
+            await asyncio.wait_for(self._receive(loop, FRAME.size), START_TIMEOUT_SECONDS)
+            self.up = True
 
     async def exchange(self, message: bytes) -> bytes:
         """Send one request, return its reply; EOFError when the worker died."""
@@ -245,7 +260,7 @@ class ExtractionPool:
         self._context = multiprocessing.get_context("forkserver")
         # The fork server imports the extractors once; every worker (and every replacement for a
         # killed one) is a fork of it. Must be set before the server starts.
-        self._context.set_forkserver_preload([__name__, self.function.__module__])
+        self._context.set_forkserver_preload([*PRELOAD_MODULES, self.function.__module__])
         self._idle: asyncio.Queue[_Worker] = asyncio.Queue()
         self._all: set[_Worker] = set()
         self._running = 0  # tasks holding a worker
@@ -287,6 +302,10 @@ class ExtractionPool:
         self._running += 1
         healthy = False
         try:
+            try:
+                await worker.started()
+            except TimeoutError:
+                raise EOFError(f"not up after {START_TIMEOUT_SECONDS:g} s") from None
             reply = await asyncio.wait_for(worker.exchange(message), self.timeout_seconds)
             healthy = True
         except TimeoutError:
