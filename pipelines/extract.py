@@ -37,6 +37,7 @@ from crawler.items import TRANSIENT_FIELDS
 from extractors import Article
 from extractors.registry import validate
 from pipelines.dedup import Fingerprint, LshParams, content_hash
+from pipelines.dedup.fingerprints import permutations
 from pipelines.dedup.index import threshold_setting
 from pipelines.workers import (
     DEFAULT_FUNCTION,
@@ -65,6 +66,7 @@ class ExtractionPipeline:
         self.pool = pool
         self.function = resolve_function(function)
         self.lsh = lsh
+        self.permutations = permutations(lsh.num_perm, lsh.seed) if lsh is not None else None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> ExtractionPipeline:
@@ -94,7 +96,12 @@ class ExtractionPipeline:
             return item  # not a page to extract (e.g. an item another spider made)
         take_page_ticket(self.stats, item)
         job = PageJob(
-            item["html"], item["url"], item.get("http_encoding"), self.extractor, self.lsh
+            item["html"],
+            item["url"],
+            item.get("http_encoding"),
+            self.extractor,
+            self.lsh,
+            self.permutations,
         )
         if self.pool is None:
             outcome = self.function(job)

@@ -40,11 +40,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from extractors import Extraction, extract_verbose
 from extractors.article import running_text
 from extractors.chain import NULL_EXTRACTOR_ERROR
-from pipelines.dedup.fingerprints import Fingerprint, LshParams, fingerprint
+from pipelines.dedup.fingerprints import Fingerprint, LshParams, adopt_permutations, fingerprint
 
 if TYPE_CHECKING:
     from multiprocessing.context import ForkServerContext, ForkServerProcess
 
+    import numpy as np
     from scrapy.settings import BaseSettings
 
 log = logging.getLogger(__name__)
@@ -65,9 +66,6 @@ START_TIMEOUT_SECONDS = 60.0
 MIB = 1024 * 1024
 DEFAULT_FUNCTION = "pipelines.workers.extract_page"  # EXTRACT_FUNCTION's default
 FRAME = struct.Struct("!Q")  # a message on a worker's socket: its length, then its pickle
-# What the fork server imports for every worker. datasketch (the dedup fingerprint's permutations)
-# pulls in scipy: 1-2 s that would otherwise land on each new worker's first page, and its budget.
-PRELOAD_MODULES = (__name__, "datasketch")
 PR_SET_PDEATHSIG = 1  # Linux prctl: a signal for the process when its parent dies
 T = TypeVar("T")
 
@@ -81,6 +79,9 @@ class PageJob:
     encoding: str | None
     extractor: str
     lsh: LshParams | None = None  # set when the dedup stage will want the text's fingerprint
+    # ...with the MinHash permutations made from lsh in the crawler (`permutations`): a worker
+    # would otherwise import datasketch and scipy for them, 1.5 s of its first page's budget.
+    permutations: tuple[np.ndarray, np.ndarray] | None = None
 
 
 @dataclass(slots=True)
@@ -99,6 +100,8 @@ def extract_page(job: PageJob) -> PageOutcome:
     extraction = extract_verbose(job.html, job.url, encoding=job.encoding, extractor=job.extractor)
     found = None
     if extraction.article is not None and job.lsh is not None:
+        if job.permutations is not None:
+            adopt_permutations(job.lsh.num_perm, job.lsh.seed, job.permutations)
         found = fingerprint(running_text(extraction.article.blocks), job.lsh)
     return PageOutcome(extraction, time.process_time() - started, found)
 
@@ -126,20 +129,28 @@ def worker_count(setting: int) -> int:
 
 def _serve(sock: socket.socket, memory_limit_bytes: int) -> None:
     """A worker's life: run `(function, args)` requests one at a time until the crawler closes
-    the socket. An exception goes back as the reply; only a fault of the process ends it."""
+    the socket; only that or a fault of the process ends it."""
     _prepare_worker(memory_limit_bytes)
-    sock.sendall(FRAME.pack(0))  # up: the page clock starts now
-    while (request := _read_message(sock)) is not None:
-        function, args = pickle.loads(request)
-        try:
-            reply: tuple[bool, Any] = (True, function(*args))
-        except Exception as error:
-            reply = (False, error)
-        try:
-            message = pickle.dumps(reply, pickle.HIGHEST_PROTOCOL)
-        except Exception as error:  # an unpicklable result or exception
-            message = pickle.dumps((False, RuntimeError(f"reply not picklable: {error!r}")))
-        sock.sendall(FRAME.pack(len(message)) + message)
+    try:
+        sock.sendall(FRAME.pack(0))  # up: the page clock starts now
+        while (request := _read_message(sock)) is not None:
+            _reply(sock, request)
+    except OSError:  # the crawler closed or reset the socket (it stopped): nothing to report
+        return
+
+
+def _reply(sock: socket.socket, request: bytes) -> None:
+    """Run one request; its result, or the exception it raised, goes back as the reply."""
+    function, args = pickle.loads(request)
+    try:
+        reply: tuple[bool, Any] = (True, function(*args))
+    except Exception as error:
+        reply = (False, error)
+    try:
+        message = pickle.dumps(reply, pickle.HIGHEST_PROTOCOL)
+    except Exception as error:  # an unpicklable result or exception
+        message = pickle.dumps((False, RuntimeError(f"reply not picklable: {error!r}")))
+    sock.sendall(FRAME.pack(len(message)) + message)
 
 
 def _prepare_worker(memory_limit_bytes: int) -> None:
@@ -260,7 +271,7 @@ class ExtractionPool:
         self._context = multiprocessing.get_context("forkserver")
         # The fork server imports the extractors once; every worker (and every replacement for a
         # killed one) is a fork of it. Must be set before the server starts.
-        self._context.set_forkserver_preload([*PRELOAD_MODULES, self.function.__module__])
+        self._context.set_forkserver_preload([__name__, self.function.__module__])
         self._idle: asyncio.Queue[_Worker] = asyncio.Queue()
         self._all: set[_Worker] = set()
         self._running = 0  # tasks holding a worker

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import sys
 
 from pipelines.workers import PageJob, PageOutcome, extract_page
 
@@ -24,3 +25,9 @@ def faulty_extract_page(job: PageJob) -> PageOutcome:
     if EXIT_MARK in job.url:
         os.kill(os.getpid(), 9)
     return extract_page(job)
+
+
+def heavy_modules_loaded(job: PageJob) -> list[str]:
+    """Extract `job`, then name the heavy modules the worker has loaded (none is expected)."""
+    extract_page(job)
+    return sorted(name for name in ("datasketch", "scipy", "scrapy") if name in sys.modules)

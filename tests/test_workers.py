@@ -83,6 +83,25 @@ def test_pool_gives_the_articles_in_reactor_extraction_gives() -> None:
     assert all(item["fingerprint"].content_hash == item["content_hash"] for item in pooled)
 
 
+def test_workers_never_import_datasketch_scipy_or_scrapy() -> None:
+    """The crawler ships the MinHash permutations with each page: importing datasketch (and
+    scipy) would cost each new worker 1.5 s of its first page's budget."""
+    from tests.faulty_workers import heavy_modules_loaded
+
+    pipeline = _pipeline(1, **DEDUP_ON)
+    item = _item("dom-article.html")
+    job = PageJob(item["html"], item["url"], None, "default", pipeline.lsh, pipeline.permutations)
+    pool = ExtractionPool(1, TIMEOUT_SECONDS, FAULTY)
+
+    async def in_worker() -> object:
+        try:
+            return await pool.call(heavy_modules_loaded, job)
+        finally:
+            await pool.close()
+
+    assert asyncio.run(in_worker()) == []
+
+
 def test_fingerprint_is_left_out_when_no_dedup_stage_will_take_it() -> None:
     (item,) = asyncio.run(_run_all(_pipeline(1), [_item("dom-article.html")]))
     assert "fingerprint" not in item
@@ -140,16 +159,18 @@ def test_unknown_worker_function_fails_at_startup() -> None:
 
 def test_any_picklable_function_runs_in_a_worker() -> None:
     """`pool.call`: what `run` is built on, for any CPU-bound function and arguments."""
-    from pipelines.dedup import LshParams, fingerprint
+    from pipelines.dedup import content_hash
 
     pool = ExtractionPool(1, TIMEOUT_SECONDS, FAULTY)
     text = (PAGES / "dom-article.html").read_text()
-    params = LshParams.for_threshold(0.8)
 
     async def in_worker() -> object:
         try:
-            return await pool.call(fingerprint, text, params)
+            hashed = await pool.call(content_hash, text)
+            with pytest.raises(ZeroDivisionError):  # the function's own exception, as raised
+                await pool.call(divmod, 7, 0)
+            return hashed
         finally:
             await pool.close()
 
-    assert asyncio.run(in_worker()) == fingerprint(text, params)
+    assert asyncio.run(in_worker()) == content_hash(text)

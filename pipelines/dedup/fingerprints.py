@@ -219,9 +219,21 @@ def shingle_hashes(words: list[bytes], shingle_words: int = SHINGLE_WORDS) -> np
     return (combined >> _SHIFT_32).astype(np.uint32)
 
 
+# Permutation parameters computed in another process and handed over (adopt_permutations).
+_ADOPTED: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
+
+
+def adopt_permutations(num_perm: int, seed: int, table: tuple[np.ndarray, np.ndarray]) -> None:
+    """Use `permutations(num_perm, seed)` computed elsewhere: the extraction workers get them
+    with each page, so they never import datasketch (and scipy with it: 1.5 s per worker)."""
+    _ADOPTED[(num_perm, seed)] = table
+
+
 @lru_cache(maxsize=4)
 def permutations(num_perm: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """datasketch's affine32 permutation parameters (a, b): created once, shared by every text."""
+    if (adopted := _ADOPTED.get((num_perm, seed))) is not None:
+        return adopted
     from datasketch import MinHash
 
     a, b = MinHash(num_perm=num_perm, seed=seed, scheme="affine32").permutations
