@@ -213,12 +213,11 @@ class MonitoringExtension:
 
     def _settle(self, item: Any, domain: str, outcome: Outcome | None) -> None:
         ticket = item.pop(MONITOR_TICKET, None)
-        if ticket is None:
+        if ticket is None:  # no ordering (MonitoringPipeline off): judged as it comes
             released = [] if outcome is None else [outcome]
         else:
             released = self.order.settle(domain, ticket, outcome, time.time())
-        for page in released:
-            self._record(self._domain(domain), page)
+        self._release({domain: released})
 
     def _release(self, released: dict[str, list[Outcome]]) -> None:
         for domain, outcomes in released.items():
@@ -227,8 +226,9 @@ class MonitoringExtension:
 
     @staticmethod
     def _record(batch: DomainBatch, outcome: Outcome) -> None:
-        """A page for the page rules, in the order they judge pages (logged at DEBUG: the
-        order can differ from the order of fetches or of Scrapy's own item log lines)."""
+        """A page for the page rules, in the order they judge pages: the order the pages entered
+        the item pipeline (logged at DEBUG; Scrapy's own item log lines follow the order the
+        stages finish them)."""
         batch.outcomes.append(outcome)
         log.debug("page outcome %s: %s", "NULL" if outcome.null else "article", outcome.url)
 
