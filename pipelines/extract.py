@@ -37,11 +37,12 @@ from crawler.items import TRANSIENT_FIELDS
 from extractors import Article
 from extractors.registry import validate
 from pipelines.dedup import Fingerprint, LshParams, content_hash
-from pipelines.dedup.fingerprints import permutations
+from pipelines.dedup.fingerprints import adopt_permutations, permutations
 from pipelines.dedup.index import threshold_setting
 from pipelines.workers import (
     DEFAULT_FUNCTION,
     ExtractionPool,
+    Initializer,
     PageJob,
     describe,
     resolve_function,
@@ -66,20 +67,20 @@ class ExtractionPipeline:
         self.pool = pool
         self.function = resolve_function(function)
         self.lsh = lsh
-        self.permutations = permutations(lsh.num_perm, lsh.seed) if lsh is not None else None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> ExtractionPipeline:
         settings = crawler.settings
+        # The dedup stage's fingerprint is computed with the article (same process, text
+        # already in hand); it is used unless the notices stage changes the text.
+        lsh = LshParams.for_threshold(threshold_setting(settings)) if dedup_runs(settings) else None
         return cls(
             crawler.stats,
             settings.getbool("EXTRACT_KEEP_HTML"),
             settings.get("EXTRACT_EXTRACTOR") or "default",
-            ExtractionPool.from_settings(settings),
+            ExtractionPool.from_settings(settings, fingerprint_setup(lsh)),
             settings.get("EXTRACT_FUNCTION") or DEFAULT_FUNCTION,
-            # The dedup stage's fingerprint is computed with the article (same process, text
-            # already in hand); it is used unless the notices stage changes the text.
-            LshParams.for_threshold(threshold_setting(settings)) if dedup_runs(settings) else None,
+            lsh,
         )
 
     def open_spider(self) -> None:
@@ -101,7 +102,6 @@ class ExtractionPipeline:
             item.get("http_encoding"),
             self.extractor,
             self.lsh,
-            self.permutations,
         )
         if self.pool is None:
             outcome = self.function(job)
@@ -142,6 +142,14 @@ def dedup_runs(settings: BaseSettings) -> bool:
         order is not None and load_object(path) is DedupPipeline
         for path, order in pipelines.items()
     )
+
+
+def fingerprint_setup(lsh: LshParams | None) -> Initializer | None:
+    """What each worker is given at its start to fingerprint texts: the MinHash permutations,
+    made here once. Making them itself, a worker would import datasketch and scipy (1.5 s)."""
+    if lsh is None:
+        return None
+    return adopt_permutations, (lsh.num_perm, lsh.seed, permutations(lsh.num_perm, lsh.seed))
 
 
 def fill_item(

@@ -40,12 +40,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from extractors import Extraction, extract_verbose
 from extractors.article import running_text
 from extractors.chain import NULL_EXTRACTOR_ERROR
-from pipelines.dedup.fingerprints import Fingerprint, LshParams, adopt_permutations, fingerprint
+from pipelines.dedup.fingerprints import Fingerprint, LshParams, fingerprint
 
 if TYPE_CHECKING:
     from multiprocessing.context import ForkServerContext, ForkServerProcess
 
-    import numpy as np
     from scrapy.settings import BaseSettings
 
 log = logging.getLogger(__name__)
@@ -68,6 +67,9 @@ DEFAULT_FUNCTION = "pipelines.workers.extract_page"  # EXTRACT_FUNCTION's defaul
 FRAME = struct.Struct("!Q")  # a message on a worker's socket: its length, then its pickle
 PR_SET_PDEATHSIG = 1  # Linux prctl: a signal for the process when its parent dies
 T = TypeVar("T")
+# What a new worker runs once before its first page, as (function, args): e.g. state the crawler
+# computed that the worker would otherwise compute (or import) itself.
+Initializer = tuple[Callable[..., object], tuple[Any, ...]]
 
 
 @dataclass(slots=True)
@@ -79,9 +81,6 @@ class PageJob:
     encoding: str | None
     extractor: str
     lsh: LshParams | None = None  # set when the dedup stage will want the text's fingerprint
-    # ...with the MinHash permutations made from lsh in the crawler (`permutations`): a worker
-    # would otherwise import datasketch and scipy for them, 1.5 s of its first page's budget.
-    permutations: tuple[np.ndarray, np.ndarray] | None = None
 
 
 @dataclass(slots=True)
@@ -100,8 +99,6 @@ def extract_page(job: PageJob) -> PageOutcome:
     extraction = extract_verbose(job.html, job.url, encoding=job.encoding, extractor=job.extractor)
     found = None
     if extraction.article is not None and job.lsh is not None:
-        if job.permutations is not None:
-            adopt_permutations(job.lsh.num_perm, job.lsh.seed, job.permutations)
         found = fingerprint(running_text(extraction.article.blocks), job.lsh)
     return PageOutcome(extraction, time.process_time() - started, found)
 
@@ -127,10 +124,13 @@ def worker_count(setting: int) -> int:
 # --- the worker process -------------------------------------------------------------------
 
 
-def _serve(sock: socket.socket, memory_limit_bytes: int) -> None:
+def _serve(sock: socket.socket, memory_limit_bytes: int, initializer: Initializer | None) -> None:
     """A worker's life: run `(function, args)` requests one at a time until the crawler closes
     the socket; only that or a fault of the process ends it."""
     _prepare_worker(memory_limit_bytes)
+    if initializer is not None:
+        function, args = initializer
+        function(*args)
     try:
         sock.sendall(FRAME.pack(0))  # up: the page clock starts now
         while (request := _read_message(sock)) is not None:
@@ -195,10 +195,14 @@ class WorkerFailed(Exception):
 class _Worker:
     """One worker process and the crawler's end of its socket (non-blocking, for the loop)."""
 
-    def __init__(self, context: ForkServerContext, memory_limit_bytes: int) -> None:
+    def __init__(
+        self, context: ForkServerContext, memory_limit_bytes: int, initializer: Initializer | None
+    ) -> None:
         ours, theirs = socket.socketpair()
         self.process: ForkServerProcess = context.Process(
-            target=_serve, args=(theirs, memory_limit_bytes), name="newsharvest-extract"
+            target=_serve,
+            args=(theirs, memory_limit_bytes, initializer),
+            name="newsharvest-extract",
         )
         self.process.daemon = True
         self.process.start()
@@ -209,10 +213,14 @@ class _Worker:
         self.up = False
 
     async def started(self) -> None:
-        """Wait for the worker's first message, which says it is up; EOFError if it died."""
+        """Wait for the worker's first message, which says it is up; EOFError if it died or
+        is not up in time."""
         if not self.up:
             loop = asyncio.get_running_loop()
-            await asyncio.wait_for(self._receive(loop, FRAME.size), START_TIMEOUT_SECONDS)
+            try:
+                await asyncio.wait_for(self._receive(loop, FRAME.size), START_TIMEOUT_SECONDS)
+            except TimeoutError:
+                raise EOFError(f"not up after {START_TIMEOUT_SECONDS:g} s") from None
             self.up = True
 
     async def exchange(self, message: bytes) -> bytes:
@@ -260,6 +268,7 @@ class ExtractionPool:
         *,
         max_tasks: int = 0,
         memory_limit_mb: int = 0,
+        initializer: Initializer | None = None,
     ) -> None:
         if workers < 1:
             raise ValueError(f"an extraction pool needs at least one worker, not {workers}")
@@ -268,6 +277,7 @@ class ExtractionPool:
         self.function = resolve_function(function)
         self.max_tasks = max_tasks
         self.memory_limit_bytes = memory_limit_mb * MIB
+        self.initializer = initializer
         self._context = multiprocessing.get_context("forkserver")
         # The fork server imports the extractors once; every worker (and every replacement for a
         # killed one) is a fork of it. Must be set before the server starts.
@@ -279,7 +289,9 @@ class ExtractionPool:
         self._closed = False
 
     @classmethod
-    def from_settings(cls, settings: BaseSettings) -> ExtractionPool | None:
+    def from_settings(
+        cls, settings: BaseSettings, initializer: Initializer | None = None
+    ) -> ExtractionPool | None:
         """The pool EXTRACT_* describe, None with EXTRACT_WORKERS=0."""
         workers = worker_count(settings.getint("EXTRACT_WORKERS"))
         if not workers:
@@ -290,6 +302,7 @@ class ExtractionPool:
             settings.get("EXTRACT_FUNCTION") or DEFAULT_FUNCTION,
             max_tasks=settings.getint("EXTRACT_WORKER_MAX_TASKS"),
             memory_limit_mb=settings.getint("EXTRACT_WORKER_MEMORY_MB"),
+            initializer=initializer,
         )
 
     def start(self) -> None:
@@ -298,7 +311,7 @@ class ExtractionPool:
             self._add_worker()
 
     def _add_worker(self) -> None:
-        worker = _Worker(self._context, self.memory_limit_bytes)
+        worker = _Worker(self._context, self.memory_limit_bytes, self.initializer)
         self._all.add(worker)
         self._idle.put_nowait(worker)
 
@@ -313,10 +326,7 @@ class ExtractionPool:
         self._running += 1
         healthy = False
         try:
-            try:
-                await worker.started()
-            except TimeoutError:
-                raise EOFError(f"not up after {START_TIMEOUT_SECONDS:g} s") from None
+            await worker.started()
             reply = await asyncio.wait_for(worker.exchange(message), self.timeout_seconds)
             healthy = True
         except TimeoutError:

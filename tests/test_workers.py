@@ -84,20 +84,21 @@ def test_pool_gives_the_articles_in_reactor_extraction_gives() -> None:
 
 
 def test_workers_never_import_datasketch_scipy_or_scrapy() -> None:
-    """The crawler ships the MinHash permutations with each page: importing datasketch (and
+    """Each worker is given the MinHash permutations at its start: importing datasketch (and
     scipy) would cost each new worker 1.5 s of its first page's budget."""
     from tests.faulty_workers import heavy_modules_loaded
 
     pipeline = _pipeline(1, **DEDUP_ON)
     item = _item("dom-article.html")
-    job = PageJob(item["html"], item["url"], None, "default", pipeline.lsh, pipeline.permutations)
-    pool = ExtractionPool(1, TIMEOUT_SECONDS, FAULTY)
+    job = PageJob(item["html"], item["url"], None, "default", pipeline.lsh)
 
     async def in_worker() -> object:
+        assert pipeline.pool is not None
+        pipeline.open_spider()
         try:
-            return await pool.call(heavy_modules_loaded, job)
+            return await pipeline.pool.call(heavy_modules_loaded, job)
         finally:
-            await pool.close()
+            await pipeline.close_spider()
 
     assert asyncio.run(in_worker()) == []
 

@@ -225,7 +225,7 @@ _ADOPTED: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
 
 def adopt_permutations(num_perm: int, seed: int, table: tuple[np.ndarray, np.ndarray]) -> None:
     """Use `permutations(num_perm, seed)` computed elsewhere: the extraction workers get them
-    with each page, so they never import datasketch (and scipy with it: 1.5 s per worker)."""
+    at their start, so they never import datasketch (and scipy with it: 1.5 s per worker)."""
     _ADOPTED[(num_perm, seed)] = table
 
 
