@@ -1,7 +1,7 @@
 """Why a fetch failed, as one short stable word, and the log line and counters that say so.
 
 Every failed request ends in one `errors/<reason>` counter of its publisher domain (see
-crawler/domainstats.py) and one log line with the URL and the reason:
+crawler/core/domainstats.py) and one log line with the URL and the reason:
 
     http_<status>  timeout  too_large  decompression_bomb  bad_content_encoding  data_loss
     dns  connection_refused  connection_failed  redirect_loop  too_many_redirects
@@ -30,7 +30,8 @@ from scrapy.statscollectors import StatsCollector
 from twisted.internet import error as twisted_errors
 from twisted.python.failure import Failure
 
-from crawler.domainstats import ERRORS, inc_domain
+from crawler.core.domainstats import ERRORS, inc_domain
+from crawler.core.urls import canonical_article_url
 from crawler.safety import (
     REFUSED_ADDRESS,
     REFUSED_HOST,
@@ -38,7 +39,6 @@ from crawler.safety import (
     AddressRefused,
     RequestRefused,
 )
-from crawler.urls import canonical_article_url
 
 TIMEOUT = "timeout"
 TOO_LARGE = "too_large"

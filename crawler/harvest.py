@@ -15,7 +15,7 @@ still fill), and raise rather than drop when the write failed. The crash window 
 sink's write and the done mark: a sink keyed by (entry_url, version) is idempotent and needs
 nothing more; an append-only sink reconciles on open like `pipelines.journal` does. Listeners
 added with `on_done` run after the mark is stored. With the Redis ledger, a mark that cannot
-reach Redis is stored in a local outbox instead and replayed (crawler/guarded.py).
+reach Redis is stored in a local outbox instead and replayed (crawler/ledger_guard.py).
 """
 
 from __future__ import annotations
@@ -33,12 +33,13 @@ from scrapy.crawler import Crawler
 from twisted.python.failure import Failure
 
 from crawler import polling
-from crawler.backends import RedisGate
-from crawler.clock import Clock, clock_from_settings
-from crawler.feeds import Feed, FeedEntry, FeedError, parse_feed
-from crawler.guarded import GuardedHarvestState, MarkOutbox
-from crawler.polling import FeedState, PollPolicy
-from crawler.state import (
+from crawler.core.clock import Clock, clock_from_settings
+from crawler.core.commit import install_ledger, item_version, ledger_of
+from crawler.core.outage import RedisGate
+from crawler.core.paths import state_dir
+from crawler.core.urls import canonical_article_url
+from crawler.feedparse import Feed, FeedEntry, FeedError, parse_feed
+from crawler.ledger import (
     Claim,
     Entry,
     HarvestState,
@@ -46,21 +47,10 @@ from crawler.state import (
     SqliteHarvestState,
     open_harvest_state,
 )
-from crawler.urls import canonical_article_url
-from pipelines.store import state_dir
+from crawler.ledger_guard import GuardedHarvestState, MarkOutbox
+from crawler.polling import FeedState, PollPolicy
 
 log = logging.getLogger(__name__)
-
-_ATTRIBUTE = "_newsharvest_harvest"
-
-
-def item_version(item: Any) -> tuple[str, int] | None:
-    """(entry_url, version) of a harvested article item, None for other items."""
-    get = getattr(item, "get", None)
-    if get is None:
-        return None
-    key, version = get("entry_url"), get("version")
-    return (key, int(version)) if key and version else None
 
 
 def iso(epoch: float | None) -> str | None:
@@ -79,11 +69,11 @@ class Harvest:
     @classmethod
     def of(cls, crawler: Crawler) -> Harvest:
         """The crawler's Harvest (created, and its signals connected, on first use)."""
-        harvest = getattr(crawler, _ATTRIBUTE, None)
-        if harvest is None:
+        harvest = ledger_of(crawler)
+        if not isinstance(harvest, Harvest):
             settings = crawler.settings
             harvest = cls(crawler, _crawler_state(crawler), clock_from_settings(settings))
-            setattr(crawler, _ATTRIBUTE, harvest)
+            install_ledger(crawler, harvest)
             crawler.signals.connect(harvest.item_scraped, signal=signals.item_scraped)
             crawler.signals.connect(harvest.item_dropped, signal=signals.item_dropped)
             crawler.signals.connect(harvest.item_error, signal=signals.item_error)
@@ -106,6 +96,10 @@ class Harvest:
                 await self.state.open()
                 self._opened = True
         return self.state
+
+    async def mark_done(self, key: str, version: int) -> bool:
+        """Mark an article version done outside the item signals (a journal reconciling)."""
+        return await self.state.done(key, version, self.clock.now())
 
     def on_done(self, listener: Callable[[Any, bool], None]) -> None:
         """Call listener(item, outcome_stored) after an item's done/failed mark is stored."""

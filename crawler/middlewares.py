@@ -8,7 +8,7 @@ from scrapy.exceptions import NotConfigured
 
 
 class StaticProxyMiddleware:
-    """Send every request through NEWSHARVEST_PROXY (the local fixture serves all its publisher
+    """Send every request through PROXY_URL (the local fixture serves all its publisher
     domains behind one loopback port). Off when the setting is empty."""
 
     def __init__(self, proxy: str) -> None:
@@ -16,9 +16,9 @@ class StaticProxyMiddleware:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> StaticProxyMiddleware:
-        proxy = crawler.settings.get("NEWSHARVEST_PROXY")
+        proxy = crawler.settings.get("PROXY_URL")
         if not proxy:
-            raise NotConfigured("NEWSHARVEST_PROXY is empty")
+            raise NotConfigured("PROXY_URL is empty")
         return cls(proxy)
 
     def process_request(self, request: Request) -> None:

@@ -19,6 +19,8 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
+from settings import base as defaults
+
 # Publication times remembered per feed (small in Redis).
 EVENT_HISTORY = 20
 # The expected gap is the mean of this many most recent gaps: recent enough to follow a feed
@@ -69,22 +71,24 @@ class FeedState:
 
 @dataclass(frozen=True)
 class PollPolicy:
-    min_interval: float = 120.0
-    max_interval: float = 3600.0
-    polls_per_article: float = 2.0
-    jitter: float = 0.1
+    min_interval: float = defaults.HARVEST_MIN_INTERVAL_SECONDS
+    max_interval: float = defaults.HARVEST_MAX_INTERVAL_SECONDS
+    polls_per_article: float = defaults.HARVEST_POLLS_PER_ARTICLE
+    jitter: float = defaults.HARVEST_JITTER
 
     def __post_init__(self) -> None:
         if not 0 < self.min_interval <= self.max_interval:
-            raise ValueError("need 0 < HARVEST_MIN_INTERVAL <= HARVEST_MAX_INTERVAL")
+            raise ValueError(
+                "need 0 < HARVEST_MIN_INTERVAL_SECONDS <= HARVEST_MAX_INTERVAL_SECONDS"
+            )
         if self.polls_per_article <= 0 or not 0 <= self.jitter < 1:
             raise ValueError("need HARVEST_POLLS_PER_ARTICLE > 0 and 0 <= HARVEST_JITTER < 1")
 
     @classmethod
     def from_settings(cls, settings: Any) -> PollPolicy:
         return cls(
-            min_interval=settings.getfloat("HARVEST_MIN_INTERVAL"),
-            max_interval=settings.getfloat("HARVEST_MAX_INTERVAL"),
+            min_interval=settings.getfloat("HARVEST_MIN_INTERVAL_SECONDS"),
+            max_interval=settings.getfloat("HARVEST_MAX_INTERVAL_SECONDS"),
             polls_per_article=settings.getfloat("HARVEST_POLLS_PER_ARTICLE"),
             jitter=settings.getfloat("HARVEST_JITTER"),
         )

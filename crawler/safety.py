@@ -17,7 +17,7 @@ never be requested from inside the crawler's network. Two checks, both driven by
 `NETWORK_ALLOWLIST` makes exceptions: host names and `.suffix` domains lift the name rules (the
 local fixture's `.test` publishers), addresses and CIDR networks lift the address rules (an
 intranet publisher: its network is enough when its name is an ordinary dotted one). The
-configured NEWSHARVEST_PROXY is trusted as a connection endpoint, never as a link target. Behind
+configured PROXY_URL is trusted as a connection endpoint, never as a link target. Behind
 a proxy the proxy resolves names, so only the name and literal-address checks apply; let the
 proxy refuse private destinations too.
 """
@@ -190,12 +190,12 @@ class NetworkPolicy:
     @classmethod
     def from_settings(cls, settings: BaseSettings, trust_proxy: bool = False) -> NetworkPolicy:
         """The policy of NETWORK_PUBLIC_ONLY and NETWORK_ALLOWLIST. With `trust_proxy`, the
-        NEWSHARVEST_PROXY host name is allowed too: for the resolver, which sees the proxy as a
+        PROXY_URL host name is allowed too: for the resolver, which sees the proxy as a
         connection endpoint. Links to the proxy's address are still links to a private host."""
         policy = cls.from_entries(
             settings.getlist("NETWORK_ALLOWLIST"), settings.getbool("NETWORK_PUBLIC_ONLY")
         )
-        proxy_host = urlsplit(settings.get("NEWSHARVEST_PROXY") or "").hostname
+        proxy_host = urlsplit(settings.get("PROXY_URL") or "").hostname
         if trust_proxy and proxy_host:
             return replace(policy, trusted_names=frozenset({proxy_host.lower()}))
         return policy
@@ -274,7 +274,7 @@ class NetworkPolicyMiddleware:
         settings = crawler.settings
         return cls(
             NetworkPolicy.from_settings(settings),
-            proxied=bool(settings.get("NEWSHARVEST_PROXY")),
+            proxied=bool(settings.get("PROXY_URL")),
             dns_timeout=settings.getfloat("DNS_TIMEOUT"),
         )
 

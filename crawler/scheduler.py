@@ -6,9 +6,9 @@ scrapy-redis 0.9.1 works with Scrapy 2.19 except for three things this module ch
   `Spider.log()`, both deprecated by Scrapy 2.19 (a warning per request); `RedisScheduler`
   counts and logs without them;
 * it opens its own Redis connection from REDIS_* settings and names its own keys; ours come from
-  the one connection factory and key registry (`pipelines.store`);
+  the one connection factory and key registry (`crawler.core.connection`, `crawler.core.keys`);
 * its dupefilter is a plain set that grows forever, and it fingerprints requests its own way;
-  `TTLDupeFilter` keeps each fingerprint for DUPEFILTER_TTL seconds (a sorted set scored by
+  `TTLDupeFilter` keeps each fingerprint for DUPEFILTER_TTL_SECONDS seconds (a sorted set scored by
   expiry, checked and inserted in one atomic script that also trims what has expired) and uses
   the crawler's request fingerprinter, like Scrapy's own dupefilter.
 
@@ -17,7 +17,7 @@ pops with a script that also notes what it popped, so a pop whose reply is lost 
 away can be recovered. Articles do not rely on the dupefilter: the harvest ledger claims them
 (with versions and crash recovery) and their requests bypass it; it filters every other request.
 
-Redis going away (crawler/backends.py): the scheduler reports it to the crawler's `RedisGate`
+Redis going away (crawler/core/outage.py): the scheduler reports it to the crawler's `RedisGate`
 (which pauses the crawl), holds the requests it cannot queue in memory, in order, says it has
 pending requests (so a one-pass crawl does not end), and returns none. When Redis answers, before
 the crawl resumes, it queues the held requests and puts back a pop whose reply was lost. A worker
@@ -46,9 +46,10 @@ from scrapy_redis.dupefilter import RFPDupeFilter
 from scrapy_redis.queue import PriorityQueue
 from scrapy_redis.scheduler import Scheduler
 
-from crawler.backends import RedisGate, attempt_sync, is_connection_error
-from crawler.clock import Clock, clock_from_settings
-from pipelines.store import RedisKeys, redis_url, sync_redis
+from crawler.core.clock import Clock, clock_from_settings
+from crawler.core.connection import redis_url, sync_redis
+from crawler.core.keys import RedisKeys
+from crawler.core.outage import RedisGate, attempt_sync, is_connection_error
 
 log = logging.getLogger(__name__)
 
@@ -84,7 +85,8 @@ def _redis_for(crawler: Crawler) -> Any:
 
 
 class TTLDupeFilter(RFPDupeFilter):
-    """Request fingerprints shared by all workers, each forgotten DUPEFILTER_TTL s after use."""
+    """Request fingerprints shared by all workers, each forgotten DUPEFILTER_TTL_SECONDS s after
+    use."""
 
     def __init__(
         self, server: Any, key: str, ttl: float, crawler: Crawler, clock: Clock, debug: bool
@@ -102,7 +104,7 @@ class TTLDupeFilter(RFPDupeFilter):
         return cls(
             _redis_for(crawler),
             RedisKeys.from_settings(settings).scheduler_dupefilter(spider_name),
-            settings.getfloat("DUPEFILTER_TTL"),
+            settings.getfloat("DUPEFILTER_TTL_SECONDS"),
             crawler,
             clock_from_settings(settings),
             settings.getbool("DUPEFILTER_DEBUG"),

@@ -24,8 +24,8 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 from scrapy.utils.serialize import ScrapyJSONEncoder
 
-from crawler.harvest import Harvest, item_version
-from crawler.items import TRANSIENT_FIELDS
+from crawler.core.commit import ArticleLedger, item_version, ledger_of
+from crawler.core.items import TRANSIENT_FIELDS
 
 log = logging.getLogger(__name__)
 
@@ -33,13 +33,13 @@ CHECKPOINT_EVERY = 100  # confirmed lines between checkpoint writes (a restart r
 
 
 class JournalPipeline:
-    def __init__(self, crawler: Crawler, path: Path, fsync: bool) -> None:
+    def __init__(self, crawler: Crawler, ledger: ArticleLedger, path: Path, fsync: bool) -> None:
         self.crawler = crawler
         self.stats = crawler.stats
         self.path = path
         self.checkpoint_path = path.with_name(path.name + ".checkpoint")
         self.fsync = fsync
-        self.harvest = Harvest.of(crawler)
+        self.harvest = ledger
         self.encoder = ScrapyJSONEncoder(ensure_ascii=False)
         self.file: Any = None
         self.offset = 0  # end of the journal
@@ -50,10 +50,13 @@ class JournalPipeline:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> JournalPipeline:
-        path = (crawler.settings.get("HARVEST_JOURNAL") or "").strip()
+        path = (crawler.settings.get("HARVEST_JOURNAL_PATH") or "").strip()
         if not path:
-            raise NotConfigured("HARVEST_JOURNAL is empty")
-        return cls(crawler, Path(path), crawler.settings.getbool("HARVEST_JOURNAL_FSYNC"))
+            raise NotConfigured("HARVEST_JOURNAL_PATH is empty")
+        ledger = ledger_of(crawler)
+        if ledger is None:
+            raise NotConfigured("HARVEST_JOURNAL_PATH needs the feeds spider (it keeps the ledger)")
+        return cls(crawler, ledger, Path(path), crawler.settings.getbool("HARVEST_JOURNAL_FSYNC"))
 
     async def open_spider(self) -> None:
         await self.harvest.open()
@@ -79,10 +82,9 @@ class JournalPipeline:
                         len(tail) - complete)  # fmt: skip
             self.file.truncate(start + complete)
         marked = 0
-        now = self.harvest.clock.now()
         for line in tail[:complete].splitlines():
             found = item_version(_parse_line(line))
-            if found and await self.harvest.state.done(*found, now):
+            if found and await self.harvest.mark_done(*found):
                 marked += 1
         self.offset = start + complete
         self.file.seek(self.offset)

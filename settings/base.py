@@ -1,12 +1,19 @@
-"""Every newsharvest default, one line of why per setting.
+"""Every newsharvest default, one line of why per setting: the one source of defaults.
 
-Profiles (`settings.local`, `settings.distributed`) import this module and override what differs.
-Each pipeline stage owns one section below; keep new settings in their stage's section.
+Profiles (`settings.local`, `settings.distributed`, `settings.fixture`) import this module and
+override what differs; components read settings with no default of their own.
+
+Naming: durations end in `_SECONDS` (or `_DAYS`), sizes in `_BYTES` (or `_MB`), a component's
+on/off switch is `<COMPONENT>_ENABLED` (a sink whose one required value is an address, like
+SINK_POSTGRES_URL or HARVEST_JOURNAL_PATH, is on when that address is set). Every setting `X`
+here can be overridden by the environment variable `NEWSHARVEST_X`, typed like its default
+(settings/env.py; `scrapy crawl -s X=...` still wins over the environment). Sections follow an
+article's path: feeds, fetch, extraction, notices, near-duplicates, monitoring, sinks, journal.
 """
 
 from __future__ import annotations
 
-import os
+from settings.env import apply_environment
 
 # --- Scrapy project ---------------------------------------------------------------------------
 
@@ -14,7 +21,7 @@ BOT_NAME = "newsharvest"  # name used in logs and the default User-Agent
 COMMANDS_MODULE = "crawler.commands"  # `scrapy crawl` with exit status 69 when a backend is down
 SPIDER_MODULES = ["crawler.spiders"]  # where `scrapy crawl feeds` finds its spider
 NEWSPIDER_MODULE = "crawler.spiders"  # where `scrapy genspider` would put a new one
-LOG_LEVEL = os.environ.get("NEWSHARVEST_LOG_LEVEL", "INFO")  # DEBUG logs every request
+LOG_LEVEL = "INFO"  # DEBUG logs every request
 LOG_FORMATTER = "crawler.logformatter.NewsLogFormatter"  # dropped items: URL + reason, not the HTML
 TELNETCONSOLE_ENABLED = False  # an open telnet port is a liability on a harvester
 FEED_EXPORT_ENCODING = "utf-8"  # JSON Lines as UTF-8, not \u-escaped
@@ -46,13 +53,13 @@ REDIRECT_MAX_TIMES = 5  # a news article needs at most a handful of hops
 
 # Every request goes through this HTTP proxy when set (the local fixture serves all its
 # publisher domains behind one port); empty means direct connections.
-NEWSHARVEST_PROXY = os.environ.get("NEWSHARVEST_PROXY", "")
+PROXY_URL = ""
 DOWNLOADER_MIDDLEWARES = {
     "crawler.middlewares.StaticProxyMiddleware": 740,  # before Scrapy's HttpProxyMiddleware (750)
 }
 
 EXTENSIONS = {
-    "crawler.domainstats.DomainItemStats": 500,  # per-domain article counts in stats
+    "crawler.core.domainstats.DomainItemStats": 500,  # per-domain article counts in stats
 }
 
 # --- Feeds spider -----------------------------------------------------------------------------
@@ -62,8 +69,22 @@ FEED_MAX_BYTES = 8 * 1024 * 1024  # feeds larger than this are refused, not pars
 
 # --- Item pipeline order ----------------------------------------------------------------------
 
+# The stages an article passes, in this order (docs/architecture.md). Extraction first: every
+# later stage needs the text. Notices next, because they change the text that near-duplicates
+# compare (a copy with another site's notice is still a copy). Monitoring once the content is
+# final (NULL or not, duplicate or not), before the sinks, whose batching delays items by
+# seconds. The sinks index what is left (several may be on). The journal goes last: nothing after
+# it may fail an item it has written. Each stage switches itself off (NotConfigured) per its
+# settings below; profiles never reassemble this order.
 ITEM_PIPELINES: dict[str, int] = {
-    "pipelines.extract.ExtractionPipeline": 100,  # raw HTML -> article or NULL
+    "pipelines.extraction.pipeline.ExtractionPipeline": 100,  # raw HTML -> article or NULL
+    "pipelines.notices.pipeline.NoticePipeline": 200,  # drop the domain's recurring notices
+    "pipelines.dedup.pipeline.DedupPipeline": 300,  # exact + near-duplicates (MinHash LSH)
+    "pipelines.monitoring.pipeline.MonitoringPipeline": 350,  # per-domain health, fetch order
+    "pipelines.sinks.sqlite.SQLiteSink": 410,  # embedded full-text index
+    "pipelines.sinks.postgres.PostgresSink": 420,  # PostgreSQL full-text index
+    "pipelines.sinks.redis_stream.RedisStreamSink": 430,  # stream for downstream indexers
+    "pipelines.journal.JournalPipeline": 900,  # crash-safe JSON Lines output
 }
 
 # --- Extraction -------------------------------------------------------------------------------
@@ -78,11 +99,12 @@ EXTRACT_WORKERS = -1
 EXTRACT_TIMEOUT_SECONDS = 10.0  # per-page budget in a worker; over it the page is NULL (timeout)
 EXTRACT_WORKER_MAX_TASKS = 0  # recycle a worker after this many pages (0: never; it stays flat)
 EXTRACT_WORKER_MEMORY_MB = 2048  # address-space cap per worker: a runaway page fails, alone
-EXTRACT_FUNCTION = "pipelines.workers.extract_page"  # what a worker runs on a page (module.name)
+EXTRACT_FUNCTION = (
+    "pipelines.extraction.workers.extract_page"  # what a worker runs on a page (module.name)
+)
 
 # --- Notice suppression -----------------------------------------------------------------------
 
-ITEM_PIPELINES["pipelines.notices.pipeline.NoticePipeline"] = 200  # drop per-domain notices
 NOTICES_ENABLED = True  # learn and remove blocks a domain repeats across its articles
 NOTICES_MIN_ARTICLES = 3  # K: a block is a notice once it occurs in this many distinct articles
 NOTICES_MIN_SHARE = 0.1  # ... and in at least this share of the domain's recent articles
@@ -91,11 +113,10 @@ NOTICES_MAX_SIGNATURES = 1000  # per domain: signatures kept (~110 KB in Redis);
 NOTICES_IDLE_TTL_DAYS = 90.0  # a domain's notice state is forgotten after this long unseen
 NOTICES_PRIOR_ARTICLES = 20  # cold start: lexical priors apply until a domain has this many
 NOTICES_MIN_BODY_CHARS = 250  # fewer paragraph chars left without notices: NULL (only_notices)
-NOTICES_STORE_PATH = ""  # embedded store file; empty = NEWSHARVEST_STATE_DIR/notices.sqlite3
+NOTICES_STORE_PATH = ""  # embedded store file; empty = STATE_DIR/notices.sqlite3
 
 # --- Near-duplicate detection -----------------------------------------------------------------
 
-ITEM_PIPELINES["pipelines.dedup.DedupPipeline"] = 300  # exact + near-duplicates (MinHash LSH)
 DEDUP_ENABLED = True  # False switches the stage off
 # Jaccard similarity of word 5-gram sets from which an article is a copy of an earlier one:
 # syndicated copies with their own header/footer or a word or two edited mostly score > 0.9,
@@ -105,24 +126,21 @@ DEDUP_ENABLED = True  # False switches the stage off
 DEDUP_THRESHOLD = 0.8
 DEDUP_TTL_SECONDS = 30 * 24 * 3600  # the time window: an article is remembered for 30 days
 DEDUP_DROP_DUPLICATES = False  # False: copies are kept with duplicate_of set; True: dropped
-# The embedded index (no REDIS_URL): empty means NEWSHARVEST_STATE_DIR/dedup.sqlite3; ":memory:"
+# The embedded index (no REDIS_URL): empty means STATE_DIR/dedup.sqlite3; ":memory:"
 # forgets everything when the crawl ends (the demo).
 DEDUP_EMBEDDED_PATH = ""
 
 # --- Index sinks ------------------------------------------------------------------------------
 
-NEWSHARVEST_OUTPUT_DIR = os.environ.get("NEWSHARVEST_OUTPUT_DIR", "output")  # where files go
+OUTPUT_DIR = "output"  # where output files go (the SQLite index, the demo's JSON Lines)
 # JSON Lines stays Scrapy's FEEDS (`-O articles.jsonl`); the sinks below index the same articles.
 # Each sink is on when its switch says so; several may run at once (order: SQLite, PostgreSQL,
 # Redis Stream). Near-duplicates (`duplicate_of` set) are counted, never indexed.
-ITEM_PIPELINES["pipelines.sinks.sqlite.SQLiteSink"] = 410
-ITEM_PIPELINES["pipelines.sinks.postgres.PostgresSink"] = 420
-ITEM_PIPELINES["pipelines.sinks.redis_stream.RedisStreamSink"] = 430
 SINK_SQLITE_ENABLED = False  # the embedded full-text index (the local profile turns it on)
-SINK_SQLITE_PATH = os.environ.get("NEWSHARVEST_INDEX", "")  # empty: <OUTPUT_DIR>/index.sqlite3
+SINK_SQLITE_PATH = ""  # empty: <OUTPUT_DIR>/index.sqlite3
 # PostgreSQL full-text sink, on when set (postgresql://user@host:5432/db); schema is created.
-SINK_POSTGRES_URL = os.environ.get("NEWSHARVEST_POSTGRES_URL", "")
-SINK_POSTGRES_SCHEMA = os.environ.get("NEWSHARVEST_POSTGRES_SCHEMA", "newsharvest")  # its tables
+SINK_POSTGRES_URL = ""
+SINK_POSTGRES_SCHEMA = "newsharvest"  # its tables
 SINK_REDIS_STREAM_ENABLED = False  # XADD every article to a stream on REDIS_URL
 SINK_REDIS_STREAM_NAME = "articles"  # stream key: <REDIS_KEY_PREFIX>:{sink:articles}
 SINK_REDIS_STREAM_MAXLEN = 20_000  # approximate cap on entries (~5-10 KB each); oldest trimmed
@@ -144,49 +162,45 @@ SINK_START_POLICY = "fail"
 # --- Continuous harvesting --------------------------------------------------------------------
 
 HARVEST_CONTINUOUS = False  # stay alive and re-poll every feed (same as `-a continuous=1`)
-HARVEST_MIN_INTERVAL = 120.0  # seconds: no feed is polled more often than this
-HARVEST_MAX_INTERVAL = 3600.0  # seconds: every feed is polled at least this often
+HARVEST_MIN_INTERVAL_SECONDS = 120.0  # no feed is polled more often than this
+HARVEST_MAX_INTERVAL_SECONDS = 3600.0  # every feed is polled at least this often
 HARVEST_POLLS_PER_ARTICLE = 2.0  # polls per expected gap between a feed's articles
 HARVEST_JITTER = 0.1  # +/- share of each interval, so feeds of one host do not align
-HARVEST_TICK = 1.0  # wall-clock seconds between checks for due feeds and retries
-HARVEST_MAINTENANCE_EVERY = 60.0  # wall-clock seconds between retries/lease recovery/purges
-HARVEST_SEEN_TTL = 30 * 86400.0  # a URL no feed has listed for this long is forgotten
+HARVEST_TICK_SECONDS = 1.0  # wall clock between checks for due feeds and retries
+HARVEST_MAINTENANCE_SECONDS = 60.0  # wall clock between retries/lease recovery/purges
+HARVEST_SEEN_TTL_SECONDS = 30 * 86400.0  # a URL no feed has listed for this long is forgotten
 HARVEST_MAX_VERSIONS = 5  # an article is fetched at most this often (first + revisions)
-HARVEST_MIN_REVISION = 60.0  # seconds an entry's `updated` must move on to be a new version
+HARVEST_MIN_REVISION_SECONDS = 60.0  # an entry's `updated` must move this far to be a new version
 HARVEST_MAX_ATTEMPTS = 3  # failed fetches of an article before it is given up
-HARVEST_RETRY_DELAY = 300.0  # seconds before a failed article fetch is retried
-HARVEST_CLAIM_LEASE = 1800.0  # a claim still pending after this is handed out again
-HARVEST_FEED_LEASE = 300.0  # a feed poll unanswered after this is handed out again
-# Where state lives without Redis: "" = SQLite in NEWSHARVEST_STATE_DIR (kept across runs),
+HARVEST_RETRY_DELAY_SECONDS = 300.0  # before a failed article fetch is retried
+HARVEST_CLAIM_LEASE_SECONDS = 1800.0  # a claim still pending after this is handed out again
+HARVEST_FEED_LEASE_SECONDS = 300.0  # a feed poll unanswered after this is handed out again
+# Where state lives without Redis: "" = SQLite in STATE_DIR (kept across runs),
 # "memory" = nothing kept (every run starts afresh).
-HARVEST_STATE = os.environ.get("NEWSHARVEST_HARVEST_STATE", "")
+HARVEST_STATE = ""
 # Crash-safe JSON Lines output: each article is appended and flushed before its URL counts as
 # seen (FEEDS / -o buffer their writes, so a killed crawler can lose what they held). "" = off.
-HARVEST_JOURNAL = ""
+HARVEST_JOURNAL_PATH = ""
 HARVEST_JOURNAL_FSYNC = False  # also fsync each write (survives power loss, not just SIGKILL)
-DUPEFILTER_TTL = 7 * 86400.0  # distributed profile: seconds its shared dupefilter remembers
+DUPEFILTER_TTL_SECONDS = 7 * 86400.0  # distributed profile: its shared dupefilter remembers
 # Simulated time for tests and benchmarks: now = START + (time.time() - ANCHOR) * SCALE.
 HARVEST_CLOCK_SCALE = 1.0  # 1.0 with no START = the system clock
 HARVEST_CLOCK_START = ""  # ISO 8601 instant (or epoch seconds) at ANCHOR
 HARVEST_CLOCK_ANCHOR = ""  # epoch seconds (wall clock); "" = when the crawler starts
-# The journal goes last: nothing after it may fail an item it has written.
-ITEM_PIPELINES["pipelines.journal.JournalPipeline"] = 900
 
 # --- Shared state (Redis) ---------------------------------------------------------------------
 
 # Redis for shared state; empty means embedded stores. Every key starts with REDIS_KEY_PREFIX.
-REDIS_URL = os.environ.get("REDIS_URL", "")
-REDIS_KEY_PREFIX = os.environ.get("NEWSHARVEST_REDIS_PREFIX", "nh")
+REDIS_URL = ""
+REDIS_KEY_PREFIX = "nh"
 # Embedded stores (used when REDIS_URL is empty) keep their files here, across runs.
-NEWSHARVEST_STATE_DIR = os.environ.get("NEWSHARVEST_STATE_DIR", ".newsharvest")
+STATE_DIR = ".newsharvest"
 
 # --- Monitoring -------------------------------------------------------------------------------
 
 # Per-domain counters, timings and alerts: in Redis when REDIS_URL is set (shared by workers),
-# else in memory with a snapshot in NEWSHARVEST_STATE_DIR/monitor.json for `newsharvest monitor`.
-EXTENSIONS["crawler.monitoring.extension.MonitoringExtension"] = 510  # after DomainItemStats
-# Articles reach monitoring when their content is final (after dedup 300), before the sinks.
-ITEM_PIPELINES["crawler.monitoring.extension.MonitoringPipeline"] = 350
+# else in memory with a snapshot in STATE_DIR/monitor.json for `newsharvest monitor`.
+EXTENSIONS["pipelines.monitoring.extension.MonitoringExtension"] = 510  # after DomainItemStats
 MONITOR_ENABLED = True  # costs well under 5% of throughput (`newsharvest bench monitoring`)
 MONITOR_FLUSH_SECONDS = 1.0  # batch events this long, then one store round trip
 MONITOR_ORDER_MAX_WAIT_SECONDS = 60.0  # page rules wait this long at most for an earlier page
@@ -197,10 +211,11 @@ MONITOR_BUCKET_SECONDS = 300.0  # time-series resolution of charts and time rule
 MONITOR_RETENTION_SECONDS = 48 * 3600.0  # series kept this long (yield baseline = this window)
 MONITOR_COUNTERS_TTL_SECONDS = 30 * 86400.0  # a domain silent this long is forgotten in Redis
 # Prometheus /metrics endpoint: off by default, because a one-off `scrapy crawl` should not
-# open a listening socket nor fight another crawl for a fixed port; set a port (0 = any free
-# one) where Prometheus scrapes workers (docker-compose.yml sets 9410).
-MONITOR_PROMETHEUS_PORT = os.environ.get("NEWSHARVEST_PROMETHEUS_PORT", "")
-MONITOR_PROMETHEUS_ADDRESS = os.environ.get("NEWSHARVEST_PROMETHEUS_ADDRESS", "127.0.0.1")
+# open a listening socket nor fight another crawl for a fixed port (docker-compose.yml turns it
+# on where Prometheus scrapes the workers).
+MONITOR_PROMETHEUS_ENABLED = False
+MONITOR_PROMETHEUS_PORT = 9410  # 0 = any free port (logged, and in the stats)
+MONITOR_PROMETHEUS_ADDRESS = "127.0.0.1"  # loopback unless a scraper elsewhere needs it
 MONITOR_TIMING_BUCKETS_SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 MONITOR_TIMING_BUCKETS = {  # histogram buckets per timing (few: one series per domain each)
     "fetch": [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
@@ -235,13 +250,13 @@ MONITOR_DASHBOARD_PORT = 8787
 NETWORK_PUBLIC_ONLY = True  # False switches the address checks off (schemes are still checked)
 # Exceptions: names and ".suffix" domains lift the name rules, IPs and CIDR networks lift the
 # address rules, e.g. ["wiki", "10.20.0.0/16"] for http://wiki/ on 10.20.x.x. The
-# NEWSHARVEST_PROXY is trusted as the connection endpoint, never as a link target.
+# PROXY_URL is trusted as the connection endpoint, never as a link target.
 NETWORK_ALLOWLIST: list[str] = []
 DOWNLOADER_MIDDLEWARES["crawler.safety.NetworkPolicyMiddleware"] = 50  # before robots.txt (100)
 TWISTED_DNS_RESOLVER = "crawler.safety.PublicAddressResolver"  # refuses non-public DNS answers
 # No download handler but http(s): a file:, ftp:, s3: or data: URL can never be fetched.
 DOWNLOAD_HANDLERS = {"file": None, "ftp": None, "s3": None, "data": None}
-# Backends (crawler/backends.py). Unreachable at start: one log line, exit status 69. Redis
+# Backends (crawler/core/outage.py). Unreachable at start: one log line, exit status 69. Redis
 # unreachable mid-crawl: the crawl pauses (stages wait, done marks go to a local outbox) and
 # resumes when a probe gets an answer; PostgreSQL: its sink journals and replays (SINK_*).
 REDIS_RETRY_SECONDS = 0.5  # first probe of a Redis that stopped answering...
@@ -249,4 +264,6 @@ REDIS_RETRY_MAX_SECONDS = 10.0  # ...then probes back off, doubling, to at most 
 REDIS_OUTAGE_LOG_SECONDS = 60.0  # how often "still unreachable" is logged during an outage
 REDIS_OUTAGE_MAX_SECONDS = 0.0  # give up and close the crawl after this long; 0 = wait for it
 
-# --- Throughput -------------------------------------------------------------------------------
+# --- Environment ------------------------------------------------------------------------------
+
+apply_environment(globals())  # NEWSHARVEST_<SETTING> overrides (settings/env.py)

@@ -1,24 +1,22 @@
 """Distributed profile: Redis everywhere, scrapy-redis scheduler; N workers, one command.
 
-    REDIS_URL=redis://host:6379/0 SCRAPY_SETTINGS_MODULE=settings.distributed \\
-        scrapy crawl feeds -a feeds=feeds.txt -a continuous=1 -s HARVEST_JOURNAL=out/$HOSTNAME.jsonl
+    NEWSHARVEST_REDIS_URL=redis://host:6379/0 SCRAPY_SETTINGS_MODULE=settings.distributed \\
+        scrapy crawl feeds -a feeds=feeds.txt -a continuous=1 \\
+        -s HARVEST_JOURNAL_PATH=out/$HOSTNAME.jsonl
 
 Every worker shares the request queue and dupefilter (crawler/scheduler.py), the harvest ledger
-and feed schedules (crawler/state.py: each feed is polled by one worker at a time, each article
+and feed schedules (crawler/ledger.py: each feed is polled by one worker at a time, each article
 claimed by one), and every other stage's state, because REDIS_URL is set.
 """
 
 from __future__ import annotations
 
-import os
-
 from settings.base import *  # noqa: F403  (a profile is the base plus its overrides)
-from settings.base import ITEM_PIPELINES
+from settings.env import apply_environment
 
-ITEM_PIPELINES = dict(ITEM_PIPELINES)  # profiles extend the base order, never mutate it
-
-# Shared state: every stage that keeps state uses Redis when REDIS_URL is set.
-REDIS_URL = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
+# Shared state: every stage that keeps state uses Redis when REDIS_URL is set
+# (NEWSHARVEST_REDIS_URL in the environment).
+REDIS_URL = "redis://127.0.0.1:6379/0"
 
 SCHEDULER = "crawler.scheduler.RedisScheduler"  # scrapy-redis queue shared by all workers
 # scrapy-redis's priority queue (feed polls, priority 100, first) whose pop survives an outage
@@ -26,5 +24,6 @@ SCHEDULER_QUEUE_CLASS = "crawler.scheduler.RedisPriorityQueue"
 SCHEDULER_PERSIST = True  # a worker that stops must not flush the queue the others work on
 SCHEDULER_FLUSH_ON_START = False  # a worker that starts joins the queue as it is
 SCHEDULER_IDLE_BEFORE_CLOSE = 0  # never block the reactor waiting on an empty queue
-DUPEFILTER_CLASS = "crawler.scheduler.TTLDupeFilter"  # shared, and bounded by DUPEFILTER_TTL
-DUPEFILTER_TTL = 7 * 86400.0  # seconds a request fingerprint is remembered
+DUPEFILTER_CLASS = "crawler.scheduler.TTLDupeFilter"  # shared, bounded by DUPEFILTER_TTL_SECONDS
+
+apply_environment(globals())  # NEWSHARVEST_<SETTING> overrides this profile's values too

@@ -1,12 +1,13 @@
 """Fixture profile: the local profile pointed at the local news-site fixture (demo and tests).
 
 The fixture serves every synthetic publisher domain from one loopback port, reached through
-NEWSHARVEST_PROXY. Politeness stays on; only its delays shrink, because the fixture answers in
+PROXY_URL. Politeness stays on; only its delays shrink, because the fixture answers in
 microseconds and a demo must finish in seconds.
 """
 
 from __future__ import annotations
 
+from settings.env import apply_environment
 from settings.local import *  # noqa: F403  (a profile is the local profile plus its overrides)
 
 DOWNLOAD_DELAY = 0.0  # the fixture is ours: no need to wait between requests
@@ -24,3 +25,5 @@ MONITOR_RETENTION_SECONDS = 3600.0
 MONITOR_EVALUATE_SECONDS = 1.0
 MONITOR_SNAPSHOT_SECONDS = 1.0
 MONITOR_FLUSH_SECONDS = 0.5
+
+apply_environment(globals())  # NEWSHARVEST_<SETTING> overrides this profile's values too

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from settings.base import *  # noqa: F403  (a profile is the base plus its overrides)
-from settings.base import ITEM_PIPELINES
-
-ITEM_PIPELINES = dict(ITEM_PIPELINES)  # profiles extend the base order, never mutate it
+from settings.env import apply_environment
 
 SINK_SQLITE_ENABLED = True  # the embedded full-text index: `newsharvest search` works at once
+
+apply_environment(globals())  # NEWSHARVEST_<SETTING> overrides this profile's values too

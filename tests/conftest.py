@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+REDIS_URL = os.environ.get("NEWSHARVEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 POSTGRES_URL = os.environ.get("POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
 POSTGRES_START_HINT = (
     "PostgreSQL is needed by this test and none answers at {url} ({error}).\n"

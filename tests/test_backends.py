@@ -1,4 +1,4 @@
-"""Backends going away and coming back (crawler/backends.py), on real crawls: the real spider in
+"""Backends going away and coming back (crawler/core/outage.py), on real crawls: the real spider in
 a subprocess against the news-site fixture, with Redis and PostgreSQL reached through a TcpProxy
 whose stop()/start() cut and restore the connection path mid-crawl (the servers stay up: other
 tests use them). Every test counts what came out: each article exactly once, nothing lost."""
@@ -21,9 +21,7 @@ import pytest
 import redis
 from psycopg import sql
 
-from crawler.backends import EXIT_BACKEND_UNAVAILABLE
-from pipelines.store import RedisKeys
-from tests.crawlers import (
+from crawler.cli.crawlrun import (
     CRAWL_TIMEOUT_SECONDS,
     count_lines,
     crawl_command,
@@ -34,8 +32,10 @@ from tests.crawlers import (
     stats_from_log,
     wait_for,
 )
-from tests.fixtures.newsroom import Newsroom, NewsroomServer, ScaledClock
-from tests.fixtures.tcpproxy import TcpProxy
+from crawler.core.keys import RedisKeys
+from crawler.core.outage import EXIT_BACKEND_UNAVAILABLE
+from crawler.newsroom import Newsroom, NewsroomServer, ScaledClock
+from crawler.newsroom.tcpproxy import TcpProxy
 
 pytestmark = pytest.mark.slow
 
@@ -86,7 +86,7 @@ class Run:
     returncode: int
     log: str
     stats: dict[str, Any]
-    items: list[dict[str, Any]]  # the crash-safe JSON Lines output (HARVEST_JOURNAL)
+    items: list[dict[str, Any]]  # the crash-safe JSON Lines output (HARVEST_JOURNAL_PATH)
     pages: dict[str, int]  # article pages served: at the cut, settled after it, at restore, end
 
     @property
@@ -122,7 +122,7 @@ def crawl_through_outage(
         command = crawl_command(
             newsroom.feed_urls,
             server.proxy_url,
-            [*PACED, *FAST_RECOVERY, *settings, f"HARVEST_JOURNAL={output}"],
+            [*PACED, *FAST_RECOVERY, *settings, f"HARVEST_JOURNAL_PATH={output}"],
         )
         env = crawl_env(tmp_path / "state", profile)
         process = start_crawl(command, env, tmp_path / "crawl.log")
@@ -276,7 +276,7 @@ def test_crawl_stopped_during_a_redis_outage_exits_cleanly_and_the_next_run_repe
         f"REDIS_KEY_PREFIX={redis_prefix}",
         # A shared store hands out a stopped worker's claims once their lease runs out; short
         # here, so the next run picks them up at once.
-        "HARVEST_CLAIM_LEASE=1",
+        "HARVEST_CLAIM_LEASE_SECONDS=1",
     ]
     with TcpProxy(REDIS_PORT) as proxy:
         url = via(proxy, redis_url, REDIS_PORT)
@@ -298,7 +298,7 @@ def test_crawl_stopped_during_a_redis_outage_exits_cleanly_and_the_next_run_repe
                 f"REDIS_URL={redis_url}",
                 *PACED,
                 *settings,
-                f"HARVEST_JOURNAL={tmp_path / 'articles.jsonl'}",
+                f"HARVEST_JOURNAL_PATH={tmp_path / 'articles.jsonl'}",
             ],
         )
         log = run_to_end(command, crawl_env(tmp_path / "state"), tmp_path / "second.log")
@@ -317,9 +317,9 @@ SCALE = 60.0  # continuous mode: simulated seconds per wall-clock second
 PUBLISH_EVERY = timedelta(minutes=2)  # dailyherald.test publishes every 2 s of wall clock
 CONTINUOUS = (
     f"HARVEST_CLOCK_SCALE={SCALE}",
-    "HARVEST_MIN_INTERVAL=60",  # simulated seconds: 1 s of wall clock...
-    "HARVEST_MAX_INTERVAL=180",  # ...to 3 s
-    "HARVEST_TICK=0.05",
+    "HARVEST_MIN_INTERVAL_SECONDS=60",  # simulated seconds: 1 s of wall clock...
+    "HARVEST_MAX_INTERVAL_SECONDS=180",  # ...to 3 s
+    "HARVEST_TICK_SECONDS=0.05",
 )
 
 
@@ -336,7 +336,8 @@ def test_redis_cut_in_continuous_mode_resumes_and_harvests_what_was_published_me
     with TcpProxy(REDIS_PORT) as proxy, NewsroomServer(newsroom, port=0) as server:
         url = via(proxy, redis_url, REDIS_PORT)
         settings = [
-            f"REDIS_URL={url}", f"REDIS_KEY_PREFIX={redis_prefix}", f"HARVEST_JOURNAL={output}",
+            f"REDIS_URL={url}", f"REDIS_KEY_PREFIX={redis_prefix}",
+            f"HARVEST_JOURNAL_PATH={output}",
             f"HARVEST_CLOCK_START={start.isoformat()}", f"HARVEST_CLOCK_ANCHOR={anchor}",
             *CONTINUOUS, *FAST_RECOVERY,
         ]  # fmt: skip
@@ -393,7 +394,7 @@ def test_redis_gone_for_longer_than_the_outage_limit_closes_the_crawl_with_exit_
         url = via(proxy, redis_url, REDIS_PORT)
         settings = [
             f"REDIS_URL={url}", f"REDIS_KEY_PREFIX={redis_prefix}", *PACED, *FAST_RECOVERY,
-            "REDIS_OUTAGE_MAX_SECONDS=2", f"HARVEST_JOURNAL={output}",
+            "REDIS_OUTAGE_MAX_SECONDS=2", f"HARVEST_JOURNAL_PATH={output}",
         ]  # fmt: skip
         command = crawl_command(newsroom.feed_urls, server.proxy_url, settings)
         process = start_crawl(command, crawl_env(tmp_path / "state"), tmp_path / "crawl.log")
@@ -475,7 +476,7 @@ def crawl_once(tmp_path: Path, settings: Sequence[str], profile: str = "settings
     output = tmp_path / "articles.jsonl"
     with NewsroomServer(newsroom, port=0) as server:
         command = crawl_command(
-            newsroom.feed_urls, server.proxy_url, [*settings, f"HARVEST_JOURNAL={output}"]
+            newsroom.feed_urls, server.proxy_url, [*settings, f"HARVEST_JOURNAL_PATH={output}"]
         )
         started = time.monotonic()
         process = start_crawl(command, crawl_env(tmp_path / "state", profile), tmp_path / "log")

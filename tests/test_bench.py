@@ -133,7 +133,7 @@ def test_bench_extractor_list_and_unknown_names(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_bench_pipeline_crawls_every_article_and_reports_sane_figures(redis_url: str) -> None:
-    from tests.fixtures.newsroom import Newsroom
+    from crawler.newsroom import Newsroom
 
     result = newsharvest("bench", "pipeline", "--domains", "3", "--articles-per-domain", "5",
                          "--variants", "redis", "--workers", "0", "--redis-url", redis_url,

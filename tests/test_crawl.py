@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.crawlers import CRAWL_TIMEOUT_SECONDS, ROOT, crawl_command, crawl_env
-from tests.fixtures.newsroom import Newsroom, NewsroomServer, Redesign, RequestRecord
+from crawler.cli.crawlrun import CRAWL_TIMEOUT_SECONDS, ROOT, crawl_command, crawl_env
+from crawler.newsroom import Newsroom, NewsroomServer, Redesign, RequestRecord
 
 SLOW_PUBLISHER_S = 0.05  # per response in the politeness test
 
@@ -184,7 +184,7 @@ def test_each_syndicated_story_is_output_unflagged_once(crawl) -> None:
     """The default crawl (embedded index, threshold 0.8) meets copies and originals in whatever
     order the fetches finish: of a syndicated pair, exactly one names the other; clear copies
     (Jaccard >= 0.85 on the extracted text) always do, far ones (< 0.7) never."""
-    from pipelines.dedup.fingerprints import true_jaccard
+    from pipelines.fingerprints import true_jaccard
 
     room, items, _, _ = crawl
     by_url = {item["url"]: item for item in items}

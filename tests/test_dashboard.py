@@ -21,7 +21,7 @@ import pytest
 from lxml import html as lxml_html
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.fixtures.newsroom import Newsroom, NewsroomServer, Redesign
+from crawler.newsroom import Newsroom, NewsroomServer, Redesign
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts"
@@ -101,7 +101,7 @@ def live_dashboard(redis_url: str, redis_prefix: str, tmp_path: Path) -> Iterato
             [sys.executable, "-m", "scrapy", "crawl", "feeds",
              "-a", "feeds=" + ",".join(room.feed_urls),
              "-O", f"{tmp_path / 'articles.jsonl'}:jsonlines",
-             "-s", f"NEWSHARVEST_PROXY={server.proxy_url}",
+             "-s", f"PROXY_URL={server.proxy_url}",
              "-s", f"REDIS_URL={redis_url}", "-s", f"REDIS_KEY_PREFIX={redis_prefix}",
              "-s", "MONITOR_PROMETHEUS_PORT=0",
              "-s", "DOWNLOAD_DELAY=0.1",  # slow enough to still be running when we look

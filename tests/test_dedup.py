@@ -21,7 +21,12 @@ from datasketch import MinHash, MinHashLSH, bBitMinHash
 from scrapy.exceptions import DropItem
 from scrapy.utils.test import get_crawler
 
-from crawler.backends import BACKEND_UNAVAILABLE, RedisUnavailable
+from crawler.core.keys import RedisKeys
+from crawler.core.outage import BACKEND_UNAVAILABLE, RedisUnavailable
+from crawler.newsroom import Newsroom
+from crawler.newsroom.neardup import ORIGINAL, SYNDICATED, near_duplicate_corpus
+from crawler.newsroom.tcpproxy import TcpProxy
+from crawler.newsroom.textgen import TextGenerator
 from pipelines.dedup import (
     Fingerprint,
     LshParams,
@@ -29,9 +34,13 @@ from pipelines.dedup import (
     Verdict,
     content_hash,
     fingerprint,
+    open_index,
 )
 from pipelines.dedup.embedded import EmbeddedNearDuplicateIndex
-from pipelines.dedup.fingerprints import (
+from pipelines.dedup.index import MAX_BUCKET_DOCS, IndexLayoutError
+from pipelines.dedup.pipeline import DedupPipeline
+from pipelines.dedup.redis_index import RedisNearDuplicateIndex
+from pipelines.fingerprints import (
     LSH_HASH_VALUES,
     LSH_WEIGHTS,
     MAX_SHINGLE_WORDS,
@@ -42,15 +51,7 @@ from pipelines.dedup.fingerprints import (
     sketch_matches,
     true_jaccard,
 )
-from pipelines.dedup.index import MAX_BUCKET_DOCS, IndexLayoutError
-from pipelines.dedup.pipeline import DedupPipeline
-from pipelines.dedup.redis_index import RedisNearDuplicateIndex
-from pipelines.store import RedisKeys
-from tests.dedup_race import race_families
-from tests.fixtures.newsroom import Newsroom
-from tests.fixtures.newsroom.neardup import ORIGINAL, SYNDICATED, near_duplicate_corpus
-from tests.fixtures.newsroom.textgen import TextGenerator
-from tests.fixtures.tcpproxy import TcpProxy
+from tests.support.dedup_race import race_families
 from tests.test_crawl import run_crawl
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -154,9 +155,9 @@ def index(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[NearDuplic
     if request.param == "redis":
         url = request.getfixturevalue("redis_url")
         prefix = request.getfixturevalue("redis_prefix")
-        opened = NearDuplicateIndex.open(url, prefix=prefix, ttl_seconds=TTL)
+        opened = open_index(url, prefix=prefix, ttl_seconds=TTL)
     else:
-        opened = NearDuplicateIndex.open(tmp_path / "dedup.sqlite3", ttl_seconds=TTL)
+        opened = open_index(tmp_path / "dedup.sqlite3", ttl_seconds=TTL)
     with opened:
         yield opened
 
@@ -246,7 +247,7 @@ def test_redis_check_and_add_is_one_round_trip_and_every_key_expires(
 
 
 def test_redis_entries_expire_after_the_time_window(redis_url: str, redis_prefix: str) -> None:
-    with NearDuplicateIndex.open(redis_url, prefix=redis_prefix, ttl_seconds=1) as index:
+    with open_index(redis_url, prefix=redis_prefix, ttl_seconds=1) as index:
         assert index.check_and_add("http://a.test/1", ORIGINAL_TEXT) is None
         assert index.check("http://b.test/1", SYNDICATED_TEXT, add=False).is_duplicate
         time.sleep(1.3)
@@ -288,10 +289,10 @@ def test_a_shared_bucket_keeps_its_newest_documents(index: NearDuplicateIndex) -
 def test_redis_refuses_an_index_built_with_other_parameters(
     redis_url: str, redis_prefix: str
 ) -> None:
-    NearDuplicateIndex.open(redis_url, prefix=redis_prefix).close()
+    open_index(redis_url, prefix=redis_prefix).close()
     assert LshParams.for_threshold(0.5).layout != PARAMS.layout
     with pytest.raises(IndexLayoutError, match="REDIS_KEY_PREFIX"):
-        NearDuplicateIndex.open(redis_url, prefix=redis_prefix, threshold=0.5)
+        open_index(redis_url, prefix=redis_prefix, threshold=0.5)
 
 
 # --- embedded ---------------------------------------------------------------------------------
@@ -299,12 +300,12 @@ def test_redis_refuses_an_index_built_with_other_parameters(
 
 def test_embedded_index_persists_between_runs(tmp_path: Path) -> None:
     path = tmp_path / "state" / "dedup.sqlite3"
-    with NearDuplicateIndex.open(path) as index:
+    with open_index(path) as index:
         assert index.check_and_add("http://a.test/1", ORIGINAL_TEXT) is None
-    with NearDuplicateIndex.open(path) as index:
+    with open_index(path) as index:
         assert index.check_and_add("http://b.test/1", SYNDICATED_TEXT) == "http://a.test/1"
-    with pytest.raises(IndexLayoutError, match="NEWSHARVEST_STATE_DIR"):
-        NearDuplicateIndex.open(path, threshold=0.5)
+    with pytest.raises(IndexLayoutError, match="STATE_DIR"):
+        open_index(path, threshold=0.5)
 
 
 def test_embedded_entries_expire_after_the_time_window(tmp_path: Path) -> None:
@@ -362,7 +363,7 @@ def make_pipeline(**settings: Any) -> tuple[DedupPipeline, Any]:
 def test_pipeline_flags_copies_and_counts_them_per_domain(
     backend: str, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
-    settings: dict[str, Any] = {"NEWSHARVEST_STATE_DIR": str(tmp_path), "REDIS_URL": ""}
+    settings: dict[str, Any] = {"STATE_DIR": str(tmp_path), "REDIS_URL": ""}
     if backend == "redis":
         settings["REDIS_URL"] = request.getfixturevalue("redis_url")
         settings["REDIS_KEY_PREFIX"] = request.getfixturevalue("redis_prefix")
@@ -391,7 +392,7 @@ def test_pipeline_flags_copies_and_counts_them_per_domain(
 def test_pipeline_drops_copies_when_told(tmp_path: Path) -> None:
     async def scenario() -> None:
         pipeline, stats = make_pipeline(
-            NEWSHARVEST_STATE_DIR=str(tmp_path),
+            STATE_DIR=str(tmp_path),
             DEDUP_EMBEDDED_PATH=":memory:",  # nothing written to the state directory
             REDIS_URL="",
             DEDUP_DROP_DUPLICATES=True,
@@ -448,7 +449,7 @@ def test_the_index_needs_no_scrapy() -> None:
         "import tempfile, pathlib\n"
         "from pipelines.dedup import NearDuplicateIndex\n"
         "path = pathlib.Path(tempfile.mkdtemp()) / 'd.sqlite3'\n"
-        "with NearDuplicateIndex.open(path) as index:\n"
+        "with open_index(path) as index:\n"
         "    assert index.check_and_add('a', 'one two three four five six') is None\n"
         "    assert index.check_and_add('b', 'One, two; three four five six!') == 'a'\n"
         "import pipelines.dedup as dedup\n"

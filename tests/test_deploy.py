@@ -31,7 +31,7 @@ def test_compose_crawler_scales_out_on_the_distributed_profile() -> None:
     assert crawler["environment"]["SCRAPY_SETTINGS_MODULE"] == "settings.distributed"
     assert "-a continuous=1" in command
     # Each replica writes its own crash-safe journal: no two containers share a file.
-    assert "HARVEST_JOURNAL=" in command and "$${HOSTNAME}" in command
+    assert "HARVEST_JOURNAL_PATH=" in command and "$${HOSTNAME}" in command
     # Nothing that pins one replica: `--scale crawler=N` needs no fixed name or host port.
     assert "container_name" not in crawler and "ports" not in crawler
     assert "--scale crawler=4" in text
@@ -49,7 +49,7 @@ def test_profiles_import_and_keep_politeness_on() -> None:
         assert profile.ROBOTSTXT_OBEY is True
         assert profile.AUTOTHROTTLE_ENABLED is True
         assert profile.SPIDER_MODULES == ["crawler.spiders"]
-        assert "pipelines.extract.ExtractionPipeline" in profile.ITEM_PIPELINES
+        assert "pipelines.extraction.pipeline.ExtractionPipeline" in profile.ITEM_PIPELINES
 
 
 def test_distributed_profile_shares_everything_through_redis() -> None:
@@ -57,7 +57,7 @@ def test_distributed_profile_shares_everything_through_redis() -> None:
     assert profile.REDIS_URL.startswith("redis://")
     assert profile.SCHEDULER == "crawler.scheduler.RedisScheduler"
     assert profile.DUPEFILTER_CLASS == "crawler.scheduler.TTLDupeFilter"
-    assert profile.SCHEDULER_PERSIST is True and profile.DUPEFILTER_TTL > 0
+    assert profile.SCHEDULER_PERSIST is True and profile.DUPEFILTER_TTL_SECONDS > 0
 
 
 def test_scrapy_cfg_defaults_to_the_local_profile() -> None:

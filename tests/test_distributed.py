@@ -13,11 +13,11 @@ import pytest
 from scrapy import Request
 from scrapy.utils.test import get_crawler
 
+from crawler.cli.crawlrun import crawl_command, crawl_env, read_jsonl, run_to_end, start_crawl
+from crawler.newsroom import Newsroom, NewsroomServer
+from crawler.newsroom.tcpproxy import TcpProxy
 from crawler.scheduler import RedisPriorityQueue, RedisScheduler, TTLDupeFilter
 from crawler.spiders.feeds import FeedsSpider
-from tests.crawlers import crawl_command, crawl_env, read_jsonl, run_to_end, start_crawl
-from tests.fixtures.newsroom import Newsroom, NewsroomServer
-from tests.fixtures.tcpproxy import TcpProxy
 
 SLOW_RESPONSE_SECONDS = 0.1  # slow enough that both workers get a share of the work
 FIXTURE_OVERRIDES = (  # what settings.fixture changes, on top of settings.distributed
@@ -38,14 +38,14 @@ def distributed_crawler(redis_url: str, prefix: str, **settings: Any) -> Any:
         "REDIS_URL": redis_url,
         "REDIS_KEY_PREFIX": prefix,
         "SCHEDULER_PERSIST": True,
-        "DUPEFILTER_TTL": 100.0,
+        "DUPEFILTER_TTL_SECONDS": 100.0,
         **settings,
     }
     return get_crawler(FeedsSpider, values)
 
 
 def test_ttl_dupefilter_forgets_fingerprints_after_the_ttl(redis_url, redis_prefix) -> None:
-    from crawler.clock import ManualClock
+    from crawler.core.clock import ManualClock
 
     crawler = distributed_crawler(redis_url, redis_prefix)
     dupefilter = TTLDupeFilter.from_crawler(crawler)
@@ -97,7 +97,7 @@ def test_two_workers_output_what_one_worker_outputs_without_duplicates(
         settings = [
             f"REDIS_URL={redis_url}",
             f"REDIS_KEY_PREFIX={prefix}",
-            f"HARVEST_JOURNAL={tmp_path / name}.jsonl",
+            f"HARVEST_JOURNAL_PATH={tmp_path / name}.jsonl",
             *FIXTURE_OVERRIDES,
         ]
         command = crawl_command(room.feed_urls, server.proxy_url, settings)

@@ -10,8 +10,8 @@ import pytest
 from scrapy.exceptions import DropItem
 from scrapy.utils.test import get_crawler
 
-from crawler.items import ArticleItem
-from pipelines.extract import ExtractionPipeline
+from crawler.core.items import ArticleItem
+from pipelines.extraction.pipeline import ExtractionPipeline
 
 PAGES = Path(__file__).parent / "fixtures" / "pages"
 

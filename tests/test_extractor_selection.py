@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 from lxml import etree
+from pipelines.extract import ExtractionPipeline
 from scrapy.exceptions import DropItem
 from scrapy.utils.test import get_crawler
 
 from extractors import EXTRACTORS, UnknownExtractorError, extract, extract_verbose
 from extractors.document import parse_document
 from extractors.registry import VARIANTS, extract_document, resolve, select_body, validate
-from pipelines.extract import ExtractionPipeline
 
 PAGES = Path(__file__).parent / "fixtures" / "pages"
 URL = "https://coastgazette.test/news/harbour-bridge.html"

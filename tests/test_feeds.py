@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from crawler.feeds import (
+from crawler.feedparse import (
     FORMAT_ATOM,
     FORMAT_JSON_FEED,
     FORMAT_RSS09X,

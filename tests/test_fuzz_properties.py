@@ -1,4 +1,4 @@
-"""Property-based tests of the parsers of untrusted input (crawler/fuzzing.py holds the
+"""Property-based tests of the parsers of untrusted input (crawler/cli/fuzzing.py holds the
 strategies and invariants `newsharvest fuzz` runs for longer). Few examples and a generous
 deadline: quick in every test run, and a hang still fails."""
 
@@ -8,7 +8,7 @@ from datetime import timedelta
 
 from hypothesis import HealthCheck, given, settings
 
-from crawler.fuzzing import (
+from crawler.cli.fuzzing import (
     FeedInput,
     PageInput,
     check_extract,

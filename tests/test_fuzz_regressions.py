@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from crawler.feeds import parse_feed
-from crawler.fuzzing import FeedInput, PageInput, check_extract, check_feed, check_url
-from crawler.urls import canonical_article_url
+from crawler.cli.fuzzing import FeedInput, PageInput, check_extract, check_feed, check_url
+from crawler.core.urls import canonical_article_url
+from crawler.feedparse import parse_feed
 from extractors import extract_verbose
 
 FIXTURES = Path(__file__).parent / "fixtures" / "fuzz"
@@ -99,7 +99,7 @@ def test_a_failing_input_is_kept_in_a_file_and_replays(
     """What `newsharvest fuzz` does with a finding: the input goes to `<target>-<hash>.bin` with
     a `.json` record (the smallest input per bug), and `--replay` runs it again."""
     from crawler.cli.fuzz import Recorder, replay
-    from crawler.fuzzing import TARGETS, Target
+    from crawler.cli.fuzzing import TARGETS, Target
 
     def check(url: str) -> None:
         if "bad" in url:

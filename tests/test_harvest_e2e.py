@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.crawlers import (
+from crawler.cli.crawlrun import (
     count_lines,
     crawl_command,
     crawl_env,
@@ -20,8 +20,8 @@ from tests.crawlers import (
     stats_from_log,
     wait_for,
 )
-from tests.fixtures.newsroom import Newsroom, NewsroomServer, ScaledClock
-from tests.fixtures.newsroom.room import UPDATE_NOTE_PREFIX
+from crawler.newsroom import Newsroom, NewsroomServer, ScaledClock
+from crawler.newsroom.room import UPDATE_NOTE_PREFIX
 
 pytestmark = pytest.mark.slow
 
@@ -35,7 +35,7 @@ def test_sigkill_mid_run_then_restart_loses_nothing_and_repeats_nothing(tmp_path
     truth = {page.url for page in room.articles()}
     journal = tmp_path / "articles.jsonl"
     env = crawl_env(tmp_path / "state")
-    settings = [f"HARVEST_JOURNAL={journal}", "CONCURRENT_REQUESTS_PER_DOMAIN=2"]
+    settings = [f"HARVEST_JOURNAL_PATH={journal}", "CONCURRENT_REQUESTS_PER_DOMAIN=2"]
     kills = []
     with NewsroomServer(room, port=0, delay=SLOW_RESPONSE_SECONDS) as server:
         command = crawl_command(room.feed_urls, server.proxy_url, settings)
@@ -94,13 +94,13 @@ def test_continuous_mode_picks_up_new_articles_within_one_interval_and_304s_the_
     revised_url = room.pages_on("dailyherald.test")[1].url
     journal = tmp_path / "articles.jsonl"
     settings = [
-        f"HARVEST_JOURNAL={journal}",
+        f"HARVEST_JOURNAL_PATH={journal}",
         f"HARVEST_CLOCK_SCALE={SCALE}",
         f"HARVEST_CLOCK_START={start.isoformat()}",
         f"HARVEST_CLOCK_ANCHOR={anchor}",
-        f"HARVEST_MIN_INTERVAL={MIN_INTERVAL}",
-        f"HARVEST_MAX_INTERVAL={MAX_INTERVAL}",
-        "HARVEST_TICK=0.05",
+        f"HARVEST_MIN_INTERVAL_SECONDS={MIN_INTERVAL}",
+        f"HARVEST_MAX_INTERVAL_SECONDS={MAX_INTERVAL}",
+        "HARVEST_TICK_SECONDS=0.05",
     ]
     with NewsroomServer(room, port=0) as server:
         command = crawl_command(room.feed_urls, server.proxy_url, settings, ["continuous=1"])

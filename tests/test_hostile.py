@@ -1,5 +1,5 @@
 """Hostile input end to end: the real spider crawls the five designed publishers together with
-`hostile.test`, whose feeds and pages are what the open web sends (tests/fixtures/newsroom/
+`hostile.test`, whose feeds and pages are what the open web sends (crawler/newsroom/
 hostile.py). For every case: a log line with the URL and the reason, a per-domain counter, and
 the crawl going on (every other article still output)."""
 
@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 import pytest
 
-from tests.crawlers import CrawlRun, run_measured
-from tests.fixtures.newsroom import Newsroom, NewsroomServer, RequestRecord
-from tests.fixtures.newsroom.hostile import (
+from crawler.cli.crawlrun import CrawlRun, run_measured
+from crawler.newsroom import Newsroom, NewsroomServer, RequestRecord
+from crawler.newsroom.hostile import (
     ADDRESS,
     CANARY_PATH,
     HOSTILE_DOMAIN,
@@ -34,7 +34,7 @@ HOSTILE_SETTINGS = (
     f"DOWNLOAD_TIMEOUT={DOWNLOAD_TIMEOUT_S}",
     f"FEED_MAX_ENTRIES={FEED_MAX_ENTRIES}",
     # Extraction isolation: this worker function hangs or segfaults on the two extraction cases.
-    "EXTRACT_FUNCTION=tests.faulty_workers.faulty_extract_page",
+    "EXTRACT_FUNCTION=pipelines.extraction.faulty.faulty_extract_page",
     f"EXTRACT_TIMEOUT_SECONDS={EXTRACT_TIMEOUT_S}",
 )
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 from scrapy.utils.test import get_crawler
 
+from crawler.core.items import ArticleItem
 from crawler.harvest import Harvest
-from crawler.items import ArticleItem
+from crawler.ledger import Entry
 from crawler.spiders.feeds import FeedsSpider
-from crawler.state import Entry
 from pipelines.journal import JournalPipeline
 
 T0 = 1_800_000_000.0
@@ -21,8 +21,8 @@ def journal_crawler(tmp_path: Path) -> object:
     from settings import base
 
     values = {name: getattr(base, name) for name in dir(base) if name.isupper()}
-    values.update(NEWSHARVEST_STATE_DIR=str(tmp_path / "state"), REDIS_URL="",
-                  HARVEST_JOURNAL=str(tmp_path / "articles.jsonl"))  # fmt: skip
+    values.update(STATE_DIR=str(tmp_path / "state"), REDIS_URL="",
+                  HARVEST_JOURNAL_PATH=str(tmp_path / "articles.jsonl"))  # fmt: skip
     return get_crawler(FeedsSpider, values)
 
 

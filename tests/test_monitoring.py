@@ -18,8 +18,11 @@ from prometheus_client.parser import text_string_to_metric_families
 from scrapy.exceptions import DropItem
 from scrapy.utils.test import get_crawler
 
-from crawler.domainstats import NULL, inc_domain, observe_domain, take_page_ticket
-from crawler.monitoring.alerts import (
+from crawler.core.connection import async_redis
+from crawler.core.domainstats import NULL, inc_domain, observe_domain, take_page_ticket
+from crawler.core.keys import RedisKeys
+from crawler.newsroom import Newsroom, Redesign
+from pipelines.monitoring.alerts import (
     ERRORS,
     FEED_STALE,
     NULL_RATE,
@@ -35,10 +38,7 @@ from crawler.monitoring.alerts import (
     scan_pages,
     scan_time,
 )
-from crawler.monitoring.extension import MonitoringExtension, MonitoringPipeline
-from crawler.monitoring.order import PageOrder
-from crawler.monitoring.prometheus import DomainCollector, metric_name
-from crawler.monitoring.store import (
+from pipelines.monitoring.backends import (
     DomainBatch,
     MemoryStore,
     RedisStore,
@@ -47,9 +47,10 @@ from crawler.monitoring.store import (
     read_snapshot,
     write_snapshot,
 )
-from pipelines.store import RedisKeys, async_redis
+from pipelines.monitoring.extension import MonitoringExtension, MonitoringPipeline
+from pipelines.monitoring.order import PageOrder
+from pipelines.monitoring.prometheus import DomainCollector, metric_name
 from settings import local as local_profile
-from tests.fixtures.newsroom import Newsroom, Redesign
 from tests.test_cli import newsharvest
 from tests.test_crawl import run_crawl
 
@@ -450,7 +451,7 @@ def redesign_crawl(tmp_path_factory: pytest.TempPathFactory):
     # DEBUG: the log then names every page in the order monitoring judged it; the server's
     # order runs ahead of that by the pages in flight in the pipeline.
     result, requests = run_crawl(
-        room, output, f"NEWSHARVEST_STATE_DIR={state_dir}", "LOG_LEVEL=DEBUG", redesigns=redesigns
+        room, output, f"STATE_DIR={state_dir}", "LOG_LEVEL=DEBUG", redesigns=redesigns
     )
     assert result.returncode == 0, result.stderr[-3000:]
     return room, read_snapshot(state_dir / "monitor.json"), requests, result.stderr

@@ -22,8 +22,7 @@ import pytest
 from lxml import etree
 from lxml import html as lxml_html
 
-from extractors import extract_verbose
-from tests.fixtures.newsroom import (
+from crawler.newsroom import (
     BASE_DATE,
     Block,
     Newsroom,
@@ -32,8 +31,9 @@ from tests.fixtures.newsroom import (
     Redesign,
     textgen,
 )
-from tests.fixtures.newsroom.model import BLOCK_KINDS, PAGE_KINDS, TABLE_CELL_SEPARATOR
-from tests.fixtures.newsroom.styles import STYLES, WIRE
+from crawler.newsroom.model import BLOCK_KINDS, PAGE_KINDS, TABLE_CELL_SEPARATOR
+from crawler.newsroom.styles import STYLES, WIRE
+from extractors import extract_verbose
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 HAND_DOMAINS = [
@@ -659,7 +659,7 @@ def test_server_refuses_non_loopback_addresses(room: Newsroom) -> None:
 
 def test_module_entry_point_prints_feeds_and_proxy() -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "tests.fixtures.newsroom", "--port", "0", "--dry-run"],
+        [sys.executable, "-m", "crawler.newsroom", "--port", "0", "--dry-run"],
         cwd=REPO_ROOT,
         capture_output=True,
         text=True,
@@ -755,7 +755,7 @@ def test_textgen_is_fast() -> None:
 
 
 def test_live_publishing_follows_the_clock_and_a_changeable_rate() -> None:
-    from crawler.feeds import parse_feed
+    from crawler.feedparse import parse_feed
 
     room = Newsroom(seed=1)
     start = room.clock.now()
@@ -794,7 +794,7 @@ def test_a_page_published_in_the_future_is_unlisted_and_unservable_until_then() 
 
 
 def test_a_revision_changes_the_page_and_the_feed_entry_dates() -> None:
-    from crawler.feeds import parse_feed
+    from crawler.feedparse import parse_feed
 
     room = Newsroom(seed=1)
     for feed_url in (
@@ -840,7 +840,7 @@ def test_the_server_honours_or_ignores_conditional_requests_and_records_them() -
 
 
 def test_near_duplicate_corpus_is_deterministic_and_ordered() -> None:
-    from tests.fixtures.newsroom.neardup import (
+    from crawler.newsroom.neardup import (
         COPY_KINDS,
         EDIT_RATE,
         ORIGINAL,

@@ -1,4 +1,4 @@
-"""The news-site fixture's hostile cases (tests/fixtures/newsroom/hostile.py) serve what they
+"""The news-site fixture's hostile cases (crawler/newsroom/hostile.py) serve what they
 say: the crawler tests in tests/test_hostile.py rely on it."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from collections.abc import Iterator
 
 from lxml import etree
 
-from tests.fixtures.newsroom import Newsroom
-from tests.fixtures.newsroom.hostile import (
+from crawler.newsroom import Newsroom
+from crawler.newsroom.hostile import (
     BOMB_DECOMPRESSED_BYTES,
     HOSTILE_DOMAIN,
     HUGE_FEED_ENTRIES,

@@ -15,6 +15,9 @@ import redis
 from scrapy.exceptions import DropItem, NotConfigured
 from scrapy.utils.test import get_crawler
 
+from crawler.core.connection import async_redis, sync_redis
+from crawler.core.keys import RedisKeys
+from crawler.newsroom import Newsroom, textgen
 from pipelines.notices import (
     NULL_ONLY_NOTICES,
     EmbeddedNoticeStore,
@@ -37,9 +40,7 @@ from pipelines.notices.learner import (
     prior_kind,
 )
 from pipelines.notices.pipeline import NoticePipeline
-from pipelines.store import RedisKeys, async_redis, sync_redis
 from settings import base
-from tests.fixtures.newsroom import Newsroom, textgen
 
 T0 = 1_790_000_000.0  # a fixed clock: every test passes `now` explicitly
 HOUR = 3600.0
@@ -523,7 +524,7 @@ def crawler_with(**overrides: Any) -> Any:
 
 
 def test_pipeline_removes_notices_and_nulls_notice_only_items(tmp_path: Path) -> None:
-    crawler = crawler_with(NEWSHARVEST_STATE_DIR=str(tmp_path), REDIS_URL="")
+    crawler = crawler_with(STATE_DIR=str(tmp_path), REDIS_URL="")
     pipeline = NoticePipeline.from_crawler(crawler)
     stories = Stories()
 
@@ -552,7 +553,7 @@ def test_pipeline_removes_notices_and_nulls_notice_only_items(tmp_path: Path) ->
     assert stats["extract/null/only_notices"] == 1
     assert stats[f"domain/{DOMAIN}/notices/removed"] == 5
     assert stats[f"domain/{DOMAIN}/null/only_notices"] == 1
-    assert (Path(crawler.settings["NEWSHARVEST_STATE_DIR"]) / "notices.sqlite3").exists()
+    assert (Path(crawler.settings["STATE_DIR"]) / "notices.sqlite3").exists()
 
 
 def test_pipeline_survives_a_redis_outage_with_priors_only(tmp_path: Path) -> None:
@@ -631,7 +632,7 @@ def test_bench_notices_prints_the_figures_for_both_backends(redis_url: str) -> N
     from tests.test_cli import newsharvest
 
     args = ("bench", "notices", "--domains", "10", "--articles-per-domain", "10")
-    result = newsharvest(*args, env={"REDIS_URL": redis_url})
+    result = newsharvest(*args, env={"NEWSHARVEST_REDIS_URL": redis_url})
     assert result.returncode == 0, result.stderr[-2000:]
     lines = result.stdout.splitlines()
     header = next(i for i, line in enumerate(lines) if line.startswith("backend "))
@@ -665,7 +666,7 @@ def test_pipeline_does_not_wait_long_on_a_locked_store(
     from pipelines.notices import pipeline as notice_pipeline
 
     monkeypatch.setattr(notice_pipeline, "STORE_TIMEOUT_SECONDS", 0.3)
-    crawler = crawler_with(NEWSHARVEST_STATE_DIR=str(tmp_path), REDIS_URL="")
+    crawler = crawler_with(STATE_DIR=str(tmp_path), REDIS_URL="")
     pipeline = NoticePipeline.from_crawler(crawler)
     item = article_item([*Stories().body(), ("paragraph", COPYRIGHT)], 1)
     warm = article_item(Stories("warm").body(), 2)

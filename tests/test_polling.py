@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from crawler.clock import ManualClock, ScaledClock, clock_from_settings, parse_instant
+from crawler.core.clock import ManualClock, ScaledClock, clock_from_settings, parse_instant
+from crawler.core.urls import canonical_article_url
 from crawler.polling import (
     FeedState,
     PollPolicy,
@@ -18,7 +19,6 @@ from crawler.polling import (
     record_publications,
     remember_validators,
 )
-from crawler.urls import canonical_article_url
 
 POLICY = PollPolicy(min_interval=120, max_interval=3600, polls_per_article=2, jitter=0.1)
 NOW = 1_800_000_000.0

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from crawler.cli.crawlrun import CrawlRun, run_measured
+from crawler.newsroom import Newsroom, NewsroomServer, RequestRecord
 from crawler.safety import (
     REFUSED_ADDRESS,
     REFUSED_HOST,
@@ -16,8 +18,6 @@ from crawler.safety import (
     NetworkPolicy,
     parse_ip_literal,
 )
-from tests.crawlers import CrawlRun, run_measured
-from tests.fixtures.newsroom import Newsroom, NewsroomServer, RequestRecord
 
 PRODUCTION = "settings.local"  # the default profile: what a user runs
 

@@ -18,17 +18,17 @@ import redis
 from psycopg import sql
 from scrapy.exceptions import CloseSpider
 
-from crawler.backends import BACKEND_UNAVAILABLE
-from pipelines.sinks.journal import Journal, journal_paths
+from crawler.cli import sinkrun
+from crawler.cli.sinkrun import feed, outage
+from crawler.core.keys import RedisKeys
+from crawler.core.outage import BACKEND_UNAVAILABLE
+from crawler.core.spill import Journal, journal_paths
+from crawler.newsroom import Newsroom
+from crawler.newsroom.items import article_items
+from crawler.newsroom.tcpproxy import TcpProxy
 from pipelines.sinks.postgres import PostgresSink, search_config
 from pipelines.sinks.redis_stream import RedisStreamSink
 from pipelines.sinks.sqlite import SQLiteIndex, SQLiteSink, fts_query
-from pipelines.store import RedisKeys
-from tests.fixtures import sinkrun
-from tests.fixtures.newsroom import Newsroom
-from tests.fixtures.newsroom.items import article_items
-from tests.fixtures.sinkrun import feed, outage
-from tests.fixtures.tcpproxy import TcpProxy
 
 ROOT = Path(__file__).resolve().parent.parent
 FAST = {  # retries and reconnects in milliseconds, not seconds

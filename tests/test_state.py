@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from crawler.polling import FeedState
-from crawler.state import (
+from crawler.core.keys import RedisKeys
+from crawler.ledger import (
     Entry,
     HarvestState,
     LedgerConfig,
     RedisHarvestState,
     SqliteHarvestState,
 )
-from pipelines.store import RedisKeys
+from crawler.polling import FeedState
 
 CONFIG = LedgerConfig(
     seen_ttl=1000.0,
@@ -207,7 +207,7 @@ def test_due_feeds_are_handed_to_one_caller_and_rescheduled(make_state) -> None:
     make_state.run(scenario)
 
 
-# --- through Redis outages (crawler/guarded.py) ----------------------------------------------
+# --- through Redis outages (crawler/ledger_guard.py) ----------------------------------------------
 
 
 def test_a_claim_retried_with_its_token_hands_out_what_the_lost_reply_held(
@@ -240,7 +240,7 @@ def test_a_claim_retried_with_its_token_hands_out_what_the_lost_reply_held(
 def test_done_marks_kept_in_the_outbox_are_stored_at_the_next_start(
     tmp_path: Path, redis_url: str, redis_prefix: str
 ) -> None:
-    from crawler.guarded import MarkOutbox
+    from crawler.ledger_guard import MarkOutbox
 
     async def scenario() -> None:
         state = RedisHarvestState(CONFIG, redis_url, RedisKeys(redis_prefix))

@@ -6,14 +6,9 @@ import asyncio
 
 from scrapy.settings import Settings
 
-from pipelines.store import (
-    REDIS_MAX_CONNECTIONS,
-    RedisKeys,
-    async_redis,
-    redis_url,
-    state_dir,
-    sync_redis,
-)
+from crawler.core.connection import REDIS_MAX_CONNECTIONS, async_redis, redis_url, sync_redis
+from crawler.core.keys import RedisKeys
+from crawler.core.paths import state_dir
 
 
 def test_redis_url_empty_means_embedded_stores() -> None:
@@ -24,7 +19,7 @@ def test_redis_url_empty_means_embedded_stores() -> None:
 def test_keys_share_one_configurable_prefix() -> None:
     keys = RedisKeys.from_settings(Settings({"REDIS_KEY_PREFIX": "prod:"}))
     assert keys.key("a", "b") == "prod:a:b"
-    assert RedisKeys().key("x") == "nh:x"
+    assert RedisKeys("nh").key("x") == "nh:x"
 
 
 def test_sync_and_async_clients_reach_the_real_server(redis_url: str, redis_prefix: str) -> None:
@@ -45,7 +40,7 @@ def test_sync_and_async_clients_reach_the_real_server(redis_url: str, redis_pref
 
 def test_state_dir_is_created(tmp_path) -> None:
     target = tmp_path / "state" / "nested"
-    assert state_dir(Settings({"NEWSHARVEST_STATE_DIR": str(target)})) == target
+    assert state_dir(Settings({"STATE_DIR": str(target)})) == target
     assert target.is_dir()
 
 

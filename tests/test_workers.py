@@ -1,6 +1,6 @@
-"""Extraction off the reactor (pipelines/workers.py): the worker pool gives the same articles as
-in-reactor extraction, and a page that hangs or crashes its worker is one NULL with a reason while
-the pool goes on."""
+"""Extraction off the reactor (pipelines/extraction/workers.py): the worker pool gives the same
+articles as in-reactor extraction, and a page that hangs or crashes its worker is one NULL with a
+reason while the pool goes on."""
 
 from __future__ import annotations
 
@@ -12,9 +12,10 @@ import pytest
 from scrapy.exceptions import DropItem
 from scrapy.utils.test import get_crawler
 
-from crawler.items import ArticleItem
-from pipelines.extract import ExtractionPipeline
-from pipelines.workers import (
+from crawler.core.items import ArticleItem
+from pipelines.extraction.faulty import CRASH_MARK, EXIT_MARK, HANG_MARK
+from pipelines.extraction.pipeline import ExtractionPipeline
+from pipelines.extraction.workers import (
     AUTO_WORKERS,
     MAX_AUTO_WORKERS,
     MIN_AUTO_WORKERS,
@@ -24,10 +25,9 @@ from pipelines.workers import (
     PageJob,
     worker_count,
 )
-from tests.faulty_workers import CRASH_MARK, EXIT_MARK, HANG_MARK
 
 PAGES = Path(__file__).parent / "fixtures" / "pages"
-FAULTY = "tests.faulty_workers.faulty_extract_page"
+FAULTY = "pipelines.extraction.faulty.faulty_extract_page"
 TIMEOUT_SECONDS = 1.0
 DEDUP_ON = {
     "ITEM_PIPELINES": {"pipelines.dedup.DedupPipeline": 300}
@@ -86,7 +86,7 @@ def test_pool_gives_the_articles_in_reactor_extraction_gives() -> None:
 def test_workers_never_import_datasketch_scipy_or_scrapy() -> None:
     """Each worker is given the MinHash permutations at its start: importing datasketch (and
     scipy) would cost each new worker 1.5 s of its first page's budget."""
-    from tests.faulty_workers import heavy_modules_loaded
+    from pipelines.extraction.faulty import heavy_modules_loaded
 
     pipeline = _pipeline(1, **DEDUP_ON)
     item = _item("dom-article.html")
@@ -155,7 +155,7 @@ def test_pool_survives_many_crashes_in_a_row() -> None:
 
 def test_unknown_worker_function_fails_at_startup() -> None:
     with pytest.raises((ValueError, ImportError)):
-        _pipeline(1, EXTRACT_FUNCTION="tests.faulty_workers.no_such_function")
+        _pipeline(1, EXTRACT_FUNCTION="pipelines.extraction.faulty.no_such_function")
 
 
 def test_any_picklable_function_runs_in_a_worker() -> None:

@@ -1,5 +1,5 @@
 """`newsharvest bench dedup`: recall, false positives, speed and Redis memory of the
-near-duplicate index on a corpus with known families (tests/fixtures/newsroom/neardup.py).
+near-duplicate index on a corpus with known families (crawler/newsroom/neardup.py).
 
 Recall is reported per band of the copy's true Jaccard similarity to its original (exact sets of
 word 5-grams, as the index defines similarity); a copy counts as found when it is called a
@@ -52,7 +52,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--threshold", type=float, default=0.8, help="Jaccard threshold")
     parser.add_argument(
         "--redis-url",
-        default=os.environ.get("REDIS_URL") or DEFAULT_REDIS_URL,
+        default=os.environ.get("NEWSHARVEST_REDIS_URL") or DEFAULT_REDIS_URL,
         help="Redis to measure against (default: $REDIS_URL or %(default)s)",
     )
     parser.add_argument(
@@ -78,8 +78,8 @@ class Run:
 
 
 def run(args: argparse.Namespace) -> int:
+    from crawler.newsroom.neardup import near_duplicate_corpus
     from pipelines.dedup import LshParams
-    from tests.fixtures.newsroom.neardup import near_duplicate_corpus
 
     params = LshParams.for_threshold(args.threshold)
     started = time.perf_counter()
@@ -130,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
 
 def true_similarities(docs: Sequence[Any]) -> dict[str, float]:
     """Exact Jaccard similarity of each copy to its original."""
-    from pipelines.dedup.fingerprints import true_jaccard
+    from pipelines.fingerprints import true_jaccard
 
     texts = {doc.doc_id: doc.text for doc in docs}
     return {
@@ -156,8 +156,9 @@ def stream(index: Any, docs: Sequence[Any]) -> tuple[dict[str, str | None], floa
 def run_redis(docs: Sequence[Any], params: Any, args: argparse.Namespace) -> tuple[Run, str]:
     """Passes over the stream, each into an empty index under a fresh prefix; the first one is
     scored and its memory measured."""
+    from crawler.core.connection import sync_redis
+    from crawler.core.keys import RedisKeys
     from pipelines.dedup.redis_index import RedisNearDuplicateIndex
-    from pipelines.store import RedisKeys, sync_redis
 
     client = sync_redis(args.redis_url)
     run = Run("redis", {}, [], [], 0)
@@ -242,7 +243,7 @@ def recall_table(docs: Sequence[Any], truth: dict[str, float], results: dict[str
 
 
 def false_positive_report(docs: Sequence[Any], results: dict[str, Any]) -> str:
-    from tests.fixtures.newsroom.neardup import ORIGINAL, SAME_TOPIC
+    from crawler.newsroom.neardup import ORIGINAL, SAME_TOPIC
 
     family = {doc.doc_id: doc.family for doc in docs}
     distinct = [doc for doc in docs if doc.variant in (ORIGINAL, SAME_TOPIC)]
@@ -267,7 +268,7 @@ def pair_report(docs: Sequence[Any], params: Any) -> str:
     """Distinct pairs that the index would confirm if they met: every same-topic pair and
     random pairs of different stories, compared on their fingerprints."""
     from pipelines.dedup import fingerprint
-    from pipelines.dedup.fingerprints import sketch_matches, true_jaccard
+    from pipelines.fingerprints import sketch_matches, true_jaccard
 
     by_id = {doc.doc_id: doc for doc in docs}
     prints = {doc.doc_id: fingerprint(doc.text, params) for doc in docs}
@@ -305,7 +306,7 @@ def signature_table(docs: Sequence[Any], params: Any) -> str:
     from datasketch import LeanMinHash, MinHash
 
     from pipelines.dedup import fingerprint, normalize
-    from pipelines.dedup.fingerprints import minhash, shingle_hashes
+    from pipelines.fingerprints import minhash, shingle_hashes
 
     hashes = [
         shingle_hashes(normalize(doc.text).encode().split(b" "), params.shingle_words)

@@ -3,16 +3,15 @@
 One real crawl (a `scrapy crawl feeds` subprocess, the fixture profile) of the five designed
 publishers plus every hostile case of `hostile.test` (compression bombs, endless and huge bodies,
 a 100,000-entry feed, entity bombs, slow pages, redirect loops, SSRF links; see
-tests/fixtures/newsroom/hostile.py). Prints the crawler's peak memory (its own ru_maxrss, or the
+crawler/newsroom/hostile.py). Prints the crawler's peak memory (its own ru_maxrss, or the
 PSS of it and its extraction workers together if larger; target < 1 GiB), the time, the hostile
 domain's counters by reason, and checks that every designed article still came out and that no
 request left the `.test` domains.
 
-Then the price of extraction isolation (pipelines/workers.py), out of the crawl: one worker
-extracting the same page over and over, kept (EXTRACT_WORKER_MAX_TASKS=0) or replaced after every
-page (=1), and after a crash on every other page: the difference per page is what replacing a
-worker costs.
-"""
+Then the price of extraction isolation (pipelines/extraction/workers.py), out of the crawl: one
+worker extracting the same page over and over, kept (EXTRACT_WORKER_MAX_TASKS=0) or replaced after
+every page (=1), and after a crash on every other page: the difference per page is what replacing a
+worker costs."""
 
 from __future__ import annotations
 
@@ -49,10 +48,10 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from crawler.cli.crawlrun import run_measured
     from crawler.cli.table import render_table
-    from tests.crawlers import run_measured
-    from tests.fixtures.newsroom import Newsroom, NewsroomServer
-    from tests.fixtures.newsroom.hostile import HOSTILE_DOMAIN
+    from crawler.newsroom import Newsroom, NewsroomServer
+    from crawler.newsroom.hostile import HOSTILE_DOMAIN
 
     room = Newsroom(seed=1, hostile=True)
     assert room.hostile is not None
@@ -129,7 +128,7 @@ def print_isolation_cost() -> None:
     from crawler.cli.table import render_table
 
     # One warning per crashed page is what a crawl should log; here it would be 100 lines.
-    logging.getLogger("pipelines.workers").setLevel(logging.ERROR)
+    logging.getLogger("pipelines.extraction.workers").setLevel(logging.ERROR)
     kept = asyncio.run(_pages_per_second(max_tasks=0))
     recycled = asyncio.run(_pages_per_second(max_tasks=1))
     crashing = asyncio.run(_pages_per_second(max_tasks=0, crash_every=2))
@@ -149,11 +148,13 @@ def print_isolation_cost() -> None:
 
 async def _pages_per_second(max_tasks: int, crash_every: int = 0) -> float:
     """One worker through RECYCLE_PAGES pages in a row; with `crash_every`, that share of the
-    pages segfault their worker (tests/faulty_workers.py) and come back NULL."""
-    from pipelines.workers import ExtractionPool, PageJob
-    from tests.faulty_workers import CRASH_MARK
+    pages segfault their worker (pipelines/extraction/faulty.py) and come back NULL."""
+    from pipelines.extraction.faulty import CRASH_MARK
+    from pipelines.extraction.workers import ExtractionPool, PageJob
 
-    pool = ExtractionPool(1, 30.0, "tests.faulty_workers.faulty_extract_page", max_tasks=max_tasks)
+    pool = ExtractionPool(
+        1, 30.0, "pipelines.extraction.faulty.faulty_extract_page", max_tasks=max_tasks
+    )
     html = RECYCLE_SAMPLE.read_bytes()
     pool.start()
     await pool.run(PageJob(html, "https://warm.test/", None, "default"))  # fork server is up

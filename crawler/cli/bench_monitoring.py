@@ -67,7 +67,7 @@ class Run:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tests.fixtures.newsroom import Newsroom, NewsroomServer
+    from crawler.newsroom import Newsroom, NewsroomServer
 
     room = Newsroom(seed=1, n_domains=args.domains, articles_per_domain=args.articles_per_domain,
                     render_cache_size=None)  # fmt: skip
@@ -156,10 +156,17 @@ def hot_path_microseconds(
 
     from scrapy.utils.test import get_crawler
 
-    from crawler.domainstats import ARTICLES, FETCHED, inc_domain, observe_domain, watch_domains
-    from crawler.monitoring.extension import MonitoringExtension
-    from crawler.monitoring.store import MemoryStore, RedisStore
-    from pipelines.store import RedisKeys, async_redis
+    from crawler.core.connection import async_redis
+    from crawler.core.domainstats import (
+        ARTICLES,
+        FETCHED,
+        inc_domain,
+        observe_domain,
+        watch_domains,
+    )
+    from crawler.core.keys import RedisKeys
+    from pipelines.monitoring.backends import MemoryStore, RedisStore
+    from pipelines.monitoring.extension import MonitoringExtension
     from settings import base
 
     ours = {k: getattr(base, k) for k in dir(base) if k.startswith("MONITOR_")}

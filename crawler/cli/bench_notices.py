@@ -65,7 +65,7 @@ def register(subparsers: Any) -> None:
 class Event:
     """One extracted page reaching the notice stage."""
 
-    page: Any  # tests.fixtures.newsroom.Page
+    page: Any  # crawler.newsroom.Page
     url: str
     when: float
     blocks: list[tuple[str, str]]
@@ -97,7 +97,7 @@ class Score:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tests.fixtures.newsroom import Newsroom
+    from crawler.newsroom import Newsroom
 
     room = Newsroom(
         seed=args.seed, n_domains=args.domains, articles_per_domain=args.articles_per_domain
@@ -221,13 +221,16 @@ def bench_config(args: argparse.Namespace) -> Any:
 
 async def open_store(backend: str, args: argparse.Namespace, config: Any) -> tuple[Any, Any, Any]:
     """The store, a coroutine measuring its memory (bytes), and one cleaning up after it."""
+    from crawler.core.connection import async_redis
+    from crawler.core.keys import RedisKeys
     from pipelines.notices import EmbeddedNoticeStore, RedisNoticeStore
-    from pipelines.store import RedisKeys, async_redis
 
     if backend == "redis":
         import os
 
-        url = args.redis_url or os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
+        url = (
+            args.redis_url or os.environ.get("NEWSHARVEST_REDIS_URL") or "redis://127.0.0.1:6379/0"
+        )
         prefix = f"{BENCH_KEY_PREFIX}:{uuid.uuid4().hex[:12]}"
         admin = async_redis(url)
         store = RedisNoticeStore(async_redis(url), RedisKeys(prefix), config)

@@ -2,7 +2,7 @@
 
 Crawls a pre-rendered Newsroom (default 50 domains x 100 articles = 5,000 articles; the feeds
 list every page) with the real `feeds` spider in a `scrapy crawl` subprocess: extraction ->
-notices -> near-duplicates -> SQLite index, plus the JSON Lines journal (HARVEST_JOURNAL: the
+notices -> near-duplicates -> SQLite index, plus the JSON Lines journal (HARVEST_JOURNAL_PATH: the
 crash-safe output a production crawl writes, and how this bench counts articles while it runs).
 Variants: "redis" (REDIS_URL set: ledger, notices, dedup and monitoring in Redis) and
 "embedded" (REDIS_URL empty: the embedded SQLite stores), each with every `--workers` value
@@ -119,7 +119,7 @@ class Run:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tests.fixtures.newsroom import Newsroom, NewsroomServer
+    from crawler.newsroom import Newsroom, NewsroomServer
 
     variants = [name.strip() for name in args.variants.split(",") if name.strip()]
     if unknown := set(variants) - set(VARIANTS):
@@ -165,7 +165,7 @@ def crawl_once(feed_urls: list[str], proxy: str, variant: str, workers: int, red
     """One crawl in a subprocess, watched from here: RSS of its tree, articles journalled."""
     journal = workdir / JOURNAL_FILE
     settings = [*run_settings(proxy, redis_url, prefix, workdir), f"EXTRACT_WORKERS={workers}",
-                f"HARVEST_JOURNAL={journal}", *extra]  # fmt: skip
+                f"HARVEST_JOURNAL_PATH={journal}", *extra]  # fmt: skip
     workdir.mkdir(parents=True)
     log_path = workdir / "crawl.log"
     before_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)

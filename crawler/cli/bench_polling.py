@@ -68,9 +68,9 @@ def run(args: argparse.Namespace) -> int:
 
     settings = get_project_settings()
     if args.min_interval is not None:
-        settings.set("HARVEST_MIN_INTERVAL", args.min_interval)
+        settings.set("HARVEST_MIN_INTERVAL_SECONDS", args.min_interval)
     if args.max_interval is not None:
-        settings.set("HARVEST_MAX_INTERVAL", args.max_interval)
+        settings.set("HARVEST_MAX_INTERVAL_SECONDS", args.max_interval)
     policy = PollPolicy.from_settings(settings)
     report = asyncio.run(simulate(policy, settings, args.hours, args.seed))
     print(report)
@@ -78,11 +78,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def simulate(policy: Any, settings: Any, hours: float, seed: int) -> str:
-    from crawler.clock import ManualClock
+    from crawler.core.clock import ManualClock
     from crawler.harvest import FeedPoller
-    from crawler.state import LedgerConfig, SqliteHarvestState
-    from tests.fixtures.newsroom import FixtureClock, Newsroom
-    from tests.fixtures.newsroom.server import not_modified
+    from crawler.ledger import LedgerConfig, SqliteHarvestState
+    from crawler.newsroom import FixtureClock, Newsroom
+    from crawler.newsroom.server import not_modified
 
     room = Newsroom(seed=seed)
     start = room.clock.now()

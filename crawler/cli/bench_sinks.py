@@ -55,7 +55,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--redis-url",
-        default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
+        default=os.environ.get("NEWSHARVEST_REDIS_URL", "redis://127.0.0.1:6379/0"),
         help="a scratch key prefix is used and deleted afterwards",
     )
     parser.add_argument("--skip-outage", action="store_true")
@@ -156,8 +156,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def bench_items(count: int) -> list[dict[str, Any]]:
-    from tests.fixtures.newsroom import Newsroom
-    from tests.fixtures.newsroom.items import article_items
+    from crawler.newsroom import Newsroom
+    from crawler.newsroom.items import article_items
 
     domains = 5
     while True:
@@ -218,8 +218,8 @@ def scratch_backend(backend: str, args: argparse.Namespace, directory: Path) -> 
         finally:
             drop()
     else:
+        from crawler.core.connection import sync_redis
         from pipelines.sinks.redis_stream import RedisStreamSink
-        from pipelines.store import sync_redis
 
         prefix = f"nhbench:{tag}"
 
@@ -273,7 +273,8 @@ def _postgres_present(url: str, schema: str, urls: list[str]) -> tuple[int, int]
 
 
 def _stream_present(url: str, prefix: str, urls: list[str]) -> tuple[int, int]:
-    from pipelines.store import RedisKeys, sync_redis
+    from crawler.core.connection import sync_redis
+    from crawler.core.keys import RedisKeys
 
     client = sync_redis(url)
     try:
@@ -288,7 +289,7 @@ def _stream_present(url: str, prefix: str, urls: list[str]) -> tuple[int, int]:
 
 
 def make_sink(backend: Backend, directory: Path, overrides: dict[str, Any]) -> Any:
-    from tests.fixtures.sinkrun import make_sink as build
+    from crawler.cli.sinkrun import make_sink as build
 
     return build(backend.sink_class, directory / "state", **backend.settings, **overrides)
 
@@ -296,7 +297,7 @@ def make_sink(backend: Backend, directory: Path, overrides: dict[str, Any]) -> A
 def run_throughput(
     backend_name: str, items: list[dict[str, Any]], args: argparse.Namespace, directory: Path
 ) -> Throughput:
-    from tests.fixtures import sinkrun
+    from crawler.cli import sinkrun
 
     targets = {"sqlite": SQLITE_TARGET, "postgres": POSTGRES_TARGET}
     with scratch_backend(backend_name, args, directory) as backend:
@@ -342,8 +343,8 @@ def outage_mid_run(
     backend_name: str, items: list[dict[str, Any]], args: argparse.Namespace, directory: Path
 ) -> Outage:
     """The connection path is cut after a third of the articles and restored after two thirds."""
-    from tests.fixtures import sinkrun
-    from tests.fixtures.tcpproxy import TcpProxy
+    from crawler.cli import sinkrun
+    from crawler.newsroom.tcpproxy import TcpProxy
 
     with scratch_backend(backend_name, args, directory) as backend:
         proxy = TcpProxy(_server_port(backend)).start()
@@ -366,8 +367,8 @@ def outage_until_restart(
 ) -> Outage:
     """A whole run with nothing listening at the backend's address; the next run, with the
     backend back, starts by replaying the journal."""
-    from tests.fixtures import sinkrun
-    from tests.fixtures.tcpproxy import TcpProxy
+    from crawler.cli import sinkrun
+    from crawler.newsroom.tcpproxy import TcpProxy
 
     with scratch_backend(backend_name, args, directory) as backend:
         proxy = TcpProxy(_server_port(backend)).start()

@@ -30,7 +30,7 @@ def add_fixture_arguments(parser: Any, domains: int, articles_per_domain: int) -
     parser.add_argument("--articles-per-domain", type=int, default=articles_per_domain)
     parser.add_argument(
         "--redis-url",
-        default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
+        default=os.environ.get("NEWSHARVEST_REDIS_URL", "redis://127.0.0.1:6379/0"),
         help="Redis for the Redis variants ('' to skip them)",
     )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
@@ -54,9 +54,9 @@ def crawl_env() -> dict[str, str]:
 def run_settings(proxy: str, redis_url: str, prefix: str, workdir: Path) -> list[str]:
     """Throughput settings plus a run's own fixture proxy, stores and SQLite index."""
     return [
-        *FAST, f"NEWSHARVEST_PROXY={proxy}", f"REDIS_URL={redis_url}",
-        f"REDIS_KEY_PREFIX={prefix}", f"NEWSHARVEST_STATE_DIR={workdir / 'state'}",
-        f"NEWSHARVEST_OUTPUT_DIR={workdir}", f"SINK_SQLITE_PATH={workdir / 'index.sqlite3'}",
+        *FAST, f"PROXY_URL={proxy}", f"REDIS_URL={redis_url}",
+        f"REDIS_KEY_PREFIX={prefix}", f"STATE_DIR={workdir / 'state'}",
+        f"OUTPUT_DIR={workdir}", f"SINK_SQLITE_PATH={workdir / 'index.sqlite3'}",
     ]  # fmt: skip
 
 
@@ -74,7 +74,7 @@ def final_stats(log_text: str) -> dict[str, float]:
 def redis_answers(url: str) -> bool:
     import redis
 
-    from pipelines.store import sync_redis
+    from crawler.core.connection import sync_redis
 
     client = sync_redis(url)
     try:
@@ -86,7 +86,7 @@ def redis_answers(url: str) -> bool:
 
 
 def delete_prefix(url: str, prefix: str) -> None:
-    from pipelines.store import sync_redis
+    from crawler.core.connection import sync_redis
 
     client = sync_redis(url)
     try:

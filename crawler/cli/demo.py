@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     from scrapy.crawler import CrawlerProcess
     from scrapy.utils.project import get_project_settings
 
-    from tests.fixtures.newsroom import Newsroom, NewsroomServer
+    from crawler.newsroom import Newsroom, NewsroomServer
 
     room = Newsroom(seed=args.seed)
     args.output.parent.mkdir(parents=True, exist_ok=True)
@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     settings.set("SINK_SQLITE_PATH", str(index_path))
 
     with NewsroomServer(room, port=0) as server:
-        settings.set("NEWSHARVEST_PROXY", server.proxy_url)
+        settings.set("PROXY_URL", server.proxy_url)
         print(f"news-site fixture: {len(room.domains)} publisher domains behind {server.proxy_url}")
         print(f"feeds: {len(room.feed_urls)}; harvesting ...\n")
         process = CrawlerProcess(settings)
@@ -143,7 +143,7 @@ def _print_article(item: Any) -> None:
 def summary_table(stats: dict[str, Any], domains: list[str] | None = None) -> str:
     """Per-domain table: feeds polled, pages fetched, articles output, NULL pages, notice
     blocks removed, errors."""
-    from crawler.domainstats import ARTICLES, ERRORS, FEEDS_POLLED, FETCHED, NULL, domain_table
+    from crawler.core.domainstats import ARTICLES, ERRORS, FEEDS_POLLED, FETCHED, NULL, domain_table
     from pipelines.notices.pipeline import REMOVED as NOTICES_REMOVED
 
     table = domain_table(stats)

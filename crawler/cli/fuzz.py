@@ -3,7 +3,7 @@
     newsharvest fuzz --minutes 10 --target extract,feeds
     newsharvest fuzz --replay output/fuzz-crashes/extract-1a2b3c4d.bin
 
-Each target (crawler/fuzzing.py: extract, feeds, urls) runs in its own worker process, so a
+Each target (crawler/cli/fuzzing.py: extract, feeds, urls) runs in its own worker process, so a
 native crash, a hang or a memory blow-up costs a worker, not the session: the supervisor records
 the input the worker was on (it is written to disk before each run), restarts the worker and goes
 on until the time is up. Python-level failures (an exception, a broken invariant, an input over
@@ -282,7 +282,7 @@ def print_results(results: list[TargetResult]) -> None:
 
 def replay(paths: list[Path]) -> int:
     """Re-run saved crash inputs through their target's check."""
-    from crawler.fuzzing import TARGETS
+    from crawler.cli.fuzzing import TARGETS
 
     failed = 0
     for path in paths:
@@ -365,7 +365,7 @@ def signature_of(error: BaseException) -> str:
 def load_seeds(name: str, directories: list[Path]) -> tuple[bytes, ...]:
     import gzip
 
-    from crawler.fuzzing import MAX_SEED_BYTES, fixture_seeds
+    from crawler.cli.fuzzing import MAX_SEED_BYTES, fixture_seeds
 
     seeds = list(fixture_seeds(name))
     for directory in directories:

@@ -1,7 +1,7 @@
 """`newsharvest monitor`: serve the per-domain health dashboard, or print it once.
 
 It reads what the crawlers write: Redis when REDIS_URL is set (every worker's numbers), else
-the snapshot a local crawl keeps in NEWSHARVEST_STATE_DIR/monitor.json. Run it next to a crawl
+the snapshot a local crawl keeps in STATE_DIR/monitor.json. Run it next to a crawl
 (or after one) with the same settings profile.
 """
 
@@ -34,13 +34,13 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from scrapy.utils.project import get_project_settings
 
-    from crawler.monitoring.dashboard import DashboardServer, StateSource, dashboard_state
+    from pipelines.monitoring.dashboard import DashboardServer, StateSource, dashboard_state
 
     settings = get_project_settings()
     overrides = {
         "REDIS_URL": args.redis_url,
         "REDIS_KEY_PREFIX": args.redis_prefix,
-        "NEWSHARVEST_STATE_DIR": args.state_dir and str(args.state_dir),
+        "STATE_DIR": args.state_dir and str(args.state_dir),
     }
     for name, value in overrides.items():
         if value is not None:
@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
 
 def render_text(state: dict[str, Any]) -> str:
     """The dashboard as text: the domain table, then the active alerts."""
-    from crawler.monitoring.alerts import duration
+    from pipelines.monitoring.alerts import duration
 
     def pct(value: float | None) -> str:
         return "-" if value is None else f"{100 * value:.1f}%"

@@ -35,7 +35,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--index",
         type=Path,
-        help="index file (default: SINK_SQLITE_PATH, else <NEWSHARVEST_OUTPUT_DIR>/index.sqlite3)",
+        help="index file (default: SINK_SQLITE_PATH, else <OUTPUT_DIR>/index.sqlite3)",
     )
     parser.add_argument("--fts", action="store_true", help="QUERY is raw SQLite FTS5 syntax")
     parser.add_argument("--json", action="store_true", help="one JSON object per result")

@@ -2,7 +2,7 @@
 
 Scrapy's own command exits 0 however the crawl ended (1 only if it could not start at all); a
 supervisor that restarts crawls needs to tell "Redis or PostgreSQL is unreachable: try again
-later" (crawler/backends.py) from a finished crawl.
+later" (crawler/core/outage.py) from a finished crawl.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import argparse
 from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 from scrapy.exceptions import UsageError
 
-from crawler.backends import BACKEND_UNAVAILABLE, EXIT_BACKEND_UNAVAILABLE
+from crawler.core.outage import BACKEND_UNAVAILABLE, EXIT_BACKEND_UNAVAILABLE
 
 
 class Command(ScrapyCrawlCommand):

@@ -2,11 +2,11 @@
 
 scrapy crawl feeds -a feeds=feeds.txt            # one feed URL a line (# comments allowed)
 scrapy crawl feeds -a feeds=http://a/rss,http://b/atom.xml
-scrapy crawl feeds -a feeds=feeds.txt -a continuous=1 -s HARVEST_JOURNAL=out/articles.jsonl
+scrapy crawl feeds -a feeds=feeds.txt -a continuous=1 -s HARVEST_JOURNAL_PATH=out/articles.jsonl
 
 One pass (the default) polls every feed once, conditionally, and ends when its articles are
 done. Continuous mode stays alive and re-polls each feed at its own adaptive interval
-(crawler/polling.py). Either way the ledger (crawler/state.py) decides what to fetch: an article
+(crawler/polling.py). Either way the ledger (crawler/ledger.py) decides what to fetch: an article
 URL once, again only as a new version when its entry's `updated` date moves on, and a crash
 neither loses nor repeats one (crawler/harvest.py, pipelines/journal.py).
 """
@@ -32,8 +32,7 @@ from twisted.python.failure import Failure
 from w3lib.encoding import http_content_type_encoding
 
 from crawler import polling
-from crawler.backends import RedisUnavailable
-from crawler.domainstats import (
+from crawler.core.domainstats import (
     FEED_ERRORS,
     FEEDS_NOT_MODIFIED,
     FEEDS_POLLED,
@@ -41,13 +40,14 @@ from crawler.domainstats import (
     FETCHED,
     inc_domain,
 )
+from crawler.core.items import ArticleItem
+from crawler.core.outage import RedisUnavailable
+from crawler.core.urls import publisher_domain
 from crawler.faults import PERMANENT_REASONS, count_error, describe_failure
-from crawler.feeds import Feed, FeedError
+from crawler.feedparse import Feed, FeedError
 from crawler.harvest import FeedPoller, Harvest, iso
-from crawler.items import ArticleItem
+from crawler.ledger import Claim
 from crawler.polling import FeedState, PollPolicy
-from crawler.state import Claim
-from crawler.urls import publisher_domain
 
 log = logging.getLogger(__name__)
 
@@ -106,8 +106,8 @@ class FeedsSpider(scrapy.Spider):
         else:
             spider.continuous = str(spider.continuous_argument).strip().lower() in TRUE_WORDS
         spider.policy = PollPolicy.from_settings(settings)
-        spider.tick = settings.getfloat("HARVEST_TICK")
-        spider.maintenance_every = settings.getfloat("HARVEST_MAINTENANCE_EVERY")
+        spider.tick = settings.getfloat("HARVEST_TICK_SECONDS")
+        spider.maintenance_every = settings.getfloat("HARVEST_MAINTENANCE_SECONDS")
         spider.harvest = Harvest.of(crawler)
         spider.poller = FeedPoller(
             spider.harvest.state, spider.policy, spider.harvest.clock, spider.rng,
@@ -117,8 +117,8 @@ class FeedsSpider(scrapy.Spider):
         crawler.signals.connect(spider._idle, signal=signals.spider_idle)
         crawler.signals.connect(spider._closed, signal=signals.spider_closed)
         if spider.continuous and settings.get("FEEDS"):
-            log.warning("continuous mode with FEEDS (-o/-O): those files are buffered and "
-                        "written on close; use HARVEST_JOURNAL for crash-safe output")  # fmt: skip
+            log.warning("continuous mode with FEEDS (-o/-O): those files are buffered and written "
+                        "on close; use HARVEST_JOURNAL_PATH for crash-safe output")  # fmt: skip
         return spider
 
     # --- start and the continuous loop ------------------------------------------------------

@@ -1,8 +1,8 @@
 """Exact and near-duplicate detection: MinHash LSH over word shingles, in Redis or embedded.
 
-    from pipelines.dedup import NearDuplicateIndex
+    from pipelines.dedup import open_index
 
-    index = NearDuplicateIndex.open("redis://127.0.0.1:6379/0", threshold=0.8)
+    index = open_index("redis://127.0.0.1:6379/0", threshold=0.8)  # or a SQLite file path
     index.check_and_add("https://a.test/story", text)  # None: first copy (now indexed)
     index.check_and_add("https://b.test/copy", copy)   # "https://a.test/story"
 
@@ -14,24 +14,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from pipelines.dedup.fingerprints import (
-    DEFAULT_THRESHOLD,
+from pipelines.dedup.backends import index_from_settings, open_index
+from pipelines.dedup.index import (
+    IndexLayoutError,
+    NearDuplicateIndex,
+    Verdict,
+)
+from pipelines.fingerprints import (
     Fingerprint,
     LshParams,
     content_hash,
     fingerprint,
     normalize,
 )
-from pipelines.dedup.index import (
-    DEFAULT_TTL_SECONDS,
-    IndexLayoutError,
-    NearDuplicateIndex,
-    Verdict,
-)
 
 __all__ = [
-    "DEFAULT_THRESHOLD",
-    "DEFAULT_TTL_SECONDS",
     "DedupPipeline",
     "Fingerprint",
     "IndexLayoutError",
@@ -40,7 +37,9 @@ __all__ = [
     "Verdict",
     "content_hash",
     "fingerprint",
+    "index_from_settings",
     "normalize",
+    "open_index",
 ]
 
 

@@ -13,7 +13,6 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from pipelines.dedup.fingerprints import Fingerprint, LshParams, sketch_matches
 from pipelines.dedup.index import (
     EXACT,
     KNOWN,
@@ -24,6 +23,7 @@ from pipelines.dedup.index import (
     Verdict,
     layout_mismatch,
 )
+from pipelines.fingerprints import Fingerprint, LshParams, sketch_matches
 
 # Expired rows are deleted when the index opens and after this many additions.
 SWEEP_EVERY_ADDS = 1_000

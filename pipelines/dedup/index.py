@@ -1,9 +1,7 @@
-"""The public face of near-duplicate detection: `NearDuplicateIndex` and its verdicts.
+"""What a near-duplicate index is: `NearDuplicateIndex` (the blocking interface) and its verdicts.
 
-    index = NearDuplicateIndex.open("redis://127.0.0.1:6379/0")    # shared by every worker
-    index = NearDuplicateIndex.open(".newsharvest/dedup.sqlite3")   # embedded, one machine
-    index = NearDuplicateIndex.from_settings(settings)              # REDIS_URL decides
-    index.check_and_add("https://a.test/story", text)  # -> None (first copy), or the earlier id
+The implementations (pipelines/dedup/redis_index.py, pipelines/dedup/embedded.py) import this
+module; the one function that chooses between them is in pipelines/dedup/backends.py.
 
 Both backends answer the same questions the same way: exact duplicates first (same normalised
 text), then MinHash LSH candidates confirmed on their stored sketches; a document that is a
@@ -15,16 +13,10 @@ near-duplicates at the same moment cannot both miss each other.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
-from pipelines.dedup.fingerprints import DEFAULT_THRESHOLD, Fingerprint, LshParams, fingerprint
+from pipelines.fingerprints import Fingerprint, LshParams, fingerprint
 
-DEFAULT_TTL_SECONDS = 30 * 24 * 3600  # a month: syndication of a story happens within days
-DEFAULT_PREFIX = "nh"
-EMBEDDED_FILENAME = "dedup.sqlite3"
 # Documents remembered per LSH bucket (the newest win): bounds the work of one check when many
 # different texts share a band (boilerplate-heavy sites, hostile input).
 MAX_BUCKET_DOCS = 8
@@ -55,43 +47,6 @@ class NearDuplicateIndex(ABC):
     def __init__(self, params: LshParams, ttl_seconds: int) -> None:
         self.params = params
         self.ttl_seconds = checked_ttl(ttl_seconds)
-
-    # -- construction ------------------------------------------------------------------------
-
-    @staticmethod
-    def open(
-        location: str | Path,
-        *,
-        prefix: str = DEFAULT_PREFIX,
-        threshold: float = DEFAULT_THRESHOLD,
-        ttl_seconds: int = DEFAULT_TTL_SECONDS,
-    ) -> NearDuplicateIndex:
-        """A Redis index for a redis://, rediss:// or unix:// URL (keys under `prefix`), else
-        an embedded index in the SQLite file at that path (created if missing)."""
-        params = LshParams.for_threshold(threshold)
-        if str(location).startswith(("redis://", "rediss://", "unix://")):
-            from pipelines.dedup.redis_index import RedisNearDuplicateIndex
-            from pipelines.store import RedisKeys, sync_redis
-
-            return RedisNearDuplicateIndex(
-                sync_redis(str(location)), params, RedisKeys(prefix), ttl_seconds
-            )
-        from pipelines.dedup.embedded import EmbeddedNearDuplicateIndex
-
-        return EmbeddedNearDuplicateIndex(Path(location), params, ttl_seconds)
-
-    @staticmethod
-    def from_settings(settings: Mapping[str, Any] | Any) -> NearDuplicateIndex:
-        """The index the settings describe: Redis when REDIS_URL is set, else embedded under
-        NEWSHARVEST_STATE_DIR (DEDUP_THRESHOLD, DEDUP_TTL_SECONDS, REDIS_KEY_PREFIX)."""
-        from pipelines.store import redis_url
-
-        return NearDuplicateIndex.open(
-            redis_url(settings) or embedded_path(settings),
-            prefix=settings.get("REDIS_KEY_PREFIX") or DEFAULT_PREFIX,
-            threshold=threshold_setting(settings),
-            ttl_seconds=ttl_setting(settings),
-        )
 
     # -- the questions -----------------------------------------------------------------------
 
@@ -125,24 +80,6 @@ class IndexLayoutError(RuntimeError):
     """The stored index was built with different parameters than the ones configured."""
 
 
-def embedded_path(settings: Mapping[str, Any] | Any) -> Path:
-    """Where the embedded index lives (DEDUP_EMBEDDED_PATH, else in NEWSHARVEST_STATE_DIR)."""
-    from pipelines.store import state_dir
-
-    configured = (settings.get("DEDUP_EMBEDDED_PATH") or "").strip()
-    return Path(configured) if configured else state_dir(settings) / EMBEDDED_FILENAME
-
-
-def threshold_setting(settings: Mapping[str, Any] | Any) -> float:
-    value = settings.get("DEDUP_THRESHOLD")
-    return DEFAULT_THRESHOLD if value in (None, "") else float(value)
-
-
-def ttl_setting(settings: Mapping[str, Any] | Any) -> int:
-    value = settings.get("DEDUP_TTL_SECONDS")
-    return DEFAULT_TTL_SECONDS if value in (None, "") else int(float(value))
-
-
 def checked_ttl(ttl_seconds: int) -> int:
     if int(ttl_seconds) < 1:
         raise ValueError(f"the time window (DEDUP_TTL_SECONDS) must be >= 1 s, got {ttl_seconds}")
@@ -153,5 +90,5 @@ def layout_mismatch(where: str, stored: str, configured: str) -> IndexLayoutErro
     return IndexLayoutError(
         f"the near-duplicate index at {where} was built as {stored!r} but this configuration "
         f"needs {configured!r} (DEDUP_THRESHOLD decides the LSH bands); use another "
-        "REDIS_KEY_PREFIX / NEWSHARVEST_STATE_DIR, or delete the old index"
+        "REDIS_KEY_PREFIX / STATE_DIR, or delete the old index"
     )

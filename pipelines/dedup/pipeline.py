@@ -5,7 +5,7 @@ embedded one) by its canonical URL and final text: a copy gets `duplicate_of` (t
 of the first copy) and is kept flagged (later sinks skip it) or dropped (DEDUP_DROP_DUPLICATES);
 a first copy is added to the index.
 
-When the Redis index cannot be reached, the article waits for it (crawler/backends.py: the
+When the Redis index cannot be reached, the article waits for it (crawler/core/outage.py: the
 crawl pauses until Redis answers) and is then checked as if nothing happened (`dedup/waited`):
 letting it through unflagged would put a copy into the index for good, and the crawl is paused
 anyway because the harvest ledger is in the same Redis. Only if the crawl closes during the
@@ -20,20 +20,18 @@ from __future__ import annotations
 import logging
 import sqlite3
 import time
-from typing import Any, Protocol
+from typing import Any
 
 import redis
 from scrapy.crawler import Crawler
 from scrapy.exceptions import DropItem, NotConfigured
 from scrapy.statscollectors import StatsCollector
 
-from crawler.backends import REDIS_CALL_FAILURES, RedisGate, RedisUnavailable
-from crawler.domainstats import DUPLICATES, inc_domain, stage_seconds
-from pipelines.dedup.embedded import EmbeddedNearDuplicateIndex
-from pipelines.dedup.fingerprints import Fingerprint, LshParams, fingerprint
-from pipelines.dedup.index import Verdict, embedded_path, threshold_setting, ttl_setting
-from pipelines.dedup.redis_index import AsyncRedisNearDuplicateIndex
-from pipelines.store import RedisKeys, async_redis, redis_url
+from crawler.core.domainstats import DUPLICATES, inc_domain, stage_seconds
+from crawler.core.outage import REDIS_CALL_FAILURES, RedisGate, RedisUnavailable
+from pipelines.dedup.backends import AsyncIndex, open_stage_index
+from pipelines.dedup.index import Verdict
+from pipelines.fingerprints import Fingerprint, LshParams, fingerprint
 
 log = logging.getLogger(__name__)
 
@@ -46,33 +44,11 @@ INDEX_RETRY_SECONDS = 30.0
 STAGE_SECONDS = "dedup/seconds"
 
 
-class AsyncIndex(Protocol):
-    async def open(self) -> None: ...
-    async def check_fingerprint(
-        self, doc_id: str, found: Fingerprint, *, add: bool = True
-    ) -> Verdict: ...
-    async def close(self) -> None: ...
-
-
-class EmbeddedAsyncIndex:
-    """The embedded index behind the async interface (its calls take microseconds: no thread)."""
-
-    def __init__(self, index: EmbeddedNearDuplicateIndex) -> None:
-        self.index = index
-
-    async def open(self) -> None:
-        return None
-
-    async def check_fingerprint(
-        self, doc_id: str, found: Fingerprint, *, add: bool = True
-    ) -> Verdict:
-        return self.index.check_fingerprint(doc_id, found, add=add)
-
-    async def close(self) -> None:
-        self.index.close()
-
-
 class DedupPipeline:
+    # The extraction stage fingerprints texts in its workers only when a stage takes the
+    # fingerprint out of the item again (it must never reach an exporter): this one does.
+    TAKES_FINGERPRINT = True
+
     def __init__(
         self, stats: StatsCollector, index: AsyncIndex, params: LshParams, drop: bool
     ) -> None:
@@ -87,18 +63,10 @@ class DedupPipeline:
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> DedupPipeline:
         settings = crawler.settings
-        if not settings.getbool("DEDUP_ENABLED", True):
+        if not settings.getbool("DEDUP_ENABLED"):
             raise NotConfigured("near-duplicate detection is off (DEDUP_ENABLED)")
-        params = LshParams.for_threshold(threshold_setting(settings))
-        ttl = ttl_setting(settings)
-        url = redis_url(settings)
-        index: AsyncIndex
-        if url:
-            keys = RedisKeys.from_settings(settings)
-            index = AsyncRedisNearDuplicateIndex(async_redis(url), params, keys, ttl)
-        else:
-            path = embedded_path(settings)
-            index = EmbeddedAsyncIndex(EmbeddedNearDuplicateIndex(path, params, ttl))
+        params = LshParams.for_threshold(settings.getfloat("DEDUP_THRESHOLD"))
+        index = open_stage_index(settings, params)
         pipeline = cls(crawler.stats, index, params, settings.getbool("DEDUP_DROP_DUPLICATES"))
         pipeline.gate = RedisGate.of(crawler)
         return pipeline

@@ -28,7 +28,7 @@ from typing import Any
 import redis
 import redis.asyncio
 
-from pipelines.dedup.fingerprints import Fingerprint, LshParams
+from crawler.core.keys import RedisKeys
 from pipelines.dedup.index import (
     EXACT,
     MAX_BUCKET_DOCS,
@@ -39,7 +39,7 @@ from pipelines.dedup.index import (
     checked_ttl,
     layout_mismatch,
 )
-from pipelines.store import RedisKeys
+from pipelines.fingerprints import Fingerprint, LshParams
 
 # KEYS[1]   the record key of this text (content hash); KEYS[2..] its bucket keys
 # ARGV      docnum, sketch, doc_id, ttl, min_matches, add (1/0), max_bucket_docs, record prefix

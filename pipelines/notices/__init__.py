@@ -7,6 +7,7 @@ Scrapy; pipeline.py is the thin Scrapy component (`NoticePipeline`).
 
 from __future__ import annotations
 
+from pipelines.notices.backends import EmbeddedNoticeStore, RedisNoticeStore
 from pipelines.notices.learner import (
     NULL_ONLY_NOTICES,
     DomainEvidence,
@@ -18,7 +19,6 @@ from pipelines.notices.learner import (
     Verdict,
     normalized_tokens,
 )
-from pipelines.notices.stores import EmbeddedNoticeStore, RedisNoticeStore
 
 __all__ = [
     "NULL_ONLY_NOTICES",

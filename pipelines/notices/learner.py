@@ -36,6 +36,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from settings import base as defaults
+
 Block = tuple[str, str]  # (kind, text), as in extractors.article
 
 # --- What a store sees of one article, and what it answers --------------------------------------
@@ -83,13 +85,27 @@ DAY_SECONDS = 86_400.0
 
 @dataclass(frozen=True, slots=True)
 class NoticeConfig:
-    min_articles: int = 3  # K: distinct articles a block must occur in to be a notice
-    min_share: float = 0.1  # ... and this share of the domain's recent (decayed) articles
-    half_life_seconds: float = 30 * DAY_SECONDS  # evidence weight halves over this time
-    max_signatures: int = 1000  # per domain; the least-evidenced signatures are evicted first
-    idle_ttl_seconds: float = 90 * DAY_SECONDS  # a silent domain's state is dropped after this
-    prior_articles: int = 20  # lexical priors apply while a domain has fewer distinct articles
-    min_body_chars: int = 250  # fewer paragraph characters left: NULL (only_notices)
+    min_articles: int = (
+        defaults.NOTICES_MIN_ARTICLES
+    )  # K: distinct articles a block must occur in to be a notice
+    min_share: float = (
+        defaults.NOTICES_MIN_SHARE
+    )  # ... and this share of the domain's recent (decayed) articles
+    half_life_seconds: float = (
+        defaults.NOTICES_HALF_LIFE_DAYS * DAY_SECONDS
+    )  # evidence weight halves over this time
+    max_signatures: int = (
+        defaults.NOTICES_MAX_SIGNATURES
+    )  # per domain; the least-evidenced signatures are evicted first
+    idle_ttl_seconds: float = (
+        defaults.NOTICES_IDLE_TTL_DAYS * DAY_SECONDS
+    )  # a silent domain's state is dropped after this
+    prior_articles: int = (
+        defaults.NOTICES_PRIOR_ARTICLES
+    )  # lexical priors apply while a domain has fewer distinct articles
+    min_body_chars: int = (
+        defaults.NOTICES_MIN_BODY_CHARS
+    )  # fewer paragraph characters left: NULL (only_notices)
     copy_overlap: float = 0.5  # share of prose words already seen that makes a near copy
 
     def __post_init__(self) -> None:

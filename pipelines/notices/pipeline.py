@@ -4,7 +4,7 @@ Thin Scrapy component around pipelines.notices.learner: one store round trip per
 (Redis when REDIS_URL is set, else the embedded SQLite store on its own thread). Items get
 `notices_removed`; an item with nothing but notices becomes NULL (`only_notices`).
 
-Redis unreachable: the article waits for it (the crawl pauses, crawler/backends.py) and is
+Redis unreachable: the article waits for it (the crawl pauses, crawler/core/outage.py) and is
 judged with the domain's learned notices once it is back (`notices/waited`; a retry counts
 nothing twice, the store knows the article by its identities). A store that fails otherwise, or
 a crawl that closes during the outage, judges by the lexical priors alone (`notices/errors`).
@@ -24,10 +24,14 @@ from scrapy.exceptions import DropItem, NotConfigured
 from scrapy.settings import BaseSettings
 from scrapy.statscollectors import StatsCollector
 
-from crawler.backends import REDIS_CALL_FAILURES, RedisGate, RedisUnavailable
-from crawler.domainstats import NULL, inc_domain, stage_seconds
+from crawler.core.connection import async_redis, redis_url
+from crawler.core.domainstats import NULL, inc_domain, stage_seconds
+from crawler.core.keys import RedisKeys
+from crawler.core.outage import REDIS_CALL_FAILURES, RedisGate, RedisUnavailable
+from crawler.core.paths import state_dir
 from extractors.article import running_text
-from pipelines.dedup import content_hash
+from pipelines.fingerprints import content_hash
+from pipelines.notices.backends import EmbeddedNoticeStore, NoticeStoreError, RedisNoticeStore
 from pipelines.notices.learner import (
     DAY_SECONDS,
     DomainEvidence,
@@ -37,8 +41,6 @@ from pipelines.notices.learner import (
     Observation,
     Verdict,
 )
-from pipelines.notices.stores import EmbeddedNoticeStore, NoticeStoreError, RedisNoticeStore
-from pipelines.store import RedisKeys, async_redis, redis_url, state_dir
 
 log = logging.getLogger(__name__)
 

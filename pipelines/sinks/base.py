@@ -10,7 +10,7 @@ then appends the batch to its journal (under the state directory) and marks the 
 later batches go straight to the journal instead of stalling the crawl, and every
 `SINK_RECONNECT_SECONDS` the sink tries to replay the journal. Replay also runs at start (a
 previous run's leftovers) and at close. A backend unreachable at start stops the crawl with one
-clear log line (SINK_START_POLICY = "fail", crawler/backends.py), or, with "journal", the sink
+clear log line (SINK_START_POLICY = "fail", crawler/core/outage.py), or, with "journal", the sink
 starts down and journals until the backend answers. A record the backend refuses for its
 content (not for being down) is written aside to `<sink>.rejected.jsonl` with the error, never
 retried forever.
@@ -33,11 +33,11 @@ from typing import Any, ClassVar
 
 from scrapy.statscollectors import StatsCollector
 
-from crawler.backends import start_failure
-from crawler.domainstats import inc_domain, stage_seconds
-from pipelines.sinks.journal import JOURNAL_SUFFIX, REJECTED_SUFFIX, Journal, journal_paths
+from crawler.core.domainstats import inc_domain, stage_seconds
+from crawler.core.outage import start_failure
+from crawler.core.paths import state_dir
+from crawler.core.spill import JOURNAL_SUFFIX, REJECTED_SUFFIX, Journal, journal_paths
 from pipelines.sinks.records import InvalidRecord, article_record, latest_per_key
-from pipelines.store import state_dir
 
 log = logging.getLogger(__name__)
 

@@ -22,8 +22,9 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 from scrapy.statscollectors import StatsCollector
 
+from crawler.core.connection import async_redis, redis_url
+from crawler.core.keys import RedisKeys
 from pipelines.sinks.base import BatchingSink, SinkOptions
-from pipelines.store import RedisKeys, async_redis, redis_url
 
 SECONDS_PER_DAY = 86_400
 URL_DIGEST_BYTES = 16
@@ -66,7 +67,7 @@ class RedisStreamSink(BatchingSink):
     name = "redis_stream"
     backend = "redis"
     setting = "REDIS_URL"
-    counts_backend_outages = False  # the Redis gate (crawler/backends.py) counts them
+    counts_backend_outages = False  # the Redis gate (crawler/core/outage.py) counts them
 
     def __init__(
         self,

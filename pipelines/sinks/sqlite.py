@@ -24,6 +24,7 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 from scrapy.statscollectors import StatsCollector
 
+from crawler.core.paths import output_dir
 from pipelines.sinks.base import BatchingSink, SinkOptions
 from pipelines.sinks.records import article_date
 
@@ -118,11 +119,11 @@ class SearchHit:
 
 
 def sqlite_index_path(settings: Any) -> Path:
-    """SINK_SQLITE_PATH, else `index.sqlite3` in NEWSHARVEST_OUTPUT_DIR."""
+    """SINK_SQLITE_PATH, else `index.sqlite3` in OUTPUT_DIR."""
     configured = (settings.get("SINK_SQLITE_PATH") or "").strip()
     if configured:
         return Path(configured)
-    return Path(settings.get("NEWSHARVEST_OUTPUT_DIR") or "output") / INDEX_FILENAME
+    return output_dir(settings) / INDEX_FILENAME
 
 
 class SQLiteIndex:

@@ -1,0 +1,138 @@
+"""Every Redis key newsharvest uses, in one registry, under one configurable prefix."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class RedisKeys:
+    """Every Redis key newsharvest uses, under one configurable prefix (REDIS_KEY_PREFIX).
+
+    Keys of one domain share a hash tag ({domain}) so a Redis Cluster keeps them in one slot.
+    """
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix.rstrip(":")
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> RedisKeys:
+        return cls(settings.get("REDIS_KEY_PREFIX"))
+
+    def key(self, *parts: str) -> str:
+        return ":".join((self.prefix, *parts))
+
+    # --- notice suppression -------------------------------------------------------------
+
+    def notice_signatures(self, domain: str) -> str:
+        """ZSET: block signatures and article identities -> decayed distinct-article score."""
+        return self.key("notices", f"{{{domain}}}", "signatures")
+
+    def notice_meta(self, domain: str) -> str:
+        """HASH: the domain's decay time base (t0) and decayed article total (articles)."""
+        return self.key("notices", f"{{{domain}}}", "meta")
+
+    # --- near-duplicate detection -------------------------------------------------------
+    # One hash tag for the whole index: its script reads the records its buckets point to, so
+    # in a Redis Cluster they must share a slot. Names stay short: at ~10 keys per indexed
+    # article, every byte of a key name costs ~10 bytes of memory per article.
+
+    def dedup_record(self, docnum: int | str) -> str:
+        """An indexed article: its sketch and id (docnum comes from the content hash)."""
+        return f"{self.dedup_record_prefix()}{docnum}"
+
+    def dedup_record_prefix(self) -> str:
+        return self.key("{nd}", "d", "")
+
+    def dedup_bucket(self, bucket_id: str) -> str:
+        """One LSH band value: the docnums of the articles that have it."""
+        return self.key("{nd}", "b", bucket_id)
+
+    def dedup_layout(self) -> str:
+        """The fingerprint layout the index was built with (checked by every worker)."""
+        return self.key("{nd}", "layout")
+
+    # --- continuous harvesting ----------------------------------------------------------
+    # One hash tag for the whole ledger: its Lua scripts touch several of these keys at once.
+
+    def harvest_articles(self) -> str:
+        """Hash: canonical article URL -> JSON ledger record (version, updated, status)."""
+        return self.key("{harvest}", "articles")
+
+    def harvest_expiry(self) -> str:
+        """Sorted set: article URL scored by when it is forgotten (seen-URL TTL)."""
+        return self.key("{harvest}", "articles", "expiry")
+
+    def harvest_pending(self) -> str:
+        """Sorted set: pending article URL scored by when it is handed out again."""
+        return self.key("{harvest}", "pending")
+
+    def harvest_feeds(self) -> str:
+        """Hash: feed URL -> JSON FeedState (validators, hashes, interval, recent events)."""
+        return self.key("{harvest}", "feeds")
+
+    def harvest_due(self) -> str:
+        """Sorted set: feed URL scored by its next poll time."""
+        return self.key("{harvest}", "feeds", "due")
+
+    def scheduler_queue(self, spider: str) -> str:
+        """scrapy-redis request queue shared by the workers of a distributed crawl."""
+        return self.key(f"{{{spider}}}", "requests")
+
+    def scheduler_popped(self, spider: str, worker: str) -> str:
+        """String: a worker's last pop ("<token>|<request>"), read back after a lost reply."""
+        return self.key(f"{{{spider}}}", "popped", worker)
+
+    def scheduler_dupefilter(self, spider: str) -> str:
+        """Sorted set: request fingerprint scored by expiry (the TTL-bounded dupefilter)."""
+        return self.key(f"{{{spider}}}", "dupefilter")
+
+    # --- index sinks --------------------------------------------------------------------
+
+    def sink_stream(self, name: str = "articles") -> str:
+        """The stream the Redis Stream sink XADDs articles to."""
+        return self.key(f"{{sink:{name}}}")
+
+    def sink_stream_seen(self, name: str, url_digest: str) -> str:
+        """fetched_at|version last added for one article: a re-crawl of it adds nothing.
+        Shares the stream's hash tag, so one script may touch both in a Redis Cluster."""
+        return self.key(f"{{sink:{name}}}", "seen", url_digest)
+
+    # --- monitoring ---------------------------------------------------------------------
+    # Per-domain keys expire when a domain goes quiet (MONITOR_RETENTION_SECONDS for series,
+    # MONITOR_COUNTERS_TTL_SECONDS for totals); the shared ones are bounded by trimming.
+
+    def monitor_meta(self) -> str:
+        """Hash: how the crawlers bucket time (bucket_seconds, retention_seconds, ...)."""
+        return self.key("mon", "meta")
+
+    def monitor_domains(self) -> str:
+        """Sorted set: every monitored domain, scored by when it was last active."""
+        return self.key("mon", "domains")
+
+    def monitor_counters(self, domain: str) -> str:
+        """Hash: a domain's total counters and timings (field = counter name)."""
+        return self.key("mon", f"{{{domain}}}", "counters")
+
+    def monitor_series(self, domain: str) -> str:
+        """Hash: a domain's counters per time bucket (field = "<bucket>:<counter>")."""
+        return self.key("mon", f"{{{domain}}}", "series")
+
+    def monitor_pages(self, domain: str) -> str:
+        """List: a domain's recent page outcomes, oldest first ("n" NULL, "a<chars>")."""
+        return self.key("mon", f"{{{domain}}}", "pages")
+
+    def monitor_alerts(self) -> str:
+        """Hash: active alerts, "<domain>|<kind>" -> alert JSON."""
+        return self.key("mon", "alerts")
+
+    def monitor_alert_log(self) -> str:
+        """List: the latest alert events (fired and resolved), oldest first."""
+        return self.key("mon", "alert-log")
+
+    def monitor_workers(self) -> str:
+        """Hash: crawler worker id -> JSON heartbeat (last flush, metrics URL)."""
+        return self.key("mon", "workers")
+
+    def monitor_evaluation_lock(self) -> str:
+        """String with a TTL: the worker that runs the time-based alert rules this round."""
+        return self.key("mon", "evaluation-lock")

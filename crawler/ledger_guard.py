@@ -1,0 +1,198 @@
+"""The Redis harvest ledger through outages: operations wait for Redis, done marks never do.
+
+`GuardedHarvestState` wraps `RedisHarvestState` for the crawler (crawler/core/outage.py has the
+policy):
+
+* reads, claims, feed schedules: retried through the `RedisGate` (they wait while Redis is down).
+  Claims carry a token, so a claim whose reply was lost in the outage is handed out by its retry
+  rather than left pending until its lease runs out;
+* done and failed marks: stored directly while Redis answers; otherwise appended to the
+  `MarkOutbox` and fsynced before the item counts as finished. An article that was output while
+  Redis was down is therefore never fetched and output again: the outbox is replayed when Redis
+  answers (before the crawl resumes) and at the next start (before pending claims are
+  recovered), and a done mark is idempotent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from scrapy.statscollectors import StatsCollector
+
+from crawler.core.outage import RedisGate, attempt, is_connection_error
+from crawler.core.spill import JOURNAL_SUFFIX, Journal, journal_paths
+from crawler.ledger import DONE, FAILED, Claim, Entry, HarvestState, RedisHarvestState
+from crawler.polling import FeedState
+
+log = logging.getLogger(__name__)
+
+OUTBOX_NAME = "harvest-marks"  # <state dir>/journal/harvest-marks.journal.jsonl
+OUTBOX_FILE = f"{OUTBOX_NAME}{JOURNAL_SUFFIX}"
+REPLAY_CHUNK = 500  # marks read per chunk when replaying
+
+
+class MarkOutbox:
+    """Done/failed marks waiting for Redis, one JSON line each, in the sinks' journal format
+    (locked per process, fsynced, replayed from a committed offset)."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self._journals: list[Journal] = []  # [own (once written), orphans of other runs ...]
+        self._own: Journal | None = None
+        self._lock = asyncio.Lock()
+
+    async def open(self) -> None:
+        claimed = await asyncio.to_thread(self._claim_existing)
+        self._journals = claimed
+        self._own = next((j for j in claimed if j.path.name == OUTBOX_FILE), None)
+
+    def _claim_existing(self) -> list[Journal]:
+        found = (Journal.claim(path) for path in journal_paths(self.directory, OUTBOX_NAME))
+        return [journal for journal in found if journal is not None]
+
+    @property
+    def pending(self) -> int:
+        return sum(journal.pending for journal in self._journals)
+
+    async def add(self, key: str, version: int, mark: str, at: float) -> None:
+        record = {"canonical_url": key, "version": version, "mark": mark, "at": at}
+        async with self._lock:
+            if self._own is None:
+                self._own = await asyncio.to_thread(
+                    Journal.claim_for_appending, self.directory, OUTBOX_NAME
+                )
+                self._journals.insert(0, self._own)
+            await asyncio.to_thread(self._own.append, [record])
+
+    async def replay(self, state: HarvestState) -> int:
+        """Store every mark in `state`, oldest first; a connection error stops the replay where
+        it is (what was stored is committed) and propagates."""
+        replayed = 0
+        async with self._lock:
+            for journal in list(self._journals):
+                chunks = journal.chunks(REPLAY_CHUNK)
+                while (step := await asyncio.to_thread(next, chunks, None)) is not None:
+                    records, offset = step
+                    for record in records:
+                        await _store(state, record)
+                    await asyncio.to_thread(journal.commit, offset, len(records))
+                    replayed += len(records)
+                if journal is not self._own:
+                    await asyncio.to_thread(journal.close)
+                    self._journals.remove(journal)
+        return replayed
+
+    async def close(self) -> None:
+        async with self._lock:
+            for journal in self._journals:
+                await asyncio.to_thread(journal.close)
+            self._journals, self._own = [], None
+
+
+async def _store(state: HarvestState, record: dict[str, Any]) -> None:
+    key, version, at = record["canonical_url"], int(record["version"]), float(record["at"])
+    if record.get("mark") == FAILED:
+        await state.fail(key, version, at)
+    else:
+        await state.done(key, version, at)
+
+
+class GuardedHarvestState(HarvestState):
+    """A RedisHarvestState that waits out Redis outages (see the module docstring)."""
+
+    def __init__(self, inner: RedisHarvestState, gate: RedisGate, outbox: MarkOutbox) -> None:
+        super().__init__(inner.config)
+        self.inner = inner
+        self.gate = gate
+        self.outbox = outbox
+
+    @property
+    def stats(self) -> StatsCollector:
+        return self.gate.stats
+
+    async def open(self) -> None:
+        await self.gate.check_at_start()
+        async with self.gate.starting():
+            await self.inner.open()
+            await self.outbox.open()
+            if self.outbox.pending:
+                replayed = await self.outbox.replay(self.inner)
+                self.stats.inc_value("harvest/outbox/replayed", replayed)
+                log.info("%d done mark(s) kept while Redis was down are stored now", replayed)
+        self.gate.on_recovery(self._replay)
+
+    async def close(self) -> None:
+        if self.outbox.pending and self.gate.available:
+            try:
+                await self._replay()
+            except Exception as error:
+                if not is_connection_error(error):
+                    raise
+        if self.outbox.pending:
+            log.warning("%d done mark(s) wait in %s for Redis; they are stored at the next "
+                        "start", self.outbox.pending, self.outbox.directory)  # fmt: skip
+        await self.outbox.close()
+        await self.inner.close()
+
+    async def _replay(self) -> str | None:
+        replayed = await self.outbox.replay(self.inner)
+        if not replayed:
+            return None
+        self.stats.inc_value("harvest/outbox/replayed", replayed)
+        return f"{replayed} done mark(s) stored"
+
+    # --- marks: never wait ----------------------------------------------------------------
+
+    async def done(self, key: str, version: int, now: float) -> bool:
+        return await self._mark(DONE, key, version, now)
+
+    async def fail(self, key: str, version: int, now: float) -> bool:
+        return await self._mark(FAILED, key, version, now)
+
+    async def _mark(self, mark: str, key: str, version: int, now: float) -> bool:
+        if self.gate.available:
+            store = self.inner.done if mark == DONE else self.inner.fail
+            try:
+                return await attempt(lambda: store(key, version, now))
+            except Exception as error:
+                if not is_connection_error(error):
+                    raise
+                self.gate.report(error)
+        await self.outbox.add(key, version, mark, now)
+        self.stats.inc_value("harvest/outbox/buffered")
+        return True  # as far as this process knows: stored for later, and retried if failed
+
+    # --- everything else: wait for Redis ------------------------------------------------------
+
+    async def register_feeds(self, urls: Sequence[str]) -> None:
+        await self.gate.call(lambda: self.inner.register_feeds(urls))
+
+    async def load_feed(self, url: str) -> FeedState:
+        return await self.gate.call(lambda: self.inner.load_feed(url))
+
+    async def save_feed(self, state: FeedState) -> None:
+        await self.gate.call(lambda: self.inner.save_feed(state))
+
+    async def claim_due_feeds(self, now: float, limit: int = 100) -> list[str]:
+        return await self.gate.call(lambda: self.inner.claim_due_feeds(now, limit))
+
+    async def claim_entries(self, entries: Sequence[Entry], now: float) -> list[Claim]:
+        token = uuid.uuid4().hex[:16]  # one per claim, reused by its retries
+        return await self.gate.call(lambda: self.inner.claim_entries(entries, now, token=token))
+
+    async def recover(self, now: float, everything: bool = False) -> list[Claim]:
+        return await self.gate.call(lambda: self.inner.recover(now, everything))
+
+    async def is_done(self, key: str, version: int) -> bool:
+        return await self.gate.call(lambda: self.inner.is_done(key, version))
+
+    async def purge(self, now: float) -> int:
+        return await self.gate.call(lambda: self.inner.purge(now))
+
+    async def counts(self) -> dict[str, int]:
+        return await self.gate.call(self.inner.counts)
