@@ -1,15 +1,60 @@
-"""Shared test fixtures: real services (no fakes), isolated by unique key prefixes."""
+"""Shared test fixtures: real services (no fakes), isolated by unique key prefixes; and no test
+touches the user's state or output.
+
+Every NEWSHARVEST_* variable of the user's environment is dropped before anything imports the
+settings (tests start from settings/base.py's defaults), and STATE_DIR and OUTPUT_DIR point into
+a temporary directory: for the whole session (in-process code), and per test (subprocesses
+inherit the environment). At the end of the run, an `output/`, `.newsharvest/` or
+`test-artifacts/` that appeared in the checkout fails the run.
+"""
 
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
-REDIS_URL = os.environ.get("NEWSHARVEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+ROOT = Path(__file__).resolve().parent.parent
+# What a run must not leave in the checkout (a user's crawl would find fixture articles there).
+CHECKOUT_OUTPUTS = ("output", ".newsharvest", "test-artifacts")
+
+# Which servers to test against: the test run's own configuration, read before it is dropped.
+REDIS_URL = os.environ.get("NEWSHARVEST_REDIS_URL") or "redis://127.0.0.1:6379/0"
 POSTGRES_URL = os.environ.get("POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
+
+for _name in [name for name in os.environ if name.startswith("NEWSHARVEST_")]:
+    del os.environ[_name]
+_SESSION_DIR = Path(tempfile.mkdtemp(prefix="newsharvest-tests-"))
+os.environ["NEWSHARVEST_STATE_DIR"] = str(_SESSION_DIR / "state")
+os.environ["NEWSHARVEST_OUTPUT_DIR"] = str(_SESSION_DIR / "output")
+_PRESENT_AT_START = {name for name in CHECKOUT_OUTPUTS if (ROOT / name).exists()}
+
+
+@pytest.fixture(autouse=True)
+def isolated_directories(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """This test's own STATE_DIR and OUTPUT_DIR, for every process it starts."""
+    directory = tmp_path_factory.mktemp("isolated")
+    monkeypatch.setenv("NEWSHARVEST_STATE_DIR", str(directory / "state"))
+    monkeypatch.setenv("NEWSHARVEST_OUTPUT_DIR", str(directory / "output"))
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Fail the run when it left state or output in the checkout."""
+    shutil.rmtree(_SESSION_DIR, ignore_errors=True)
+    left = [name for name in CHECKOUT_OUTPUTS if (ROOT / name).exists()]
+    left = [name for name in left if name not in _PRESENT_AT_START]
+    if left:
+        print(f"\nthe test run left {', '.join(left)} in {ROOT}: a test wrote outside its tmp dir")
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
 POSTGRES_START_HINT = (
     "PostgreSQL is needed by this test and none answers at {url} ({error}).\n"
     "Start one (trust auth for local connections, a database named test), or point POSTGRES_URL "

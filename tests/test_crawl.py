@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from crawler.cli.crawlrun import CRAWL_TIMEOUT_SECONDS, ROOT, crawl_command, crawl_env
+from crawler.cli.crawlrun import CRAWL_TIMEOUT_SECONDS, crawl_command, crawl_env
 from crawler.newsroom import Newsroom, NewsroomServer, Redesign, RequestRecord
 
 SLOW_PUBLISHER_S = 0.05  # per response in the politeness test
@@ -32,7 +32,7 @@ def run_crawl(
         command += ["-O", f"{output}:jsonlines"]
         command += ["-s", f"SINK_SQLITE_PATH={output.parent / 'index.sqlite3'}"]
         result = subprocess.run(
-            command, cwd=ROOT, env=crawl_env(output.parent / "state"), capture_output=True,
+            command, cwd=output.parent, env=crawl_env(output.parent / "state"), capture_output=True,
             text=True, timeout=CRAWL_TIMEOUT_SECONDS, check=False,
         )  # fmt: skip
     return result, server.request_log
@@ -216,7 +216,7 @@ def test_the_per_domain_limit_holds_with_no_download_delay(tmp_path: Path) -> No
                     "AUTOTHROTTLE_ENABLED=False", f"SINK_SQLITE_PATH={index}")  # fmt: skip
         command = crawl_command(room.feed_urls, server.proxy_url, settings)
         result = subprocess.run(
-            command, cwd=ROOT, env=crawl_env(tmp_path / "state"), capture_output=True,
+            command, cwd=tmp_path, env=crawl_env(tmp_path / "state"), capture_output=True,
             text=True, timeout=CRAWL_TIMEOUT_SECONDS, check=False,
         )  # fmt: skip
         peaks = server.peak_in_flight

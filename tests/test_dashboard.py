@@ -23,8 +23,6 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from crawler.newsroom import Newsroom, NewsroomServer, Redesign
 
-ROOT = Path(__file__).resolve().parent.parent
-ARTIFACTS = ROOT / "test-artifacts"
 CHROMIUM_FLAGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -94,7 +92,11 @@ def live_dashboard(redis_url: str, redis_prefix: str, tmp_path: Path) -> Iterato
     tmp_path.mkdir()
     room = Newsroom(seed=1, n_domains=6, articles_per_domain=150)
     redesign = Redesign(BROKEN_DOMAIN, REDESIGN_AFTER_PAGES, "client_side")
-    env = {"SCRAPY_SETTINGS_MODULE": "settings.fixture", "PATH": "/usr/bin:/bin"}
+    env = {
+        "SCRAPY_SETTINGS_MODULE": "settings.fixture", "PATH": "/usr/bin:/bin",
+        "NEWSHARVEST_STATE_DIR": str(tmp_path / "state"),
+        "NEWSHARVEST_OUTPUT_DIR": str(tmp_path / "output"),
+    }  # fmt: skip
     with NewsroomServer(room, port=0, redesigns=[redesign]) as server:
         crawl_log = (tmp_path / "crawl.log").open("w")
         crawl = subprocess.Popen(
@@ -103,15 +105,15 @@ def live_dashboard(redis_url: str, redis_prefix: str, tmp_path: Path) -> Iterato
              "-O", f"{tmp_path / 'articles.jsonl'}:jsonlines",
              "-s", f"PROXY_URL={server.proxy_url}",
              "-s", f"REDIS_URL={redis_url}", "-s", f"REDIS_KEY_PREFIX={redis_prefix}",
-             "-s", "MONITOR_PROMETHEUS_PORT=0",
+             "-s", "MONITOR_PROMETHEUS_ENABLED=1", "-s", "MONITOR_PROMETHEUS_PORT=0",
              "-s", "DOWNLOAD_DELAY=0.1",  # slow enough to still be running when we look
              "-s", "CONCURRENT_REQUESTS_PER_DOMAIN=2", "-s", "LOG_LEVEL=INFO"],
-            cwd=ROOT, env=env, stdout=crawl_log, stderr=subprocess.STDOUT,
+            cwd=tmp_path, env=env, stdout=crawl_log, stderr=subprocess.STDOUT,
         )  # fmt: skip
         monitor = subprocess.Popen(
             [sys.executable, "-m", "crawler.cli", "monitor", "--port", "0",
              "--redis-url", redis_url, "--redis-prefix", redis_prefix],
-            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
         try:
             line = monitor.stdout.readline() if monitor.stdout else ""
@@ -152,10 +154,11 @@ def test_dashboard_renders_rows_charts_and_the_alert_in_chromium(
                     (("domain", BROKEN_DOMAIN), ("kind", "null_rate")))] == 1  # fmt: skip
     assert samples[("newsharvest_domain_fetched_total", (("domain", "wirewatch.test"),))] > 0
 
-    ARTIFACTS.mkdir(exist_ok=True)
+    artifacts = tmp_path / "artifacts"  # the page and its screenshot, for a person to look at
+    artifacts.mkdir()
     dumped = browser(chromium, tmp_path / "profile-dom", "--dump-dom", url)
     assert dumped.returncode == 0, dumped.stderr[-2000:]
-    (ARTIFACTS / "dashboard.html").write_text(dumped.stdout)
+    (artifacts / "dashboard.html").write_text(dumped.stdout)
     page = lxml_html.fromstring(dumped.stdout)
     assert page.xpath("//body/@data-ready") == ["1"]
     rows = page.xpath("//tbody[@id='rows']/tr")
@@ -174,8 +177,8 @@ def test_dashboard_renders_rows_charts_and_the_alert_in_chromium(
     assert "NULL rate" in alerts[0].text_content()
     assert "crawling" in page.get_element_by_id("status").text_content()
 
-    shot = ARTIFACTS / "dashboard.png"
-    shot.unlink(missing_ok=True)
+    shot = artifacts / "dashboard.png"
+    print(f"dashboard screenshot: {shot}")
     taken = browser(chromium, tmp_path / "profile-shot", "--window-size=1400,1100",
                     f"--screenshot={shot}", url)  # fmt: skip
     assert taken.returncode == 0, taken.stderr[-2000:]

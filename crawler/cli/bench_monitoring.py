@@ -26,7 +26,6 @@ from typing import Any
 
 from crawler.cli.crawlbench import (
     CRAWL_TIMEOUT_SECONDS,
-    ROOT,
     add_fixture_arguments,
     crawl_command,
     crawl_env,
@@ -131,8 +130,9 @@ def crawl_once(room: Any, proxy: str, name: str, redis_url: str, enabled: bool, 
     settings = [*run_settings(proxy, redis_url, prefix, workdir), *production_monitoring(),
                 f"MONITOR_ENABLED={enabled}"]  # fmt: skip
     command = crawl_command(room.feed_urls, settings)
+    workdir.mkdir(parents=True, exist_ok=True)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    result = subprocess.run(command, cwd=ROOT, env=crawl_env(), capture_output=True, text=True,
+    result = subprocess.run(command, cwd=workdir, env=crawl_env(), capture_output=True, text=True,
                             timeout=CRAWL_TIMEOUT_SECONDS, check=False)  # fmt: skip
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     stats = final_stats(result.stderr)

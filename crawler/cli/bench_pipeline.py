@@ -174,7 +174,7 @@ def crawl_once(feed_urls: list[str], proxy: str, variant: str, workers: int, red
         command = crawl_command(feed_urls, settings)
         if profile is not None:
             command = profiled(command, profile)
-        process = subprocess.Popen(command, cwd=ROOT, env=crawl_env(),
+        process = subprocess.Popen(command, cwd=workdir, env=crawl_env(),
                                    stdout=subprocess.DEVNULL, stderr=log)  # fmt: skip
         watcher = Watcher(process.pid, journal)
         thread = threading.Thread(target=watcher.watch, args=(process,), daemon=True)

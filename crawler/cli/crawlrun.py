@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
 CRAWL_TIMEOUT_SECONDS = 180
 POLL_SECONDS = 0.05
 
@@ -53,7 +52,9 @@ def crawl_env(state_dir: Path, profile: str = "settings.fixture", **extra: str) 
 def start_crawl(command: list[str], env: dict[str, str], log_path: Path) -> subprocess.Popen:
     """Start a crawler whose log goes to a file (a pipe nobody reads would block it)."""
     log = log_path.open("w")
-    return subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    return subprocess.Popen(
+        command, cwd=log_path.parent, env=env, stdout=log, stderr=subprocess.STDOUT
+    )
 
 
 def run_to_end(command: list[str], env: dict[str, str], log_path: Path) -> str:

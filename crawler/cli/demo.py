@@ -13,7 +13,7 @@ from typing import Any
 
 from crawler.cli.table import render_table
 
-DEFAULT_OUTPUT = Path("output") / "demo-articles.jsonl"
+DEMO_FILE = "demo-articles.jsonl"  # in OUTPUT_DIR unless --output says otherwise
 INDEX_NAME = "demo-index.sqlite3"  # beside the JSON Lines output, apart from real crawls' index
 TITLE_WIDTH = 72
 SAMPLE_HITS = 3
@@ -24,7 +24,9 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "demo", help="crawl the local news-site fixture and print a per-domain summary"
     )
-    parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help="JSON Lines file")
+    parser.add_argument(
+        "--output", type=Path, help=f"JSON Lines file (default: <OUTPUT_DIR>/{DEMO_FILE})"
+    )
     parser.add_argument("--seed", type=int, default=1, help="fixture seed (same seed, same site)")
     parser.add_argument("--quiet", action="store_true", help="do not list articles as they land")
     parser.add_argument("--log-level", default="WARNING", help="Scrapy log level")
@@ -39,12 +41,14 @@ def run(args: argparse.Namespace) -> int:
     from scrapy.crawler import CrawlerProcess
     from scrapy.utils.project import get_project_settings
 
+    from crawler.core.paths import output_dir
     from crawler.newsroom import Newsroom, NewsroomServer
 
     room = Newsroom(seed=args.seed)
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    os.environ["SCRAPY_SETTINGS_MODULE"] = "settings.fixture"
+    os.environ["SCRAPY_SETTINGS_MODULE"] = "settings.fixture"  # no scrapy.cfg needed in the cwd
     settings = get_project_settings()
+    args.output = args.output or output_dir(settings) / DEMO_FILE
+    args.output.parent.mkdir(parents=True, exist_ok=True)
     settings.set("LOG_LEVEL", args.log_level.upper())
     settings.set("HARVEST_STATE", "memory")  # every demo harvests the fixture afresh
     settings.set("DEDUP_EMBEDDED_PATH", ":memory:")  # ... and meets its stories for the first time

@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         import hypothesis  # noqa: F401
     except ImportError:
-        print("newsharvest fuzz needs the development extra: pip install -e '.[dev]'")
+        print("newsharvest fuzz needs the fuzz extra: pip install 'newsharvest[fuzz]'")
         return 2
     targets = list(TARGET_NAMES) if args.target == "all" else args.target.split(",")
     unknown = [name for name in targets if name not in TARGET_NAMES]
@@ -385,7 +385,7 @@ def worker(args: argparse.Namespace) -> int:
 
     resource.setrlimit(resource.RLIMIT_AS, (WORKER_MEMORY_LIMIT_BYTES, resource.RLIM_INFINITY))
     deadline = time.monotonic() + args.seconds
-    from crawler import fuzzing
+    from crawler.cli import fuzzing
 
     target = fuzzing.TARGETS[args.worker]
     if args.engine == "atheris":

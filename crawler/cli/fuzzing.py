@@ -7,7 +7,9 @@ test run; `newsharvest fuzz` runs them for minutes, driven by atheris (coverage-
 Hypothesis' `fuzz_one_input`) when it is installed, else by Hypothesis' own random generation.
 To fuzz another entry point (e.g. an isolated extraction worker), add a Target to TARGETS.
 
-Hypothesis is a development dependency: import this module only where it is installed.
+Hypothesis is in the `fuzz` extra (pip install 'newsharvest[fuzz]'): only the fuzz command and
+the property tests import this module. Seeds come from the checkout's test fixtures when they are
+there, else from the news-site simulator's pages and feeds (an installed product has no tests/).
 """
 
 from __future__ import annotations
@@ -27,8 +29,9 @@ from urllib.parse import urlsplit
 
 from hypothesis import strategies as st
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]  # the checkout, when run from one
 SEED_DIRS = (ROOT / "tests" / "fixtures" / "pages", ROOT / "tests" / "fixtures" / "feeds")
+SIMULATOR_SEED_PAGES = 12  # simulator documents used as seeds when the fixtures are not there
 MAX_SEED_BYTES = 256 * 1024  # longer seed documents are cut (mutations stay cheap)
 MAX_MUTATIONS = 8
 FEED_MAX_ENTRIES = 5  # small, so that truncation is exercised
@@ -664,6 +667,22 @@ def fixture_seeds(kind: str) -> tuple[bytes, ...]:
     if kind == "urls":
         return SEED_URLS
     directory = SEED_DIRS[0] if kind == "extract" else SEED_DIRS[1]
+    if not directory.is_dir():
+        return simulator_seeds(kind)
     return tuple(
         path.read_bytes()[:MAX_SEED_BYTES] for path in sorted(directory.iterdir()) if path.is_file()
     )
+
+
+def simulator_seeds(kind: str) -> tuple[bytes, ...]:
+    """Pages (or feeds) of the news-site simulator, for an installed product without tests/."""
+    from urllib.parse import urlsplit as split
+
+    from crawler.newsroom import Newsroom
+
+    room = Newsroom(seed=1)
+    urls = [page.url for page in room.articles()[:SIMULATOR_SEED_PAGES]]
+    if kind != "extract":
+        urls = room.feed_urls[:SIMULATOR_SEED_PAGES]
+    bodies = (room.render(split(url).netloc, split(url).path)[2] for url in urls)
+    return tuple(body[:MAX_SEED_BYTES] for body in bodies if isinstance(body, bytes))

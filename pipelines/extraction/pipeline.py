@@ -37,7 +37,6 @@ from crawler.core.items import TRANSIENT_FIELDS
 from extractors import Article
 from extractors.registry import validate
 from pipelines.extraction.workers import (
-    DEFAULT_FUNCTION,
     ExtractionPool,
     Initializer,
     PageJob,
@@ -51,6 +50,7 @@ from pipelines.fingerprints import (
     content_hash,
     permutations,
 )
+from settings import base as defaults
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +62,7 @@ class ExtractionPipeline:
         keep_html: bool,
         extractor: str = "default",
         pool: ExtractionPool | None = None,
-        function: str = DEFAULT_FUNCTION,
+        function: str = defaults.EXTRACT_FUNCTION,
         lsh: LshParams | None = None,
     ) -> None:
         self.stats = stats
@@ -85,9 +85,9 @@ class ExtractionPipeline:
         return cls(
             crawler.stats,
             settings.getbool("EXTRACT_KEEP_HTML"),
-            settings.get("EXTRACT_EXTRACTOR") or "default",
+            settings.get("EXTRACT_EXTRACTOR"),
             ExtractionPool.from_settings(settings, fingerprint_setup(lsh)),
-            settings.get("EXTRACT_FUNCTION") or DEFAULT_FUNCTION,
+            settings.get("EXTRACT_FUNCTION"),
             lsh,
         )
 

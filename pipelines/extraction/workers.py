@@ -63,7 +63,6 @@ EXIT_WAIT_SECONDS = 1.0  # how long a worker that closed its socket may take to 
 # module) is not part of any page's budget; a worker not up after this long counts as crashed.
 START_TIMEOUT_SECONDS = 60.0
 MIB = 1024 * 1024
-DEFAULT_FUNCTION = "pipelines.extraction.workers.extract_page"  # EXTRACT_FUNCTION's default
 FRAME = struct.Struct("!Q")  # a message on a worker's socket: its length, then its pickle
 PR_SET_PDEATHSIG = 1  # Linux prctl: a signal for the process when its parent dies
 T = TypeVar("T")
@@ -299,7 +298,7 @@ class ExtractionPool:
         return cls(
             workers,
             settings.getfloat("EXTRACT_TIMEOUT_SECONDS"),
-            settings.get("EXTRACT_FUNCTION") or DEFAULT_FUNCTION,
+            settings.get("EXTRACT_FUNCTION"),
             max_tasks=settings.getint("EXTRACT_WORKER_MAX_TASKS"),
             memory_limit_mb=settings.getint("EXTRACT_WORKER_MEMORY_MB"),
             initializer=initializer,

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from crawler.core.domainstats import DUPLICATES
-from pipelines.monitoring.alerts import DomainView
+from pipelines.monitoring.alerts import DomainView, Thresholds
 from pipelines.monitoring.backends import (
     LAST_ARTICLE_AT,
     SNAPSHOT_FILE,
@@ -146,8 +146,11 @@ def dashboard_state(state: MonitorState, now: float | None = None) -> dict[str, 
 class StateSource:
     """Reads the monitoring state from Redis or from a local crawl's snapshot."""
 
-    def __init__(self, redis_url: str | None, prefix: str, state_dir: Path) -> None:
+    def __init__(
+        self, redis_url: str | None, prefix: str, state_dir: Path, config: StoreConfig
+    ) -> None:
         self.redis_url = redis_url
+        self.config = config  # what a crawl that left no snapshot yet would use
         self.prefix = prefix
         self.snapshot = state_dir / SNAPSHOT_FILE
         self._client: Any = None
@@ -156,8 +159,11 @@ class StateSource:
     def from_settings(cls, settings: Any) -> StateSource:
         from crawler.core.connection import redis_url
 
-        directory = Path(settings.get("STATE_DIR") or ".newsharvest")
-        return cls(redis_url(settings), settings.get("REDIS_KEY_PREFIX") or "nh", directory)
+        directory = Path(settings.get("STATE_DIR"))
+        config = StoreConfig.from_settings(
+            settings, Thresholds.from_settings(settings).history_pages
+        )
+        return cls(redis_url(settings), settings.get("REDIS_KEY_PREFIX"), directory, config)
 
     @property
     def description(self) -> str:
@@ -172,7 +178,7 @@ class StateSource:
                 self._client = sync_redis(self.redis_url)
             return read_redis(self._client, RedisKeys(self.prefix), self.description)
         if not self.snapshot.exists():
-            return MonitorState(self.description, StoreConfig(), {}, [], [], {}, None, False)
+            return MonitorState(self.description, self.config, {}, [], [], {}, None, False)
         return read_snapshot(self.snapshot)
 
 

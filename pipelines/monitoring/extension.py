@@ -104,7 +104,11 @@ class MonitoringExtension:
         self.evaluate_seconds = settings.getfloat("MONITOR_EVALUATE_SECONDS")
         self.evaluate_batch = settings.getint("MONITOR_EVALUATE_BATCH")
         self.snapshot_seconds = settings.getfloat("MONITOR_SNAPSHOT_SECONDS")
-        self.prometheus_port = _optional_port(settings.get("MONITOR_PROMETHEUS_PORT"))
+        self.prometheus_port = (
+            settings.getint("MONITOR_PROMETHEUS_PORT")
+            if settings.getbool("MONITOR_PROMETHEUS_ENABLED")
+            else None
+        )
         self.prometheus_address = settings.get("MONITOR_PROMETHEUS_ADDRESS")
         self.default_buckets = settings.getlist("MONITOR_TIMING_BUCKETS_SECONDS")
         self.timing_buckets: dict[str, TimingBuckets] = {
@@ -429,10 +433,3 @@ class MonitoringExtension:
             "flush_seconds": self.flush_seconds_total,
         }
         return totals, fired, list(self.active.values()), monitor
-
-
-def _optional_port(value: Any) -> int | None:
-    """MONITOR_PROMETHEUS_PORT: empty/None/"off" = no endpoint; 0 = any free port."""
-    if value is None or str(value).strip().lower() in ("", "off", "none", "false"):
-        return None
-    return int(value)

@@ -81,7 +81,7 @@ class SinkOptions:
             write_timeout_seconds=settings.getfloat("SINK_WRITE_TIMEOUT_SECONDS"),
             journal_dir=Path(journal_dir),
             journal_fsync=settings.getbool("SINK_JOURNAL_FSYNC"),
-            start_policy=settings.get("SINK_START_POLICY") or START_POLICY_FAIL,
+            start_policy=settings.get("SINK_START_POLICY"),
         )
         if options.start_policy not in START_POLICIES:
             raise ValueError(f"SINK_START_POLICY must be one of {START_POLICIES}")

@@ -25,8 +25,8 @@ from scrapy.statscollectors import StatsCollector
 
 from pipelines.sinks.base import BatchingSink, SinkOptions
 from pipelines.sinks.records import timestamp
+from settings import base as defaults
 
-DEFAULT_SCHEMA = "newsharvest"
 SIMPLE_CONFIG = "simple"  # no stemming, no stop words: right for any language
 # Text beyond this many characters is stored but not indexed (a tsvector is capped at 1 MB).
 MAX_INDEXED_CHARS = 500_000
@@ -197,7 +197,11 @@ class PostgresSink(BatchingSink):
     setting = "SINK_POSTGRES_URL"
 
     def __init__(
-        self, stats: StatsCollector, options: SinkOptions, url: str, schema: str = DEFAULT_SCHEMA
+        self,
+        stats: StatsCollector,
+        options: SinkOptions,
+        url: str,
+        schema: str = defaults.SINK_POSTGRES_SCHEMA,
     ) -> None:
         super().__init__(stats, options)
         self.url = url
@@ -212,7 +216,7 @@ class PostgresSink(BatchingSink):
         url = (settings.get("SINK_POSTGRES_URL") or "").strip()
         if not url:
             raise NotConfigured("SINK_POSTGRES_URL is empty")
-        schema = settings.get("SINK_POSTGRES_SCHEMA") or DEFAULT_SCHEMA
+        schema = settings.get("SINK_POSTGRES_SCHEMA")
         return cls(crawler.stats, SinkOptions.from_settings(settings), url, schema)
 
     def describe(self) -> str:

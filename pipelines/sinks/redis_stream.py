@@ -103,7 +103,7 @@ class RedisStreamSink(BatchingSink):
             SinkOptions.from_settings(settings),
             url,
             RedisKeys.from_settings(settings),
-            stream_name=settings.get("SINK_REDIS_STREAM_NAME") or "articles",
+            stream_name=settings.get("SINK_REDIS_STREAM_NAME"),
             maxlen=settings.getint("SINK_REDIS_STREAM_MAXLEN"),
             seen_seconds=round(settings.getfloat("SINK_REDIS_STREAM_SEEN_DAYS") * SECONDS_PER_DAY),
         )

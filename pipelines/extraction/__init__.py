@@ -1,0 +1,1 @@
+"""Extraction stage: raw HTML -> article or NULL, in worker processes (pipeline, workers)."""

@@ -1,0 +1,1 @@
+"""Helpers that only tests use (the product never imports tests/)."""
