@@ -67,3 +67,9 @@ def _boolean(text: str) -> bool:
     if word in _FALSE:
         return False
     raise ValueError("expected 1/0, true/false, yes/no or on/off")
+
+
+def values_of(profile: Any) -> dict[str, Any]:
+    """Every setting of a profile module (its upper-case names), e.g. to build a crawler outside
+    `scrapy crawl` from exactly what a crawl would see."""
+    return {name: getattr(profile, name) for name in dir(profile) if name.isupper()}

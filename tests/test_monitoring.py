@@ -47,8 +47,9 @@ from pipelines.monitoring.backends import (
     read_snapshot,
     write_snapshot,
 )
-from pipelines.monitoring.extension import MonitoringExtension, MonitoringPipeline
+from pipelines.monitoring.extension import MonitoringExtension
 from pipelines.monitoring.order import PageOrder
+from pipelines.monitoring.pipeline import MonitoringPipeline
 from pipelines.monitoring.prometheus import DomainCollector, metric_name
 from settings import local as local_profile
 from tests.test_cli import newsharvest

@@ -168,9 +168,9 @@ def hot_path_microseconds(
     from pipelines.monitoring.backends import MemoryStore, RedisStore
     from pipelines.monitoring.extension import MonitoringExtension
     from settings import base
+    from settings.env import values_of
 
-    ours = {k: getattr(base, k) for k in dir(base) if k.startswith("MONITOR_")}
-    crawler = get_crawler(settings_dict=ours)
+    crawler = get_crawler(settings_dict=values_of(base))
     crawler.stats.open_spider()
     stats = crawler.stats
     extension = MonitoringExtension.from_crawler(crawler)

@@ -24,8 +24,9 @@ def make_sink(sink_class: Any, state_dir: Path, **settings: Any) -> tuple[Any, S
     from scrapy.utils.test import get_crawler
 
     import settings.base as base
+    from settings.env import values_of
 
-    values = {name: getattr(base, name) for name in dir(base) if name.isupper()}
+    values = values_of(base)
     values.update(STATE_DIR=str(state_dir), **settings)
     crawler = get_crawler(settings_dict=values)
     return sink_class.from_crawler(crawler), crawler.stats

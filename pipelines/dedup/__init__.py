@@ -6,13 +6,10 @@
     index.check_and_add("https://a.test/story", text)  # None: first copy (now indexed)
     index.check_and_add("https://b.test/copy", copy)   # "https://a.test/story"
 
-Importing this package never imports Scrapy: `DedupPipeline` (the crawler's stage) is loaded
-only when asked for.
+Importing this package never imports Scrapy: the crawler's stage is pipelines/dedup/pipeline.py.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from pipelines.dedup.backends import index_from_settings, open_index
 from pipelines.dedup.index import (
@@ -29,7 +26,6 @@ from pipelines.fingerprints import (
 )
 
 __all__ = [
-    "DedupPipeline",
     "Fingerprint",
     "IndexLayoutError",
     "LshParams",
@@ -41,11 +37,3 @@ __all__ = [
     "normalize",
     "open_index",
 ]
-
-
-def __getattr__(name: str) -> Any:
-    if name == "DedupPipeline":  # ITEM_PIPELINES names it "pipelines.dedup.DedupPipeline"
-        from pipelines.dedup.pipeline import DedupPipeline
-
-        return DedupPipeline
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
