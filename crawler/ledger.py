@@ -31,7 +31,9 @@ from typing import Any
 
 from crawler.core.connection import async_redis, redis_url
 from crawler.core.keys import RedisKeys
+from crawler.core.lua import register_lua
 from crawler.core.paths import state_dir
+from crawler.core.sqlite import open_sqlite
 from crawler.polling import FeedState
 from settings import base as defaults
 
@@ -41,6 +43,7 @@ RECOVER_BATCH = 1_000  # claims handed back per recover() call
 PURGE_BATCH = 5_000  # expired records dropped per purge() call
 
 PENDING, DONE, FAILED = "p", "d", "f"
+BUSY_TIMEOUT_SECONDS = 5.0  # the embedded ledger: wait this long for another writer's lock
 
 
 @dataclass(frozen=True)
@@ -226,10 +229,7 @@ class SqliteHarvestState(HarvestState):
             return
         if self.path != ":memory:":
             self._lock(Path(self.path).with_name(LOCK_FILE))
-        self.db = sqlite3.connect(self.path, isolation_level=None)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")  # durable against process crashes
-        self.db.executescript(_SCHEMA)
+        self.db = open_sqlite(self.path, timeout_seconds=BUSY_TIMEOUT_SECONDS, schema=_SCHEMA)
 
     def _lock(self, path: Path) -> None:
         handle = path.open("a")
@@ -396,114 +396,23 @@ class SqliteHarvestState(HarvestState):
 # claim token ('' for none). Same rule as `decide`, plus: an entry still pending under this very
 # token is claimed again (the call is a retry of one whose reply was lost).
 # Returns JSON [[key, version], ...] of the claims made.
-_CLAIM_LUA = """
-local articles, expiry, pending = KEYS[1], KEYS[2], KEYS[3]
-local now, ttl = tonumber(ARGV[1]), tonumber(ARGV[2])
-local min_revision, max_versions = tonumber(ARGV[3]), tonumber(ARGV[4])
-local lease, token = tonumber(ARGV[5]), ARGV[7]
-local claimed = {}
-for _, e in ipairs(cjson.decode(ARGV[6])) do
-  local raw = redis.call('HGET', articles, e.k)
-  local rec = raw and cjson.decode(raw) or nil
-  local take, changed = false, false
-  if not rec then
-    rec = {v = 1, u = e.u, s = 'p', a = 0, p = e.p}
-    take = true
-  elseif token ~= '' and rec.s == 'p' and rec.t == token then
-    table.insert(claimed, {e.k, rec.v})
-  elseif e.u then
-    if not rec.u then
-      rec.u = e.u
-      changed = true
-    elseif e.u > rec.u + min_revision then
-      if rec.s == 'p' then
-        rec.u = e.u
-        changed = true
-      elseif rec.v < max_versions then
-        rec = {v = rec.v + 1, u = e.u, s = 'p', a = 0, p = e.p}
-        take = true
-      end
-    end
-  end
-  if take and token ~= '' then rec.t = token end
-  if take or changed then redis.call('HSET', articles, e.k, cjson.encode(rec)) end
-  if take then
-    redis.call('ZADD', pending, now + lease, e.k)
-    table.insert(claimed, {e.k, rec.v})
-  end
-  if rec then redis.call('ZADD', expiry, now + ttl, e.k) end
-end
-return cjson.encode(claimed)
-"""
+_CLAIM_LUA = "ledger_claim"  # ledger_claim.lua beside this module
 
 # KEYS: articles, expiry, pending. ARGV: key, version, now, seen_ttl.
-_DONE_LUA = """
-local raw = redis.call('HGET', KEYS[1], ARGV[1])
-if not raw then return 0 end
-local rec = cjson.decode(raw)
-if rec.v ~= tonumber(ARGV[2]) or rec.s ~= 'p' then return 0 end
-rec.s, rec.p, rec.a, rec.t = 'd', nil, nil, nil
-redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(rec))
-redis.call('ZREM', KEYS[3], ARGV[1])
-redis.call('ZADD', KEYS[2], tonumber(ARGV[3]) + tonumber(ARGV[4]), ARGV[1])
-return 1
-"""
+_DONE_LUA = "ledger_done"  # ledger_done.lua beside this module
 
 # KEYS: articles, pending. ARGV: key, version, now, max_attempts, retry_delay.
 # Returns 1 (will retry), 0 (given up), -1 (not the pending version).
-_FAIL_LUA = """
-local raw = redis.call('HGET', KEYS[1], ARGV[1])
-if not raw then return -1 end
-local rec = cjson.decode(raw)
-if rec.v ~= tonumber(ARGV[2]) or rec.s ~= 'p' then return -1 end
-rec.a = (rec.a or 0) + 1
-if rec.a >= tonumber(ARGV[4]) then
-  rec.s, rec.p, rec.t = 'f', nil, nil
-  redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(rec))
-  redis.call('ZREM', KEYS[2], ARGV[1])
-  return 0
-end
-redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(rec))
-redis.call('ZADD', KEYS[2], tonumber(ARGV[3]) + tonumber(ARGV[5]), ARGV[1])
-return 1
-"""
+_FAIL_LUA = "ledger_fail"  # ledger_fail.lua beside this module
 
 # KEYS: articles, pending. ARGV: max due score, now, claim_lease, limit.
-_RECOVER_LUA = """
-local keys = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[1], 'LIMIT', 0, ARGV[4])
-local out = {}
-for _, key in ipairs(keys) do
-  local raw = redis.call('HGET', KEYS[1], key)
-  local rec = raw and cjson.decode(raw) or nil
-  if rec and rec.s == 'p' then
-    redis.call('ZADD', KEYS[2], tonumber(ARGV[2]) + tonumber(ARGV[3]), key)
-    table.insert(out, {k = key, v = rec.v, u = rec.u, a = rec.a, p = rec.p})
-  else
-    redis.call('ZREM', KEYS[2], key)
-  end
-end
-return cjson.encode(out)
-"""
+_RECOVER_LUA = "ledger_recover"  # ledger_recover.lua beside this module
 
 # KEYS: articles, expiry, pending. ARGV: now, limit.
-_PURGE_LUA = """
-local keys = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[1], 'LIMIT', 0, ARGV[2])
-for _, key in ipairs(keys) do
-  redis.call('HDEL', KEYS[1], key)
-  redis.call('ZREM', KEYS[2], key)
-  redis.call('ZREM', KEYS[3], key)
-end
-return #keys
-"""
+_PURGE_LUA = "ledger_purge"  # ledger_purge.lua beside this module
 
 # KEYS: due zset. ARGV: now, feed_lease, limit.
-_CLAIM_FEEDS_LUA = """
-local urls = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[3])
-for _, url in ipairs(urls) do
-  redis.call('ZADD', KEYS[1], tonumber(ARGV[1]) + tonumber(ARGV[2]), url)
-end
-return urls
-"""
+_CLAIM_FEEDS_LUA = "ledger_claim_feeds"  # ledger_claim_feeds.lua beside this module
 
 
 class RedisHarvestState(HarvestState):
@@ -528,7 +437,9 @@ class RedisHarvestState(HarvestState):
             "purge": _PURGE_LUA,
             "claim_feeds": _CLAIM_FEEDS_LUA,
         }
-        self._scripts = {name: self.client.register_script(src) for name, src in sources.items()}
+        self._scripts = {
+            name: register_lua(self.client, "crawler", src) for name, src in sources.items()
+        }
         await self.client.ping()
 
     async def close(self) -> None:

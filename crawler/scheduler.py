@@ -49,31 +49,19 @@ from scrapy_redis.scheduler import Scheduler
 from crawler.core.clock import Clock, clock_from_settings
 from crawler.core.connection import redis_url, sync_redis
 from crawler.core.keys import RedisKeys
+from crawler.core.lua import register_lua
 from crawler.core.outage import RedisGate, attempt_sync, is_connection_error
 
 log = logging.getLogger(__name__)
 
 # KEYS: the fingerprint set. ARGV: fingerprint, now, ttl. 1 = seen (and not expired), 0 = new.
-_SEEN_LUA = """
-local now = tonumber(ARGV[2])
-local expires = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if expires and tonumber(expires) > now then return 1 end
-redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[1])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-return 0
-"""
+_SEEN_LUA = "scheduler_seen"  # scheduler_seen.lua beside this module
 
 
 # KEYS: the queue, this worker's last-pop note. ARGV: pop token, note TTL. Pops the first
 # request and notes "<token>|<request>", so that the request of a pop whose reply was lost can be
 # found again (see RedisPriorityQueue.recover_pop).
-_POP_LUA = """
-local first = redis.call('ZRANGE', KEYS[1], 0, 0)
-if #first == 0 then return false end
-redis.call('ZREM', KEYS[1], first[1])
-redis.call('SET', KEYS[2], ARGV[1] .. '|' .. first[1], 'EX', ARGV[2])
-return first[1]
-"""
+_POP_LUA = "scheduler_pop"  # scheduler_pop.lua beside this module
 POP_NOTE_TTL_SECONDS = 7 * 86400  # a dead worker's last-pop note goes away by itself
 
 
@@ -95,7 +83,7 @@ class TTLDupeFilter(RFPDupeFilter):
         self.ttl = ttl
         self.clock = clock
         self.fingerprinter = crawler.request_fingerprinter
-        self._seen = server.register_script(_SEEN_LUA)
+        self._seen = register_lua(server, "crawler", _SEEN_LUA)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> TTLDupeFilter:
@@ -139,7 +127,7 @@ class RedisPriorityQueue(PriorityQueue):
     ) -> None:
         super().__init__(server, spider, key, serializer)
         self.note_key = note_key or f"{self.key}:popped:{uuid.uuid4().hex}"
-        self._pop = server.register_script(_POP_LUA)
+        self._pop = register_lua(server, "crawler", _POP_LUA)
         self._tokens = itertools.count()
         self.unconfirmed: bytes | None = None  # token of a pop that failed (its reply lost?)
 

@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
+from crawler.core.sqlite import open_sqlite
 from pipelines.dedup.index import (
     EXACT,
     KNOWN,
@@ -27,7 +28,6 @@ from pipelines.fingerprints import Fingerprint, LshParams, sketch_matches
 
 # Expired rows are deleted when the index opens and after this many additions.
 SWEEP_EVERY_ADDS = 1_000
-IN_MEMORY = ":memory:"  # SQLite's name for a database that lives and dies with the process
 # Seconds a check waits for another process holding the write lock before giving up.
 LOCK_TIMEOUT_SECONDS = 30.0
 
@@ -56,14 +56,9 @@ class EmbeddedNearDuplicateIndex(NearDuplicateIndex):
     ) -> None:
         super().__init__(params, ttl_seconds)
         self.path = Path(path)
-        if str(path) != IN_MEMORY:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
         self.clock = clock
         self._adds = 0
-        self.db = sqlite3.connect(self.path, timeout=LOCK_TIMEOUT_SECONDS, isolation_level=None)
-        self.db.execute("PRAGMA journal_mode=WAL")  # readers never block the writer
-        self.db.execute("PRAGMA synchronous=NORMAL")  # durable at checkpoints, not every commit
-        self.db.executescript(_SCHEMA)
+        self.db = open_sqlite(self.path, timeout_seconds=LOCK_TIMEOUT_SECONDS, schema=_SCHEMA)
         self._check_layout()
         self.sweep()
 

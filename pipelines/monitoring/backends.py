@@ -43,6 +43,7 @@ from crawler.core.domainstats import (
     NULL,
 )
 from crawler.core.keys import RedisKeys
+from crawler.core.lua import register_lua
 from pipelines.monitoring.alerts import Alert, DomainView, Outcome, Thresholds
 from settings import base as defaults
 
@@ -69,28 +70,11 @@ TRIM_EVERY_BUCKETS = 32
 
 # HINCRBYFLOAT of many fields of one hash in one command (ARGV: field, increment, ...). Integer
 # counts stay integers ("3", not "3.0"), so one command serves counts and timing sums alike.
-INCREMENT_FIELDS_LUA = """
-for i = 1, #ARGV, 2 do redis.call('HINCRBYFLOAT', KEYS[1], ARGV[i], ARGV[i + 1]) end
-return #ARGV / 2
-"""
+INCREMENT_FIELDS_LUA = (
+    "monitoring_increment_fields"  # monitoring_increment_fields.lua beside this module
+)
 # Deletes the series fields of buckets older than ARGV[1]; HDEL in chunks (Lua's unpack limit).
-TRIM_SERIES_LUA = """
-local cutoff = tonumber(ARGV[1])
-local dead = {}
-local removed = 0
-for _, name in ipairs(redis.call('HKEYS', KEYS[1])) do
-  local bucket = tonumber(string.match(name, '^(%d+):'))
-  if bucket and bucket < cutoff then
-    dead[#dead + 1] = name
-    if #dead == 500 then
-      removed = removed + redis.call('HDEL', KEYS[1], unpack(dead))
-      dead = {}
-    end
-  end
-end
-if #dead > 0 then removed = removed + redis.call('HDEL', KEYS[1], unpack(dead)) end
-return removed
-"""
+TRIM_SERIES_LUA = "monitoring_trim_series"  # monitoring_trim_series.lua beside this module
 
 
 @dataclass(frozen=True)
@@ -295,8 +279,8 @@ class RedisStore:
         self.client = client
         self.keys = keys
         self.config = config
-        self._trim = client.register_script(TRIM_SERIES_LUA)
-        self._incr = client.register_script(INCREMENT_FIELDS_LUA)
+        self._trim = register_lua(client, "pipelines.monitoring", TRIM_SERIES_LUA)
+        self._incr = register_lua(client, "pipelines.monitoring", INCREMENT_FIELDS_LUA)
         self._refreshed: dict[str, int] = {}  # domain -> trim period of its last TTL refresh
         self._refreshed_global: int | None = None
         self._heartbeats = 0

@@ -32,6 +32,8 @@ from pathlib import Path
 import redis.asyncio
 
 from crawler.core.keys import RedisKeys
+from crawler.core.lua import register_lua
+from crawler.core.sqlite import open_sqlite
 from pipelines.notices.learner import (
     COPY,
     COUNTED,
@@ -54,84 +56,9 @@ LUA_ZADD_CHUNK = 500  # members per ZADD when rescaling (Lua's unpack() has a st
 # n signature indices (0-based).
 # Returns {status, articles, counts}: counts space-separated, one per signature, as text (Lua
 # numbers would be truncated to integers in the reply).
-OBSERVE_LUA = """
-local sigs_key, meta_key = KEYS[1], KEYS[2]
-local now, tau, cap = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-local ttl, copy_overlap, notice_count = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
-local rebase = tonumber(ARGV[7])
-local function num(x) return string.format('%.17g', x) end
-local function digests(blob)
-  local out = {}
-  for i = 1, #blob, DIGEST do out[#out + 1] = string.sub(blob, i, i + DIGEST - 1) end
-  return out
-end
-local ids, sigs = digests(ARGV[8]), digests(ARGV[9])
-local evidence = {}
-for token in string.gmatch(ARGV[10], '%d+') do evidence[#evidence + 1] = tonumber(token) end
-
-local meta = redis.call('HMGET', meta_key, 't0', 'articles')
-local t0 = tonumber(meta[1]) or now
-local articles = tonumber(meta[2]) or 0
-local x = (now - t0) / tau
-if x > rebase then
-  local factor = math.exp(-x)
-  local all = redis.call('ZRANGE', sigs_key, 0, -1, 'WITHSCORES')
-  local args = {}
-  for i = 1, #all, 2 do
-    args[#args + 1] = num(tonumber(all[i + 1]) * factor)
-    args[#args + 1] = all[i]
-    if #args >= 2 * CHUNK then redis.call('ZADD', sigs_key, unpack(args)); args = {} end
-  end
-  if #args > 0 then redis.call('ZADD', sigs_key, unpack(args)) end
-  articles = articles * factor
-  t0, x = now, 0
-end
-local weight = math.exp(x)
-
-local known = false
-for i = 1, #ids do
-  if redis.call('ZSCORE', sigs_key, ids[i]) then known = true end
-end
-local counts = {}
-for i = 1, #sigs do
-  local score = redis.call('ZSCORE', sigs_key, sigs[i])
-  counts[i] = score and tonumber(score) / weight or 0
-end
-local total, shared, k = 0, 0, 1
-while k <= #evidence do
-  local words, n = evidence[k], evidence[k + 1]
-  local seen = false
-  for j = k + 2, k + 1 + n do
-    local count = counts[evidence[j] + 1]
-    if count > 0 and count < notice_count then seen = true end
-  end
-  k = k + 2 + n
-  total = total + words
-  if seen then shared = shared + words end
-end
-local status = 'counted'
-if known then status = 'known' elseif total > 0 and shared >= copy_overlap * total then
-  status = 'copy'
-end
-
-local w = num(weight)
-for i = 1, #ids do redis.call('ZINCRBY', sigs_key, w, ids[i]) end
-if status == 'counted' then
-  for i = 1, #sigs do
-    redis.call('ZINCRBY', sigs_key, w, sigs[i])
-    counts[i] = counts[i] + 1
-  end
-  articles = articles + weight
-end
-redis.call('HSET', meta_key, 't0', num(t0), 'articles', num(articles))
-local size = redis.call('ZCARD', sigs_key)
-if size > cap then redis.call('ZREMRANGEBYRANK', sigs_key, 0, size - cap - 1) end
-redis.call('EXPIRE', sigs_key, ttl)
-redis.call('EXPIRE', meta_key, ttl)
-
-for i = 1, #counts do counts[i] = num(counts[i]) end
-return {status, num(articles / weight), table.concat(counts, ' ')}
-""".replace("CHUNK", str(LUA_ZADD_CHUNK)).replace("DIGEST", str(DIGEST_BYTES))
+OBSERVE_LUA = "notices_observe"  # notices_observe.lua beside this module
+# Constants the script is given as text (CHUNK, DIGEST in notices_observe.lua).
+OBSERVE_CONSTANTS = {"CHUNK": str(LUA_ZADD_CHUNK), "DIGEST": str(DIGEST_BYTES)}
 
 STATUSES = {COUNTED, KNOWN, COPY}
 
@@ -149,7 +76,7 @@ class RedisNoticeStore:
         self.client = client
         self.keys = keys
         self.config = config or NoticeConfig()
-        self._script = client.register_script(OBSERVE_LUA)
+        self._script = register_lua(client, "pipelines.notices", OBSERVE_LUA, OBSERVE_CONSTANTS)
 
     async def observe(self, observation: Observation) -> DomainEvidence:
         config = self.config
@@ -254,11 +181,7 @@ class EmbeddedNoticeStore:
 
     def _connect(self) -> sqlite3.Connection:
         if self._db is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(self.path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")
-            db.executescript(SCHEMA)
+            db = open_sqlite(self.path, timeout_seconds=BUSY_TIMEOUT_MS / 1000, schema=SCHEMA)
             self._expire_idle(db, time.time())
             self._db = db
         return self._db

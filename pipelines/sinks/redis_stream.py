@@ -24,6 +24,7 @@ from scrapy.statscollectors import StatsCollector
 
 from crawler.core.connection import async_redis, redis_url
 from crawler.core.keys import RedisKeys
+from crawler.core.lua import register_lua
 from pipelines.sinks.base import BatchingSink, SinkOptions
 
 SECONDS_PER_DAY = 86_400
@@ -31,30 +32,7 @@ URL_DIGEST_BYTES = 16
 
 # KEYS: stream, then one seen key per record. ARGV: maxlen, seen ttl, then per record:
 # version, canonical_url, domain, fetched_at, content_hash, article JSON. Returns entries added.
-ADD_SCRIPT = """
-local added = 0
-for i = 2, #KEYS do
-    local base = 2 + (i - 2) * 6
-    local version, fetched = ARGV[base + 1], ARGV[base + 4]
-    local seen = redis.call('GET', KEYS[i])
-    local add = true
-    if seen then
-        local bar = string.find(seen, '|', 1, true)
-        local seen_fetched, seen_version = string.sub(seen, 1, bar - 1), string.sub(seen, bar + 1)
-        if seen_version == version or fetched < seen_fetched then add = false end
-    end
-    if add then
-        redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*',
-            'canonical_url', ARGV[base + 2], 'domain', ARGV[base + 3], 'version', version,
-            'fetched_at', fetched, 'content_hash', ARGV[base + 5], 'article', ARGV[base + 6])
-        redis.call('SET', KEYS[i], fetched .. '|' .. version, 'EX', ARGV[2])
-        added = added + 1
-    else
-        redis.call('EXPIRE', KEYS[i], ARGV[2])
-    end
-end
-return added
-"""
+ADD_SCRIPT = "redis_stream_add"  # redis_stream_add.lua beside this module
 
 
 def url_digest(canonical_url: str) -> str:
@@ -115,7 +93,7 @@ class RedisStreamSink(BatchingSink):
     async def connect(self) -> None:
         self._client = async_redis(self.url)
         await self._client.ping()
-        self._script = self._client.register_script(ADD_SCRIPT)
+        self._script = register_lua(self._client, "pipelines.sinks", ADD_SCRIPT)
 
     async def write(self, records: list[dict[str, Any]]) -> int:
         assert self._client is not None

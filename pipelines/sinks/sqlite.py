@@ -25,6 +25,7 @@ from scrapy.exceptions import NotConfigured
 from scrapy.statscollectors import StatsCollector
 
 from crawler.core.paths import output_dir
+from crawler.core.sqlite import open_sqlite
 from pipelines.sinks.base import BatchingSink, SinkOptions
 from pipelines.sinks.records import article_date
 
@@ -136,10 +137,7 @@ class SQLiteIndex:
     @classmethod
     def open(cls, path: Path) -> SQLiteIndex:
         """Open for writing, creating the file and migrating its schema as needed."""
-        path.parent.mkdir(parents=True, exist_ok=True)
-        connection = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
-        connection.execute("PRAGMA journal_mode = WAL")  # searches run while a crawl writes
-        connection.execute("PRAGMA synchronous = NORMAL")  # durable at checkpoints; WAL-safe
+        connection = open_sqlite(path, timeout_seconds=BUSY_TIMEOUT_MS / 1000)
         index = cls(connection, path)
         index.migrate()
         return index
