@@ -1,7 +1,8 @@
-"""Per-domain notice suppression (seed 002's open problem): learn which blocks recur across a
-domain's articles — copyright lines, print-edition lines, newsletter blurbs — and remove them.
+"""Per-domain notice suppression (the open problem of the NewsFeed cleartext heuristic, which keeps
+copyright notices): learn which blocks recur across a domain's articles — copyright lines,
+print-edition lines, newsletter blurbs — and remove them.
 
-The learning logic (learner.py) and its two stores (stores.py: Redis, embedded SQLite) import no
+The learning logic (learner.py) and its two stores (backends.py: Redis, embedded SQLite) import no
 Scrapy; pipeline.py is the thin Scrapy component (`NoticePipeline`).
 """
 

@@ -3,7 +3,7 @@
 Pure logic (no Scrapy): `NoticeLearner.process(domain, blocks, identities=...)` turns an
 article's (kind, text) blocks into a `Verdict` — the blocks to keep, those removed and why, and
 NULL (`only_notices`) when nothing that could be an article is left. Evidence lives in a
-`NoticeStore` (stores.py): Redis shared by all workers, or an embedded SQLite file.
+`NoticeStore` (backends.py): Redis shared by all workers, or an embedded SQLite file.
 
 How a block becomes a notice:
   1. It is normalised (Unicode NFKC, case, punctuation and whitespace folded; digit runs, month
@@ -71,7 +71,7 @@ class DomainEvidence:
 
 
 class NoticeStore(Protocol):
-    """One interface, two backends (stores.py): RedisNoticeStore and EmbeddedNoticeStore."""
+    """One interface, two backends (backends.py): RedisNoticeStore and EmbeddedNoticeStore."""
 
     async def observe(self, observation: Observation) -> DomainEvidence: ...
 
