@@ -75,8 +75,9 @@ LEGAL_DISCLAIMER = re.compile(
     r"^\u00a9 \d{4} WireWatch Media LLC\. All rights reserved\. This material may not be "
     r"published, .* Privacy Policy\.$"
 )
-# The "Garbage" case of the NewsFeed cleartext heuristic (Trampuš and Novak): a notice longer than many a brief, so an extractor that keeps
-# it outputs a notice as the body of a page that has no article.
+# The "Garbage" case of the NewsFeed cleartext heuristic (Trampuš and Novak): a notice longer than
+# many a brief, so an extractor that keeps it outputs a notice as the body of a page that has no
+# article.
 MIN_GARBAGE_NOTICE_CHARS = 500
 ATOM_NS = "{http://www.w3.org/2005/Atom}"
 RSS1_NS = "{http://purl.org/rss/1.0/}"

@@ -13,6 +13,7 @@ BENCH_MODULES: tuple[str, ...] = (
     "crawler.cli.bench_extraction",
     "crawler.cli.bench_notices",
     "crawler.cli.bench_dedup",
+    "crawler.cli.bench_edits",
     "crawler.cli.bench_monitoring",
     "crawler.cli.bench_pipeline",
     "crawler.cli.bench_hostile",
