@@ -30,7 +30,7 @@ PAGES = Path(__file__).parent / "fixtures" / "pages"
 FAULTY = "pipelines.extraction.faulty.faulty_extract_page"
 TIMEOUT_SECONDS = 1.0
 DEDUP_ON = {
-    "ITEM_PIPELINES": {"pipelines.dedup.DedupPipeline": 300}
+    "ITEM_PIPELINES": {"pipelines.dedup.pipeline.DedupPipeline": 300}
 }  # as settings/base.py names it
 
 

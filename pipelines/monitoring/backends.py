@@ -28,10 +28,11 @@ from collections import Counter, defaultdict, deque
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import redis.asyncio
 
+from crawler.core.connection import async_redis
 from crawler.core.domainstats import (
     ARTICLES,
     DUPLICATES,
@@ -163,6 +164,31 @@ def apply_to_totals(totals: dict[str, float], batch: DomainBatch, now: float) ->
 
 
 # --- Memory ----------------------------------------------------------------------------------
+
+
+class MonitorStore(Protocol):
+    """Where one crawler's monitoring numbers go: `MemoryStore` (one process, snapshot file for
+    `newsharvest monitor`) or `RedisStore` (shared by every worker); chosen by `open_store`."""
+
+    async def apply(
+        self, batch: Batch, now: float, want: Collection[str] = ()
+    ) -> dict[str, list[Outcome]]: ...
+    async def heartbeat(self, worker: str, info: dict[str, Any]) -> None: ...
+    async def active_alerts(self) -> dict[str, Alert]: ...
+    async def fire(self, alert: Alert) -> bool: ...
+    async def resolve(self, alert: Alert, now: float) -> bool: ...
+    async def domains(self) -> list[str]: ...
+    async def domain_views(self, domains: Iterable[str]) -> dict[str, DomainView]: ...
+    async def try_lead(self, seconds: float) -> bool: ...
+    async def close(self) -> None: ...
+
+
+def open_store(redis_url: str | None, keys: RedisKeys, config: StoreConfig) -> MonitorStore:
+    """Redis when REDIS_URL is set (it connects lazily: Redis down now only delays the first
+    flush), else memory."""
+    if redis_url:
+        return RedisStore(async_redis(redis_url), keys, config)
+    return MemoryStore(config)
 
 
 class MemoryStore:

@@ -30,7 +30,7 @@ from scrapy.http import Request, Response
 from scrapy.utils.defer import deferred_from_coro
 from twisted.internet import task
 
-from crawler.core.connection import async_redis, redis_url
+from crawler.core.connection import redis_url
 from crawler.core.domainstats import (
     DOMAIN_PREFIX,
     FETCH_TIME,
@@ -61,9 +61,10 @@ from pipelines.monitoring.backends import (
     Batch,
     DomainBatch,
     MemoryStore,
-    RedisStore,
+    MonitorStore,
     StoreConfig,
     apply_to_totals,
+    open_store,
     write_snapshot,
 )
 from pipelines.monitoring.order import PageOrder
@@ -121,7 +122,7 @@ class MonitoringExtension:
         self.snapshot_path = None if self.redis_url else state_dir(settings) / SNAPSHOT_FILE
         self.worker = f"{socket.gethostname()}:{os.getpid()}"
 
-        self.store: MemoryStore | RedisStore | None = None
+        self.store: MonitorStore | None = None
         self.batch: Batch = {}
         self.retry: Batch = {}  # a batch the store refused, sent again with the next one
         self.pending_null: Counter[str] = Counter()
@@ -247,10 +248,7 @@ class MonitoringExtension:
     # --- lifecycle -----------------------------------------------------------------------------
 
     async def spider_opened(self) -> None:
-        if self.redis_url:  # connects lazily: Redis down now only delays the first flush
-            self.store = RedisStore(async_redis(self.redis_url), self.keys, self.config)
-        else:
-            self.store = MemoryStore(self.config)
+        self.store = open_store(self.redis_url, self.keys, self.config)
         if self.prometheus_port is not None:
             self._start_prometheus()
         self._loop = task.LoopingCall(lambda: deferred_from_coro(self.flush()))
