@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from crawler.cli import bench_extraction
-from tests.test_cli import newsharvest
+from tests.support.commands import newsharvest
 
 PAGES = Path(__file__).parent / "fixtures" / "pages"
 CHILD_SECONDS = 30

@@ -3,26 +3,14 @@
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
+from tests.support.commands import newsharvest
+
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = ROOT / "tests" / "fixtures" / "pages"
-DEMO_TIMEOUT_SECONDS = 120
-
-
-def newsharvest(
-    *args: str, cwd: Path = ROOT, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "crawler.cli", *args],
-        cwd=cwd, capture_output=True, text=True, timeout=DEMO_TIMEOUT_SECONDS, check=False,
-        env={**os.environ, **(env or {})},
-    )  # fmt: skip
 
 
 def test_demo_prints_the_per_domain_summary_and_writes_json_lines(tmp_path: Path) -> None:

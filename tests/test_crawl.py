@@ -5,37 +5,15 @@ from __future__ import annotations
 import json
 import subprocess
 from collections import Counter
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
 from crawler.cli.crawlrun import CRAWL_TIMEOUT_SECONDS, crawl_command, crawl_env
-from crawler.newsroom import Newsroom, NewsroomServer, Redesign, RequestRecord
+from crawler.newsroom import Newsroom, NewsroomServer
+from tests.support.commands import run_crawl
 
 SLOW_PUBLISHER_S = 0.05  # per response in the politeness test
-
-
-def run_crawl(
-    room: Newsroom,
-    output: Path,
-    *settings: str,
-    feeds: list[str] | None = None,
-    redesigns: Sequence[Redesign] = (),
-) -> tuple[subprocess.CompletedProcess[str], list[RequestRecord]]:
-    """Run `scrapy crawl feeds` as a user would, against the fixture (all its feeds, or
-    `feeds`; `redesigns` switch templates mid-run), writing JSON Lines. Returns the process
-    result and every request the fixture served."""
-    with NewsroomServer(room, port=0, redesigns=redesigns) as server:
-        command = crawl_command(feeds or room.feed_urls, server.proxy_url, settings)
-        # The local profile's embedded index goes beside the output, not the repo.
-        command += ["-O", f"{output}:jsonlines"]
-        command += ["-s", f"SINK_SQLITE_PATH={output.parent / 'index.sqlite3'}"]
-        result = subprocess.run(
-            command, cwd=output.parent, env=crawl_env(output.parent / "state"), capture_output=True,
-            text=True, timeout=CRAWL_TIMEOUT_SECONDS, check=False,
-        )  # fmt: skip
-    return result, server.request_log
 
 
 @pytest.fixture(scope="module")

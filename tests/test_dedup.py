@@ -51,8 +51,8 @@ from pipelines.fingerprints import (
     sketch_matches,
     true_jaccard,
 )
+from tests.support.commands import run_crawl
 from tests.support.dedup_race import race_families
-from tests.test_crawl import run_crawl
 
 ROOT = Path(__file__).resolve().parent.parent
 PARAMS = LshParams.for_threshold(0.8)

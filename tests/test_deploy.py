@@ -16,9 +16,9 @@ def test_compose_runs_redis_and_a_crawler_built_from_the_repository() -> None:
     assert {"redis", "crawler"} <= set(services)
     crawler = services["crawler"]
     assert crawler["build"]["context"] == "."
-    assert "pip install" in crawler["build"]["dockerfile_inline"]
+    assert "pip install --no-cache-dir ." in crawler["build"]["dockerfile_inline"]
     assert "scrapy crawl feeds" in " ".join(crawler["command"])
-    assert crawler["environment"]["REDIS_URL"].startswith("redis://redis:")
+    assert crawler["environment"]["NEWSHARVEST_REDIS_URL"].startswith("redis://redis:")
     assert crawler["depends_on"]["redis"]["condition"] == "service_healthy"
     assert "newsharvest" in services["demo"]["command"]
 
@@ -67,9 +67,11 @@ def test_scrapy_cfg_defaults_to_the_local_profile() -> None:
 def test_compose_serves_the_dashboard_and_prometheus_scrapes_every_worker() -> None:
     compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
     services = compose["services"]
-    port = services["crawler"]["environment"]["NEWSHARVEST_PROMETHEUS_PORT"]
+    environment = services["crawler"]["environment"]
+    assert environment["NEWSHARVEST_MONITOR_PROMETHEUS_ENABLED"] == "1"
+    port = environment["NEWSHARVEST_MONITOR_PROMETHEUS_PORT"]
     assert services["monitor"]["command"][:2] == ["newsharvest", "monitor"]
-    assert services["monitor"]["environment"]["REDIS_URL"].startswith("redis://redis:")
+    assert services["monitor"]["environment"]["NEWSHARVEST_REDIS_URL"].startswith("redis://redis:")
     (mounted,) = services["prometheus"]["configs"]
     assert mounted["target"] == "/etc/prometheus/prometheus.yml"
     config = compose["configs"][mounted["source"]]["content"]

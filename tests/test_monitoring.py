@@ -52,8 +52,7 @@ from pipelines.monitoring.order import PageOrder
 from pipelines.monitoring.pipeline import MonitoringPipeline
 from pipelines.monitoring.prometheus import DomainCollector, metric_name
 from settings import local as local_profile
-from tests.test_cli import newsharvest
-from tests.test_crawl import run_crawl
+from tests.support.commands import newsharvest, run_crawl
 
 TH = Thresholds()
 HOUR = 3600.0

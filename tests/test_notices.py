@@ -607,7 +607,7 @@ def test_a_crawl_with_redis_shares_notice_state_in_redis(
     redis_url: str, redis_prefix: str, tmp_path: Path
 ) -> None:
     """The real spider through the pipeline with REDIS_URL set: state lives in Redis."""
-    from tests.test_crawl import run_crawl
+    from tests.support.commands import run_crawl
 
     room = Newsroom(seed=2)
     output = tmp_path / "articles.jsonl"
@@ -629,7 +629,7 @@ def test_a_crawl_with_redis_shares_notice_state_in_redis(
 
 def test_bench_notices_prints_the_figures_for_both_backends(redis_url: str) -> None:
     from crawler.cli.bench_notices import BENCH_KEY_PREFIX
-    from tests.test_cli import newsharvest
+    from tests.support.commands import newsharvest
 
     args = ("bench", "notices", "--domains", "10", "--articles-per-domain", "10")
     result = newsharvest(*args, env={"NEWSHARVEST_REDIS_URL": redis_url})
