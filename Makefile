@@ -1,4 +1,5 @@
-# The README's two commands: `make demo` (harvest the local news-site fixture) and `make test`.
+# The README's two commands: `make demo` (harvest the news-site simulator) and `make test` (ruff,
+# then pytest, which also checks the import contracts and that nothing is left in the checkout).
 # Both create the virtual environment on first use and refresh it when pyproject.toml changes.
 PYTHON ?= python3
 VENV ?= .venv
@@ -25,6 +26,7 @@ test: $(INSTALLED)
 lint: $(INSTALLED)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports --no-cache  # the layer contracts (pytest runs them too)
 
 format: $(INSTALLED)
 	$(VENV)/bin/ruff check --fix .

@@ -24,7 +24,9 @@ docs/configuration.md`; `make test` fails when they disagree). Set one with
 `scrapy crawl ... -s NAME=VALUE`, in a profile (`settings/local.py`, `settings/distributed.py`,
 `settings/fixture.py`), or with the environment variable `NEWSHARVEST_<NAME>` (typed like the
 default: 1/0 or true/false for switches, JSON for lists and dicts). `-s` wins over the
-environment, which wins over the profile.
+environment, which wins over the profile. No setting reads another environment variable: Redis is
+`NEWSHARVEST_REDIS_URL` (a plain `REDIS_URL` is not read), the SQLite index
+`NEWSHARVEST_SINK_SQLITE_PATH`, PostgreSQL `NEWSHARVEST_SINK_POSTGRES_URL`.
 
 Naming: durations end in `_SECONDS` (or `_DAYS`), sizes in `_BYTES` (or `_MB`); a component's
 switch is `<COMPONENT>_ENABLED`, except a sink whose one required value is an address

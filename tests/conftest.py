@@ -21,7 +21,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 # What a run must not leave in the checkout (a user's crawl would find fixture articles there).
-CHECKOUT_OUTPUTS = ("output", ".newsharvest", "test-artifacts")
+CHECKOUT_OUTPUTS = ("output", ".newsharvest", "test-artifacts", ".hypothesis", ".grimp_cache")
 
 # Which servers to test against: the test run's own configuration, read before it is dropped.
 REDIS_URL = os.environ.get("NEWSHARVEST_REDIS_URL") or "redis://127.0.0.1:6379/0"
@@ -50,6 +50,17 @@ def _our_defaults_under_scrapys() -> None:
 
 
 _our_defaults_under_scrapys()
+
+
+def _hypothesis_keeps_no_database() -> None:
+    """Hypothesis would keep its example database in `.hypothesis/` of the checkout."""
+    from hypothesis import settings
+
+    settings.register_profile("newsharvest", database=None)
+    settings.load_profile("newsharvest")
+
+
+_hypothesis_keeps_no_database()
 
 
 def _old_names_for_the_extraction_tests() -> None:

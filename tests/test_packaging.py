@@ -36,6 +36,18 @@ def test_a_non_editable_install_runs_the_demo_from_an_empty_directory(tmp_path: 
         cwd=empty, capture_output=True, text=True, check=True, env=_clean_env(),
     )  # fmt: skip
     assert "site-packages" in where.stdout and str(ROOT) not in where.stdout
+    scripts = [
+        (".".join(path.parent.relative_to(ROOT).parts), path.stem)
+        for package in ("crawler", "pipelines")
+        for path in (ROOT / package).rglob("*.lua")
+    ]
+    loaded = subprocess.run(
+        [str(venv / "bin" / "python"), "-c",
+         "import sys; from crawler.core.lua import lua_source\n"
+         f"print(sum(bool(lua_source(p, n)) for p, n in {scripts!r}))"],
+        cwd=empty, capture_output=True, text=True, check=False, env=_clean_env(),
+    )  # fmt: skip
+    assert loaded.stdout.strip() == str(len(scripts)) and scripts, loaded.stderr[-2000:]
     demo = subprocess.run(
         [str(venv / "bin" / "newsharvest"), "demo", "--quiet"], cwd=empty, capture_output=True,
         text=True, timeout=DEMO_TIMEOUT_SECONDS, check=False, env=_clean_env(),
