@@ -53,9 +53,11 @@ _our_defaults_under_scrapys()
 
 
 def _hypothesis_keeps_no_database() -> None:
-    """Hypothesis would keep its example database in `.hypothesis/` of the checkout."""
+    """Hypothesis would keep its example database and caches in `.hypothesis/` of the checkout."""
     from hypothesis import settings
+    from hypothesis.configuration import set_hypothesis_home_dir
 
+    set_hypothesis_home_dir(_SESSION_DIR / "hypothesis")
     settings.register_profile("newsharvest", database=None)
     settings.load_profile("newsharvest")
 
