@@ -226,7 +226,7 @@ def translate(expect: str) -> Expectation | None:
         if stripped is None:
             return None
         return Expectation(expect, _check_supported(stripped))
-    except (SyntaxError, Unsupported):
+    except (SyntaxError, ValueError, RecursionError):  # Unsupported is a ValueError
         return None
 
 

@@ -80,7 +80,6 @@ NS_XHTML = "http://www.w3.org/1999/xhtml"
 NS_FEEDBURNER = "http://rssnamespace.org/feedburner/ext/1.0"
 NS_ITUNES = "http://www.itunes.com/dtds/podcast-1.0.dtd"
 NS_MEDIA = "http://search.yahoo.com/mrss/"
-NS_SITEMAP_NEWS = "http://www.google.com/schemas/sitemap-news/0.9"
 XML_BASE = f"{{{NS_XML}}}base"
 RDF_ABOUT = f"{{{NS_RDF}}}about"
 # The namespaces RSS's own elements come in (besides none and the document's own).
@@ -130,6 +129,9 @@ _LOOKS_LIKE_HTML = re.compile(r"<[A-Za-z/!]|&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-
 # An '&' that does not start a complete reference is a literal ampersand, never an entity.
 _LOOSE_AMPERSAND = re.compile(r"&(?!#[0-9]+;|#[xX][0-9a-fA-F]+;|[A-Za-z][A-Za-z0-9]*;)")
 _COMPLETE_TAG = re.compile(r"</?[A-Za-z][^<>]*>")
+# Characters no text may carry (XML forbids them; JSON and base64 payloads can hold them):
+# control characters and lone surrogates, which would also break UTF-8 export downstream.
+_UNSAFE_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff\ufffe\uffff]")
 _HIDDEN_TAGS = ("{*}script", "{*}style")  # their bodies are code, never text
 # Elements whose boundaries separate words ("<p>a</p><p>b</p>" is "a b", "<b>a</b>b" is "ab").
 _BLOCK_TAG_NAMES = ("address", "article", "aside", "blockquote", "br", "dd", "div", "dl", "dt",
@@ -612,18 +614,8 @@ def _rss_entry(item: etree._Element, base: str, roles: dict[str, str]) -> FeedEn
         (base, _attribute(item, "href")),  # CDF
     )
     link = next((url for url in (http_link(*c) for c in candidates) if url), "")
-    published = _first_date(found, _PUBLISHED_ROLES)
-    updated = _first_date(found, _UPDATED_ROLES) or _date(_attribute(item, "lastmod"))
-    authors = [_author_name(_text_field(e, PLAIN)) for e in found.get(ROLE_AUTHOR, [])]
-    return FeedEntry(
-        link=link,
-        title=_first_found_text(found, _TITLE_ROLES, GUESS),
-        guid=guid or link or None,
-        published=published or updated,
-        updated=updated or published,
-        authors=_names(authors) or _atom_authors(found) or _itunes_authors(found),
-        summary=_first_found_text(found, _SUMMARY_ROLES, GUESS),
-    )
+    lastmod = _date(_attribute(item, "lastmod"))  # CDF
+    return _entry(found, link, guid, GUESS, atom=False, lastmod=lastmod)
 
 
 def _atom_entry(entry: etree._Element, base: str, roles: dict[str, str]) -> FeedEntry:
@@ -637,17 +629,32 @@ def _atom_entry(entry: etree._Element, base: str, roles: dict[str, str]) -> Feed
         (base, entry_id if entry_id and _URI_SCHEME.match(entry_id) else None),  # a URL id
     )
     link = next((url for url in (http_link(*c) for c in candidates) if url), "")
+    return _entry(found, link, entry_id, PLAIN, atom=True)
+
+
+def _entry(
+    found: Fields,
+    link: str,
+    guid: str | None,
+    kind: str,
+    *,
+    atom: bool,
+    lastmod: datetime | None = None,
+) -> FeedEntry:
+    """The entry from its fields: `kind` reads the title and summary where the elements do not
+    say; the format's own authors come before those of other vocabularies."""
     published = _first_date(found, _PUBLISHED_ROLES)
-    updated = _first_date(found, _UPDATED_ROLES)
-    authors = [_author_name(_text_field(e, PLAIN)) for e in found.get(ROLE_AUTHOR, [])]
+    updated = _first_date(found, _UPDATED_ROLES) or lastmod
+    named = _names([_author_name(_text_field(e, GUESS)) for e in found.get(ROLE_AUTHOR, [])])
+    structured = _atom_authors(found)
     return FeedEntry(
         link=link,
-        title=_first_found_text(found, _TITLE_ROLES, PLAIN),
-        guid=entry_id or link or None,
+        title=_first_found_text(found, _TITLE_ROLES, kind),
+        guid=guid or link or None,
         published=published or updated,
         updated=updated or published,
-        authors=_atom_authors(found) or _names(authors) or _itunes_authors(found),
-        summary=_first_found_text(found, _SUMMARY_ROLES, PLAIN),
+        authors=(structured or named if atom else named or structured) or _itunes_authors(found),
+        summary=_first_found_text(found, _SUMMARY_ROLES, kind),
     )
 
 
@@ -741,12 +748,12 @@ def _atom_authors(found: Fields) -> list[str]:
     names = []
     for author in found.get(ROLE_ATOM_AUTHOR, []):
         prefix = author.tag[: author.tag.index("}") + 1] if author.tag.startswith("{") else ""
-        names.append(_text_field(author.find(prefix + "name"), PLAIN))
+        names.append(_text_field(author.find(prefix + "name"), GUESS))
     return _names(names)
 
 
 def _itunes_authors(found: Fields) -> list[str]:
-    return _names([_text_field(e, PLAIN) for e in found.get(ROLE_ITUNES_AUTHOR, [])])
+    return _names([_text_field(e, GUESS) for e in found.get(ROLE_ITUNES_AUTHOR, [])])
 
 
 # --- text ------------------------------------------------------------------------------------
@@ -762,8 +769,12 @@ def _text_field(element: etree._Element | None, kind: str) -> str | None:
     if len(element):  # child elements: inline XHTML (or unescaped HTML), whatever `type` says
         return clip_text(_markup_text(element))
     text = element.text or ""
-    if encoded:
-        text = _base64_text(text)
+    return read_text(_base64_text(text) if encoded else text, kind)
+
+
+def read_text(text: str, kind: str) -> str | None:
+    """Text read as PLAIN, HTML or GUESS (see `_text_field`), collapsed and cut."""
+    text = text[:MAX_MARKUP_CHARS]
     if kind == PLAIN or (kind == GUESS and not _LOOKS_LIKE_HTML.search(text)):
         return clip_text(text)
     return clip_text(html_to_text(text))
@@ -793,12 +804,12 @@ def _base64_text(text: str) -> str:
 def html_to_text(markup: str) -> str:
     """Text of an HTML fragment: tags and comments removed, script and style bodies dropped,
     complete entity references decoded once (a '&' that starts none stays an '&')."""
-    markup = _LOOSE_AMPERSAND.sub("&amp;", markup[:MAX_MARKUP_CHARS])
+    markup = _LOOSE_AMPERSAND.sub("&amp;", _UNSAFE_CHARS.sub("", markup[:MAX_MARKUP_CHARS]))
     if "<" not in markup:
         return html_entities.unescape(markup)
     try:
         root = etree.HTML(markup, _HTML_PARSER)
-    except (ValueError, etree.ParserError):  # e.g. an XML declaration inside the markup
+    except (ValueError, etree.LxmlError):  # e.g. an XML declaration inside the markup
         root = None
     if root is None:  # nothing the HTML parser could read: keep the text between tags
         return html_entities.unescape(_COMPLETE_TAG.sub(" ", markup))
@@ -817,7 +828,7 @@ def _markup_text(root: etree._Element) -> str:
 def clip_text(text: str) -> str | None:
     """Whitespace collapsed (NBSP and other Unicode spaces too), cut to MAX_FIELD_CHARS; None
     when nothing is left."""
-    text = " ".join(text[:MAX_MARKUP_CHARS].split())[:MAX_FIELD_CHARS]
+    text = " ".join(_UNSAFE_CHARS.sub("", text[:MAX_MARKUP_CHARS]).split())[:MAX_FIELD_CHARS]
     return text or None
 
 
@@ -882,11 +893,7 @@ def _parse_json_feed(
 
 def _json_text(value: Any, kind: str) -> str | None:
     """A JSON Feed string as text: PLAIN, HTML (content_html) or GUESS (titles)."""
-    if not isinstance(value, str):
-        return None
-    if kind == PLAIN or (kind == GUESS and not _LOOKS_LIKE_HTML.search(value)):
-        return clip_text(value)
-    return clip_text(html_to_text(value))
+    return read_text(value, kind) if isinstance(value, str) else None
 
 
 def _json_link(value: Any) -> str | None:
@@ -899,13 +906,13 @@ def _json_entry(item: dict[str, Any], base: str) -> FeedEntry:
         base, _json_link(item.get("external_url"))) or ""  # fmt: skip
     authors_value = item.get("authors") or ([item["author"]] if item.get("author") else [])
     authors = [
-        _json_text(author.get("name"), PLAIN)
+        _json_text(author.get("name"), GUESS)
         for author in (authors_value if isinstance(authors_value, list) else [])
         if isinstance(author, dict)
     ]
     published = _date(_json_link(item.get("date_published")))
     updated = _date(_json_link(item.get("date_modified")))
-    guid = str(item["id"]).strip()[:MAX_FIELD_CHARS] if item.get("id") is not None else None
+    guid = clip_text(str(item["id"])) if item.get("id") is not None else None
     return FeedEntry(
         link=link,
         title=_json_text(item.get("title"), GUESS),

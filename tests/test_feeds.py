@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import json
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -342,3 +344,18 @@ def test_utf16_feeds_are_read() -> None:
     for body in (text.encode("utf-16"), text.encode("utf-8")):  # with BOM; mislabelled
         (entry,) = parse_feed(body, "http://a.test/rss").entries
         assert entry.title == "Caf\u00e9"
+
+
+def test_control_characters_and_lone_surrogates_never_reach_a_field() -> None:
+    """Found by fuzzing: base64 and JSON payloads can carry what XML text cannot."""
+    payload = base64.b64encode(b"<p>Bad\x00\x05 bytes</p>").decode()
+    atom = (
+        '<feed xmlns="http://purl.org/atom/ns#"><entry><link href="http://a.test/1"/>'
+        f'<summary type="text/html" mode="base64">{payload}</summary></entry></feed>'
+    )
+    (entry,) = parse_feed(atom.encode(), "http://a.test/atom").entries
+    assert entry.summary == "Bad bytes"
+    body = b'{"items": [{"url": "http://a.test/2", "id": "x\\ud800y", "title": "Ti\\u0000tle"}]}'
+    (entry,) = parse_feed(body, "http://a.test/feed.json").entries
+    assert (entry.guid, entry.title) == ("xy", "Title")
+    json.dumps(entry.to_meta(), ensure_ascii=False).encode("utf-8")  # exportable
