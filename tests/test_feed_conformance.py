@@ -9,6 +9,7 @@ The translator's own tests need no corpus.
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 
@@ -167,3 +168,42 @@ def test_expected_html_is_rendered_as_a_reader_sees_it(markup: str, text: str | 
 )
 def test_feedparser_author_strings_are_compared_by_name(author: str, name: str) -> None:
     assert author_name(author) == name
+
+
+# --- `newsharvest bench feeds`, on a corpus of two files ---------------------------------------
+
+
+def test_bench_feeds_reports_conformance_and_speed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from crawler.cli import main
+
+    rss = tmp_path / "wellformed" / "rss"
+    rss.mkdir(parents=True)
+    (tmp_path / "illformed").mkdir()
+    (rss / "item_link.xml").write_text(
+        "<!--\nDescription: item link\nExpect: not bozo and entries[0]['link'] == "
+        "'http://example.com/'\n-->\n<rss><channel><item><link>http://example.com/</link>"
+        "</item></channel></rss>"
+    )
+    (rss / "item_title.xml").write_text(
+        "<!--\nExpect: not bozo and entries[0]['title'] == 'T'\n-->\n"
+        "<rss><channel><item><title>T</title></item></channel></rss>"
+    )
+    assert main(["bench", "feeds", "--corpus", str(tmp_path), "--peers", "", "--repeat", "1",
+                 "--skip-hostile"]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    assert "2 cases selected" in out
+    ours = next(line for line in out.splitlines() if line.startswith("newsharvest "))
+    assert ours.split()[1:6] == ["1", "1", "0", "100.0%", "1"]  # with link, passed, failed, no link
+    assert "rss 500" in out and "atom 500" in out
+
+
+def test_bench_feeds_measures_a_parser_in_its_own_process(tmp_path: Path) -> None:
+    from crawler.cli.bench_feeds import OURS, rss_feed, run_child
+
+    feed = tmp_path / "feed.xml"
+    feed.write_bytes(rss_feed(20))
+    result = run_child(OURS, feed, timeout=60)
+    assert result.error is None and result.entries == 20
+    assert result.millis is not None and result.millis > 0 and result.peak_kib is not None
