@@ -183,7 +183,8 @@ class FeedPoller:
     async def handle(
         self, feed: FeedState, status: int, headers: dict[str, str | None], body: bytes, url: str
     ) -> PollResult:
-        """`status` 304 or 200; `headers` gives the response's ETag and Last-Modified."""
+        """`status` 304 or 200; `headers` gives the response's ETag and Last-Modified, and its
+        Content-Location (a base for the feed's relative links) if any."""
         if status == 304:  # nothing new, and no body to parse
             return await self._finish(feed, PollResult(polling.NOT_MODIFIED))
         polling.remember_validators(feed, headers.get("ETag"), headers.get("Last-Modified"))
@@ -191,7 +192,8 @@ class FeedPoller:
         if digest == feed.body_hash:  # the server ignored the conditional request
             return await self._finish(feed, PollResult(polling.UNCHANGED_BODY))
         try:
-            parsed = parse_feed(body, url, max_entries=self.max_entries)
+            location = headers.get("Content-Location")
+            parsed = parse_feed(body, url, content_location=location, max_entries=self.max_entries)
         except FeedError as error:
             return await self.failed(feed, error)
         entries_digest = polling.entries_digest(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import json
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -209,3 +211,151 @@ def test_feed_list_from_file_and_from_comma_separated_urls(tmp_path: Path) -> No
     for bad in ("", "ftp://a.test/rss", str(tmp_path / "missing.txt")):
         with pytest.raises(ValueError):
             load_feed_list(bad)
+
+
+# --- Regression tests: one class of real-world damage each -----------------------------------
+
+
+def test_ampersands_in_links_are_decoded_once_never_read_as_entities() -> None:
+    feed = load("ampersand-links.xml", "https://ex.test/rss")
+    plain, escaped = feed.entries
+    # "&amp;section" is "&section", never "§ion" (nor &reg, &not, &para, &times, &copy).
+    assert plain.link == "https://ex.test/a?id=1&section=world&region=eu&not=1&para=2&times=3"
+    assert plain.guid == "https://ex.test/a?id=1&section=world&copy=1"
+    assert plain.summary == "Read more at https://ex.test/b?id=2&section=world&reg=x"
+    assert feed.title == "Tom & Jerry &copy Gazette"  # text written as "&amp;copy" is "&copy"
+    # A link escaped twice keeps what its XML says: one decoding, not two.
+    assert escaped.link == "https://ex.test/c?x=1&amp;y=2"
+    # HTML decodes its own complete references once; a loose "&sect" stays as written.
+    assert escaped.summary == "Query ?a=1&sect=2 & \u00a9 2026"
+
+
+def test_elements_are_matched_by_namespace_not_by_local_name() -> None:
+    feed = load("namespace-clash.xml", "https://harbour.test/rss")
+    assert feed.title == "Harbour Post"  # not the channel's <media:title>
+    ferry, tides = feed.entries
+    assert ferry.link == "https://harbour.test/news/ferry.html"  # not the enclosure's image
+    assert ferry.title == "Ferry service resumes"  # not the photo caption
+    assert ferry.summary == "The ferry runs again from Monday."  # not <szf:description>
+    assert tides.link == "https://harbour.test/news/tides.html"  # the alternate atom:link
+    assert tides.title == "Only a media title"  # a media title only when there is no other
+
+
+def test_rss1_module_elements_named_like_core_elements_are_ignored() -> None:
+    (entry,) = load("rss1-module-clash.rdf").entries
+    assert entry.summary == "The real description."
+    assert entry.published == datetime(2026, 11, 2, 6, 0, tzinfo=UTC)
+
+
+def test_xml_base_on_any_ancestor_or_the_link_itself_resolves_rss_links() -> None:
+    feed = load("xml-base.xml", "http://feeds.test/rss")
+    item_base, own_base, channel_base = feed.entries
+    assert item_base.link == "http://base.test/section/story.html"
+    assert item_base.guid == "http://base.test/guids/1"  # a relative permalink guid resolves
+    assert own_base.link == "http://other.test/dir/own.html"
+    assert channel_base.link == "http://base.test/root/channel/plain.html"
+    assert channel_base.guid == "/not/a/link"  # isPermaLink="false": an opaque id, kept
+
+
+def test_atom_link_xml_base_and_relative_ids() -> None:
+    body = (
+        b'<feed xmlns="http://www.w3.org/2005/Atom" xml:base="http://valley.test/news/">'
+        b'<entry><link href="a.html" xml:base="/sport/"/><id>/ids/7</id></entry>'
+        b'<entry><link href="b.html"/><id>urn:uuid:1</id></entry></feed>'
+    )
+    sport, news = parse_feed(body, "http://feeds.test/atom").entries
+    assert (sport.link, sport.guid) == (
+        "http://valley.test/sport/a.html",
+        "http://valley.test/ids/7",
+    )
+    assert (news.link, news.guid) == ("http://valley.test/news/b.html", "urn:uuid:1")
+
+
+@pytest.mark.parametrize(
+    ("location", "expected"),
+    [
+        ("http://mirror.test/feeds/", "http://mirror.test/relative/uri"),
+        ("/other/feed.xml", "http://feeds.test/relative/uri"),  # relative to the feed's URL
+        ("javascript:alert(1)", "http://feeds.test/relative/uri"),  # not http(s): ignored
+        (None, "http://feeds.test/relative/uri"),
+    ],
+)
+def test_content_location_is_the_base_after_xml_base(location: str | None, expected: str) -> None:
+    body = b'<rss version="2.0"><channel><item><link>/relative/uri</link></item></channel></rss>'
+    feed = parse_feed(body, "http://feeds.test/x/rss.xml", content_location=location)
+    assert feed.entries[0].link == expected
+    based = body.replace(b"<item>", b'<item xml:base="http://base.test/">')
+    feed = parse_feed(based, "http://feeds.test/x/rss.xml", content_location=location)
+    assert feed.entries[0].link == "http://base.test/relative/uri"  # xml:base comes first
+
+
+def test_a_doctype_inside_cdata_loses_nothing() -> None:
+    feed = load("doctype-in-cdata.xml")
+    assert [entry.title for entry in feed.entries] == ["Code sample", "The next item survives"]
+    assert feed.entries[0].summary == "An HTML page starts with"
+    assert feed.repairs == []  # no DTD was there to remove, and nothing was malformed
+
+
+def test_a_prolog_dtd_is_removed_even_when_its_strings_contain_brackets() -> None:
+    body = (
+        b'<?xml version="1.0"?><!-- a comment first --><!DOCTYPE rss [<!ENTITY x "]> &lt;">]>'
+        b'<rss version="2.0"><channel><item><title>T &x;</title>'
+        b"<link>http://a.test/1</link></item></channel></rss>"
+    )
+    feed = parse_feed(body, "http://a.test/rss")
+    assert feed.entries[0].title == "T &x;"  # never expanded, kept as written
+    assert "dtd_removed" in feed.repairs
+
+
+def test_rss091_items_outside_the_channel_are_read() -> None:
+    feed = load("rss091-outside-channel.xml", "http://coastalpost.test/rss")
+    assert feed.format == FORMAT_RSS09X
+    assert [entry.link for entry in feed.entries] == [
+        "http://coastalpost.test/news/a.html",
+        "http://coastalpost.test/news/b.html",
+    ]
+
+
+def test_content_fallbacks_authors_and_no_script_or_style_text() -> None:
+    feed = load("content-fallbacks.xml")
+    assert feed.title == "Fallbacks Daily"  # escaped <script> in a title: its code is dropped
+    encoded, xhtml, both = feed.entries
+    assert encoded.summary == "Full text here."  # content:encoded, its script and style dropped
+    assert encoded.authors == ["Ana Lima"]  # "Name (email)"
+    assert xhtml.title == "Headline with a script"
+    assert xhtml.summary == "Inline XHTML body."  # xhtml:body
+    assert xhtml.authors == ["Ben Ode", "Cara Diaz"]  # "Name <email>", "email (Name)"
+    assert both.summary == "Short summary."  # the description first
+
+
+def test_atom03_base64_content_is_decoded_and_plain_text_kept_as_written() -> None:
+    feed = load("atom03-base64.xml", "http://valleytimes.test/atom.xml")
+    assert feed.title == "Valley Times Archive"  # base64 of "Valley Times <b>Archive</b>"
+    (entry,) = feed.entries
+    assert entry.title == "History of the <blink> tag"  # type="text/plain": not markup
+    assert entry.summary == "Summary decoded."
+    assert entry.guid == "http://valleytimes.test/archive/blink"
+    assert entry.published == datetime(2004, 1, 1, 19, 48, 21, tzinfo=UTC)
+
+
+def test_utf16_feeds_are_read() -> None:
+    text = '<?xml version="1.0" encoding="utf-16"?><rss version="2.0"><channel><item>'
+    text += "<title>Caf\u00e9</title><link>http://a.test/1</link></item></channel></rss>"
+    for body in (text.encode("utf-16"), text.encode("utf-8")):  # with BOM; mislabelled
+        (entry,) = parse_feed(body, "http://a.test/rss").entries
+        assert entry.title == "Caf\u00e9"
+
+
+def test_control_characters_and_lone_surrogates_never_reach_a_field() -> None:
+    """Found by fuzzing: base64 and JSON payloads can carry what XML text cannot."""
+    payload = base64.b64encode(b"<p>Bad\x00\x05 bytes</p>").decode()
+    atom = (
+        '<feed xmlns="http://purl.org/atom/ns#"><entry><link href="http://a.test/1"/>'
+        f'<summary type="text/html" mode="base64">{payload}</summary></entry></feed>'
+    )
+    (entry,) = parse_feed(atom.encode(), "http://a.test/atom").entries
+    assert entry.summary == "Bad bytes"
+    body = b'{"items": [{"url": "http://a.test/2", "id": "x\\ud800y", "title": "Ti\\u0000tle"}]}'
+    (entry,) = parse_feed(body, "http://a.test/feed.json").entries
+    assert (entry.guid, entry.title) == ("xy", "Title")
+    json.dumps(entry.to_meta(), ensure_ascii=False).encode("utf-8")  # exportable

@@ -203,7 +203,8 @@ class FeedsSpider(scrapy.Spider):
         feed_url = response.meta["feed_url"]
         self.polling.discard(feed_url)
         state = FeedState.from_json(response.meta["feed_state"])
-        headers = {name: _header(response, name.encode()) for name in ("ETag", "Last-Modified")}
+        names = ("ETag", "Last-Modified", "Content-Location")
+        headers = {name: _header(response, name.encode()) for name in names}
         result = await self.poller.handle(
             state, response.status, headers, response.body, response.url
         )
