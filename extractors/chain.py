@@ -12,6 +12,7 @@ from extractors.jsonld import jsonld_objects
 from extractors.metadata import Metadata, extract_metadata
 from extractors.preprocess import Cleaning
 from extractors.reconcile import choose_body
+from extractors.safetext import single_line
 from extractors.schema_org import jsonld_body, microdata_body
 
 log = logging.getLogger(__name__)
@@ -62,7 +63,10 @@ def finish_article(blocks: list[Block], method: str, metadata: Metadata) -> Extr
 
 
 def _drop_leading_title(blocks: list[Block], title: str | None) -> list[Block]:
-    if blocks and title and blocks[0][0] == HEADING and blocks[0][1].casefold() == title.casefold():
+    # The title is one line without bidirectional controls (extractors.safetext); so is the
+    # heading that repeats it, compared.
+    heading = single_line(blocks[0][1]) if blocks and blocks[0][0] == HEADING else None
+    if title and heading is not None and heading.casefold() == title.casefold():
         return blocks[1:]
     return blocks
 

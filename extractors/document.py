@@ -150,9 +150,39 @@ def decode_html(data: bytes, declared: str | None = None) -> tuple[str, str, boo
 def _declared_encoding(data: bytes, declared: str | None) -> str | None:
     for candidate in (declared, _meta_charset(data)):
         name = normalize_encoding(candidate)
-        # A page cannot really be UTF-16 without a BOM when it declares it in ASCII <meta>.
-        if name and not name.startswith("utf-16") and not name.startswith("utf-32"):
+        if name and name.startswith(_WIDE_ENCODINGS):
+            # A page cannot really be UTF-16 without a BOM when it declares it in ASCII <meta>;
+            # the HTTP header can say so, and the bytes tell whether it is true and which order.
+            if candidate is declared and (order := _wide_byte_order(data, name)):
+                return order
+            continue
+        if name:
             return "utf-8" if _utf8_behind_single_byte_label(name, data) else name
+    return None
+
+
+_WIDE_ENCODINGS = ("utf-16", "utf-32")
+# Markup is ASCII: in UTF-16 the high byte of each of its characters is NUL (in UTF-32, the
+# three high bytes). In the first WIDE_SNIFF_BYTES, the lane of high bytes holds at least this
+# many NULs (a few tags' worth, whatever the language of the text around them) ...
+MIN_WIDE_NULS = 16
+# ... and the lane of low bytes at most this many per NUL of the other (U+4E00 and the like
+# have a NUL low byte; binary data has NULs everywhere, mislabelled ASCII-compatible text none).
+MAX_LOW_LANE_NULS = 0.1
+WIDE_SNIFF_BYTES = 1024
+
+
+def _wide_byte_order(data: bytes, name: str) -> str | None:
+    """The byte-order-specific codec of a UTF-16/32 page without a BOM ("utf-16-le"...), read
+    from where its NUL bytes are; None when the bytes are not UTF-16/32 at all."""
+    width = 4 if name.startswith("utf-32") else 2
+    head = data[:WIDE_SNIFF_BYTES]
+    first, last = head[0::width].count(0), head[width - 1 :: width].count(0)
+    family = name[: len("utf-16")]
+    if last >= MIN_WIDE_NULS and first <= MAX_LOW_LANE_NULS * last:
+        return f"{family}-le"  # low byte first, so the NULs of ASCII characters come last
+    if first >= MIN_WIDE_NULS and last <= MAX_LOW_LANE_NULS * first:
+        return f"{family}-be"
     return None
 
 

@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from extractors.safetext import scrub_json
 from extractors.tree import Element
 
 # JSON-LD blocks larger than this are skipped: no real metadata block is anywhere near it.
@@ -49,7 +50,8 @@ def jsonld_objects(tree: Element) -> list[dict[str, Any]]:
         raw = script.text or ""
         if not raw.strip() or len(raw) > MAX_JSONLD_CHARS:
             continue
-        for obj in _flatten(_loads_tolerant(raw), 0):
+        # Lone surrogates ("\ud83d") become U+FFFD here, where JSON enters (extractors.safetext).
+        for obj in _flatten(scrub_json(_loads_tolerant(raw)), 0):
             objects.append(obj)
             if len(objects) >= MAX_JSONLD_OBJECTS:
                 return objects

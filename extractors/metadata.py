@@ -13,8 +13,8 @@ from urllib.parse import urljoin, urlsplit
 from dateutil import parser as date_parser
 from lxml import etree
 
-from extractors.blocks import clean_text
 from extractors.jsonld import article_objects, first_string, names_of
+from extractors.safetext import single_line
 from extractors.tree import Element, text_of
 
 # Title separators between headline and site name: "Headline | Site", "Site - Headline".
@@ -93,7 +93,7 @@ def extract_metadata(tree: Element, url: str | None, jsonld: list[dict[str, Any]
 
 def _first(*values: str | None) -> str | None:
     for value in values:
-        if value and (cleaned := clean_text(value)):
+        if value and (cleaned := single_line(value)):
             return cleaned[:MAX_TITLE_CHARS]
     return None
 
@@ -119,12 +119,12 @@ def _absolute(base: str | None, link: str | None) -> str | None:
 
 def _site_name(meta: dict[str, str], jsonld: list[dict[str, Any]]) -> str | None:
     if meta.get("og:site_name"):
-        return clean_text(meta["og:site_name"])
+        return single_line(meta["og:site_name"])
     for obj in jsonld:
         publisher = obj.get("publisher")
         names = names_of(publisher) if publisher else []
         if names:
-            return clean_text(names[0])
+            return single_line(names[0])
     return None
 
 
@@ -135,7 +135,7 @@ def extract_title(
     site_name: str | None,
 ) -> str | None:
     """Seed 002: a single <h1>, else a meta/OpenGraph title, else <title>; site name stripped."""
-    headings = [clean_text(text_of(h1)) for h1 in tree.iter("h1")]
+    headings = [single_line(text_of(h1)) for h1 in tree.iter("h1")]
     headings = [heading for heading in headings if heading]
     if len(headings) == 1 and len(headings[0]) >= MIN_HEADLINE_CHARS:
         return headings[0][:MAX_TITLE_CHARS]
@@ -148,7 +148,7 @@ def extract_title(
         text_of(title_element) if title_element is not None else None,
     )
     for candidate in candidates:
-        if candidate and (title := strip_site_name(clean_text(candidate), site_name)):
+        if candidate and (title := strip_site_name(single_line(candidate), site_name)):
             return title[:MAX_TITLE_CHARS]
     return headings[0][:MAX_TITLE_CHARS] if headings else None
 
@@ -202,7 +202,7 @@ def _unique_authors(names: list[str]) -> list[str]:
     seen: set[str] = set()
     authors: list[str] = []
     for name in names:
-        name = re.sub(r"^\s*by\s+", "", clean_text(name), flags=re.I)
+        name = re.sub(r"^\s*by\s+", "", single_line(name), flags=re.I)
         key = name.casefold()
         if (
             name

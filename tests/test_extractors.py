@@ -427,3 +427,49 @@ def test_a_link_glued_to_a_word_stays_a_word_of_its_own() -> None:
         ("paragraph", "\u4eca\u56de\u306f Kindle for PC \u306b\u95a2\u3059\u308b\u8a71"),
         ("paragraph", "Updated Police say. A link, then Text."),
     ]
+
+
+# --- text safe to store and show (extractors/safetext.py) ------------------------------------
+
+
+def test_lone_surrogates_become_the_replacement_character_wherever_json_put_them() -> None:
+    from extractors.safetext import scrub_json
+
+    deep: list = ["\ud83d"]
+    for _ in range(5_000):  # deeper than the stack allows recursion: no RecursionError
+        deep = [deep]
+    data = {"a\udc00": ["x\ud83dy", {"k": "\udfff"}, 3, None, "\U0001f600"], "deep": deep}
+    clean = scrub_json(data)
+    assert clean == {"a\ufffd": ["x\ufffdy", {"k": "\ufffd"}, 3, None, "\U0001f600"],
+                     "deep": clean["deep"]}  # fmt: skip
+    while isinstance(clean["deep"], list) and clean["deep"] and isinstance(clean["deep"][0], list):
+        clean["deep"] = clean["deep"][0]
+    assert clean["deep"] == ["\ufffd"]
+    assert scrub_json("ok") == "ok" and scrub_json(7) == 7
+
+
+def test_single_line_metadata_loses_bidirectional_controls_and_keeps_the_rest() -> None:
+    from extractors.safetext import single_line
+
+    assert single_line("\u202eevil\u202c  title\n") == "evil title"
+    hebrew = "\u05e9\u05dc\u05d5\u05dd"
+    # Isolates go; the right-to-left mark (U+200F) reorders nothing around it and stays.
+    assert single_line(f"\u2067{hebrew}\u2069 \u200f!") == f"{hebrew} \u200f!"
+    assert single_line("plain") == "plain"
+
+
+def test_a_utf16_page_whose_charset_only_http_declares_is_decoded() -> None:
+    title = "Die F\u00e4hre f\u00e4hrt wieder p\u00fcnktlich"
+    paragraph = "Ein Absatz \u00fcber die F\u00e4hre, lang genug f\u00fcr einen Artikel. " * 6
+    page = (f"<html><head><title>{title}</title></head><body><article><h1>{title}</h1>"
+            + f"<p>{paragraph}</p>" * 3 + "</article></body></html>")  # fmt: skip
+    url = "https://news.example.com/a"
+    for codec in ("utf-16-le", "utf-16-be"):
+        result = extract_verbose(page.encode(codec), url, encoding="utf-16")
+        assert result.article is not None, (codec, result.reason)
+        assert result.article.title == title
+    # Declared UTF-16, but the bytes are ASCII-compatible: the declaration is ignored.
+    assert extract_verbose(page.encode("utf-8"), url, encoding="utf-16").article is not None
+    # Only HTTP can say so: a <meta> cannot declare UTF-16 in ASCII.
+    meta = page.replace("<head>", '<head><meta charset="utf-16">')
+    assert extract_verbose(meta.encode("utf-16-le"), url).reason == "not_html"
