@@ -45,6 +45,7 @@ from lxml import etree
 
 from crawler.core.urls import canonical_article_url
 from extractors.metadata import EARLIEST_PUBLICATION_YEAR, parse_date
+from extractors.safetext import scrub_json, single_line
 
 DEFAULT_MAX_ENTRIES = 1_000
 MAX_FIELD_CHARS = 2_000  # titles, summaries, ids and names are cut to this length
@@ -65,7 +66,8 @@ FORMAT_SITEMAP_INDEX = "sitemapindex"
 
 # What `Feed.repairs` may name.
 REPAIR_DTD_REMOVED = "dtd_removed"  # a DOCTYPE (entity definitions, external DTD) was dropped
-REPAIR_ENTITIES = "entities_repaired"  # bare '&' escaped, HTML named entities made numeric
+# Bare '&' escaped, HTML named entities made numeric, references to lone surrogates made U+FFFD.
+REPAIR_ENTITIES = "entities_repaired"
 REPAIR_ENCODING = "encoding_mislabelled"  # the declared encoding did not decode the bytes
 REPAIR_MALFORMED = "malformed_xml"  # the XML parser had to recover from syntax errors
 
@@ -116,22 +118,29 @@ _PROLOG_DOCTYPE = re.compile(
     re.DOTALL | re.IGNORECASE,
 )
 # What needs repair: an '&' that starts no XML reference (a bare '&', an HTML or undeclared
-# entity), outside CDATA sections and comments (matched too, to be left as they are). XML's own
-# references are not matched at all: a feed full of "&lt;" costs no Python call.
+# entity), outside CDATA sections and comments (matched too, to be left as they are); and a
+# character reference to half of a UTF-16 pair (&#xD83D;, &#55357;: an emoji cut in half),
+# which libxml2 turns into bytes that are no UTF-8 (lxml then fails to read the text). XML's own
+# references are not matched otherwise: a feed full of "&lt;" costs no Python call.
 _ENTITY_OR_VERBATIM = re.compile(
     rb"<!\[CDATA\[.*?(?:\]\]>|\Z)|<!--.*?(?:-->|\Z)"
     rb"|&(?!(?:amp|lt|gt|quot|apos|#[0-9]{1,8}|#[xX][0-9a-fA-F]{1,8});)"
-    rb"(?:([A-Za-z][A-Za-z0-9]{0,31});)?",
+    rb"(?:([A-Za-z][A-Za-z0-9]{0,31});)?"
+    rb"|(&#(?:[xX]0*[dD][89a-fA-F][0-9a-fA-F]{2}"  # U+D800-U+DFFF in hex, in decimal:
+    rb"|0*(?:5529[6-9]|55[3-9][0-9]{2}|56[0-9]{3}|57[0-2][0-9]{2}|573[0-3][0-9]|5734[0-3]));)",
     re.DOTALL,
 )
+# What a lone surrogate becomes everywhere (extractors.safetext): U+FFFD.
+_REPLACEMENT_REFERENCE = b"&#xFFFD;"
 # Text that is HTML although nothing says so: a tag, or a complete entity reference.
 _LOOKS_LIKE_HTML = re.compile(r"<[A-Za-z/!]|&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);")
 # An '&' that does not start a complete reference is a literal ampersand, never an entity.
 _LOOSE_AMPERSAND = re.compile(r"&(?!#[0-9]+;|#[xX][0-9a-fA-F]+;|[A-Za-z][A-Za-z0-9]*;)")
 _COMPLETE_TAG = re.compile(r"</?[A-Za-z][^<>]*>")
 # Characters no text may carry (XML forbids them; JSON and base64 payloads can hold them):
-# control characters and lone surrogates, which would also break UTF-8 export downstream.
-_UNSAFE_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff\ufffe\uffff]")
+# control characters and noncharacters. (Lone surrogates are U+FFFD by then: see
+# `_parse_json_feed` and `_REPLACEMENT_REFERENCE`.)
+_UNSAFE_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff]")
 _HIDDEN_TAGS = ("{*}script", "{*}style")  # their bodies are code, never text
 # Elements whose boundaries separate words ("<p>a</p><p>b</p>" is "a b", "<b>a</b>b" is "ab").
 _BLOCK_TAG_NAMES = ("address", "article", "aside", "blockquote", "br", "dd", "div", "dl", "dt",
@@ -251,11 +260,13 @@ def _join(base: str, reference: str) -> str | None:
 
 
 def _repair_entity(match: re.Match[bytes]) -> bytes:
-    """An HTML named entity made numeric, any other '&' escaped; CDATA sections and comments
-    are returned as they are."""
+    """An HTML named entity made numeric, a reference to a lone surrogate made U+FFFD, any
+    other '&' escaped; CDATA sections and comments are returned as they are."""
     whole, name = match.group(0), match.group(1)
     if whole[:1] == b"<":
         return whole
+    if match.group(2):
+        return _REPLACEMENT_REFERENCE
     if name and (codepoint := name2codepoint.get(name.decode("ascii"))):
         return b"&#%d;" % codepoint
     return b"&amp;" + whole[1:]
@@ -826,9 +837,10 @@ def _markup_text(root: etree._Element) -> str:
 
 
 def clip_text(text: str) -> str | None:
-    """Whitespace collapsed (NBSP and other Unicode spaces too), cut to MAX_FIELD_CHARS; None
-    when nothing is left."""
-    text = " ".join(_UNSAFE_CHARS.sub("", text[:MAX_MARKUP_CHARS]).split())[:MAX_FIELD_CHARS]
+    """One line (extractors.safetext.single_line: whitespace collapsed, NBSP and other Unicode
+    spaces too, and no bidirectional controls), cut to MAX_FIELD_CHARS; None when nothing is
+    left."""
+    text = single_line(_UNSAFE_CHARS.sub("", text[:MAX_MARKUP_CHARS]))[:MAX_FIELD_CHARS]
     return text or None
 
 
@@ -876,7 +888,8 @@ def _parse_json_feed(
     body: bytes, base: str, max_entries: int
 ) -> tuple[Feed, list[FeedEntry | None]]:
     try:
-        data = json.loads(body)
+        # Lone surrogates ("\ud83d", or their bytes) become U+FFFD where JSON enters.
+        data = scrub_json(json.loads(body))
     except (ValueError, RecursionError) as error:
         raise FeedError("malformed_json", str(error)[:200]) from error
     if not isinstance(data, dict) or not isinstance(data.get("items"), list):

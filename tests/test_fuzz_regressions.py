@@ -117,3 +117,28 @@ def test_a_failing_input_is_kept_in_a_file_and_replays(
     assert replay([saved]) == 1 and "still fails" in capsys.readouterr().out
     saved.write_bytes(b"http://fine.example/")
     assert replay([saved]) == 0 and "passes now" in capsys.readouterr().out
+
+
+def test_half_an_emoji_in_rss_is_the_replacement_character_not_a_crash() -> None:
+    """A character reference to a lone surrogate made libxml2 store bytes that are no UTF-8:
+    reading the element's text raised UnicodeDecodeError out of parse_feed."""
+    for reference in (b"&#xD83D;", b"&#55357;", b"&#xdfff;"):
+        body = (b'<rss version="2.0"><channel><item><title>Cut ' + reference + b"</title>"
+                b"<link>http://x.example/a</link></item></channel></rss>")  # fmt: skip
+        check_feed(FeedInput(body, "http://feeds.example.com/rss"))
+        (entry,) = parse_feed(body, "http://feeds.example.com/rss").entries
+        assert entry.title == "Cut \ufffd"
+
+
+def test_half_an_emoji_in_json_ld_and_bidi_controls_leave_no_unexportable_metadata() -> None:
+    jsonld = (b'{"@type": "NewsArticle", "headline": "Emoji cut \\ud83d", "author": {"name": '
+              b'"\xe2\x80\xaeReversed\xe2\x80\xac"}, "articleBody": "' + PROSE.encode() * 4
+              + b'\\udc00"}')  # fmt: skip
+    page = (
+        b'<html><head><script type="application/ld+json">' + jsonld + b"</script></head>"
+        b"<body><h1>One</h1><h1>Two</h1><p>" + PROSE.encode() * 4 + b"</p></body></html>"
+    )
+    check_extract(PageInput(page, "https://news.example.com/a", None))
+    article = extract_verbose(page, "https://news.example.com/a").article
+    assert article is not None
+    assert (article.title, article.authors) == ("Emoji cut \ufffd", ["Reversed"])
