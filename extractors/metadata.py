@@ -5,7 +5,7 @@ canonical URL, description and top image. Reads the tree; never modifies it.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timezone
 from typing import Any
 from urllib.parse import urljoin, urlsplit
@@ -13,8 +13,9 @@ from urllib.parse import urljoin, urlsplit
 from dateutil import parser as date_parser
 from lxml import etree
 
+from extractors import safetext
+from extractors.blocks import clean_text
 from extractors.jsonld import article_objects, first_string, names_of
-from extractors.safetext import single_line
 from extractors.tree import Element, text_of
 
 # Title separators between headline and site name: "Headline | Site", "Site - Headline".
@@ -77,7 +78,7 @@ def extract_metadata(tree: Element, url: str | None, jsonld: list[dict[str, Any]
     meta = _meta_index(tree)
     articles = article_objects(jsonld)
     site_name = _site_name(meta, jsonld)
-    return Metadata(
+    metadata = Metadata(
         title=extract_title(tree, meta, articles, site_name),
         authors=_authors(tree, meta, articles),
         published=_published(tree, meta, articles),
@@ -89,11 +90,28 @@ def extract_metadata(tree: Element, url: str | None, jsonld: list[dict[str, Any]
                                     _jsonld_str(articles, "image"))),
         site_name=site_name,
     )  # fmt: skip
+    return _shown_as_one_line(metadata)
+
+
+def _shown_as_one_line(metadata: Metadata) -> Metadata:
+    """The texts of the metadata as one line each, without the bidirectional controls that
+    would make them display as another text (extractors.safetext.single_line)."""
+    return replace(
+        metadata,
+        title=_line(metadata.title),
+        authors=[name for name in map(_line, metadata.authors) if name],
+        description=_line(metadata.description),
+        site_name=_line(metadata.site_name),
+    )
+
+
+def _line(text: str | None) -> str | None:
+    return (safetext.single_line(text) or None) if text else None
 
 
 def _first(*values: str | None) -> str | None:
     for value in values:
-        if value and (cleaned := single_line(value)):
+        if value and (cleaned := clean_text(value)):
             return cleaned[:MAX_TITLE_CHARS]
     return None
 
@@ -119,12 +137,12 @@ def _absolute(base: str | None, link: str | None) -> str | None:
 
 def _site_name(meta: dict[str, str], jsonld: list[dict[str, Any]]) -> str | None:
     if meta.get("og:site_name"):
-        return single_line(meta["og:site_name"])
+        return clean_text(meta["og:site_name"])
     for obj in jsonld:
         publisher = obj.get("publisher")
         names = names_of(publisher) if publisher else []
         if names:
-            return single_line(names[0])
+            return clean_text(names[0])
     return None
 
 
@@ -135,7 +153,7 @@ def extract_title(
     site_name: str | None,
 ) -> str | None:
     """Seed 002: a single <h1>, else a meta/OpenGraph title, else <title>; site name stripped."""
-    headings = [single_line(text_of(h1)) for h1 in tree.iter("h1")]
+    headings = [clean_text(text_of(h1)) for h1 in tree.iter("h1")]
     headings = [heading for heading in headings if heading]
     if len(headings) == 1 and len(headings[0]) >= MIN_HEADLINE_CHARS:
         return headings[0][:MAX_TITLE_CHARS]
@@ -148,7 +166,7 @@ def extract_title(
         text_of(title_element) if title_element is not None else None,
     )
     for candidate in candidates:
-        if candidate and (title := strip_site_name(single_line(candidate), site_name)):
+        if candidate and (title := strip_site_name(clean_text(candidate), site_name)):
             return title[:MAX_TITLE_CHARS]
     return headings[0][:MAX_TITLE_CHARS] if headings else None
 
@@ -202,7 +220,7 @@ def _unique_authors(names: list[str]) -> list[str]:
     seen: set[str] = set()
     authors: list[str] = []
     for name in names:
-        name = re.sub(r"^\s*by\s+", "", single_line(name), flags=re.I)
+        name = re.sub(r"^\s*by\s+", "", clean_text(name), flags=re.I)
         key = name.casefold()
         if (
             name
