@@ -43,6 +43,10 @@ RECOVER_BATCH = 1_000  # claims handed back per recover() call
 PURGE_BATCH = 5_000  # expired records dropped per purge() call
 
 PENDING, DONE, FAILED = "p", "d", "f"
+# What a failed try of an article version leads to (HarvestState.fail): tried again later, given
+# up now (this call made it final: the caller reports it), or nothing (not the pending version:
+# done, superseded or given up already, e.g. by another worker).
+RETRY, GIVEN_UP, NOT_PENDING = "retry", "given_up", "not_pending"
 BUSY_TIMEOUT_SECONDS = 5.0  # the embedded ledger: wait this long for another writer's lock
 
 
@@ -166,8 +170,11 @@ class HarvestState(ABC):
         pending version (already done, or superseded)."""
 
     @abstractmethod
-    async def fail(self, key: str, version: int, now: float) -> bool:
-        """A fetch failed: True if it will be retried (after retry_delay), False if given up."""
+    async def fail(self, key: str, version: int, now: float) -> str:
+        """A try failed (the fetch, or a pipeline stage): RETRY (after retry_delay), GIVEN_UP
+        (the max_attempts-th failure: the version is final, never handed out again) or
+        NOT_PENDING. Attempts are counted in the store, so the bound holds across restarts and
+        workers."""
 
     @abstractmethod
     async def recover(self, now: float, everything: bool = False) -> list[Claim]:
@@ -330,14 +337,14 @@ class SqliteHarvestState(HarvestState):
             )
         return cursor.rowcount == 1
 
-    async def fail(self, key: str, version: int, now: float) -> bool:
+    async def fail(self, key: str, version: int, now: float) -> str:
         with self._db:
             row = self._db.execute(
                 "SELECT attempts FROM articles WHERE key = ? AND version = ? AND status = ?",
                 (key, version, PENDING),
             ).fetchone()
             if row is None:
-                return False
+                return NOT_PENDING
             attempts = row[0] + 1
             if attempts >= self.config.max_attempts:
                 self._db.execute(
@@ -345,12 +352,12 @@ class SqliteHarvestState(HarvestState):
                     "WHERE key = ?",
                     (FAILED, attempts, key),
                 )
-                return False
+                return GIVEN_UP
             self._db.execute(
                 "UPDATE articles SET attempts = ?, due = ? WHERE key = ?",
                 (attempts, now + self.config.retry_delay, key),
             )
-        return True
+        return RETRY
 
     async def recover(self, now: float, everything: bool = False) -> list[Claim]:
         limit = -1 if everything else RECOVER_BATCH
@@ -499,13 +506,13 @@ class RedisHarvestState(HarvestState):
         )
         return result == 1
 
-    async def fail(self, key: str, version: int, now: float) -> bool:
+    async def fail(self, key: str, version: int, now: float) -> str:
         keys = [self.keys.harvest_articles(), self.keys.harvest_pending()]
         c = self.config
         result = await self._scripts["fail"](
             keys=keys, args=[key, version, now, c.max_attempts, c.retry_delay]
         )
-        return result == 1
+        return {1: RETRY, 0: GIVEN_UP}.get(result, NOT_PENDING)
 
     async def recover(self, now: float, everything: bool = False) -> list[Claim]:
         keys = [self.keys.harvest_articles(), self.keys.harvest_pending()]

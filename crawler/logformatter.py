@@ -1,4 +1,5 @@
-"""Log lines for dropped items: the URL and the reason, never the item (it holds raw HTML)."""
+"""Log lines for dropped and failed items: the URL and the reason, never the item (it holds raw
+HTML)."""
 
 from __future__ import annotations
 
@@ -24,4 +25,19 @@ class NewsLogFormatter(logformatter.LogFormatter):
             "level": getattr(logging, level) if isinstance(level, str) else level,
             "msg": "Dropped: %(exception)s",
             "args": {"exception": exception},
+        }
+
+    def item_error(
+        self,
+        item: Any,
+        exception: BaseException,
+        response: Response | Failure | None,
+        spider: Spider,
+    ) -> logformatter.LogFormatterResult:
+        """A stage raised: the traceback follows this line (Scrapy adds it), the item does not."""
+        url = item.get("url") if hasattr(item, "get") else None
+        return {
+            "level": logging.ERROR,
+            "msg": "Error processing %(url)s",
+            "args": {"url": url or type(item).__name__},
         }

@@ -3,6 +3,7 @@
 Both come from the settings (env NEWSHARVEST_STATE_DIR / NEWSHARVEST_OUTPUT_DIR), relative to
 the working directory unless absolute. `state_dir` creates its directory on demand (every
 embedded store needs it); `output_dir` does not (only what writes output creates it).
+`journal_dir` holds the sinks' spill journals and every `.rejected.jsonl` file.
 """
 
 from __future__ import annotations
@@ -21,3 +22,9 @@ def state_dir(settings: Any) -> Path:
 def output_dir(settings: Any) -> Path:
     """Directory for output files (the SQLite index, JSON Lines)."""
     return Path(settings.get("OUTPUT_DIR"))
+
+
+def journal_dir(settings: Any) -> Path:
+    """SINK_JOURNAL_DIR, else <STATE_DIR>/journal (created on demand by what writes there)."""
+    configured = settings.get("SINK_JOURNAL_DIR")
+    return Path(configured) if configured else state_dir(settings) / "journal"

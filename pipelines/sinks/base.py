@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import time
 from abc import ABC, abstractmethod
@@ -35,8 +34,14 @@ from scrapy.statscollectors import StatsCollector
 
 from crawler.core.domainstats import inc_domain, stage_seconds
 from crawler.core.outage import start_failure
-from crawler.core.paths import state_dir
-from crawler.core.spill import JOURNAL_SUFFIX, REJECTED_SUFFIX, Journal, journal_paths
+from crawler.core.paths import journal_dir
+from crawler.core.spill import (
+    JOURNAL_SUFFIX,
+    REJECTED_SUFFIX,
+    Journal,
+    append_rejected,
+    journal_paths,
+)
 from pipelines.sinks.records import InvalidRecord, article_record, latest_per_key
 
 log = logging.getLogger(__name__)
@@ -69,7 +74,6 @@ class SinkOptions:
 
     @classmethod
     def from_settings(cls, settings: Any) -> SinkOptions:
-        journal_dir = settings.get("SINK_JOURNAL_DIR") or state_dir(settings) / "journal"
         options = cls(
             batch_size=max(1, settings.getint("SINK_BATCH_SIZE")),
             batch_seconds=max(0.0, settings.getfloat("SINK_BATCH_SECONDS")),
@@ -79,7 +83,7 @@ class SinkOptions:
             reconnect_seconds=max(0.0, settings.getfloat("SINK_RECONNECT_SECONDS")),
             connect_timeout_seconds=settings.getfloat("SINK_CONNECT_TIMEOUT_SECONDS"),
             write_timeout_seconds=settings.getfloat("SINK_WRITE_TIMEOUT_SECONDS"),
-            journal_dir=Path(journal_dir),
+            journal_dir=journal_dir(settings),
             journal_fsync=settings.getbool("SINK_JOURNAL_FSYNC"),
             start_policy=settings.get("SINK_START_POLICY"),
         )
@@ -424,9 +428,9 @@ class BatchingSink(ABC):
             record.get("canonical_url"),
             _one_line(error),
         )
-        line = json.dumps({"error": _one_line(error), "record": record}, ensure_ascii=False)
         path = self.options.journal_dir / f"{self.name}{REJECTED_SUFFIX}"
-        await asyncio.to_thread(_append_line, path, line)
+        line = {"error": _one_line(error), "record": record}
+        await asyncio.to_thread(append_rejected, path, line)
 
     # --- replay ---------------------------------------------------------------------------
 
@@ -466,9 +470,3 @@ def _one_line(error: BaseException) -> str:
     if isinstance(error, BackendUnavailable):
         return text  # already says what the driver said
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
-
-
-def _append_line(path: Path, line: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a", encoding="utf-8") as handle:
-        handle.write(line + "\n")
