@@ -19,7 +19,9 @@ local fixture's `.test` publishers), addresses and CIDR networks lift the addres
 intranet publisher: its network is enough when its name is an ordinary dotted one). The
 configured PROXY_URL is trusted as a connection endpoint, never as a link target. Behind
 a proxy the proxy resolves names, so only the name and literal-address checks apply; let the
-proxy refuse private destinations too.
+proxy refuse private destinations too. No other proxy is used: `ConfiguredProxyMiddleware`
+replaces Scrapy's, which would also take `http_proxy`/`https_proxy` from the environment (a
+proxy nobody configured for the crawler, resolving names where no check sees the answers).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from urllib.parse import urlsplit
 
 from scrapy import Request
 from scrapy.crawler import Crawler
+from scrapy.downloadermiddlewares.httpproxy import HttpProxyMiddleware
 from scrapy.exceptions import IgnoreRequest
 from scrapy.resolver import CachingThreadedResolver
 from scrapy.settings import BaseSettings
@@ -295,6 +298,15 @@ class NetworkPolicyMiddleware:
             raise RequestRefused(REFUSED_ADDRESS, refused.detail) from refused
         except Exception:  # a name that does not resolve fails later, as the download
             return
+
+
+class ConfiguredProxyMiddleware(HttpProxyMiddleware):
+    """Scrapy's proxy middleware (credentials of the `proxy` in request.meta, which is PROXY_URL
+    when set) without the proxies of the process environment."""
+
+    def __init__(self, auth_encoding: str | None = "latin-1") -> None:
+        super().__init__(auth_encoding)
+        self.proxies = {}
 
 
 @implementer(IResolverSimple)

@@ -173,7 +173,9 @@ HARVEST_MAINTENANCE_SECONDS = 60.0  # wall clock between retries/lease recovery/
 HARVEST_SEEN_TTL_SECONDS = 30 * 86400.0  # a URL no feed has listed for this long is forgotten
 HARVEST_MAX_VERSIONS = 5  # an article is fetched at most this often (first + revisions)
 HARVEST_MIN_REVISION_SECONDS = 60.0  # an entry's `updated` must move this far to be a new version
-HARVEST_MAX_ATTEMPTS = 3  # failed fetches of an article before it is given up
+# Failed tries of an article (its fetch, or a stage raising on it) before it is given up; a
+# stage that failed on the last try puts it in <journal dir>/pipeline.rejected.jsonl.
+HARVEST_MAX_ATTEMPTS = 3
 HARVEST_RETRY_DELAY_SECONDS = 300.0  # before a failed article fetch is retried
 HARVEST_CLAIM_LEASE_SECONDS = 1800.0  # a claim still pending after this is handed out again
 HARVEST_FEED_LEASE_SECONDS = 300.0  # a feed poll unanswered after this is handed out again
@@ -255,6 +257,10 @@ NETWORK_PUBLIC_ONLY = True  # False switches the address checks off (schemes are
 # PROXY_URL is trusted as the connection endpoint, never as a link target.
 NETWORK_ALLOWLIST: list[str] = []
 DOWNLOADER_MIDDLEWARES["crawler.safety.NetworkPolicyMiddleware"] = 50  # before robots.txt (100)
+# Only PROXY_URL is a proxy: Scrapy's proxy middleware would also use the environment's
+# http_proxy/https_proxy, a proxy that resolves names where the policy above sees no answer.
+DOWNLOADER_MIDDLEWARES["scrapy.downloadermiddlewares.httpproxy.HttpProxyMiddleware"] = None
+DOWNLOADER_MIDDLEWARES["crawler.safety.ConfiguredProxyMiddleware"] = 750  # Scrapy's, minus env
 TWISTED_DNS_RESOLVER = "crawler.safety.PublicAddressResolver"  # refuses non-public DNS answers
 # No download handler but http(s): a file:, ftp:, s3: or data: URL can never be fetched.
 DOWNLOAD_HANDLERS = {"file": None, "ftp": None, "s3": None, "data": None}

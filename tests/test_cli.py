@@ -124,3 +124,23 @@ def test_bench_polling_simulates_a_day_within_the_bounds_and_misses_nothing() ->
     # The server that ignores conditional requests: full bodies, no parsing of unchanged ones.
     row = next(line.split() for line in out.splitlines() if line.startswith("valleytimes"))
     assert int(row[3]) == 0 and int(row[4]) > 0
+
+
+def test_search_prints_no_title_that_displays_as_another(tmp_path: Path) -> None:
+    """A title wrapped in a right-to-left override shows reversed on a terminal; an index
+    written before extraction removed such controls (or by another tool) may still hold one."""
+    from pipelines.sinks.records import article_record
+    from pipelines.sinks.sqlite import SQLiteIndex
+
+    index_path = tmp_path / "index.sqlite3"
+    index = SQLiteIndex.open(index_path)
+    title = "Harbour plan approved"
+    index.upsert([article_record({
+        "url": "https://news.example.com/a", "domain": "news.example.com",
+        "title": f"\u202e{title}\u202c", "text": "The harbour plan was approved on Monday.",
+        "fetched_at": "2026-11-01T06:00:00+00:00",
+    })])  # fmt: skip
+    index.close()
+    result = newsharvest("search", "--index", str(index_path), "harbour")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[0] == f" 1. {title}"

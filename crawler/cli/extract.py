@@ -1,4 +1,10 @@
-"""`newsharvest extract FILE_OR_URL`: run the extraction chain on one page and print the article."""
+"""`newsharvest extract FILE_OR_URL`: run the extraction chain on one page and print the article.
+
+A URL is fetched as the crawler fetches (crawler/cli/fetchpage.py): its network policy, size
+limit and robots.txt, and a time limit on the whole fetch. Exit status: 0 an article, 1 NULL (no
+article on the page), 2 the page could not be read or fetched, 3 the network policy refused the
+URL or a redirect (nothing was sent there); each failure is one line on stderr.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-FETCH_TIMEOUT_SECONDS = 20
-FETCH_MAX_BYTES = 16 * 1024 * 1024
-USER_AGENT = "newsharvest/0.1 (extract command)"
+STDIN_MAX_BYTES = 16 * 1024 * 1024  # what is read of a page piped in
+EXIT_NULL, EXIT_UNREADABLE, EXIT_REFUSED = 1, 2, 3
 
 
 def register(subparsers: Any) -> None:
@@ -18,6 +23,12 @@ def register(subparsers: Any) -> None:
     parser.add_argument("source", help="an HTML file, '-' for stdin, or an http(s) URL")
     parser.add_argument("--url", help="the page's URL, when SOURCE is a file (resolves links)")
     parser.add_argument("--json", action="store_true", help="print the article as JSON")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        help="give up fetching a URL after this many seconds, redirects and retries included "
+        "(default: the profile's DOWNLOAD_TIMEOUT)",
+    )
     parser.add_argument(
         "--extractor",
         default="default",
@@ -27,37 +38,40 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=run)
 
 
-def read_source(source: str) -> tuple[bytes, str | None, str | None]:
-    """The page bytes, its URL (if known) and its declared charset (if fetched over HTTP)."""
+def read_source(source: str, timeout: float | None = None) -> tuple[bytes, str | None, str | None]:
+    """The page bytes, its URL (if known) and its declared charset (if fetched over HTTP).
+    Raises OSError for a file, FetchFailed for a URL."""
     if source == "-":
-        return sys.stdin.buffer.read(FETCH_MAX_BYTES), None, None
+        return sys.stdin.buffer.read(STDIN_MAX_BYTES), None, None
     if source.startswith(("http://", "https://")):
-        from urllib.request import Request, urlopen
+        from crawler.cli.fetchpage import fetch_page
 
-        request = Request(source, headers={"User-Agent": USER_AGENT})
-        with urlopen(request, timeout=FETCH_TIMEOUT_SECONDS) as response:
-            charset = response.headers.get_content_charset()
-            return response.read(FETCH_MAX_BYTES), response.geturl(), charset
+        page = fetch_page(source, timeout)
+        return page.body, page.url, page.charset
     return Path(source).read_bytes(), None, None
 
 
 def run(args: argparse.Namespace) -> int:
+    from crawler.cli.fetchpage import FetchFailed
     from extractors import UnknownExtractorError, extract_verbose
 
     try:
-        page, fetched_url, charset = read_source(args.source)
+        page, fetched_url, charset = read_source(args.source, args.timeout)
     except OSError as error:
         print(f"cannot read {args.source}: {error}", file=sys.stderr)
-        return 2
+        return EXIT_UNREADABLE
+    except FetchFailed as failed:
+        print(f"{'refused' if failed.refused else 'fetch failed'}: {failed}", file=sys.stderr)
+        return EXIT_REFUSED if failed.refused else EXIT_UNREADABLE
     url = args.url or fetched_url
     try:
         result = extract_verbose(page, url, encoding=charset, extractor=args.extractor)
     except UnknownExtractorError as error:
         print(error, file=sys.stderr)
-        return 2
+        return EXIT_UNREADABLE
     if result.article is None:
         print(f"NULL: no article on this page ({result.reason})", file=sys.stderr)
-        return 1
+        return EXIT_NULL
     article = result.article
     if args.json:
         print(json.dumps(article_as_dict(article), ensure_ascii=False, indent=2))

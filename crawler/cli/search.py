@@ -110,6 +110,11 @@ def parse_since(text: str) -> float:
 
 
 def format_hit(rank: int, hit: Any) -> str:
+    from extractors.safetext import single_line
+
+    # Titles are one line without bidirectional controls since extraction makes them so; an
+    # index written before, or by another tool, must not print one that displays as another.
+    title = single_line(hit.title) if hit.title else None
     date = _date(hit)
     snippet = textwrap.fill(
         " ".join(hit.snippet.split()),
@@ -119,7 +124,7 @@ def format_hit(rank: int, hit: Any) -> str:
     )
     versions = f" \u00b7 {hit.versions} versions" if hit.versions > 1 else ""
     return (
-        f"{rank:>2}. {hit.title or '(untitled)'}\n"
+        f"{rank:>2}. {title or '(untitled)'}\n"
         f"    {hit.domain} \u00b7 {date}{versions} \u00b7 {hit.canonical_url}\n"
         f"{snippet}\n"
     )
