@@ -46,7 +46,8 @@ def test_every_case_answers_and_every_good_article_is_served() -> None:
         status, _, body = render(room, url)
         assert status == 200 and isinstance(body, bytes)
         title = html.escape(article.title)
-        assert any(title.encode(encoding) in body for encoding in ("utf-8", "cp1252")), url
+        encodings = ("utf-8", "cp1252", "utf-16-le")
+        assert any(title.encode(encoding) in body for encoding in encodings), url
 
 
 def test_the_gzip_bomb_inflates_to_what_it_says() -> None:
@@ -85,3 +86,22 @@ def test_endless_and_truncated_bodies_are_streams() -> None:
     _, _, truncated = render(room, f"http://{HOSTILE_DOMAIN}/big/truncated.html")
     assert isinstance(truncated, Stream) and truncated.length is not None
     assert sum(len(chunk) for chunk in truncated.chunks()) < truncated.length
+
+
+def test_text_that_cannot_be_utf8_or_displays_spoofed_is_served_as_a_cms_would() -> None:
+    """Half an emoji: a lone surrogate in JSON (\\ud83d), a character reference in HTML and XML;
+    bidirectional overrides around a title. What the crawler tests expect them to become."""
+    room = Newsroom(seed=1, hostile=True)
+    site = room.hostile
+    assert site is not None
+    _, _, page = render(room, site.half_emoji_article)
+    assert isinstance(page, bytes) and b"&#xD83D;" in page and b'\\ud83d"' in page
+    page.decode("utf-8")  # the page itself is valid UTF-8: only what it spells is broken
+    _, headers, feed = render(room, site.cases["feed_json_lone_surrogates"].url)
+    assert headers["Content-Type"] == "application/feed+json" and isinstance(feed, bytes)
+    assert feed.count(b"\\ud83d") == 3 * 3 + 1  # title, summary, author of 3 items; its title
+    _, _, bidi = render(room, site.cases["page_bidi_controls"].url)
+    assert isinstance(bidi, bytes) and "\u202e".encode() in bidi and "\u2067".encode() in bidi
+    _, headers, wide = render(room, site.cases["page_charset_utf16_http_only"].url)
+    assert headers["Content-Type"] == "text/html; charset=utf-16" and isinstance(wide, bytes)
+    assert wide.startswith("<!DOCTYPE".encode("utf-16-le"))  # no byte order mark

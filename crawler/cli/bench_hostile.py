@@ -2,11 +2,15 @@
 
 One real crawl (a `scrapy crawl feeds` subprocess, the fixture profile) of the five designed
 publishers plus every hostile case of `hostile.test` (compression bombs, endless and huge bodies,
-a 100,000-entry feed, entity bombs, slow pages, redirect loops, SSRF links; see
+a 100,000-entry feed, entity bombs, slow pages, redirect loops, SSRF links, half emojis and
+bidirectional overrides, a UTF-16 page, an article a stage fails on; see
 crawler/newsroom/hostile.py). Prints the crawler's peak memory (its own ru_maxrss, or the
 PSS of it and its extraction workers together if larger; target < 1 GiB), the time, the hostile
-domain's counters by reason, and checks that every designed article still came out and that no
-request left the `.test` domains.
+domain's counters by reason, and checks that every designed article still came out, that no
+request left the `.test` domains, and that the text cases came out as they must (U+FFFD for half
+an emoji, no bidirectional controls in titles, the UTF-16 page decoded, the failing article in
+the rejected file). The stage that fails (`RaisingStage`) is put in ITEM_PIPELINES for the run,
+with one try per article (HARVEST_MAX_ATTEMPTS=1: the run is one pass).
 
 Then the price of extraction isolation (pipelines/extraction/workers.py), out of the crawl: one
 worker extracting the same page over and over, kept (EXTRACT_WORKER_MAX_TASKS=0) or replaced after
@@ -16,12 +20,16 @@ worker costs."""
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from crawler.newsroom.hostile import HostileSite
 
 PEAK_RSS_TARGET_BYTES = 1024**3  # 1 GiB
 RECYCLE_PAGES = 200  # pages per isolation measurement
@@ -48,14 +56,19 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from crawler.cli.crawlrun import run_measured
+    from crawler.cli.crawlrun import read_jsonl, run_measured
     from crawler.cli.table import render_table
+    from crawler.harvest import REJECTED_FILE
     from crawler.newsroom import Newsroom, NewsroomServer
-    from crawler.newsroom.hostile import HOSTILE_DOMAIN
+    from crawler.newsroom.hostile import HOSTILE_DOMAIN, RAISING_STAGE, RAISING_STAGE_ORDER
+    from settings import base
 
     room = Newsroom(seed=1, hostile=True)
     assert room.hostile is not None
-    settings = [f"DOWNLOAD_TIMEOUT={args.download_timeout}", "LOG_LEVEL=INFO", *args.setting]
+    pipelines = {**base.ITEM_PIPELINES, RAISING_STAGE: RAISING_STAGE_ORDER}
+    settings = [f"DOWNLOAD_TIMEOUT={args.download_timeout}", "LOG_LEVEL=INFO",
+                "ITEM_PIPELINES=" + json.dumps(pipelines), "HARVEST_MAX_ATTEMPTS=1",
+                *args.setting]  # fmt: skip
     if args.feed_max_entries is not None:
         settings.append(f"FEED_MAX_ENTRIES={args.feed_max_entries}")
     feeds = room.feed_urls + room.hostile.feed_urls
@@ -72,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
         elapsed = time.monotonic() - started
         sampler.stop()
         requests = server.request_log
+        rejected = read_jsonl(Path(scratch) / "state" / "journal" / REJECTED_FILE)
 
     prefix = f"domain/{HOSTILE_DOMAIN}/"
     rows = sorted(
@@ -89,6 +103,8 @@ def run(args: argparse.Namespace) -> int:
         f"{len(crawl.items)} articles output"
     )
     print(f"designed articles missing: {len(missing)}; requests outside .test: {len(strays)}")
+    checks = text_case_checks(room.hostile, {item["url"]: item for item in crawl.items}, rejected)
+    print(render_table(["text case", "expected", "ok"], checks))
     verdict = "ok" if peak < PEAK_RSS_TARGET_BYTES else "OVER TARGET"
     print(f"peak memory: {peak / MIB:.0f} MiB, the larger of the crawl process's ru_maxrss "
           f"({crawl.max_rss_bytes / MIB:.0f} MiB) and the PSS of it and its extraction workers "
@@ -98,7 +114,36 @@ def run(args: argparse.Namespace) -> int:
     if crawl.returncode != 0:
         print(crawl.log[-3000:], file=sys.stderr)
     failed = crawl.returncode != 0 or missing or strays or peak >= PEAK_RSS_TARGET_BYTES
-    return 1 if failed else 0
+    return 1 if failed or not all(ok == "yes" for _, _, ok in checks) else 0
+
+
+def text_case_checks(
+    site: HostileSite, output: dict[str, dict[str, Any]], rejected: list[dict[str, Any]]
+) -> list[tuple[str, str, str]]:
+    """(case, what must come out, yes/no) for the cases about text and failing stages."""
+    from crawler.newsroom.hostile import BIDI_AUTHOR, REPLACEMENT_CHARACTER, with_half_emoji
+
+    cut = with_half_emoji(site.articles[site.half_emoji_article], REPLACEMENT_CHARACTER)
+    half = output.get(cut.url, {})
+    bidi = output.get(site.bidi_article, {})
+    wide_url = site.cases["page_charset_utf16_http_only"].url
+    wide = output.get(wide_url, {})
+    checks = [
+        ("half an emoji (JSON-LD, JSON Feed)", "output, U+FFFD in title and text",
+         half.get("title") == cut.title and half.get("text") == cut.text),
+        ("half an emoji (RSS &#xD83D;)", "output, U+FFFD in the description",
+         all(REPLACEMENT_CHARACTER in (output.get(url, {}).get("description") or "")
+             for url in site.feed_articles["feed_surrogate_references"])),
+        ("bidirectional overrides", "title and author without them",
+         bidi.get("title") == site.articles[site.bidi_article].title
+         and bidi.get("authors") == [BIDI_AUTHOR]),
+        ("UTF-16, charset only in HTTP", "decoded to the true text",
+         wide.get("text") == site.articles[wide_url].text),
+        ("a stage fails on an article", "in the rejected file, not output",
+         [r["record"].get("url") for r in rejected] == [site.poison_article]
+         and site.poison_article not in output),
+    ]  # fmt: skip
+    return [(case, expected, "yes" if ok else "no") for case, expected, ok in checks]
 
 
 class TreeMemory:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import socket
 import string
 from collections.abc import Callable, Iterator, Sequence
@@ -109,6 +110,8 @@ def check_extract(page: PageInput) -> None:
     ):
         _require(value is None or isinstance(value, str), f"non-string metadata {value!r}")
     _require(article.published is None or article.published.utcoffset() is not None, "naive date")
+    for value in (article.title, article.description, *article.authors):
+        _require_one_line(value)
     item = ArticleItem(url=page.url or "http://fuzz.example/", domain="fuzz.example")
     fill_item(item, article, {})
     blocks = [(block["kind"], block["text"]) for block in item["blocks"]]
@@ -139,7 +142,21 @@ def _caught_by_the_safety_net() -> Iterator[list[BaseException]]:
 
 def _json_line(data: Any) -> None:
     """What the JSON Lines exporter does: it must not fail (lone surrogates would)."""
-    json.dumps(data, ensure_ascii=False, default=str).encode("utf-8")
+    line = json.dumps(data, ensure_ascii=False, default=str)
+    _require(_LONE_SURROGATE.search(line) is None, "a lone surrogate in the output")
+    line.encode("utf-8")
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
+
+
+def _require_one_line(value: str | None) -> None:
+    """Single-line metadata (titles, authors, descriptions): no line break, no bidirectional
+    control that would make it display as another text."""
+    if value is not None:
+        _require(not _BIDI_CONTROLS.search(value), f"bidirectional control in {value!r}")
+        _require("\n" not in value and "\r" not in value, f"line break in {value!r}")
 
 
 def check_feed(feed: FeedInput) -> None:
@@ -167,6 +184,8 @@ def check_feed(feed: FeedInput) -> None:
         canonical_article_url(entry.link)  # the spider requests this: it must not raise
         for text in (entry.title, entry.summary, entry.guid):
             _require(text is None or len(text) <= max(MAX_FIELD_CHARS, len(entry.link)), "long")
+        for text in (entry.title, entry.summary, *entry.authors):
+            _require_one_line(text)
         _require(len(entry.authors) <= MAX_AUTHORS_PER_ENTRY, "too many authors")
         for when in (entry.published, entry.updated):
             _require(when is None or when.utcoffset() is not None, "naive date")
@@ -258,6 +277,16 @@ MARKUP_SNIPPETS = (
     b"<!DOCTYPE x [<!ENTITY a 'aaaa'><!ENTITY b '&a;&a;&a;'>]>", b"<?xml version='1.0'?>",
     b'<meta charset="utf-16">', b"<item><link>http://x.example/a</link></item>",
     b"<entry><link href='//x.example/b'/></entry>", b'{"items":[{"url":"http://x.example/"}]}',
+    # Half an emoji (a lone surrogate) as HTML/XML references and in JSON; bidi controls.
+    b"&#xD83D;", b"&#56320;", b'"\\ud83d"', b'"headline":"x\\udc00"', b"\xed\xa0\xbd",
+    "\u202e".encode(), "\u2067".encode(), b"&#x202E;",
+)  # fmt: skip
+# Text a CMS publishes by mistake: half an emoji (a lone surrogate, which each generator spells
+# as its format does: JSON escapes it, HTML and XML as a character reference), bidirectional
+# controls (a title displayed reversed), the replacement character itself.
+HOSTILE_TEXT = (
+    "\ud83d", "\udc00", "cut \ud83d", "\ud83d\ud83d", "\u202eevil\u202c", "\u2067rtl\u2069",
+    "\u202a\u202b\u202d", "\u2066x\u2068", "\ufffd",
 )  # fmt: skip
 FEED_DTDS = (
     "",
@@ -281,8 +310,12 @@ def _prose() -> st.SearchStrategy[str]:
 
 @cache
 def _text() -> st.SearchStrategy[str]:
+    hostile = st.tuples(_prose(), st.sampled_from(HOSTILE_TEXT)).map(" ".join)
     return st.one_of(
-        _prose(), st.text(max_size=40), st.sampled_from(["&amp;", "&lt;b&gt;", "\u00a0"])
+        _prose(),
+        st.text(max_size=40),
+        st.sampled_from(["&amp;", "&lt;b&gt;", "\u00a0"]),
+        hostile,
     )
 
 

@@ -3,8 +3,10 @@
 Feeds that are malformed, bombs or far too large; pages that are compression bombs, endless,
 slow, binary, mislabelled, 10,000 levels deep; redirect loops and redirects to other hosts, to
 loopback and to `file:`; HTTP error statuses; links to loopback, private and link-local
-addresses. `HostileSite.cases` names each one; `HostileSite.articles` holds the true text of
-the good articles the hostile feeds list (a crawler must still output them).
+addresses; text that cannot be UTF-8 (half an emoji: a lone UTF-16 surrogate) or that displays
+spoofed (bidirectional overrides); an article a pipeline stage fails on every time
+(`RaisingStage`). `HostileSite.cases` names each one; `HostileSite.articles` holds the true text
+of the good articles the hostile feeds list (a crawler must still output them).
 
 Some responses need the fixture's own address (an external entity or a link that would reach the
 fixture directly, so that any such request shows up in the request log): `render` takes the
@@ -22,6 +24,8 @@ from email.utils import format_datetime
 from functools import cache
 from html import escape
 from itertools import islice
+from typing import Any
+from urllib.parse import urlsplit
 from xml.sax.saxutils import escape as xml_escape
 
 from .model import BASE_DATE
@@ -58,6 +62,18 @@ ARTICLE_PARAGRAPHS = 5
 ACCENTED_SENTENCE = (
     "The caf\u00e9\u2019s owner \u2014 Zo\u00eb Br\u00fbl\u00e9 \u2014 called it na\u00efve."
 )
+# Half of U+1F600 (a CMS cut the emoji in half): a lone UTF-16 surrogate, as JSON writes it
+# ("\ud83d" with ensure_ascii) and as an HTML or XML character reference.
+HALF_EMOJI = "\ud83d"
+HALF_EMOJI_REFERENCE = "&#xD83D;"
+REPLACEMENT_CHARACTER = "\ufffd"  # what a lone surrogate must come out as
+# Bidirectional controls around a title make it display reversed (U+202E ... U+202C) or
+# right-to-left (U+2067 ... U+2069): text that reads as another title on screen.
+BIDI_OVERRIDE = ("\u202e", "\u202c")
+BIDI_ISOLATE = ("\u2067", "\u2069")
+POISON_PATH = "/articles/poison.html"  # the article RaisingStage fails on
+RAISING_STAGE = "crawler.newsroom.hostile.RaisingStage"  # for ITEM_PIPELINES ...
+RAISING_STAGE_ORDER = 150  # ... after the extraction (100), before any stage that keeps state
 
 Response = tuple[int, dict[str, str], "bytes | Stream"]
 
@@ -123,6 +139,14 @@ _CASES: tuple[tuple[str, str, str, str], ...] = (
      "RSS that never ends (chunked, no Content-Length; cut at 256 MiB)"),
     ("feed_ssrf_links", FEED, "/feeds/ssrf.xml",
      "RSS linking loopback, private, link-local and non-http URLs (and one good article)"),
+    ("feed_json_lone_surrogates", FEED, "/feeds/lone-surrogates.json",
+     "JSON Feed whose titles, summaries and authors end in half an emoji (\\ud83d), listing a "
+     "page whose JSON-LD does too"),
+    ("feed_surrogate_references", FEED, "/feeds/surrogate-references.xml",
+     "RSS with character references to half an emoji (&#xD83D;) in titles and descriptions"),
+    ("feed_poison_item", FEED, "/feeds/poison.xml",
+     "RSS listing an article a pipeline stage raises on, every try (RaisingStage, injected by "
+     "ITEM_PIPELINES in the test)"),
     # -- pages
     ("page_gzip_bomb", PAGE, "/bombs/gzip.html", "gzip body inflating to 64 MiB"),
     ("page_gzip_nested_bomb", PAGE, "/bombs/gzip-gzip.html",
@@ -153,6 +177,11 @@ _CASES: tuple[tuple[str, str, str, str], ...] = (
      "no charset anywhere, windows-1252 bytes"),
     ("page_charset_missing_utf8", PAGE, "/charset/missing-utf8.html",
      "no charset anywhere, UTF-8 bytes"),
+    ("page_charset_utf16_http_only", PAGE, "/charset/utf16-http-only.html",
+     "UTF-16 without a byte order mark, the charset only in the HTTP Content-Type"),
+    ("page_bidi_controls", PAGE, "/bidi/overrides.html",
+     "title, headline and author wrapped in bidirectional overrides and isolates (U+202E, "
+     "U+2067)"),
     ("page_redirect_loop", PAGE, "/redirect/loop-a.html", "loop-a -> loop-b -> loop-a ..."),
     ("page_redirect_self", PAGE, "/redirect/self.html", "redirects to itself"),
     ("page_redirect_chain", PAGE, "/redirect/chain/1.html",
@@ -246,6 +275,9 @@ class HostileSite:
             self._add_article(self.cases[name].path)
             for name in ("page_extraction_hang", "page_extraction_crash")
         ]
+        self.half_emoji_article = self._add_article("/articles/half-emoji.html")
+        self.bidi_article = self._add_article(self.cases["page_bidi_controls"].path)
+        self.poison_article = self._add_article(POISON_PATH)
         self.chain_target = self._add_article("/articles/chain-end.html")
         self.offsite_article = self._add_article(
             "/articles/offsite.html", base=f"http://{OFFSITE_DOMAIN}"
@@ -316,6 +348,11 @@ class HostileSite:
             c["feed_100k_entries"].path: lambda: _rss(_huge_feed(self.huge_feed_entries)),
             c["feed_oversized"].path: self._oversized_feed,
             c["feed_ssrf_links"].path: lambda: _rss(self._ssrf_feed(origin)),
+            c["feed_json_lone_surrogates"].path: self._json_feed_with_half_emojis,
+            c["feed_surrogate_references"].path: lambda: _rss(self._surrogate_references_feed()),
+            c["feed_poison_item"].path: lambda: _rss(self._poison_feed()),
+            self.half_emoji_article.removeprefix(HOSTILE_BASE): self._half_emoji_page,
+            c["page_bidi_controls"].path: self._bidi_page,
             PAGES_FEED_PATH: lambda: _rss(self._pages_feed()),
             c["page_gzip_bomb"].path: lambda: _bomb("gzip"),
             c["page_gzip_nested_bomb"].path: lambda: _bomb("gzip, gzip"),
@@ -507,6 +544,63 @@ class HostileSite:
         items.append(self._items(self.feed_articles["feed_ssrf_links"]))
         return _rss_feed("SSRF", "".join(items))
 
+    def _poison_feed(self) -> bytes:
+        urls = [*self.feed_articles["feed_poison_item"], self.poison_article]
+        return _rss_feed("Poison", self._items(urls))
+
+    def _json_feed_with_half_emojis(self) -> Response:
+        urls = [*self.feed_articles["feed_json_lone_surrogates"], self.half_emoji_article]
+        items = [
+            {
+                "id": url,
+                "url": url,
+                "title": f"{self.articles[url].title} {HALF_EMOJI}",
+                "summary": f"What happened, in one line {HALF_EMOJI}",
+                "authors": [{"name": f"Night Desk {HALF_EMOJI}"}],
+                "date_published": BASE_DATE.isoformat(),
+            }
+            for url in urls
+        ]
+        feed = {"version": "https://jsonfeed.org/version/1.1", "title": f"Emoji {HALF_EMOJI}",
+                "home_page_url": HOSTILE_BASE + "/", "items": items}  # fmt: skip
+        body = json.dumps(feed).encode()  # ASCII: every lone surrogate spelled \ud83d
+        return 200, _headers("application/feed+json", body), body
+
+    def _surrogate_references_feed(self) -> bytes:
+        items = "".join(
+            f"<item><title>{xml_escape(self.articles[url].title)} {HALF_EMOJI_REFERENCE}</title>"
+            f"<link>{url}</link><description>Half an emoji: {HALF_EMOJI_REFERENCE}</description>"
+            "</item>"
+            for url in self.feed_articles["feed_surrogate_references"]
+        )
+        return _rss_feed(f"Emoji {HALF_EMOJI_REFERENCE}", items, escape_title=False)
+
+    def _half_emoji_page(self) -> Response:
+        """An article whose headline and first paragraph end in half an emoji, in the HTML as a
+        character reference and in its JSON-LD as a lone \\ud83d (the author's name too)."""
+        article = self.articles[self.half_emoji_article]
+        cut = with_half_emoji(article)
+        jsonld = {"@context": "https://schema.org", "@type": "NewsArticle",
+                  "headline": cut.title, "articleBody": cut.text,
+                  "author": {"@type": "Person", "name": f"Reporter {HALF_EMOJI}"}}  # fmt: skip
+        page = _article_html(cut, "utf-8", head=_jsonld_script(jsonld))
+        body = page.replace(HALF_EMOJI, HALF_EMOJI_REFERENCE).encode()
+        return 200, _headers("text/html; charset=utf-8", body), body
+
+    def _bidi_page(self) -> Response:
+        """The title, the <h1>, og:title and the JSON-LD author wrapped in bidirectional
+        controls: shown as they are, they read reversed or right-to-left."""
+        article = self.articles[self.bidi_article]
+        override, isolate = "{}".join(BIDI_OVERRIDE), "{}".join(BIDI_ISOLATE)
+        shown = HostileArticle(article.url, override.format(article.title), article.paragraphs)
+        jsonld = {"@context": "https://schema.org", "@type": "NewsArticle",
+                  "headline": isolate.format(article.title),
+                  "author": {"@type": "Person", "name": override.format(BIDI_AUTHOR)}}  # fmt: skip
+        og_title = escape(isolate.format(article.title))
+        head = f'<meta property="og:title" content="{og_title}">' + _jsonld_script(jsonld)
+        body = _article_html(shown, "utf-8", head=head).encode()
+        return 200, _headers("text/html; charset=utf-8", body), body
+
     def _pages_feed(self) -> bytes:
         items = "".join(
             f"<item><title>{xml_escape(case.what)}</title><link>{case.url}</link></item>"
@@ -524,21 +618,52 @@ _CHARSET_CASES = {
     "page_charset_meta_lies": ("/charset/meta-utf8-cp1252-body.html", ("cp1252", None, "utf-8")),
     "page_charset_missing_cp1252": ("/charset/missing-cp1252.html", ("cp1252", None, None)),
     "page_charset_missing_utf8": ("/charset/missing-utf8.html", ("utf-8", None, None)),
+    "page_charset_utf16_http_only": (
+        "/charset/utf16-http-only.html", ("utf-16-le", "utf-16", None)),
 }  # fmt: skip
+BIDI_AUTHOR = "Evil Author"  # the bidi page's author, as it must come out
 
 
 # --- Documents ---------------------------------------------------------------------------------
 
 
-def _article_html(article: HostileArticle, meta_charset: str | None) -> str:
+def _article_html(article: HostileArticle, meta_charset: str | None, head: str = "") -> str:
     meta = f'<meta charset="{meta_charset}">' if meta_charset else ""
     paragraphs = "".join(f"<p>{escape(p)}</p>" for p in article.paragraphs)
     return (
         f'<!DOCTYPE html><html lang="en"><head>{meta}<title>{escape(article.title)} | '
-        "Hostile Times</title></head><body><nav><a href='/'>Home</a> <a href='/world/'>World</a>"
-        f"</nav><article><h1>{escape(article.title)}</h1>{paragraphs}</article>"
-        "<footer><p>\u00a9 2026 Hostile Times</p></footer></body></html>"
+        f"Hostile Times</title>{head}</head><body><nav><a href='/'>Home</a> "
+        f"<a href='/world/'>World</a></nav><article><h1>{escape(article.title)}</h1>{paragraphs}"
+        "</article><footer><p>\u00a9 2026 Hostile Times</p></footer></body></html>"
     )
+
+
+def _jsonld_script(data: dict[str, Any]) -> str:
+    return f'<script type="application/ld+json">{json.dumps(data)}</script>'
+
+
+def with_half_emoji(article: HostileArticle, half: str = HALF_EMOJI) -> HostileArticle:
+    """The article as the half-emoji page serves it (`half` after its headline and its first
+    paragraph); with `half=REPLACEMENT_CHARACTER`, as a crawler must output it."""
+    first, *rest = article.paragraphs
+    return HostileArticle(article.url, f"{article.title} {half}", (f"{first} {half}", *rest))
+
+
+class PoisonedItemError(RuntimeError):
+    """What RaisingStage raises: a bug some article triggers in a pipeline stage."""
+
+
+class RaisingStage:
+    """An item pipeline stage that fails on one article, every time it sees it (the article at
+    POISON_PATH on hostile.test), and passes every other item on. Put it in ITEM_PIPELINES to
+    see such an article end, after HARVEST_MAX_ATTEMPTS tries, in the rejected file, and cost
+    no other article anything."""
+
+    def process_item(self, item: Any) -> Any:
+        parts = urlsplit(item.get("url") or "")
+        if parts.hostname == HOSTILE_DOMAIN and parts.path == POISON_PATH:
+            raise PoisonedItemError(f"a stage fails on {item['url']}, every time")
+        return item
 
 
 def _rss_feed_text(title: str, items: str, dtd: str = "", escape_title: bool = True) -> str:
