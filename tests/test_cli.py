@@ -144,3 +144,17 @@ def test_search_prints_no_title_that_displays_as_another(tmp_path: Path) -> None
     result = newsharvest("search", "--index", str(index_path), "harbour")
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[0] == f" 1. {title}"
+
+
+def test_extract_json_of_a_page_whose_json_ld_cuts_an_emoji_in_half(tmp_path: Path) -> None:
+    """A lone surrogate in JSON-LD (\\ud83d) made `extract --json` die on a traceback."""
+    body = "The ferry returned to its timetable on Sunday after the storm had passed. " * 8
+    jsonld = json.dumps({"@type": "NewsArticle", "headline": "Emoji cut \ud83d",
+                         "articleBody": body + "\ud83d"})  # fmt: skip
+    page = tmp_path / "page.html"
+    page.write_text(f'<html><head><script type="application/ld+json">{jsonld}</script></head>'
+                    f"<body><article><p>{body}</p></article></body></html>")  # fmt: skip
+    result = newsharvest("extract", "--json", str(page))
+    assert result.returncode == 0, result.stderr
+    article = json.loads(result.stdout)
+    assert article["title"] == "Emoji cut \ufffd"

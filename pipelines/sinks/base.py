@@ -429,8 +429,8 @@ class BatchingSink(ABC):
             _one_line(error),
         )
         path = self.options.journal_dir / f"{self.name}{REJECTED_SUFFIX}"
-        line = {"error": _one_line(error), "record": record}
-        await asyncio.to_thread(append_rejected, path, line)
+        rejected = {"error": _one_line(error), "record": record}
+        await asyncio.to_thread(append_rejected, path, rejected)
 
     # --- replay ---------------------------------------------------------------------------
 
