@@ -118,19 +118,22 @@ _PROLOG_DOCTYPE = re.compile(
     re.DOTALL | re.IGNORECASE,
 )
 # What needs repair: an '&' that starts no XML reference (a bare '&', an HTML or undeclared
-# entity), outside CDATA sections and comments (matched too, to be left as they are); and a
-# character reference to half of a UTF-16 pair (&#xD83D;, &#55357;: an emoji cut in half),
-# which libxml2 turns into bytes that are no UTF-8 (lxml then fails to read the text). XML's own
-# references are not matched otherwise: a feed full of "&lt;" costs no Python call.
+# entity), outside CDATA sections and comments (matched too, to be left as they are). XML's own
+# references are not matched at all: a feed full of "&lt;" costs no Python call.
 _ENTITY_OR_VERBATIM = re.compile(
     rb"<!\[CDATA\[.*?(?:\]\]>|\Z)|<!--.*?(?:-->|\Z)"
     rb"|&(?!(?:amp|lt|gt|quot|apos|#[0-9]{1,8}|#[xX][0-9a-fA-F]{1,8});)"
-    rb"(?:([A-Za-z][A-Za-z0-9]{0,31});)?"
-    rb"|(&#(?:[xX]0*[dD][89a-fA-F][0-9a-fA-F]{2}"  # U+D800-U+DFFF in hex, in decimal:
-    rb"|0*(?:5529[6-9]|55[3-9][0-9]{2}|56[0-9]{3}|57[0-2][0-9]{2}|573[0-3][0-9]|5734[0-3]));)",
+    rb"(?:([A-Za-z][A-Za-z0-9]{0,31});)?",
     re.DOTALL,
 )
-# What a lone surrogate becomes everywhere (extractors.safetext): U+FFFD.
+# A character reference to half of a UTF-16 pair (&#xD83D;, &#55357;: an emoji cut in half):
+# libxml2 turns it into bytes that are no UTF-8, and lxml then fails to read the text. It
+# becomes U+FFFD, what a lone surrogate becomes everywhere (extractors.safetext). A pass of its
+# own: as an alternative of the pattern above it tripled that pass on feeds full of "&lt;".
+_SURROGATE_REFERENCE = re.compile(
+    rb"&#(?:[xX]0*[dD][89a-fA-F][0-9a-fA-F]{2}"  # U+D800-U+DFFF in hex, in decimal:
+    rb"|0*(?:5529[6-9]|55[3-9][0-9]{2}|56[0-9]{3}|57[0-2][0-9]{2}|573[0-3][0-9]|5734[0-3]));"
+)
 _REPLACEMENT_REFERENCE = b"&#xFFFD;"
 # Text that is HTML although nothing says so: a tag, or a complete entity reference.
 _LOOKS_LIKE_HTML = re.compile(r"<[A-Za-z/!]|&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);")
@@ -260,13 +263,11 @@ def _join(base: str, reference: str) -> str | None:
 
 
 def _repair_entity(match: re.Match[bytes]) -> bytes:
-    """An HTML named entity made numeric, a reference to a lone surrogate made U+FFFD, any
-    other '&' escaped; CDATA sections and comments are returned as they are."""
+    """An HTML named entity made numeric, any other '&' escaped; CDATA sections and comments
+    are returned as they are."""
     whole, name = match.group(0), match.group(1)
     if whole[:1] == b"<":
         return whole
-    if match.group(2):
-        return _REPLACEMENT_REFERENCE
     if name and (codepoint := name2codepoint.get(name.decode("ascii"))):
         return b"&#%d;" % codepoint
     return b"&amp;" + whole[1:]
@@ -278,6 +279,8 @@ def sanitize_xml(body: bytes, repairs: list[str] | None = None) -> bytes:
     `repairs`."""
     body, doctypes = _PROLOG_DOCTYPE.subn(rb"\1", body, count=1)
     repaired = _ENTITY_OR_VERBATIM.sub(_repair_entity, body)
+    if b"&#" in repaired:
+        repaired = _SURROGATE_REFERENCE.sub(_REPLACEMENT_REFERENCE, repaired)
     if repairs is not None:
         if doctypes:
             repairs.append(REPAIR_DTD_REMOVED)
@@ -889,7 +892,7 @@ def _parse_json_feed(
 ) -> tuple[Feed, list[FeedEntry | None]]:
     try:
         # Lone surrogates ("\ud83d", or their bytes) become U+FFFD where JSON enters.
-        data = scrub_json(json.loads(body))
+        data = scrub_json(json.loads(body), body)
     except (ValueError, RecursionError) as error:
         raise FeedError("malformed_json", str(error)[:200]) from error
     if not isinstance(data, dict) or not isinstance(data.get("items"), list):

@@ -51,7 +51,7 @@ def jsonld_objects(tree: Element) -> list[dict[str, Any]]:
         if not raw.strip() or len(raw) > MAX_JSONLD_CHARS:
             continue
         # Lone surrogates ("\ud83d") become U+FFFD here, where JSON enters (extractors.safetext).
-        for obj in _flatten(scrub_json(_loads_tolerant(raw)), 0):
+        for obj in _flatten(scrub_json(_loads_tolerant(raw), raw), 0):
             objects.append(obj)
             if len(objects) >= MAX_JSONLD_OBJECTS:
                 return objects

@@ -25,6 +25,10 @@ from typing import Any
 REPLACEMENT_CHARACTER = "\ufffd"
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # a paired surrogate never survives json.loads
 BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
+# How JSON text spells a surrogate: an escape \uD800-\uDFFF, or (in bytes, which json.loads
+# decodes with "surrogatepass") its three-byte UTF-8 form. Text without one yields none.
+_SURROGATE_SPELLING = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE_SPELLING_BYTES = re.compile(rb"\\u[dD][89a-fA-F]|\xed[\xa0-\xbf]")
 
 
 def scrub_surrogates(text: str) -> str:
@@ -34,9 +38,12 @@ def scrub_surrogates(text: str) -> str:
     return LONE_SURROGATE.sub(REPLACEMENT_CHARACTER, text)
 
 
-def scrub_json(value: Any) -> Any:
+def scrub_json(value: Any, source: str | bytes | None = None) -> Any:
     """What `json.loads` returned, with every string in it (object keys too) through
-    `scrub_surrogates`. Iterative: the depth of a hostile document costs no stack."""
+    `scrub_surrogates`. `source`, the JSON text it was read from, spares the walk when it spells
+    no surrogate (almost every document). Iterative: a hostile depth costs no stack."""
+    if source is not None and not _spells_surrogates(source):
+        return value
     if isinstance(value, str):
         return scrub_surrogates(value)
     if not isinstance(value, dict | list):
@@ -53,6 +60,12 @@ def scrub_json(value: Any) -> Any:
             if isinstance(key, str) and (clean_key := scrub_surrogates(key)) is not key:
                 container[clean_key] = container.pop(key)  # type: ignore[union-attr,call-arg]
     return value
+
+
+def _spells_surrogates(source: str | bytes) -> bool:
+    if isinstance(source, bytes):
+        return _SURROGATE_SPELLING_BYTES.search(source) is not None
+    return _SURROGATE_SPELLING.search(source) is not None
 
 
 def single_line(text: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -446,6 +447,12 @@ def test_lone_surrogates_become_the_replacement_character_wherever_json_put_them
         clean["deep"] = clean["deep"][0]
     assert clean["deep"] == ["\ufffd"]
     assert scrub_json("ok") == "ok" and scrub_json(7) == 7
+    # With the JSON text it came from, the walk happens only when that text spells a surrogate:
+    # an escape, or (bytes, which json.loads reads with "surrogatepass") its UTF-8 form.
+    for source in ('{"t": "\\uD83D"}', b'{"t": "\xed\xa0\xbd"}'):
+        assert scrub_json(json.loads(source), source) == {"t": "\ufffd"}
+    korean = '{"t": "\ud55c\uad6d"}'.encode()  # U+D55C: lead byte 0xED, no surrogate
+    assert scrub_json(json.loads(korean), korean) == {"t": "\ud55c\uad6d"}
 
 
 def test_single_line_metadata_loses_bidirectional_controls_and_keeps_the_rest() -> None:
