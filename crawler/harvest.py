@@ -31,7 +31,6 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from scrapy import signals
@@ -41,17 +40,15 @@ from twisted.python.failure import Failure
 from crawler import polling
 from crawler.core.clock import Clock, clock_from_settings
 from crawler.core.commit import install_ledger, item_version, ledger_of
-from crawler.core.domainstats import ERRORS, inc_domain
 from crawler.core.outage import RedisGate
-from crawler.core.paths import journal_dir, state_dir
-from crawler.core.spill import REJECTED_SUFFIX, append_rejected
+from crawler.core.paths import state_dir
+from crawler.core.rejected import reject_item
 from crawler.core.urls import canonical_article_url
 from crawler.feedparse import Feed, FeedEntry, FeedError, parse_feed
 from crawler.ledger import (
-    GIVEN_UP,
-    RETRY,
     Claim,
     Entry,
+    FailOutcome,
     HarvestState,
     RedisHarvestState,
     SqliteHarvestState,
@@ -61,11 +58,6 @@ from crawler.ledger_guard import GuardedHarvestState, MarkOutbox
 from crawler.polling import FeedState, PollPolicy
 
 log = logging.getLogger(__name__)
-
-REJECTED_FILE = f"pipeline{REJECTED_SUFFIX}"  # in the journal directory, beside the sinks' own
-REJECTED = "rejected"  # errors/rejected: articles given up after a stage failed on every try
-REJECTED_LEAVES_OUT = ("html", "fingerprint")  # large, binary, and given back by the URL
-MAX_ERROR_CHARS = 500
 
 
 def iso(epoch: float | None) -> str | None:
@@ -131,26 +123,13 @@ class Harvest:
         if found is None:
             return
         outcome = await self.state.fail(*found, self.clock.now())
-        if outcome == RETRY:
+        if outcome is FailOutcome.GIVEN_UP:  # the last try: keep the article and its error
+            settings, stats = self.crawler.settings, self.crawler.stats
+            attempts, at = self.state.config.max_attempts, iso(self.clock.now())
+            await reject_item(settings, stats, item, failure, attempts, at)
+        elif outcome:
             self.crawler.stats.inc_value("harvest/retry")
-        elif outcome == GIVEN_UP:
-            await self._reject(item, failure)
         self._notify(item, stored=False)
-
-    async def _reject(self, item: Any, failure: Failure) -> None:
-        """The last try failed: keep the article and its error in the rejected file."""
-        attempts = self.state.config.max_attempts
-        record = rejected_record(item, failure, attempts, self.clock.now())
-        path = journal_dir(self.crawler.settings) / REJECTED_FILE
-        await asyncio.to_thread(append_rejected, path, record)
-        stats = self.crawler.stats
-        stats.inc_value("harvest/rejected")
-        domain = item.get("domain") or "unknown"
-        inc_domain(stats, domain, ERRORS)
-        inc_domain(stats, domain, f"{ERRORS}/{REJECTED}")
-        log.error("rejected: %s (%s, in %s) on the last of %d tries; kept in %s",
-                  record["record"].get("url"), record["error"], record["where"], attempts,
-                  path)  # fmt: skip
 
     async def _finish(self, item: Any, output: bool) -> None:
         found = item_version(item)
@@ -168,31 +147,6 @@ class Harvest:
         if self._opened:
             await self.state.close()
             self._opened = False
-
-
-def rejected_record(item: Any, failure: Failure, attempts: int, now: float) -> dict[str, Any]:
-    """One line of the rejected file: the error, where it was raised, and the article as the
-    failing stage had it (all but the raw page and the fingerprint, which the URL gives back)."""
-    error = failure.value
-    message = " ".join(str(error).split())[:MAX_ERROR_CHARS]
-    return {
-        "rejected_at": iso(now),
-        "attempts": attempts,
-        "error": f"{type(error).__name__}: {message}" if message else type(error).__name__,
-        "where": raised_where(failure),
-        "record": {k: v for k, v in dict(item).items() if k not in REJECTED_LEAVES_OUT},
-    }
-
-
-def raised_where(failure: Failure) -> str | None:
-    """`dir/file.py:line` of the stage whose process_item raised (the innermost process_item
-    frame; the innermost frame when there is none), for the rejected file and the log."""
-    frames = failure.frames
-    if not frames:
-        return None
-    stage = next((frame for frame in reversed(frames) if frame[0] == "process_item"), frames[-1])
-    path, line = stage[1], stage[2]
-    return f"{'/'.join(Path(path).parts[-2:])}:{line}"
 
 
 def _crawler_state(crawler: Crawler) -> HarvestState:

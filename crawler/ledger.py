@@ -26,6 +26,7 @@ import sqlite3
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from enum import Enum
 from pathlib import Path
 from typing import Any
 
@@ -43,10 +44,6 @@ RECOVER_BATCH = 1_000  # claims handed back per recover() call
 PURGE_BATCH = 5_000  # expired records dropped per purge() call
 
 PENDING, DONE, FAILED = "p", "d", "f"
-# What a failed try of an article version leads to (HarvestState.fail): tried again later, given
-# up now (this call made it final: the caller reports it), or nothing (not the pending version:
-# done, superseded or given up already, e.g. by another worker).
-RETRY, GIVEN_UP, NOT_PENDING = "retry", "given_up", "not_pending"
 BUSY_TIMEOUT_SECONDS = 5.0  # the embedded ledger: wait this long for another writer's lock
 
 
@@ -129,6 +126,22 @@ def decide(
     return True, {"v": record["v"] + 1, "u": updated, "s": PENDING, "a": 0}
 
 
+class FailOutcome(Enum):
+    """What a failed try of an article version led to (`HarvestState.fail`): it is tried again
+    later, it was given up by this very call (the caller reports it, once), or nothing happened
+    (not the pending version: done, superseded or given up already, e.g. by another worker).
+    True only for RETRY, so `if await state.fail(...)` still reads "will it be retried?"; the
+    guarded ledger answers True (a retry, as far as it knows) for a failure it buffers while
+    Redis is away (crawler/ledger_guard.py)."""
+
+    RETRY = "retry"
+    GIVEN_UP = "given_up"
+    NOT_PENDING = "not_pending"
+
+    def __bool__(self) -> bool:
+        return self is FailOutcome.RETRY
+
+
 class HarvestState(ABC):
     """Feed schedules, feed states and the article ledger (see the module docstring)."""
 
@@ -170,7 +183,7 @@ class HarvestState(ABC):
         pending version (already done, or superseded)."""
 
     @abstractmethod
-    async def fail(self, key: str, version: int, now: float) -> str:
+    async def fail(self, key: str, version: int, now: float) -> FailOutcome:
         """A try failed (the fetch, or a pipeline stage): RETRY (after retry_delay), GIVEN_UP
         (the max_attempts-th failure: the version is final, never handed out again) or
         NOT_PENDING. Attempts are counted in the store, so the bound holds across restarts and
@@ -337,14 +350,14 @@ class SqliteHarvestState(HarvestState):
             )
         return cursor.rowcount == 1
 
-    async def fail(self, key: str, version: int, now: float) -> str:
+    async def fail(self, key: str, version: int, now: float) -> FailOutcome:
         with self._db:
             row = self._db.execute(
                 "SELECT attempts FROM articles WHERE key = ? AND version = ? AND status = ?",
                 (key, version, PENDING),
             ).fetchone()
             if row is None:
-                return NOT_PENDING
+                return FailOutcome.NOT_PENDING
             attempts = row[0] + 1
             if attempts >= self.config.max_attempts:
                 self._db.execute(
@@ -352,12 +365,12 @@ class SqliteHarvestState(HarvestState):
                     "WHERE key = ?",
                     (FAILED, attempts, key),
                 )
-                return GIVEN_UP
+                return FailOutcome.GIVEN_UP
             self._db.execute(
                 "UPDATE articles SET attempts = ?, due = ? WHERE key = ?",
                 (attempts, now + self.config.retry_delay, key),
             )
-        return RETRY
+        return FailOutcome.RETRY
 
     async def recover(self, now: float, everything: bool = False) -> list[Claim]:
         limit = -1 if everything else RECOVER_BATCH
@@ -411,6 +424,7 @@ _DONE_LUA = "ledger_done"  # ledger_done.lua beside this module
 # KEYS: articles, pending. ARGV: key, version, now, max_attempts, retry_delay.
 # Returns 1 (will retry), 0 (given up), -1 (not the pending version).
 _FAIL_LUA = "ledger_fail"  # ledger_fail.lua beside this module
+_FAIL_OUTCOMES = {1: FailOutcome.RETRY, 0: FailOutcome.GIVEN_UP}
 
 # KEYS: articles, pending. ARGV: max due score, now, claim_lease, limit.
 _RECOVER_LUA = "ledger_recover"  # ledger_recover.lua beside this module
@@ -506,13 +520,13 @@ class RedisHarvestState(HarvestState):
         )
         return result == 1
 
-    async def fail(self, key: str, version: int, now: float) -> str:
+    async def fail(self, key: str, version: int, now: float) -> FailOutcome:
         keys = [self.keys.harvest_articles(), self.keys.harvest_pending()]
         c = self.config
         result = await self._scripts["fail"](
             keys=keys, args=[key, version, now, c.max_attempts, c.retry_delay]
         )
-        return {1: RETRY, 0: GIVEN_UP}.get(result, NOT_PENDING)
+        return _FAIL_OUTCOMES.get(result, FailOutcome.NOT_PENDING)
 
     async def recover(self, now: float, everything: bool = False) -> list[Claim]:
         keys = [self.keys.harvest_articles(), self.keys.harvest_pending()]

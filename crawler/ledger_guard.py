@@ -26,16 +26,7 @@ from scrapy.statscollectors import StatsCollector
 
 from crawler.core.outage import RedisGate, attempt, is_connection_error
 from crawler.core.spill import JOURNAL_SUFFIX, Journal, journal_paths
-from crawler.ledger import (
-    DONE,
-    FAILED,
-    GIVEN_UP,
-    RETRY,
-    Claim,
-    Entry,
-    HarvestState,
-    RedisHarvestState,
-)
+from crawler.ledger import DONE, FAILED, Claim, Entry, HarvestState, RedisHarvestState
 from crawler.polling import FeedState
 
 log = logging.getLogger(__name__)
@@ -106,10 +97,7 @@ class MarkOutbox:
 async def _store(state: HarvestState, record: dict[str, Any]) -> None:
     key, version, at = record["canonical_url"], int(record["version"]), float(record["at"])
     if record.get("mark") == FAILED:
-        if await state.fail(key, version, at) == GIVEN_UP:
-            # Its item is long gone: the rejected file cannot hold it, the log says it.
-            log.error("%s (version %d) given up: its last try failed while Redis was away",
-                      key, version)  # fmt: skip
+        await state.fail(key, version, at)
     else:
         await state.done(key, version, at)
 
@@ -161,14 +149,12 @@ class GuardedHarvestState(HarvestState):
     # --- marks: never wait ----------------------------------------------------------------
 
     async def done(self, key: str, version: int, now: float) -> bool:
-        return await self._mark(DONE, key, version, now, buffered=True)
+        return await self._mark(DONE, key, version, now)
 
-    async def fail(self, key: str, version: int, now: float) -> str:
-        # Buffered, a failure counts as a retry as far as this process knows (the outbox stores
-        # it later, and the count decides then).
-        return await self._mark(FAILED, key, version, now, buffered=RETRY)
+    async def fail(self, key: str, version: int, now: float) -> bool:
+        return await self._mark(FAILED, key, version, now)
 
-    async def _mark(self, mark: str, key: str, version: int, now: float, buffered: Any) -> Any:
+    async def _mark(self, mark: str, key: str, version: int, now: float) -> bool:
         if self.gate.available:
             store = self.inner.done if mark == DONE else self.inner.fail
             try:
@@ -179,7 +165,7 @@ class GuardedHarvestState(HarvestState):
                 self.gate.report(error)
         await self.outbox.add(key, version, mark, now)
         self.stats.inc_value("harvest/outbox/buffered")
-        return buffered
+        return True  # as far as this process knows: stored for later, and retried if failed
 
     # --- everything else: wait for Redis ------------------------------------------------------
 

@@ -29,7 +29,7 @@ from crawler.cli.crawlrun import (
 )
 from crawler.cli.extract import EXIT_REFUSED, EXIT_UNREADABLE
 from crawler.core.keys import RedisKeys
-from crawler.harvest import REJECTED_FILE
+from crawler.core.rejected import PIPELINE_REJECTED_FILE
 from crawler.newsroom import Newsroom, NewsroomServer, RequestRecord
 from crawler.newsroom.hostile import (
     ADDRESS,
@@ -355,7 +355,7 @@ def test_an_article_a_stage_fails_on_is_rejected_with_its_error_and_counted(
 ) -> None:
     site = hostile.site
     assert site.poison_article not in hostile.output
-    (rejected,) = read_jsonl(hostile.state / "journal" / REJECTED_FILE)
+    (rejected,) = read_jsonl(hostile.state / "journal" / PIPELINE_REJECTED_FILE)
     assert rejected["record"]["url"] == site.poison_article
     assert rejected["record"]["title"] == site.articles[site.poison_article].title  # extracted
     assert rejected["error"].startswith("PoisonedItemError: a stage fails on")
@@ -435,7 +435,8 @@ def test_an_article_a_stage_fails_on_is_tried_max_attempts_times_across_runs_the
     env = {"NEWSHARVEST_REDIS_URL": redis_url} if ledger == "redis" else {}
     site = HostileSite()
     poison, good = site.poison_article, site.feed_articles["feed_poison_item"]
-    state, rejected_file = tmp_path / "state", tmp_path / "state" / "journal" / REJECTED_FILE
+    state = tmp_path / "state"
+    rejected_file = state / "journal" / PIPELINE_REJECTED_FILE
     runs = []
     for run in range(attempts + 1):
         journal = tmp_path / f"run-{run}.jsonl"

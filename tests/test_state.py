@@ -10,10 +10,8 @@ import pytest
 
 from crawler.core.keys import RedisKeys
 from crawler.ledger import (
-    GIVEN_UP,
-    NOT_PENDING,
-    RETRY,
     Entry,
+    FailOutcome,
     HarvestState,
     LedgerConfig,
     RedisHarvestState,
@@ -149,14 +147,16 @@ def test_failed_fetches_are_retried_after_a_delay_then_given_up(make_state) -> N
         state = await make_state()
         await state.claim_entries([entry("http://a/1", T0)], T0)
         assert await state.recover(T0 + 10) == []  # in flight, lease running
-        assert await state.fail("http://a/1", 1, T0 + 10) == RETRY  # attempt 1 of 2
+        retry = await state.fail("http://a/1", 1, T0 + 10)  # attempt 1 of 2
+        assert retry is FailOutcome.RETRY and retry  # truthy: "will it be retried?"
         assert await state.recover(T0 + 30) == []  # retry not due yet
         again = await state.recover(T0 + 61)
         assert [(c.key, c.attempts) for c in again] == [("http://a/1", 1)]
-        assert await state.fail("http://a/1", 1, T0 + 70) == GIVEN_UP  # attempt 2 of 2
+        given_up = await state.fail("http://a/1", 1, T0 + 70)  # attempt 2 of 2
+        assert given_up is FailOutcome.GIVEN_UP and not given_up
         assert await state.is_done("http://a/1", 1)
         # Only the call that made it final says GIVEN_UP (it reports the article, once).
-        assert await state.fail("http://a/1", 1, T0 + 80) == NOT_PENDING
+        assert await state.fail("http://a/1", 1, T0 + 80) is FailOutcome.NOT_PENDING
         assert await state.recover(T0 + 10_000, everything=True) == []
 
     make_state.run(scenario)

@@ -58,7 +58,7 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from crawler.cli.crawlrun import read_jsonl, run_measured
     from crawler.cli.table import render_table
-    from crawler.harvest import REJECTED_FILE
+    from crawler.core.rejected import PIPELINE_REJECTED_FILE
     from crawler.newsroom import Newsroom, NewsroomServer
     from crawler.newsroom.hostile import HOSTILE_DOMAIN, RAISING_STAGE, RAISING_STAGE_ORDER
     from settings import base
@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
         elapsed = time.monotonic() - started
         sampler.stop()
         requests = server.request_log
-        rejected = read_jsonl(Path(scratch) / "state" / "journal" / REJECTED_FILE)
+        rejected = read_jsonl(Path(scratch) / "state" / "journal" / PIPELINE_REJECTED_FILE)
 
     prefix = f"domain/{HOSTILE_DOMAIN}/"
     rows = sorted(

@@ -38,18 +38,6 @@ def journal_paths(directory: Path, name: str) -> list[Path]:
     return [path for path in (own, *others) if path.is_file()]
 
 
-def append_rejected(path: Path, record: dict[str, Any]) -> None:
-    """Append `record` as one JSON line to a `.rejected.jsonl` file (created, with its directory,
-    on first use): what no retry will ever deliver, kept with its error for a person to look at.
-    Whatever the record holds, the line is written: a string that is no valid UTF-8 (a lone
-    surrogate) is written as its JSON escape, objects JSON does not know as their str()."""
-    text = json.dumps(record, ensure_ascii=False, default=str, separators=(",", ":"))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("ab") as handle:
-        handle.write(text.encode("utf-8", "backslashreplace") + b"\n")
-        handle.flush()
-
-
 class Journal:
     """One locked journal file. Not thread-safe: its sink serialises every call."""
 

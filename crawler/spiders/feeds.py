@@ -46,7 +46,7 @@ from crawler.core.urls import publisher_domain
 from crawler.faults import PERMANENT_REASONS, count_error, describe_failure
 from crawler.feedparse import Feed, FeedError
 from crawler.harvest import FeedPoller, Harvest, iso
-from crawler.ledger import RETRY, Claim
+from crawler.ledger import Claim
 from crawler.polling import FeedState, PollPolicy
 
 log = logging.getLogger(__name__)
@@ -344,7 +344,7 @@ class FeedsSpider(scrapy.Spider):
             await self.harvest.state.done(claim["key"], claim["version"], now)  # never mind
             self.crawler.stats.inc_value("harvest/given_up")
             log.info("not fetching %s again (%s)", request.url, reason)
-        elif await self.harvest.state.fail(claim["key"], claim["version"], now) == RETRY:
+        elif await self.harvest.state.fail(claim["key"], claim["version"], now):
             self.crawler.stats.inc_value("harvest/retry")
         else:
             self.crawler.stats.inc_value("harvest/given_up")

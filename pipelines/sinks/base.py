@@ -35,13 +35,8 @@ from scrapy.statscollectors import StatsCollector
 from crawler.core.domainstats import inc_domain, stage_seconds
 from crawler.core.outage import start_failure
 from crawler.core.paths import journal_dir
-from crawler.core.spill import (
-    JOURNAL_SUFFIX,
-    REJECTED_SUFFIX,
-    Journal,
-    append_rejected,
-    journal_paths,
-)
+from crawler.core.rejected import append_rejected
+from crawler.core.spill import JOURNAL_SUFFIX, REJECTED_SUFFIX, Journal, journal_paths
 from pipelines.sinks.records import InvalidRecord, article_record, latest_per_key
 
 log = logging.getLogger(__name__)

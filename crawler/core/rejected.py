@@ -1,0 +1,86 @@
+"""Articles no retry will deliver: kept, one JSON line each, in `.rejected.jsonl` files.
+
+An index sink puts a record its backend refuses for its content in `<sink>.rejected.jsonl`
+(pipelines/sinks/base.py); the harvest (crawler/harvest.py) puts an article that a pipeline
+stage raised on, on its last allowed try, in `pipeline.rejected.jsonl`, with the error, where it
+was raised and the article as that stage had it, and counts it as `errors/rejected` of its
+publisher domain. Both are in the journal directory (SINK_JOURNAL_DIR, else <STATE_DIR>/journal).
+
+Writing a line never fails on what the record holds: a string that is no valid UTF-8 (a lone
+surrogate) is written as its JSON escape, an object JSON does not know as its str(). A file that
+cannot be written raises OSError.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+from scrapy.statscollectors import StatsCollector
+from twisted.python.failure import Failure
+
+from crawler.core.domainstats import ERRORS, inc_domain
+from crawler.core.paths import journal_dir
+from crawler.core.spill import REJECTED_SUFFIX
+
+log = logging.getLogger(__name__)
+
+PIPELINE_REJECTED_FILE = f"pipeline{REJECTED_SUFFIX}"
+REJECTED = "rejected"  # errors/rejected: articles given up after a stage failed on every try
+LEFT_OUT = ("html", "fingerprint")  # item fields not kept: large, binary, given back by the URL
+MAX_ERROR_CHARS = 500
+
+
+def append_rejected(path: Path, record: dict[str, Any]) -> None:
+    """Append `record` as one JSON line to `path`, created (with its directory) on first use."""
+    text = json.dumps(record, ensure_ascii=False, default=str, separators=(",", ":"))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("ab") as handle:
+        handle.write(text.encode("utf-8", "backslashreplace") + b"\n")
+        handle.flush()
+
+
+async def reject_item(
+    settings: Any, stats: StatsCollector, item: Any, failure: Failure, attempts: int, at: str
+) -> Path:
+    """Keep an article a stage failed on for the last time (`at`: ISO 8601): write it (in a
+    thread), count it and log it (here, on the reactor thread). Returns the rejected file."""
+    record = rejected_record(item, failure, attempts, at)
+    path = journal_dir(settings) / PIPELINE_REJECTED_FILE
+    await asyncio.to_thread(append_rejected, path, record)
+    stats.inc_value("harvest/rejected")
+    domain = item.get("domain") or "unknown"
+    inc_domain(stats, domain, ERRORS)
+    inc_domain(stats, domain, f"{ERRORS}/{REJECTED}")
+    log.error("rejected: %s (%s, in %s) on the last of %d tries; kept in %s",
+              record["record"].get("url"), record["error"], record["where"], attempts,
+              path)  # fmt: skip
+    return path
+
+
+def rejected_record(item: Any, failure: Failure, attempts: int, at: str) -> dict[str, Any]:
+    """One line of the pipeline's rejected file: when, after how many tries, the error, where it
+    was raised, and the article as the failing stage had it (`record`)."""
+    error = failure.value
+    message = " ".join(str(error).split())[:MAX_ERROR_CHARS]
+    return {
+        "rejected_at": at,
+        "attempts": attempts,
+        "error": f"{type(error).__name__}: {message}" if message else type(error).__name__,
+        "where": raised_where(failure),
+        "record": {k: v for k, v in dict(item).items() if k not in LEFT_OUT},
+    }
+
+
+def raised_where(failure: Failure) -> str | None:
+    """`dir/file.py:line` of the stage whose process_item raised: its innermost process_item
+    frame (the innermost frame when there is none)."""
+    frames = failure.frames
+    if not frames:
+        return None
+    stage = next((frame for frame in reversed(frames) if frame[0] == "process_item"), frames[-1])
+    path, line = stage[1], stage[2]
+    return f"{'/'.join(Path(path).parts[-2:])}:{line}"
