@@ -142,6 +142,10 @@ class FailOutcome(Enum):
         return self is FailOutcome.RETRY
 
 
+# What the Redis ledger's fail script answers (ledger_fail.lua): 1, 0, or -1 (not pending).
+_FAIL_OUTCOMES = {1: FailOutcome.RETRY, 0: FailOutcome.GIVEN_UP}
+
+
 class HarvestState(ABC):
     """Feed schedules, feed states and the article ledger (see the module docstring)."""
 
@@ -424,7 +428,6 @@ _DONE_LUA = "ledger_done"  # ledger_done.lua beside this module
 # KEYS: articles, pending. ARGV: key, version, now, max_attempts, retry_delay.
 # Returns 1 (will retry), 0 (given up), -1 (not the pending version).
 _FAIL_LUA = "ledger_fail"  # ledger_fail.lua beside this module
-_FAIL_OUTCOMES = {1: FailOutcome.RETRY, 0: FailOutcome.GIVEN_UP}
 
 # KEYS: articles, pending. ARGV: max due score, now, claim_lease, limit.
 _RECOVER_LUA = "ledger_recover"  # ledger_recover.lua beside this module
