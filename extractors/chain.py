@@ -6,8 +6,9 @@ import logging
 from collections.abc import Callable
 
 from extractors.article import HEADING, Article, Block, Extraction, running_text
+from extractors.cascade import Candidate, recheck, rescue
 from extractors.document import Document
-from extractors.dom import extract_dom
+from extractors.dom import DomBody, extract_dom
 from extractors.jsonld import jsonld_objects
 from extractors.metadata import Metadata, extract_metadata
 from extractors.preprocess import Cleaning
@@ -46,10 +47,22 @@ def run_chain(document: Document) -> Extraction:
     schema = microdata or jsonld_body(jsonld)
     dom = extract_dom(cleaning)
     chosen = choose_body(schema, dom)
-    if chosen is None:
+    body = Candidate(chosen[1], chosen[0]) if chosen else None
+    if body is None or len(body.text) < MIN_BODY_CHARS:
+        body = rescue(cleaning, metadata.language) or body
+    elif dom is not None and body.method == dom.method and inside_kept_chrome(dom, cleaning):
+        body = recheck(body, cleaning, metadata.language)
+    if body is None:
         return Extraction(article=None, reason=NULL_NO_CONTENT)
-    blocks, method = chosen
-    return finish_article(blocks, method, metadata)
+    return finish_article(body.blocks, body.method, metadata)
+
+
+def inside_kept_chrome(dom: DomBody, cleaning: Cleaning) -> bool:
+    """Whether Algorithm 2.1's container sits in an element named like chrome that the veto kept
+    (it held most of the `<p>` text): a footer or a comment list when the article is not in
+    `<p>`s, as often as a layout wrapper."""
+    chain = (dom.container, *dom.container.iterancestors())
+    return any(cleaning.is_vetoed_chrome(node) for node in chain)
 
 
 def finish_article(blocks: list[Block], method: str, metadata: Metadata) -> Extraction:

@@ -207,13 +207,45 @@ def parse_document(
     payload = utf8 if utf8 is not None else text.encode("utf-8", errors="replace")
     if _has_xml_incompatible(payload):
         payload = _XML_INCOMPATIBLE.sub(b"", payload)
+    tree = _parse(payload)
+    repaired = _close_runaway_title(tree, payload)
+    if repaired is not None:
+        tree, payload = _parse(repaired), repaired
+    return Document(tree, url, encoding_used, marks_article_body=_marks_article_body(payload))
+
+
+def _parse(payload: bytes) -> Element:
     try:
         tree = etree.fromstring(payload, parser=_PARSER)
     except (etree.ParserError, etree.XMLSyntaxError, ValueError) as error:
         raise DocumentError("unparseable", str(error)) from error
     if tree is None or not isinstance(tree.tag, str):
         raise DocumentError("unparseable", "no document element")
-    return Document(tree, url, encoding_used, marks_article_body=_marks_article_body(payload))
+    return tree
+
+
+# A <title> longer than this swallowed the page: a real title is a line, not kilobytes.
+MAX_TITLE_CHARS = 1024
+_TITLE_START = re.compile(rb"<title\b[^>]*>", re.IGNORECASE)
+_TITLE_END = re.compile(rb"[<\r\n]")
+
+
+def _close_runaway_title(tree: Element, payload: bytes) -> bytes | None:
+    """The page with its <title> closed at its first line, when that title has no end tag.
+
+    A title is raw text up to `</title>`: a page that lost its end tag (a truncated or
+    mis-stitched record) is all title to an HTML parser, and shows nothing. A title that long,
+    holding markup, is such a page; the title ends where its first line or tag does.
+    """
+    title = next(tree.iter("title"), None)
+    if title is None or len(title.text or "") <= MAX_TITLE_CHARS or "<" not in title.text:
+        return None
+    start = _TITLE_START.search(payload)
+    if start is None:
+        return None
+    end = _TITLE_END.search(payload, start.end())
+    cut = end.start() if end else len(payload)
+    return payload[:cut] + b"</title>" + payload[cut:]
 
 
 # An itemprop value this far past the attribute name is not that attribute's value.

@@ -184,6 +184,10 @@ class Cleaning:
         """PLAIN, CHROME, CAPTION or FIGURE, with the veto applied."""
         return PLAIN if element in self._vetoed else self.raw_kind(element)
 
+    def is_vetoed_chrome(self, element: Element) -> bool:
+        """Named or tagged like chrome, and kept by the veto."""
+        return element in self._vetoed and self.raw_kind(element) == CHROME
+
     def is_removed(self, element: Element) -> bool:
         return element.tag in JUNK_TAGS or self.kind(element) == CHROME
 
