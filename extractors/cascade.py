@@ -30,10 +30,13 @@ from functools import cached_property
 
 from extractors import justext, treefilter
 from extractors.article import Block, running_text
+from extractors.blocks import TextBlock
 from extractors.evaluation import SHINGLE_SIZE, Shingle, tokenize
+from extractors.evidence import BodyShape
 from extractors.preprocess import Cleaning
 from extractors.readability import METHOD as METHOD_READABILITY
-from extractors.readability import extract_readability
+from extractors.readability import ReadabilityBody, extract_readability
+from extractors.tree import Element
 
 # Two bodies agree when this share of one's shingles is in the other.
 AGREEMENT = 0.9
@@ -50,6 +53,12 @@ class Candidate:
 
     method: str
     blocks: list[Block]
+    parts: list[TextBlock] | None = None  # as written, link-dense blocks included, when known
+    container: Element | None = None
+
+    @property
+    def shape(self) -> BodyShape:
+        return BodyShape(self.blocks, self.parts, self.container)
 
     @cached_property
     def text(self) -> str:
@@ -68,6 +77,10 @@ def share_in(candidate: Candidate, other: Candidate) -> float:
     if not candidate.shingles:
         return 0.0
     return len(candidate.shingles & other.shingles) / len(candidate.shingles)
+
+
+def _readable(scored: ReadabilityBody) -> Candidate:
+    return Candidate(METHOD_READABILITY, scored.blocks, scored.parts, scored.container)
 
 
 def witnesses(cleaning: Cleaning, language: str | None) -> list[Candidate]:
@@ -109,7 +122,7 @@ def recheck(primary: Candidate, cleaning: Cleaning, language: str | None) -> Can
     scored = extract_readability(cleaning)
     if scored is None:
         return primary
-    other = Candidate(METHOD_READABILITY, scored.blocks)
+    other = _readable(scored)
     nested = _nested_choice(primary, other)
     if nested is not None:
         return nested
@@ -122,7 +135,7 @@ def rescue(cleaning: Cleaning, language: str | None) -> Candidate | None:
     readability scorer's when a witness confirms it; else a witness the other one confirms; else
     the readability scorer's unconfirmed (the evidence then decides), or None."""
     scored = extract_readability(cleaning)
-    readable = Candidate(METHOD_READABILITY, scored.blocks) if scored is not None else None
+    readable = _readable(scored) if scored is not None else None
     others = witnesses(cleaning, language)
     if readable is not None and support(readable, others) >= CONFIRMED:
         return readable

@@ -9,6 +9,7 @@ from extractors.article import HEADING, Article, Block, Extraction, running_text
 from extractors.cascade import Candidate, recheck, rescue
 from extractors.document import Document
 from extractors.dom import DomBody, extract_dom
+from extractors.evidence import NULL_LISTING, non_article_reason, page_signals
 from extractors.jsonld import jsonld_objects
 from extractors.metadata import Metadata, extract_metadata
 from extractors.preprocess import Cleaning
@@ -46,14 +47,27 @@ def run_chain(document: Document) -> Extraction:
     microdata = microdata_body(tree, cleaning) if document.marks_article_body else None
     schema = microdata or jsonld_body(jsonld)
     dom = extract_dom(cleaning)
-    chosen = choose_body(schema, dom)
-    body = Candidate(chosen[1], chosen[0]) if chosen else None
-    if body is None or len(body.text) < MIN_BODY_CHARS:
+    body = _candidate(choose_body(schema, dom), dom)
+    rescued = body is None or len(body.text) < MIN_BODY_CHARS
+    if rescued:
         body = rescue(cleaning, metadata.language) or body
     elif dom is not None and body.method == dom.method and inside_kept_chrome(dom, cleaning):
         body = recheck(body, cleaning, metadata.language)
     if body is None:
         return Extraction(article=None, reason=NULL_NO_CONTENT)
+    signals = page_signals(jsonld, metadata.page_type)
+    reason = non_article_reason(body.shape, signals, tree, jsonld)
+    if reason == NULL_LISTING and not rescued:
+        # Algorithm 2.1's container is a teaser list: the article may be elsewhere on the page.
+        other = rescue(cleaning, metadata.language)
+        if (
+            other is not None
+            and len(other.text) >= MIN_BODY_CHARS
+            and non_article_reason(other.shape, signals, tree, jsonld) is None
+        ):
+            body, reason = other, None
+    if reason is not None:
+        return Extraction(article=None, reason=reason)
     return finish_article(body.blocks, body.method, metadata)
 
 
@@ -63,6 +77,15 @@ def inside_kept_chrome(dom: DomBody, cleaning: Cleaning) -> bool:
     `<p>`s, as often as a layout wrapper."""
     chain = (dom.container, *dom.container.iterancestors())
     return any(cleaning.is_vetoed_chrome(node) for node in chain)
+
+
+def _candidate(chosen: tuple[list[Block], str] | None, dom: DomBody | None) -> Candidate | None:
+    if chosen is None:
+        return None
+    blocks, method = chosen
+    if dom is not None and method == dom.method:
+        return Candidate(method, blocks, dom.parts, dom.container)
+    return Candidate(method, blocks)
 
 
 def finish_article(blocks: list[Block], method: str, metadata: Metadata) -> Extraction:

@@ -37,6 +37,8 @@ class DomBody:
     blocks: list[Block]
     method: str
     container: Element
+    # The blocks as written, link-dense ones included (the non-article evidence reads them).
+    parts: list[TextBlock] | None = None
 
 
 def content_bearing_paragraphs(cleaning: Cleaning) -> dict[Element, int]:
@@ -208,14 +210,15 @@ def fallback_body(cleaning: Cleaning) -> DomBody | None:
     for _, element in candidates:
         if cleaning.is_inside_removed(element):
             continue
-        blocks = keep_body_blocks(text_blocks(element, cleaning.kind))
+        parts = text_blocks(element, cleaning.kind)
+        blocks = keep_body_blocks(parts)
         prose = sum(
             len(text)
             for kind, text in blocks
             if kind != CAPTION and len(text) >= FALLBACK_MIN_LINE_CHARS
         )
         if prose > C_SIGMA:
-            return DomBody(blocks=blocks, method=METHOD_DOM_FALLBACK, container=element)
+            return DomBody(blocks, METHOD_DOM_FALLBACK, element, parts=parts)
         tried += 1
         if tried >= FALLBACK_CANDIDATES:
             break
@@ -249,4 +252,4 @@ def extract_dom(cleaning: Cleaning) -> DomBody | None:
     written = [block for part in parts for block in text_blocks(part, cleaning.kind)]
     _drop_trailing_lines(written, bearing)
     blocks = keep_body_blocks(written)
-    return DomBody(blocks=blocks, method=METHOD_DOM, container=container) if blocks else None
+    return DomBody(blocks, METHOD_DOM, container, parts=written) if blocks else None

@@ -47,6 +47,7 @@ class Metadata:
     description: str | None = None
     image: str | None = None
     site_name: str | None = None
+    page_type: str | None = None  # OpenGraph og:type, e.g. "article", "website", "video.other"
 
 
 def _meta_index(tree: Element) -> dict[str, str]:
@@ -88,6 +89,7 @@ def extract_metadata(tree: Element, url: str | None, jsonld: list[dict[str, Any]
         image=_absolute(url, _first(meta.get("og:image"), meta.get("twitter:image"),
                                     _jsonld_str(articles, "image"))),
         site_name=site_name,
+        page_type=meta.get("og:type"),
     )  # fmt: skip
 
 

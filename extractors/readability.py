@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from extractors.article import Block
 from extractors.blocks import BLOCK_TAGS, SKIP_TAGS, TextBlock, clean_text, text_blocks
 from extractors.boilerplate import keep_body_blocks
 from extractors.preprocess import Cleaning
@@ -72,9 +73,10 @@ _SENTENCE_END = re.compile(r"\.( |$)")
 
 @dataclass(slots=True)
 class ReadabilityBody:
-    blocks: list  # list[Block]
+    blocks: list[Block]
     container: Element
     score: float
+    parts: list[TextBlock]  # the blocks as written, link-dense ones included
 
 
 @dataclass(slots=True)
@@ -251,4 +253,4 @@ def extract_readability(cleaning: Cleaning) -> ReadabilityBody | None:
         if not cleaning.is_removed(element) or element is best:
             written += text_blocks(element, cleaning.kind)
     blocks = keep_body_blocks(written)
-    return ReadabilityBody(blocks=blocks, container=best, score=score) if blocks else None
+    return ReadabilityBody(blocks, best, score, written) if blocks else None

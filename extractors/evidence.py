@@ -1,0 +1,218 @@
+"""Evidence that a page is not an article: the only grounds, besides finding no text at all, on
+which the chain returns NULL for a page that has a body.
+
+A body is never dropped because one heuristic found little (the cascade asks others first). It
+is dropped when the page positively looks like something else:
+
+* `listing` — an index, section, tag or search page: the body is a run of short texts, each
+  set apart by a headline link of its own (teasers), or it spans several `<article>` cards;
+* `paywall` — a stub: the publisher says the page is not free (schema.org `isAccessibleForFree`
+  false) or a paywall element is on the page, and the body is no longer than a teaser;
+* `video` — a video page (OpenGraph `video.*`, or a schema.org VideoObject and no article type)
+  whose text is no longer than a description;
+* `gallery` — a body that is mostly image captions;
+* `page_type` — the publisher declares a page type that is not an article (a collection,
+  search results, a profile, a contact or checkout page) and the body is not long.
+
+Each rule reads signals a publisher writes for machines (schema.org, OpenGraph), or the shape of
+the body (headline links, cards, captions), never its wording, so it holds in any language.
+Pure functions over the shared parse; they never modify it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from lxml import etree
+
+from extractors.article import CAPTION, Block, running_text
+from extractors.blocks import TextBlock
+from extractors.jsonld import ARTICLE_TYPES, types_of
+from extractors.tree import Element, text_of
+
+NULL_LISTING = "listing"
+NULL_PAYWALL = "paywall"
+NULL_VIDEO = "video"
+NULL_GALLERY = "gallery"
+NULL_PAGE_TYPE = "page_type"
+
+# Schema.org types that declare a page which is not an article.
+NON_ARTICLE_TYPES = frozenset(
+    {
+        "collectionpage", "searchresultspage", "profilepage", "contactpage", "checkoutpage",
+        "itempage", "imagegallery", "mediagallery", "videogallery", "realestatelisting",
+    }
+)  # fmt: skip
+# Schema.org types that say "article" (WebPage and CreativeWork say nothing either way).
+ARTICLE_ONLY_TYPES = ARTICLE_TYPES - {"webpage", "creativework"}
+# A headline link: a block that is (nearly) all link text with at least this many words.
+HEADLINE_LINK_WORDS = 3
+HEADLINE_LINK_DENSITY = 0.8
+# A listing has at least this many headline links in its body region ...
+MIN_TEASERS = 4
+# ... and less than this share of its text in runs (between two headline links) longer than a
+# teaser's summary: an article has long runs of prose, a listing a summary per teaser.
+TEASER_SUMMARY_CHARS = 300
+MAX_LONG_RUN_SHARE = 0.5
+# ... and no run longer than two summaries (an article's text, even cut by comments, has one).
+MAX_TEASER_RUN_CHARS = 2 * TEASER_SUMMARY_CHARS
+# A body spanning this many <article> elements, that hold this share of its words together and
+# none of them this share alone, is a list of cards.
+MIN_CARDS = 3
+MIN_CARDS_SHARE = 0.5
+MAX_CARD_SHARE = 0.5
+# On a paywalled page, a body of one paragraph (no longer than this) is the lede before the wall:
+# a stub. Two paragraphs or more are what the publisher chose to show: an article, if a short one.
+PAYWALL_STUB_PARAGRAPHS = 1
+PAYWALL_STUB_CHARS = 1200
+# On a video page, a body no longer than this is the video's description.
+VIDEO_STUB_CHARS = 1000
+# A declared non-article page keeps a body at least this long (an about page, a long profile).
+DECLARED_TYPE_MAX_CHARS = 2000
+# A body whose captions outweigh its running text this many times is a gallery.
+CAPTION_RATIO = 2.0
+# Class/id words that mark a paywall element (matched in C by XPath).
+PAYWALL_NAMES = ("paywall", "regwall", "meter-wall", "subscriber-only", "premium-wall")
+
+_PAYWALL_XPATH = etree.XPath(
+    "boolean(.//*["
+    + " or ".join(
+        f"contains(translate(@class, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz'),"
+        f" '{name}') or contains(translate(@id, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', "
+        f"'abcdefghijklmnopqrstuvwxyz'), '{name}')"
+        for name in PAYWALL_NAMES
+    )
+    + "])"
+)
+_NOT_FREE = etree.XPath(
+    "boolean(//*[translate(@itemprop, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', "
+    "'abcdefghijklmnopqrstuvwxyz')='isaccessibleforfree'][translate(@content, 'FALSE', "
+    "'false')='false'])"
+)
+
+
+@dataclass(slots=True)
+class PageSignals:
+    """What the publisher declares about the page."""
+
+    types: frozenset[str]  # schema.org types of every JSON-LD object
+    og_type: str | None  # OpenGraph og:type, lower case
+
+    @property
+    def declares_article(self) -> bool:
+        return bool(self.types & ARTICLE_ONLY_TYPES) or self.og_type == "article"
+
+    @property
+    def declares_video(self) -> bool:
+        if self.og_type and self.og_type.startswith("video"):
+            return True
+        return "videoobject" in self.types and not self.declares_article
+
+    @property
+    def declares_non_article(self) -> bool:
+        return bool(self.types & NON_ARTICLE_TYPES) and not self.declares_article
+
+
+def page_signals(jsonld: list[dict[str, Any]], og_type: str | None) -> PageSignals:
+    types = frozenset(name for obj in jsonld for name in types_of(obj))
+    return PageSignals(types=types, og_type=(og_type or "").strip().lower() or None)
+
+
+def _not_free(jsonld: list[dict[str, Any]], tree: Element) -> bool:
+    for obj in jsonld:
+        value = obj.get("isAccessibleForFree")
+        if value is False or (isinstance(value, str) and value.strip().lower() == "false"):
+            return True
+    return bool(_NOT_FREE(tree))
+
+
+def is_paywalled(tree: Element, jsonld: list[dict[str, Any]], near: Element | None) -> bool:
+    """The publisher marks the page not free, or a paywall element sits by the body (inside the
+    body container's parent: a site-wide "paywall-header" in the masthead says nothing)."""
+    if _not_free(jsonld, tree):
+        return True
+    scope = near.getparent() if near is not None else None
+    return scope is not None and bool(_PAYWALL_XPATH(scope))
+
+
+def _is_headline_link(block: TextBlock) -> bool:
+    return (
+        block.link_density >= HEADLINE_LINK_DENSITY
+        and len(block.text.split()) >= HEADLINE_LINK_WORDS
+    )
+
+
+def is_teaser_list(parts: list[TextBlock]) -> bool:
+    """Short texts, each set apart by a headline link of its own: at least MIN_TEASERS headline
+    links, and most of the text in runs no longer than a teaser's summary. An article with links
+    between its sections (a list of deals, "Read more" lines) has long runs of prose."""
+    runs, current, headlines = [], 0, 0
+    for block in parts:
+        if _is_headline_link(block):
+            headlines += 1
+            runs.append(current)
+            current = 0
+        elif block.link_density < HEADLINE_LINK_DENSITY and block.kind != CAPTION:
+            current += block.chars
+    runs.append(current)
+    total = sum(runs)
+    in_long_runs = sum(run for run in runs if run > TEASER_SUMMARY_CHARS)
+    return (
+        headlines >= MIN_TEASERS
+        and max(runs) <= MAX_TEASER_RUN_CHARS
+        and in_long_runs < MAX_LONG_RUN_SHARE * max(total, 1)
+    )
+
+
+def spans_cards(container: Element | None) -> bool:
+    """The body spans MIN_CARDS `<article>` elements and none of them holds most of its text: a
+    list of cards, not an article with a few related-story cards."""
+    if container is None:
+        return False
+    cards = [card for card in container.iter("article") if card.find(".//article") is None]
+    if len(cards) < MIN_CARDS:
+        return False
+    lengths = [len(text_of(card).split()) for card in cards]
+    words = max(1, len(text_of(container).split()))
+    return sum(lengths) >= MIN_CARDS_SHARE * words and max(lengths) < MAX_CARD_SHARE * words
+
+
+def is_stub(blocks: list[Block]) -> bool:
+    """A lede alone: at most PAYWALL_STUB_PARAGRAPHS blocks of running text, and short."""
+    texts = [text for kind, text in blocks if kind != CAPTION]
+    return len(texts) <= PAYWALL_STUB_PARAGRAPHS and sum(map(len, texts)) <= PAYWALL_STUB_CHARS
+
+
+def is_gallery(blocks: list[Block]) -> bool:
+    captions = sum(len(text) for kind, text in blocks if kind == CAPTION)
+    return captions > CAPTION_RATIO * max(1, len(running_text(blocks)))
+
+
+@dataclass(slots=True)
+class BodyShape:
+    """What the evidence needs of a body: its blocks, and where it came from when known."""
+
+    blocks: list[Block]
+    parts: list[TextBlock] | None = None  # the written blocks before link-dense ones were dropped
+    container: Element | None = None
+
+
+def non_article_reason(
+    body: BodyShape, signals: PageSignals, tree: Element, jsonld: list[dict[str, Any]]
+) -> str | None:
+    """The NULL reason when the page positively looks like a non-article, else None."""
+    length = len(running_text(body.blocks))
+    if body.parts is not None and is_teaser_list(body.parts):
+        return NULL_LISTING
+    if spans_cards(body.container):
+        return NULL_LISTING
+    if is_gallery(body.blocks):
+        return NULL_GALLERY
+    if signals.declares_video and length <= VIDEO_STUB_CHARS:
+        return NULL_VIDEO
+    if is_stub(body.blocks) and is_paywalled(tree, jsonld, body.container):
+        return NULL_PAYWALL
+    if signals.declares_non_article and length < DECLARED_TYPE_MAX_CHARS:
+        return NULL_PAGE_TYPE
+    return None
