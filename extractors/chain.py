@@ -9,7 +9,12 @@ from extractors.article import HEADING, Article, Block, Extraction, running_text
 from extractors.cascade import Candidate, recheck, rescue
 from extractors.document import Document
 from extractors.dom import DomBody, extract_dom
-from extractors.evidence import NULL_LISTING, non_article_reason, page_signals
+from extractors.evidence import (
+    NON_ARTICLE_REASONS,
+    NULL_LISTING,
+    non_article_reason,
+    page_signals,
+)
 from extractors.jsonld import jsonld_objects
 from extractors.metadata import Metadata, extract_metadata
 from extractors.preprocess import Cleaning
@@ -21,9 +26,11 @@ log = logging.getLogger(__name__)
 # A body shorter than this is a teaser, a caption or a paywall stub: NULL, not an article.
 MIN_BODY_CHARS = 250
 
-NULL_NO_CONTENT = "no_content"
-NULL_TOO_SHORT = "too_short"
+NULL_NO_CONTENT = "no_content"  # no method found any body text
+NULL_TOO_SHORT = "too_short"  # every method found less than MIN_BODY_CHARS
 NULL_EXTRACTOR_ERROR = "extractor_error"
+# Every reason the chain gives for a parsed page with no article (document reasons apart).
+NULL_REASONS = (NULL_NO_CONTENT, NULL_TOO_SHORT, *NON_ARTICLE_REASONS)
 
 
 def guarded(run: Callable[[], Extraction], url: str | None) -> Extraction:

@@ -36,6 +36,7 @@ NULL_PAYWALL = "paywall"
 NULL_VIDEO = "video"
 NULL_GALLERY = "gallery"
 NULL_PAGE_TYPE = "page_type"
+NON_ARTICLE_REASONS = (NULL_LISTING, NULL_PAYWALL, NULL_VIDEO, NULL_GALLERY, NULL_PAGE_TYPE)
 
 # Schema.org types that declare a page which is not an article.
 NON_ARTICLE_TYPES = frozenset(
