@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-# Block kinds, in the vocabulary of seed 001's "structuring" step.
+# Block kinds, in the vocabulary of Lejeune & Zhu's "structuring" step.
 HEADING = "heading"
 PARAGRAPH = "paragraph"
 LIST_ITEM = "list_item"
@@ -35,7 +35,7 @@ class Article:
     def text(self) -> str:
         """The running text: the blocks joined by newlines, without image captions.
 
-        Captions describe a picture and stay in `blocks` (kind "caption"), as seed 001 tags such
+        Captions describe a picture and stay in `blocks` (kind "caption"), as Lejeune & Zhu tag such
         borderline segments; schema.org's articleBody, and readers, leave them out of the text.
         """
         return running_text(self.blocks)

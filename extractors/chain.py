@@ -1,4 +1,9 @@
-"""The production chain of seed 002: schema.org articleBody -> DOM heuristics -> NULL."""
+"""The production chain of NewsFeed (Trampuš & Novak, "Internals of an Aggregated Web News Feed",
+SiKDD 2012): schema.org articleBody -> DOM heuristics (Algorithm 2.1) -> fallback cascade -> NULL.
+
+NULL needs a reason: no method found text (`no_content`), every method found too little
+(`too_short`), or the page positively looks like a non-article (`extractors.evidence`).
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Algorithm 2.1 of seed 002 (NewsFeed): content-bearing paragraphs, best container, div/td
-fallback, otherwise NULL.
+"""Algorithm 2.1 of NewsFeed (Trampuš & Novak), its cleartext heuristic: content-bearing
+paragraphs, best container, div/td fallback, otherwise NULL.
 
 Works on a `Cleaning` (extractors.preprocess): chrome is skipped, never removed from the tree.
 """
@@ -161,7 +161,7 @@ def _is_descendant(element: Element, ancestor: Element) -> bool:
 
 
 def lead_paragraph(container: Element, cleaning: Cleaning) -> Element | None:
-    """The lead paragraph set apart just before the body container (seed 002: "usually the first
+    """The lead paragraph set apart just before the body container (NewsFeed: "usually the first
     one, which is often styled and positioned on the page separately"): the nearest preceding
     kept sibling with text, when it is a content-bearing paragraph."""
     for sibling in container.itersiblings(preceding=True):

@@ -136,7 +136,7 @@ def extract_title(
     articles: list[dict[str, Any]],
     site_name: str | None,
 ) -> str | None:
-    """Seed 002: a single <h1>, else a meta/OpenGraph title, else <title>; site name stripped."""
+    """NewsFeed: a single <h1>, else a meta/OpenGraph title, else <title>; site name stripped."""
     headings = [clean_text(text_of(h1)) for h1 in tree.iter("h1")]
     headings = [heading for heading in headings if heading]
     if len(headings) == 1 and len(headings[0]) >= MIN_HEADLINE_CHARS:

@@ -1,4 +1,5 @@
-"""Seed 002's preprocessing: decide what is clearly not the article body.
+"""The preprocessing of the NewsFeed cleartext heuristic (Trampuš & Novak): decide what is clearly
+not the article body.
 
 * **Junk** — scripts, styles, embedded objects, form controls: never text a reader sees.
 * **Chrome** — `nav`, `aside`, `footer`, `header`, `form`; hidden elements (inline CSS,

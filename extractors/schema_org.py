@@ -1,7 +1,7 @@
 """The schema.org stage: the body the publisher itself marked up.
 
 Microdata `itemprop="articleBody"` (any case) is read as the element's text with tags removed,
-as seed 002 does — from the cleaned tree, so the ads and share bars publishers put inside it are
+as NewsFeed does — from the cleaned tree, so the ads and share bars publishers put inside it are
 gone. JSON-LD `articleBody` (any Article type, inside `@graph` and arrays) is a string that may
 still carry HTML, entity-escaped HTML, or entities escaped twice.
 """
