@@ -216,6 +216,10 @@ class Cleaning:
             if all(node in self._vetoed and node.tag not in JUNK_TAGS for node in chains[paragraph])
         }
 
+    def marked_chain(self, element: Element) -> tuple[Element, ...]:
+        """The element and its ancestors that are junk or not PLAIN (raw kinds), nearest first."""
+        return self._marked_chain(element)
+
     def _marked_chain(self, element: Element) -> tuple[Element, ...]:
         """The element and its ancestors that are junk or not PLAIN, nearest first; memoised per
         element, so paragraphs sharing ancestors share the work."""

@@ -113,9 +113,20 @@ def paragraphs(tree: Element) -> list[_Paragraph]:
                 if len(text) >= MIN_PARAGRAPH_CHARS:
                     found.append(_Paragraph(element, text))
             continue
-        if element.tag in LOOSE_TEXT_TAGS:
+        if element.tag in LOOSE_TEXT_TAGS and _has_loose_text(element):
             found.extend(_Paragraph(element, text) for text in loose_runs(element))
     return found
+
+
+def _has_loose_text(container: Element) -> bool:
+    """Whether any text sits directly in the container (most hold only whitespace between their
+    blocks: the common case is decided without building runs)."""
+    if container.text and not container.text.isspace():
+        return True
+    return any(
+        (child.tail and not child.tail.isspace()) or child.tag not in BLOCK_TAGS
+        for child in container
+    )
 
 
 def loose_runs(container: Element) -> list[str]:
@@ -156,7 +167,7 @@ def _outside_chrome(found: list[_Paragraph], cleaning: Cleaning) -> list[_Paragr
     for paragraph in found:
         chain = [
             node
-            for node in (paragraph.parent, *paragraph.parent.iterancestors())
+            for node in cleaning.marked_chain(paragraph.parent)
             if node.tag in SKIP_TAGS or cleaning.raw_kind(node) == CHROME
         ]
         chains.append(chain)
