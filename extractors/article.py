@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -60,3 +61,14 @@ def running_text(blocks: list[Block]) -> str:
     stage that rebuilds `text` from `blocks` uses this, so the two never disagree.
     """
     return "\n".join(text for kind, text in blocks if kind != CAPTION)
+
+
+# Control characters (and the noncharacters U+FFFE, U+FFFF) a browser does not show: the parser
+# keeps them in the tree, so they are taken out of every text an Article carries.
+_INVISIBLE_CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def visible(text: str) -> str:
+    """A one-line text without invisible control characters, its spaces collapsed again. Almost
+    every text has none: `isprintable` decides that in C, and the pattern runs on the others."""
+    return text if text.isprintable() else " ".join(_INVISIBLE_CONTROLS.sub("", text).split())

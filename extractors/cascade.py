@@ -35,7 +35,12 @@ from extractors.evaluation import SHINGLE_SIZE, Shingle, tokenize
 from extractors.evidence import BodyShape
 from extractors.preprocess import Cleaning
 from extractors.readability import METHOD as METHOD_READABILITY
-from extractors.readability import ReadabilityBody, extract_readability
+from extractors.readability import (
+    ReadabilityBody,
+    choose_article,
+    extract_readability,
+    write_article,
+)
 from extractors.tree import Element
 
 # Two bodies agree when this share of one's shingles is in the other.
@@ -119,7 +124,14 @@ def _nested_choice(first: Candidate, second: Candidate) -> Candidate | None:
 def recheck(primary: Candidate, cleaning: Cleaning, language: str | None) -> Candidate:
     """A body Algorithm 2.1 found inside chrome, checked against the readability scorer: kept when
     they agree, otherwise the better confirmed of the two."""
-    scored = extract_readability(cleaning)
+    choice = choose_article(cleaning)
+    if choice is None:
+        return primary
+    if len(choice.elements) == 1 and choice.elements[0] is primary.container:
+        # Both methods chose the same element: they agree on where the article is, and
+        # Algorithm 2.1 writes it with the lead paragraph and twins it found around it.
+        return primary
+    scored = write_article(choice, cleaning)
     if scored is None:
         return primary
     other = _readable(scored)

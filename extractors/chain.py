@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import replace
 
-from extractors.article import HEADING, Article, Block, Extraction, running_text
+from extractors.article import HEADING, Article, Block, Extraction, running_text, visible
 from extractors.cascade import Candidate, recheck, rescue
 from extractors.document import Document
 from extractors.dom import DomBody, extract_dom
@@ -56,8 +57,7 @@ def run_chain(document: Document) -> Extraction:
     jsonld = jsonld_objects(tree)
     metadata = extract_metadata(tree, url, jsonld)
     cleaning = Cleaning(tree)
-    microdata = microdata_body(tree, cleaning) if document.marks_article_body else None
-    schema = microdata or jsonld_body(jsonld)
+    schema = microdata_body(tree, cleaning) or jsonld_body(jsonld)
     dom = extract_dom(cleaning)
     body = _candidate(choose_body(schema, dom), dom)
     rescued = body is None or len(body.text) < MIN_BODY_CHARS
@@ -103,10 +103,22 @@ def _candidate(chosen: tuple[list[Block], str] | None, dom: DomBody | None) -> C
 def finish_article(blocks: list[Block], method: str, metadata: Metadata) -> Extraction:
     """The article from a body, by the same rules for every extractor: a leading heading that
     repeats the title goes, and a body too short to be an article is NULL."""
+    blocks = [(kind, shown) for kind, text in blocks if (shown := visible(text))]
+    metadata = _visible_metadata(metadata)
     blocks = _drop_leading_title(blocks, metadata.title)
     if len(running_text(blocks)) < MIN_BODY_CHARS:  # captions alone never make an article
         return Extraction(article=None, reason=NULL_TOO_SHORT)
     return Extraction(article=_article(blocks, method, metadata))
+
+
+def _visible_metadata(metadata: Metadata) -> Metadata:
+    """The metadata texts without the control characters a browser does not show."""
+    return replace(
+        metadata,
+        title=visible(metadata.title) if metadata.title else metadata.title,
+        authors=[shown for author in metadata.authors if (shown := visible(author))],
+        description=visible(metadata.description) if metadata.description else None,
+    )
 
 
 def _drop_leading_title(blocks: list[Block], title: str | None) -> list[Block]:

@@ -83,6 +83,7 @@ class ReadabilityBody:
 class _Paragraph:
     parent: Element  # the element whose text this is (a <p>) or that holds it (loose text)
     text: str
+    whole: bool  # the parent is a block-less paragraph element (not a container's loose run)
 
 
 def name_weight(element: Element) -> int:
@@ -98,23 +99,22 @@ def name_weight(element: Element) -> int:
     return weight
 
 
-def _has_block_child(element: Element) -> bool:
-    return any(child.tag in BLOCK_TAGS for child in element)
-
-
 def paragraphs(tree: Element) -> list[_Paragraph]:
     """Every run of paragraph text, in document order: block-less paragraph elements whole,
     and the loose text runs of containers that also hold blocks."""
+    # The elements with a block child, from one pass over the block elements (asking each
+    # candidate for its children made a Python object of every child of every candidate).
+    holding_blocks = {block.getparent() for block in tree.iter(*BLOCK_TAGS)}
     found: list[_Paragraph] = []
     for element in tree.iter(*PARAGRAPH_TAGS, *LOOSE_TEXT_TAGS):
-        if not _has_block_child(element):
+        if element not in holding_blocks:
             if element.tag in PARAGRAPH_TAGS:
                 text = clean_text(text_of(element))
                 if len(text) >= MIN_PARAGRAPH_CHARS:
-                    found.append(_Paragraph(element, text))
+                    found.append(_Paragraph(element, text, whole=True))
             continue
         if element.tag in LOOSE_TEXT_TAGS and _has_loose_text(element):
-            found.extend(_Paragraph(element, text) for text in loose_runs(element))
+            found.extend(_Paragraph(element, text, whole=False) for text in loose_runs(element))
     return found
 
 
@@ -187,11 +187,7 @@ def score_candidates(kept: list[_Paragraph]) -> dict[Element, float]:
         parent = paragraph.parent
         # A block-less paragraph element scores the element around it; loose text scores the
         # container it sits in (Readability wraps it in a <p> there).
-        holder = (
-            parent.getparent()
-            if parent.tag in PARAGRAPH_TAGS and not _has_block_child(parent)
-            else parent
-        )
+        holder = parent.getparent() if paragraph.whole else parent
         if holder is None:
             continue
         points = _content_score(paragraph.text)
@@ -213,14 +209,20 @@ def link_density(element: Element) -> float:
 
 
 def best_candidate(scores: dict[Element, float]) -> tuple[Element, float] | None:
-    best: tuple[Element, float] | None = None
-    for element, score in scores.items():
-        if best is not None and score <= best[1]:
-            continue  # the link density scales a score down only: no need to compute it
+    """The container with the best score scaled by its share of non-link text; the first in the
+    page among equals."""
+    # The link density only scales a score down, so candidates are weighed from the highest raw
+    # score and the search stops at a raw score below the best scaled one: the link text of a few
+    # candidates is counted instead of every candidate's.
+    ranked = sorted(enumerate(scores.items()), key=lambda item: -item[1][1])
+    best: tuple[int, Element, float] | None = None
+    for order, (element, score) in ranked:
+        if best is not None and score < best[2]:
+            break
         scaled = score * (1 - link_density(element))
-        if best is None or scaled > best[1]:
-            best = (element, scaled)
-    return best
+        if best is None or scaled > best[2] or (scaled == best[2] and order < best[0]):
+            best = (order, element, scaled)
+    return (best[1], best[2]) if best is not None else None
 
 
 def _joins(sibling: Element, threshold: float, scores: dict[Element, float]) -> bool:
@@ -249,8 +251,18 @@ def article_elements(best: Element, score: float, scores: dict[Element, float]) 
     ]
 
 
-def extract_readability(cleaning: Cleaning) -> ReadabilityBody | None:
-    """The article by Readability's scoring, or None when the page has no paragraph text."""
+@dataclass(slots=True)
+class ReadabilityChoice:
+    """Where the scorer sees the article, before its text is written out."""
+
+    container: Element  # the best-scoring container
+    score: float
+    elements: list[Element]  # the container and the siblings that join it, chrome left out
+
+
+def choose_article(cleaning: Cleaning) -> ReadabilityChoice | None:
+    """The best container and its joining siblings, or None when the page has no paragraph
+    text."""
     kept = _outside_chrome(paragraphs(cleaning.tree), cleaning)
     if not kept:
         return None
@@ -259,9 +271,24 @@ def extract_readability(cleaning: Cleaning) -> ReadabilityBody | None:
     if found is None:
         return None
     best, score = found
-    written: list[TextBlock] = []
-    for element in article_elements(best, score, scores):
-        if not cleaning.is_removed(element) or element is best:
-            written += text_blocks(element, cleaning.kind)
+    elements = [
+        element
+        for element in article_elements(best, score, scores)
+        if element is best or not cleaning.is_removed(element)
+    ]
+    return ReadabilityChoice(best, score, elements)
+
+
+def write_article(choice: ReadabilityChoice, cleaning: Cleaning) -> ReadabilityBody | None:
+    """The chosen elements as blocks; None when they hold no block worth keeping."""
+    written = [
+        block for element in choice.elements for block in text_blocks(element, cleaning.kind)
+    ]
     blocks = keep_body_blocks(written)
-    return ReadabilityBody(blocks, best, score, written) if blocks else None
+    return ReadabilityBody(blocks, choice.container, choice.score, written) if blocks else None
+
+
+def extract_readability(cleaning: Cleaning) -> ReadabilityBody | None:
+    """The article by Readability's scoring, or None when the page has no paragraph text."""
+    choice = choose_article(cleaning)
+    return write_article(choice, cleaning) if choice is not None else None
