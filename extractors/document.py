@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from lxml import etree
 
+from extractors.repair import repair_tree
 from extractors.tree import Element
 
 # Pages are truncated to this many bytes before parsing: real articles fit in a fraction of it,
@@ -200,6 +201,7 @@ def parse_document(
     repaired = _close_runaway_title(tree, payload)
     if repaired is not None:
         tree = _parse(repaired)
+    repair_tree(tree)  # where libxml2 and browsers build different trees (extractors.repair)
     return Document(tree, url, encoding_used)
 
 
