@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from extractors import justext, treefilter
+from extractors import boilerpipe, justext, treefilter
 from extractors.article import Block, running_text
 from extractors.blocks import TextBlock
 from extractors.evaluation import SHINGLE_SIZE, Shingle, tokenize
@@ -41,6 +41,7 @@ from extractors.readability import (
     extract_readability,
     write_article,
 )
+from extractors.segments import Segment, Selection
 from extractors.tree import Element
 
 # Two bodies agree when this share of one's shingles is in the other.
@@ -89,17 +90,40 @@ def _readable(scored: ReadabilityBody) -> Candidate:
 
 
 def witnesses(cleaning: Cleaning, language: str | None) -> list[Candidate]:
-    """The two witnesses' bodies (those that found one)."""
+    """The two witnesses' bodies (those that found one), without the text inside chrome.
+
+    Both judge text by its density and words alone, so a cookie banner or a footer reads as
+    prose to them; the chrome preprocessing found is left out of what they may vote for (before
+    the tree filter picks its branch, so that a chrome branch cannot win it).
+    """
     tree = cleaning.tree
+
+    def outside_chrome(selection: Selection | None) -> list[Segment]:
+        if selection is None:
+            return []
+        return cleaning.outside_chrome(selection.segments, lambda s: s.element, lambda s: s.chars)
+
     found = []
-    for method, select in (
-        (treefilter.METHOD, lambda: treefilter.select(tree)),
-        (justext.METHOD, lambda: justext.select(tree, language=language)),
+    for method, segments in (
+        (treefilter.METHOD, treefilter.filter_segments(outside_chrome(boilerpipe.select(tree)))),
+        (justext.METHOD, outside_chrome(justext.select(tree, language=language))),
     ):
-        selection = select()
-        if selection is not None and selection.segments:
-            found.append(Candidate(method, selection.blocks))
+        if segments:
+            container = common_ancestor([segment.element for segment in segments])
+            found.append(Candidate(method, Selection(segments).blocks, container=container))
     return found
+
+
+def common_ancestor(elements: list[Element]) -> Element | None:
+    """The nearest element holding all of `elements` (where a witness's body sits, for the
+    evidence that reads the page around a body)."""
+    if not elements:
+        return None
+    common = [elements[0], *elements[0].iterancestors()]
+    for element in elements[1:]:
+        lineage = {id(node) for node in (element, *element.iterancestors())}
+        common = [node for node in common if id(node) in lineage]
+    return common[0] if common else None
 
 
 def support(candidate: Candidate, others: list[Candidate]) -> float:

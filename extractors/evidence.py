@@ -6,8 +6,11 @@ is dropped when the page positively looks like something else:
 
 * `listing` — an index, section, tag or search page: the body is a run of short texts, each
   set apart by a headline link of its own (teasers), or it spans several `<article>` cards;
+* `listing` also — the body is one card of a list of teaser cards (a section front whose
+  longest summary reads like a short article);
 * `paywall` — a stub: the publisher says the page is not free (schema.org `isAccessibleForFree`
-  false) or a paywall element is on the page, and the body is no longer than a teaser;
+  false) or a paywall element sits by the body, and the body is one lede paragraph; or a paywall
+  element sits right by a body no longer than a teaser of a few paragraphs (the wall cut it);
 * `video` — a video page (OpenGraph `video.*`, or a schema.org VideoObject and no article type)
   whose text is no longer than a description;
 * `gallery` — a body that is mostly image captions;
@@ -26,9 +29,10 @@ from typing import Any
 
 from lxml import etree
 
-from extractors.article import CAPTION, Block, running_text
+from extractors.article import CAPTION, LIST_ITEM, PARAGRAPH, QUOTE, Block, running_text
 from extractors.blocks import TextBlock
 from extractors.jsonld import ARTICLE_TYPES, types_of
+from extractors.paragraphs import CP
 from extractors.tree import Element, text_of
 
 NULL_LISTING = "listing"
@@ -43,6 +47,7 @@ NON_ARTICLE_TYPES = frozenset(
     {
         "collectionpage", "searchresultspage", "profilepage", "contactpage", "checkoutpage",
         "itempage", "imagegallery", "mediagallery", "videogallery", "realestatelisting",
+        "product", "productgroup",
     }
 )  # fmt: skip
 # Schema.org types that say "article" (WebPage and CreativeWork say nothing either way).
@@ -64,9 +69,22 @@ MIN_CARDS = 3
 MIN_CARDS_SHARE = 0.5
 MAX_CARD_SHARE = 0.5
 # On a paywalled page, a body of one paragraph (no longer than this) is the lede before the wall:
-# a stub. Two paragraphs or more are what the publisher chose to show: an article, if a short one.
+# a stub. Two paragraphs or more are what the publisher chose to show: an article, if a short one
+# (the article-extraction benchmark scores such pages as articles) ...
 PAYWALL_STUB_PARAGRAPHS = 1
 PAYWALL_STUB_CHARS = 1200
+# ... unless a paywall element stands right by them: then the wall cut the text after a lede of
+# at most this many paragraphs. The page's not-free flag alone does not say that: publishers set
+# it on pages whose whole text is in the HTML for crawlers.
+WALLED_TEASER_PARAGRAPHS = 3
+# Paragraphs are blocks of running text of at least Algorithm 2.1's CP characters: headings,
+# kickers, bylines and dates around a lede are not paragraphs of it.
+LEDE_KINDS = frozenset({PARAGRAPH, QUOTE, LIST_ITEM})
+# A card list: at least MIN_CARDS siblings of one template, each with a linked heading and no
+# more text than this (a teaser and its summary; an article, even one of several appended by an
+# endless page, is longer). The body's container and this many ancestors are tried.
+MAX_CARD_CHARS = 1000
+CARD_LEVELS = 3
 # On a video page, a body no longer than this is the video's description.
 VIDEO_STUB_CHARS = 1000
 # A declared non-article page keeps a body at least this long (an about page, a long profile).
@@ -86,6 +104,12 @@ _PAYWALL_XPATH = etree.XPath(
     )
     + "])"
 )
+# A teaser's headline: a link in a heading or around one ...
+_HEADINGS = " or ".join(f"self::h{level}" for level in range(1, 7))
+_LINKED_HEADING = etree.XPath(f"boolean(.//a[ancestor::*[{_HEADINGS}] or .//*[{_HEADINGS}]])")
+# ... or a link on a line of its own, perhaps in bold: old table layouts set the headline so,
+# then a <br>, then the summary.
+EMPHASIS_TAGS = frozenset({"b", "strong", "font", "span", "big"})
 _NOT_FREE = etree.XPath(
     "boolean(//*[translate(@itemprop, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', "
     "'abcdefghijklmnopqrstuvwxyz')='isaccessibleforfree'][translate(@content, 'FALSE', "
@@ -129,10 +153,13 @@ def _not_free(jsonld: list[dict[str, Any]], tree: Element) -> bool:
 
 
 def is_paywalled(tree: Element, jsonld: list[dict[str, Any]], near: Element | None) -> bool:
-    """The publisher marks the page not free, or a paywall element sits by the body (inside the
-    body container's parent: a site-wide "paywall-header" in the masthead says nothing)."""
-    if _not_free(jsonld, tree):
-        return True
+    """The publisher marks the page not free, or a paywall element sits by the body."""
+    return _not_free(jsonld, tree) or wall_by(near)
+
+
+def wall_by(near: Element | None) -> bool:
+    """A paywall element by the body: inside the body container's parent (a site-wide
+    "paywall-header" in the masthead says nothing)."""
     scope = near.getparent() if near is not None else None
     return scope is not None and bool(_PAYWALL_XPATH(scope))
 
@@ -167,22 +194,93 @@ def is_teaser_list(parts: list[TextBlock]) -> bool:
 
 
 def spans_cards(container: Element | None) -> bool:
-    """The body spans MIN_CARDS `<article>` elements and none of them holds most of its text: a
-    list of cards, not an article with a few related-story cards."""
+    """The body spans MIN_CARDS cards and none of them holds most of its text: a list of cards,
+    not an article with a few related-story cards. Cards are `<article>` elements, or the
+    container's children of one template that each hold a teaser (see `sits_in_card_list`)."""
     if container is None:
         return False
-    cards = [card for card in container.iter("article") if card.find(".//article") is None]
-    if len(cards) < MIN_CARDS:
-        return False
-    lengths = [len(text_of(card).split()) for card in cards]
+    articles = [card for card in container.iter("article") if card.find(".//article") is None]
+    children = [child for child in container if isinstance(child.tag, str)]
+    teasers = children if len(children) >= MIN_CARDS and all(map(_is_card, children)) else []
     words = max(1, len(text_of(container).split()))
-    return sum(lengths) >= MIN_CARDS_SHARE * words and max(lengths) < MAX_CARD_SHARE * words
+    for cards in (articles, teasers):
+        if len(cards) < MIN_CARDS:
+            continue
+        lengths = [len(text_of(card).split()) for card in cards]
+        if sum(lengths) >= MIN_CARDS_SHARE * words and max(lengths) < MAX_CARD_SHARE * words:
+            return True
+    return False
 
 
-def is_stub(blocks: list[Block]) -> bool:
-    """A lede alone: at most PAYWALL_STUB_PARAGRAPHS blocks of running text, and short."""
-    texts = [text for kind, text in blocks if kind != CAPTION]
-    return len(texts) <= PAYWALL_STUB_PARAGRAPHS and sum(map(len, texts)) <= PAYWALL_STUB_CHARS
+def lede_paragraphs(blocks: list[Block]) -> list[str]:
+    """The running text's paragraphs: blocks of at least CP characters that are not headings or
+    captions."""
+    return [text for kind, text in blocks if kind in LEDE_KINDS and len(text) >= CP]
+
+
+def is_stub(blocks: list[Block], most: int = PAYWALL_STUB_PARAGRAPHS) -> bool:
+    """A lede alone: at most `most` paragraphs, and short."""
+    paragraphs = lede_paragraphs(blocks)
+    return len(paragraphs) <= most and len(running_text(blocks)) <= PAYWALL_STUB_CHARS
+
+
+def is_walled_teaser(
+    blocks: list[Block], tree: Element, jsonld: list[dict[str, Any]], container: Element | None
+) -> bool:
+    """A lede before a paywall: one paragraph on a page marked not free or with a paywall
+    element by the body, or a few paragraphs with a paywall element by them."""
+    if is_stub(blocks) and is_paywalled(tree, jsonld, container):
+        return True
+    return is_stub(blocks, WALLED_TEASER_PARAGRAPHS) and wall_by(container)
+
+
+def sits_in_card_list(container: Element | None) -> bool:
+    """The body is one card of a list of teaser cards: the container or a near ancestor is one
+    of MIN_CARDS siblings of its template, each a linked heading with a teaser's text."""
+    node = container
+    for _ in range(CARD_LEVELS + 1):
+        if node is None or node.tag in ("body", "html"):
+            return False
+        template = same_template(node)
+        if len(template) >= MIN_CARDS and all(map(_is_card, template)):
+            return True
+        node = node.getparent()
+    return False
+
+
+def same_template(element: Element) -> list[Element]:
+    """`element` and its siblings of one template: the same tag and a class name that most of
+    them carry (templates add per-item names beside it: "post-740 post", "card card--lead"), or
+    no class at all (the rows of a table)."""
+    parent = element.getparent()
+    if parent is None:
+        return [element]
+    siblings = [sibling for sibling in parent if sibling.tag == element.tag]
+    classes = (element.get("class") or "").split()
+    if not classes:
+        return [sibling for sibling in siblings if not (sibling.get("class") or "").strip()]
+    carrying = [
+        [sibling for sibling in siblings if name in (sibling.get("class") or "").split()]
+        for name in classes
+    ]
+    return max(carrying, key=len)
+
+
+def _is_card(element: Element) -> bool:
+    if len(" ".join(text_of(element).split())) > MAX_CARD_CHARS:
+        return False
+    return bool(_LINKED_HEADING(element)) or any(map(_on_own_line, element.iter("a")))
+
+
+def _on_own_line(link: Element) -> bool:
+    """A link that, alone in its emphasis, is followed by a line break."""
+    node = link
+    while (parent := node.getparent()) is not None and parent.tag in EMPHASIS_TAGS:
+        if len(parent) > 1 or (parent.text or "").strip() or (node.tail or "").strip():
+            break
+        node = parent
+    following = node.getnext()
+    return following is not None and following.tag == "br" and not (node.tail or "").strip()
 
 
 def is_gallery(blocks: list[Block]) -> bool:
@@ -206,13 +304,13 @@ def non_article_reason(
     length = len(running_text(body.blocks))
     if body.parts is not None and is_teaser_list(body.parts):
         return NULL_LISTING
-    if spans_cards(body.container):
+    if spans_cards(body.container) or sits_in_card_list(body.container):
         return NULL_LISTING
     if is_gallery(body.blocks):
         return NULL_GALLERY
     if signals.declares_video and length <= VIDEO_STUB_CHARS:
         return NULL_VIDEO
-    if is_stub(body.blocks) and is_paywalled(tree, jsonld, body.container):
+    if is_walled_teaser(body.blocks, tree, jsonld, body.container):
         return NULL_PAYWALL
     if signals.declares_non_article and length < DECLARED_TYPE_MAX_CHARS:
         return NULL_PAGE_TYPE

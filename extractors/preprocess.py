@@ -7,7 +7,10 @@ not the article body.
   names say they are navigation, sidebars, social buttons, comments, related links, promos,
   newsletters, cookie banners or ads. Names are only evidence, and layout wrappers often carry
   them ("container with-sidebar", "ad-off-canvas-pusher" around the whole page): a candidate that
-  holds most of the page's content-bearing text *is* the page, so it is kept (`VETO_SHARE`).
+  holds most of the page's content-bearing text *is* the page, so it is kept (`VETO_SHARE`) —
+  unless it is consent UI (a cookie banner, a consent wall, a `<dialog>`), which a consent script
+  lays over the page and which never wraps it: on a page without an article its notice is the
+  only prose, and keeping it would make it the article.
 * **Captions** — `figcaption` and caption-named elements become "caption" blocks; of a `figure`
   only its captions are kept.
 
@@ -21,7 +24,9 @@ classifying every element from Python costs as much as parsing the page.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
+from typing import TypeVar
 
 from extractors.blocks import BLOCK_TAGS, SKIP_TAGS
 from extractors.paragraphs import C_SIGMA, ParagraphStats, paragraph_stats
@@ -36,18 +41,31 @@ FIGURE_TAGS = frozenset({"figure"})
 CAPTION_TAGS = frozenset({"figcaption"})
 # Class/id tokens that mark an image caption or credit (a "caption" block, not body text).
 CAPTION_TOKENS = frozenset({"caption", "figcaption"})
-# Class/id tokens (split on case changes, "-", "_" and spaces) that mark page chrome.
-SUSPICIOUS_TOKENS = frozenset(
+# Chrome tokens of consent UI: "cmp" (consent management platform, the industry's name for the
+# scripts that draw cookie banners and consent walls), then the platforms publishers use most,
+# whose class names carry their own name rather than the word "consent". Such an element is laid
+# over the page and never wraps it: the veto never keeps it.
+CONSENT_TOKENS = frozenset(
     {
-        "nav", "navbar", "navigation", "menu", "sidebar", "social", "share", "sharing", "comment",
-        "comments", "related", "promo", "promotion", "newsletter", "cookie", "cookies", "consent",
-        "banner", "advert", "advertisement", "ad", "ads", "adslot", "sponsor", "sponsored",
-        "breadcrumb", "breadcrumbs", "footer", "masthead", "subscribe", "subscription", "popup",
-        "modal", "outbrain", "taboola", "recommended", "trending", "mostread", "teaser",
-        "teasers", "signup", "paywall", "gdpr", "skip", "toolbar", "pagination", "pager", "tags",
-        "byline", "disqus",
+        "cookie", "cookies", "consent", "gdpr", "cmp", "onetrust", "didomi", "cookiebot",
+        "usercentrics", "truste", "trustarc", "cmplz", "cmpbox", "iubenda", "axeptio", "osano",
+        "sourcepoint", "quantcast",
     }
 )  # fmt: skip
+# Class/id tokens (split on case changes, "-", "_" and spaces) that mark page chrome.
+SUSPICIOUS_TOKENS = CONSENT_TOKENS | frozenset(
+    {
+        "nav", "navbar", "navigation", "menu", "sidebar", "social", "share", "sharing", "comment",
+        "comments", "related", "promo", "promotion", "newsletter", "banner", "advert",
+        "advertisement", "ad", "ads", "adslot", "sponsor", "sponsored", "breadcrumb",
+        "breadcrumbs", "footer", "masthead", "subscribe", "subscription", "popup", "modal",
+        "outbrain", "taboola", "recommended", "trending", "mostread", "teaser", "teasers",
+        "signup", "paywall", "skip", "toolbar", "pagination", "pager", "tags", "byline",
+        "disqus",
+    }
+)  # fmt: skip
+# Tags of elements laid over the page, never around it.
+OVERLAY_TAGS = frozenset({"dialog"})
 # Distinct id/class strings whose verdict is remembered (a site repeats its class names).
 NAME_CACHE_SIZE = 65536
 MAX_CACHED_NAME_CHARS = 256
@@ -64,6 +82,10 @@ PROTECTED_TAGS = frozenset({"html", "body"})
 # A chrome candidate holding at least this share of the page's content-bearing text is a layout
 # wrapper named after something it also holds ("main with-sidebar"): kept.
 VETO_SHARE = 0.5
+# The same for the text another extractor selected (`Cleaning.outside_chrome`).
+WRAPPER_SHARE = 0.5
+
+T = TypeVar("T")
 
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
 
@@ -106,6 +128,23 @@ def _kind_of_names(names: str, is_class: bool) -> int:
 
 
 _cached_kind_of_names = lru_cache(maxsize=NAME_CACHE_SIZE)(_kind_of_names)
+
+
+@lru_cache(maxsize=NAME_CACHE_SIZE)
+def _names_consent_ui(names: str) -> bool:
+    return not CONSENT_TOKENS.isdisjoint(_name_parts(names))
+
+
+def is_consent_ui(element: Element) -> bool:
+    """A cookie banner, a consent wall or a dialog: named so by its id or class, or a `<dialog>`.
+    Such an element is laid over the page by a script and never wraps it."""
+    if element.tag in OVERLAY_TAGS:
+        return True
+    for name in ("class", "id"):
+        value = element.get(name)
+        if value and len(value) <= MAX_CACHED_NAME_CHARS and _names_consent_ui(value):
+            return True
+    return False
 
 
 def is_hidden_style(style: str) -> bool:
@@ -209,16 +248,46 @@ class Cleaning:
                 total += stat.length
                 for node in chain:
                     held[node] = held.get(node, 0) + stat.length
-        self._vetoed = {node for node, length in held.items() if length >= VETO_SHARE * total}
+        self._vetoed = {
+            node
+            for node, length in held.items()
+            if length >= VETO_SHARE * total and not is_consent_ui(node)
+        }
         return {
             paragraph: stat
             for paragraph, stat in stats.items()
             if all(node in self._vetoed and node.tag not in JUNK_TAGS for node in chains[paragraph])
         }
 
-    def marked_chain(self, element: Element) -> tuple[Element, ...]:
-        """The element and its ancestors that are junk or not PLAIN (raw kinds), nearest first."""
-        return self._marked_chain(element)
+    def outside_chrome(
+        self, items: list[T], element_of: Callable[[T], Element], length_of: Callable[[T], int]
+    ) -> list[T]:
+        """The items (another extractor's runs of text) outside junk and chrome, by the same veto
+        over their own text: an element holding WRAPPER_SHARE of it is the page, not chrome —
+        consent UI excepted. Other extractors find text outside `<p>` elements, so the veto
+        Algorithm 2.1 computed over `<p>` text does not tell them what wraps their text."""
+        total = sum(map(length_of, items)) or 1
+        held: dict[Element, int] = {}
+        chains = []
+        for item in items:
+            chain = [
+                node
+                for node in self._marked_chain(element_of(item))
+                if node.tag in JUNK_TAGS or self.raw_kind(node) == CHROME
+            ]
+            chains.append(chain)
+            for node in chain:
+                held[node] = held.get(node, 0) + length_of(item)
+        return [
+            item
+            for item, chain in zip(items, chains, strict=True)
+            if all(
+                node.tag not in JUNK_TAGS
+                and held[node] >= WRAPPER_SHARE * total
+                and not is_consent_ui(node)
+                for node in chain
+            )
+        ]
 
     def _marked_chain(self, element: Element) -> tuple[Element, ...]:
         """The element and its ancestors that are junk or not PLAIN, nearest first; memoised per

@@ -16,7 +16,8 @@ the chain asks this scorer when Algorithm 2.1 finds nothing convincing.
 
 Chrome (navigation, footers, comments, hidden elements...) is what `extractors.preprocess`
 says, except that an element holding most of the page's paragraph text is the page (a layout
-wrapper named like chrome, or an ASP.NET `<form>` around everything) and is kept.
+wrapper named like chrome, or an ASP.NET `<form>` around everything) and is kept — consent UI
+(a cookie banner, a consent wall) excepted: it never wraps a page.
 
 Reads the tree, never modifies it. Returns None when no paragraph text is found.
 """
@@ -30,7 +31,7 @@ from extractors.article import Block
 from extractors.blocks import BLOCK_TAGS, SKIP_TAGS, TextBlock, clean_text, text_blocks
 from extractors.boilerplate import keep_body_blocks
 from extractors.preprocess import Cleaning
-from extractors.tree import CHROME, Element, text_of
+from extractors.tree import Element, text_of
 
 METHOD = "readability"
 
@@ -48,9 +49,6 @@ SIBLING_SHARE = 0.2
 MIN_SIBLING_SCORE = 10
 SIBLING_PROSE_CHARS = 80
 SIBLING_MAX_LINK_DENSITY = 0.25
-# An element named like chrome that holds at least this share of the page's paragraph text is
-# the page itself (a wrapper), not chrome.
-WRAPPER_SHARE = 0.5
 # Containers whose loose text (between <br>s and empty <p/>s) is read as paragraphs.
 LOOSE_TEXT_TAGS = ("div", "td", "article", "section", "main", "body", "center", "font", "span")
 PARAGRAPH_TAGS = ("p", "pre", "td", "div", "blockquote", "dd", "li")
@@ -158,28 +156,6 @@ def _content_score(text: str) -> float:
     return 1 + len(text.split(",")) + min(len(text) / CHARS_PER_POINT, MAX_LENGTH_POINTS)
 
 
-def _outside_chrome(found: list[_Paragraph], cleaning: Cleaning) -> list[_Paragraph]:
-    """The paragraphs outside chrome, where an element holding WRAPPER_SHARE of all paragraph
-    text is never chrome."""
-    total = sum(len(paragraph.text) for paragraph in found) or 1
-    held: dict[Element, int] = {}
-    chains = []
-    for paragraph in found:
-        chain = [
-            node
-            for node in cleaning.marked_chain(paragraph.parent)
-            if node.tag in SKIP_TAGS or cleaning.raw_kind(node) == CHROME
-        ]
-        chains.append(chain)
-        for node in chain:
-            held[node] = held.get(node, 0) + len(paragraph.text)
-    return [
-        paragraph
-        for paragraph, chain in zip(found, chains, strict=True)
-        if all(node.tag not in SKIP_TAGS and held[node] >= WRAPPER_SHARE * total for node in chain)
-    ]
-
-
 def score_candidates(kept: list[_Paragraph]) -> dict[Element, float]:
     """Readability's scores: each paragraph feeds its parent fully and its grandparent half."""
     scores: dict[Element, float] = {}
@@ -263,7 +239,9 @@ class ReadabilityChoice:
 def choose_article(cleaning: Cleaning) -> ReadabilityChoice | None:
     """The best container and its joining siblings, or None when the page has no paragraph
     text."""
-    kept = _outside_chrome(paragraphs(cleaning.tree), cleaning)
+    kept = cleaning.outside_chrome(
+        paragraphs(cleaning.tree), lambda found: found.parent, lambda found: len(found.text)
+    )
     if not kept:
         return None
     scores = score_candidates(kept)

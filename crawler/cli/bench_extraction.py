@@ -16,7 +16,10 @@ so that rules tuned while looking at one half's failures can be confirmed on the
 
 `--non-articles DIR` also runs every extractor on the pages of DIR (`*.html`, `*.html.gz`), pages
 that carry no article (index, video, gallery, paywall, search, login pages...), and prints the
-share each extractor returns as NULL (the target is >= 95%).
+share each extractor returns as NULL (the target is >= 95%). `--hard-articles DIR` runs them on
+real articles that look like non-articles (`NAME.html` beside its expected body `NAME.txt`: a
+three-paragraph brief, an article with a big gallery or a table, a listicle, an interview...)
+and prints the share each returns as an article (the target is 100%) and its F1 there.
 
 `--extractor all` (or a list of names) compares our extractors side by side instead: each page is
 parsed once and every extractor runs on that parse; one table scores each by the shingle metric
@@ -126,6 +129,12 @@ def register(subparsers: Any) -> None:
         help="a directory of pages without an article: print each extractor's NULL rate on them",
     )
     parser.add_argument(
+        "--hard-articles",
+        type=Path,
+        help="a directory of articles that look like non-articles (NAME.html and its expected "
+        "body NAME.txt): print each extractor's article rate and F1 on them",
+    )
+    parser.add_argument(
         "--extractor",
         default="",
         help="compare extractors on one parse per page, by every metric: 'all' (every extractor "
@@ -164,6 +173,16 @@ def load_dataset(root: Path) -> list[BenchPage]:
             BenchPage(page_id, entry.get("url") or "", entry.get("articleBody") or "", data)
         )
     return pages
+
+
+def load_hard_articles(folder: Path) -> list[BenchPage]:
+    """Articles that look like non-articles: every NAME.html of `folder` with its NAME.txt."""
+    return [
+        BenchPage(path.name, "", path.with_suffix(".txt").read_text(encoding="utf-8"),
+                  path.read_bytes())
+        for path in sorted(folder.glob("*.html"))
+        if path.with_suffix(".txt").is_file()
+    ]  # fmt: skip
 
 
 def load_non_articles(folder: Path) -> list[BenchPage]:
@@ -229,10 +248,56 @@ def _justext() -> ExtractorFn:
     return run
 
 
+def _page_text(data: bytes) -> str:
+    """The page decoded as the chain decodes it (BOM, <meta> charset, UTF-8 or windows-1252), for
+    peers that take text: none of them is handed mojibake."""
+    from extractors.document import decode_html
+
+    return decode_html(data)[0]
+
+
+def _boilerpy3() -> ExtractorFn:
+    from boilerpy3 import extractors as boilerpy3
+
+    extractor = boilerpy3.ArticleExtractor(raise_on_failure=False)
+
+    def run(data: bytes, url: str) -> tuple[str, str | None]:
+        return extractor.get_content(_page_text(data)) or "", None
+
+    return run
+
+
+def _resiliparse() -> ExtractorFn:
+    from resiliparse.extract.html2text import extract_plain_text
+    from resiliparse.parse.encoding import detect_encoding
+    from resiliparse.parse.html import HTMLTree
+
+    def run(data: bytes, url: str) -> tuple[str, str | None]:
+        tree = HTMLTree.parse_from_bytes(data, detect_encoding(data))
+        return extract_plain_text(tree, main_content=True) or "", None
+
+    return run
+
+
+def _newspaper4k() -> ExtractorFn:
+    import newspaper
+
+    def run(data: bytes, url: str) -> tuple[str, str | None]:
+        article = newspaper.Article(url or "https://example.invalid/")
+        article.download(input_html=_page_text(data))  # no network: the page is given
+        article.parse()
+        return article.text or "", None
+
+    return run
+
+
 PEERS: dict[str, tuple[Callable[[], ExtractorFn], str]] = {
     "trafilatura": (_trafilatura, "trafilatura"),
     "readability": (_readability, "readability-lxml"),
     "justext": (_justext, "justext"),  # the original jusText (English stop list)
+    "boilerpy3": (_boilerpy3, "boilerpy3"),  # Boilerpipe's ArticleExtractor, ported to Python
+    "resiliparse": (_resiliparse, "resiliparse"),  # main-content extraction of the Lexbor parser
+    "newspaper4k": (_newspaper4k, "newspaper4k"),
 }
 
 
@@ -371,6 +436,8 @@ def run(args: argparse.Namespace) -> int:
         summaries += run_dataset(root, extractors, args, output)
     if args.non_articles:
         run_non_articles(args.non_articles, extractors)
+    if args.hard_articles:
+        run_hard_articles(args.hard_articles, extractors)
     print("\nsummary, one line per set and extractor:")
     for summary in summaries:
         print(summary.line())
@@ -430,6 +497,28 @@ def run_non_articles(folder: Path, extractors: dict[str, ExtractorFn]) -> None:
         print(f"{name}: NULL on {len(pages) - len(kept)}/{len(pages)} non-articles = {rate:.1%}")
         if name == OURS and kept:
             print(f"  {OURS} returned an article on: " + ", ".join(kept))
+    print()
+
+
+def run_hard_articles(folder: Path, extractors: dict[str, ExtractorFn]) -> None:
+    """Each extractor's article rate and F1 on articles that look like non-articles."""
+    from extractors.evaluation import aggregate, score_page
+
+    pages = load_hard_articles(folder)
+    print(f"== hard articles: {len(pages)} pages in {folder}")
+    if not pages:
+        return
+    for name, extractor in extractors.items():
+        result = measure(name, extractor, pages)
+        nulls = [page.page_id for page in pages if _is_empty(result, page)]
+        scores = aggregate(score_page(page.gold, result.texts[page.page_id]) for page in pages)
+        print(
+            f"{name}: article on {len(pages) - len(nulls)}/{len(pages)} hard articles = "
+            f"{1 - len(nulls) / len(pages):.1%}, F1 {scores.f1:.4f} P {scores.precision:.4f} "
+            f"R {scores.recall:.4f}"
+        )
+        if name == OURS and nulls:
+            print(f"  {OURS} returned NULL on: " + ", ".join(nulls))
     print()
 
 
