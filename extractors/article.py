@@ -72,3 +72,22 @@ def visible(text: str) -> str:
     """A one-line text without invisible control characters, its spaces collapsed again. Almost
     every text has none: `isprintable` decides that in C, and the pattern runs on the others."""
     return text if text.isprintable() else " ".join(_INVISIBLE_CONTROLS.sub("", text).split())
+
+
+# Scripts that write a word in one or two characters: a text in them is measured in the
+# characters an alphabetic script would need for the same words (a Chinese or Japanese text runs
+# to about a third of the characters of its English translation, a Korean one to about half).
+_LOGOGRAPHIC = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_HANGUL = re.compile("[\uac00-\ud7af]")
+LOGOGRAPHIC_WEIGHT = 3
+HANGUL_WEIGHT = 2
+
+
+def reading_length(text: str) -> int:
+    """The length of `text` in alphabetic-script characters: each Chinese or Japanese character
+    counts LOGOGRAPHIC_WEIGHT, each Hangul syllable HANGUL_WEIGHT. Length thresholds written for
+    alphabetic text ("a body of fewer than 250 characters is a caption") then hold for them too."""
+    if text.isascii():
+        return len(text)
+    extra = (LOGOGRAPHIC_WEIGHT - 1) * len(_LOGOGRAPHIC.findall(text))
+    return len(text) + extra + (HANGUL_WEIGHT - 1) * len(_HANGUL.findall(text))

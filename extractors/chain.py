@@ -11,7 +11,15 @@ import logging
 from collections.abc import Callable
 from dataclasses import replace
 
-from extractors.article import HEADING, Article, Block, Extraction, running_text, visible
+from extractors.article import (
+    HEADING,
+    Article,
+    Block,
+    Extraction,
+    reading_length,
+    running_text,
+    visible,
+)
 from extractors.cascade import Candidate, recheck, rescue
 from extractors.document import Document
 from extractors.dom import DomBody, extract_dom
@@ -29,7 +37,8 @@ from extractors.schema_org import jsonld_body, microdata_body
 
 log = logging.getLogger(__name__)
 
-# A body shorter than this is a teaser, a caption or a paywall stub: NULL, not an article.
+# A body shorter than this (in alphabetic-script characters, `reading_length`) is a teaser, a
+# caption or a paywall stub: NULL, not an article.
 MIN_BODY_CHARS = 250
 
 NULL_NO_CONTENT = "no_content"  # no method found any body text
@@ -60,7 +69,7 @@ def run_chain(document: Document) -> Extraction:
     schema = microdata_body(tree, cleaning) or jsonld_body(jsonld)
     dom = extract_dom(cleaning)
     body = _candidate(choose_body(schema, dom), dom)
-    rescued = body is None or len(body.text) < MIN_BODY_CHARS
+    rescued = body is None or _too_short(body.text)
     if rescued:
         body = rescue(cleaning, metadata.language) or body
     elif dom is not None and body.method == dom.method and inside_kept_chrome(dom, cleaning):
@@ -68,19 +77,25 @@ def run_chain(document: Document) -> Extraction:
     if body is None:
         return Extraction(article=None, reason=NULL_NO_CONTENT)
     signals = page_signals(jsonld, metadata.page_type)
-    reason = non_article_reason(body.shape, signals, tree, jsonld)
+    reason = non_article_reason(body.shape, signals, tree, jsonld, cleaning.kind)
     if reason == NULL_LISTING and not rescued:
         # Algorithm 2.1's container is a teaser list: the article may be elsewhere on the page.
         other = rescue(cleaning, metadata.language)
         if (
             other is not None
-            and len(other.text) >= MIN_BODY_CHARS
-            and non_article_reason(other.shape, signals, tree, jsonld) is None
+            and not _too_short(other.text)
+            and non_article_reason(other.shape, signals, tree, jsonld, cleaning.kind) is None
         ):
             body, reason = other, None
     if reason is not None:
         return Extraction(article=None, reason=reason)
     return finish_article(body.blocks, body.method, metadata)
+
+
+def _too_short(text: str) -> bool:
+    """Shorter than MIN_BODY_CHARS, in alphabetic-script characters (`reading_length`: it is only
+    computed for texts that are short in raw characters)."""
+    return len(text) < MIN_BODY_CHARS and reading_length(text) < MIN_BODY_CHARS
 
 
 def inside_kept_chrome(dom: DomBody, cleaning: Cleaning) -> bool:
@@ -106,7 +121,7 @@ def finish_article(blocks: list[Block], method: str, metadata: Metadata) -> Extr
     blocks = [(kind, shown) for kind, text in blocks if (shown := visible(text))]
     metadata = _visible_metadata(metadata)
     blocks = _drop_leading_title(blocks, metadata.title)
-    if len(running_text(blocks)) < MIN_BODY_CHARS:  # captions alone never make an article
+    if _too_short(running_text(blocks)):  # captions alone never make an article
         return Extraction(article=None, reason=NULL_TOO_SHORT)
     return Extraction(article=_article(blocks, method, metadata))
 

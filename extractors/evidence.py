@@ -29,8 +29,16 @@ from typing import Any
 
 from lxml import etree
 
-from extractors.article import CAPTION, LIST_ITEM, PARAGRAPH, QUOTE, Block, running_text
-from extractors.blocks import TextBlock
+from extractors.article import (
+    CAPTION,
+    LIST_ITEM,
+    PARAGRAPH,
+    QUOTE,
+    Block,
+    reading_length,
+    running_text,
+)
+from extractors.blocks import Classifier, TextBlock, tag_kind, text_blocks
 from extractors.jsonld import ARTICLE_TYPES, types_of
 from extractors.paragraphs import CP
 from extractors.tree import Element, text_of
@@ -193,6 +201,16 @@ def is_teaser_list(parts: list[TextBlock]) -> bool:
     )
 
 
+def is_one_teaser_of_list(body: BodyShape, classify: Classifier) -> bool:
+    """A body no longer than one teaser, in a region (its container's parent) that reads as a
+    teaser list: the longest summary of a section front, taken for a short article."""
+    text = running_text(body.blocks)
+    if body.container is None or reading_length(text) > MAX_TEASER_RUN_CHARS:
+        return False
+    region = body.container.getparent()
+    return region is not None and is_teaser_list(text_blocks(region, classify))
+
+
 def spans_cards(container: Element | None) -> bool:
     """The body spans MIN_CARDS cards and none of them holds most of its text: a list of cards,
     not an article with a few related-story cards. Cards are `<article>` elements, or the
@@ -298,11 +316,19 @@ class BodyShape:
 
 
 def non_article_reason(
-    body: BodyShape, signals: PageSignals, tree: Element, jsonld: list[dict[str, Any]]
+    body: BodyShape,
+    signals: PageSignals,
+    tree: Element,
+    jsonld: list[dict[str, Any]],
+    classify: Classifier = tag_kind,
 ) -> str | None:
-    """The NULL reason when the page positively looks like a non-article, else None."""
+    """The NULL reason when the page positively looks like a non-article, else None. `classify`
+    says what preprocessing made of an element (chrome is left out of the region around a
+    body)."""
     length = len(running_text(body.blocks))
     if body.parts is not None and is_teaser_list(body.parts):
+        return NULL_LISTING
+    if is_one_teaser_of_list(body, classify):
         return NULL_LISTING
     if spans_cards(body.container) or sits_in_card_list(body.container):
         return NULL_LISTING

@@ -10,6 +10,7 @@ import pytest
 from lxml import etree
 
 from extractors import extract_verbose
+from extractors.article import reading_length
 from extractors.cascade import common_ancestor
 from extractors.chain import NULL_REASONS
 from extractors.document import parse_document
@@ -117,6 +118,42 @@ def test_a_section_front_whose_lead_summary_reads_like_prose_is_a_listing() -> N
     cards = _card(0, PROSE + " " + PROSE) + "".join(_card(n, "Short summary.") for n in (1, 2, 3))
     result = extract_verbose(_page(f'<section class="lead-stories">{cards}</section>'))
     assert result.article is None and result.reason == "listing"
+
+
+def test_a_lone_teaser_beside_a_list_of_headlines_is_a_listing() -> None:
+    # The lead teaser of a section sits apart from the list of headlines under it.
+    headlines = "".join(
+        f'<h3><a href="/s/{n}">Another headline number {n} here</a></h3>' for n in range(5)
+    )
+    lead = (
+        f'<section><a href="/s/lead"><h2>The lead story of the day</h2></a><p>{PROSE}</p></section>'
+    )
+    result = extract_verbose(_page(f"<main>{lead}<section>{headlines}</section></main>"))
+    assert result.article is None and result.reason == "listing"
+    # The same short text as a brief, with a few related links below it: an article.
+    brief = "".join(f"<p>{PROSE} Paragraph {n}.</p>" for n in range(3))
+    related = "".join(
+        f'<li><a href="/s/{n}">Another headline number {n} here</a></li>' for n in range(5)
+    )
+    result = extract_verbose(
+        _page(f'<main><div class="story">{brief}</div><ul>{related}</ul></main>')
+    )
+    assert result.article is not None, result.reason
+
+
+def test_a_short_japanese_article_is_long_enough() -> None:
+    # 4 paragraphs, about 220 characters: in Japanese as many words as 600 English characters.
+    sentences = [
+        "金沢市の近江町市場で十二日、香箱ガニの初競りが行われ、最高値は前年より二割高い三万円を付けた。",
+        "香箱ガニはズワイガニの雌で、漁期は十一月六日から十二月末までの二か月に限られている。",
+        "市場の関係者によると、今年は海水温の上昇の影響で水揚げ量が例年の八割程度にとどまっている。",
+        "観光客の姿も多く、店先では早速、香箱ガニを使った丼を求める長い列ができていた。",
+    ]
+    page = _page("<div>" + "".join(f"<p>{s}</p>" for s in sentences) + "</div>")
+    assert len("".join(sentences)) < 250
+    result = extract_verbose(page.replace("<html>", '<html lang="ja">'))
+    assert result.article is not None, result.reason
+    assert reading_length("香箱ガニ") == 3 * 4 and reading_length("Kani") == 4
 
 
 def test_an_article_in_chunks_of_one_template_is_not_a_card_list() -> None:
