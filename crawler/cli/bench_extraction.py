@@ -282,9 +282,16 @@ def _resiliparse() -> ExtractorFn:
 def _newspaper4k() -> ExtractorFn:
     import newspaper
 
+    # Offline: by default newspaper4k fetches the page's images (to find the top image) and
+    # follows meta refreshes, over the network.
+    config = newspaper.Config()
+    config.fetch_images = False
+    config.follow_meta_refresh = False
+    config.memoize_articles = False
+
     def run(data: bytes, url: str) -> tuple[str, str | None]:
-        article = newspaper.Article(url or "https://example.invalid/")
-        article.download(input_html=_page_text(data))  # no network: the page is given
+        article = newspaper.Article(url or "https://example.invalid/", config=config)
+        article.download(input_html=_page_text(data))  # the page is given: no download
         article.parse()
         return article.text or "", None
 
