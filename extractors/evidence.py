@@ -205,7 +205,10 @@ def is_one_teaser_of_list(body: BodyShape, classify: Classifier) -> bool:
     """A body no longer than one teaser, in a region (its container's parent) that reads as a
     teaser list: the longest summary of a section front, taken for a short article."""
     text = running_text(body.blocks)
-    if body.container is None or reading_length(text) > MAX_TEASER_RUN_CHARS:
+    # reading_length is never below the raw length: most bodies are decided without it.
+    if body.container is None or len(text) > MAX_TEASER_RUN_CHARS:
+        return False
+    if reading_length(text) > MAX_TEASER_RUN_CHARS:
         return False
     region = body.container.getparent()
     return region is not None and is_teaser_list(text_blocks(region, classify))
@@ -220,10 +223,11 @@ def spans_cards(container: Element | None) -> bool:
     articles = [card for card in container.iter("article") if card.find(".//article") is None]
     children = [child for child in container if isinstance(child.tag, str)]
     teasers = children if len(children) >= MIN_CARDS and all(map(_is_card, children)) else []
-    words = max(1, len(text_of(container).split()))
+    words = 0
     for cards in (articles, teasers):
         if len(cards) < MIN_CARDS:
             continue
+        words = words or max(1, len(text_of(container).split()))
         lengths = [len(text_of(card).split()) for card in cards]
         if sum(lengths) >= MIN_CARDS_SHARE * words and max(lengths) < MAX_CARD_SHARE * words:
             return True
@@ -247,6 +251,8 @@ def is_walled_teaser(
 ) -> bool:
     """A lede before a paywall: one paragraph on a page marked not free or with a paywall
     element by the body, or a few paragraphs with a paywall element by them."""
+    if len(running_text(blocks)) > PAYWALL_STUB_CHARS:
+        return False  # most bodies: longer than any teaser
     if is_stub(blocks) and is_paywalled(tree, jsonld, container):
         return True
     return is_stub(blocks, WALLED_TEASER_PARAGRAPHS) and wall_by(container)

@@ -56,9 +56,20 @@ def _body_of(root: Element) -> Element:
     return body
 
 
+# Whether a head holds anything a browser would not keep there: asked in C, so that the common
+# page (nothing to repair) costs no walk over its head's children.
+_HEAD_HOLDS_BODY = etree.XPath(
+    "boolean(head/*[not("
+    + " or ".join(f"self::{tag}" for tag in sorted(HEAD_TAGS))
+    + ")] | head/text()[normalize-space()])"
+)
+
+
 def _reopen_body(root: Element) -> None:
     """Body content inside `<head>` (from the first child a head cannot hold) moves to the start
     of `<body>`."""
+    if not _HEAD_HOLDS_BODY(root):
+        return
     head = root.find("head")
     if head is None:
         return

@@ -51,6 +51,28 @@ def test_an_article_outside_p_elements_is_found_by_the_cascade(name: str) -> Non
     assert "Harbour Gazette is a trading name" not in text and "Related story" not in text
 
 
+POLISH = [
+    "Od poniedziałku na zakopiance obowiązuje nowa organizacja ruchu. Drogowcy zamknęli prawy pas "
+    "w kierunku Zakopanego na odcinku od Poronina do ronda w Zakopanem.",
+    "Powodem są prace przy przebudowie przepustu pod drogą, który podczas ostatniej ulewy nie był "
+    "w stanie odprowadzić wody. Woda zalała wtedy jezdnię i kilka posesji.",
+    "Utrudnienia potrwają co najmniej do końca stycznia. Kierowcy powinni liczyć się z wydłużonym "
+    "czasem przejazdu, szczególnie w weekendy.",
+]
+
+
+def test_the_cascade_works_in_a_language_without_a_stop_list() -> None:
+    # The same failure class in Polish (no jusText stop list: its language-independent mode
+    # witnesses): loose <br> text, the footer's notices the only <p>s.
+    page = (PAGES / "br-article-footer-p.html").read_text(encoding="utf-8")
+    english = page[page.index("The regional council") : page.index("</div></td>")]
+    polish = page.replace(english, "<br><br>".join(POLISH)).replace("<html>", '<html lang="pl">')
+    result = extract_verbose(polish)
+    assert result.article is not None, result.reason
+    assert result.article.method == "readability"
+    assert result.article.text == "\n".join(POLISH)
+
+
 def test_a_title_without_its_end_tag_no_longer_swallows_the_page() -> None:
     result = _extract("runaway-title.html")
     assert result.article is not None, result.reason
