@@ -39,6 +39,8 @@ class DomBody:
     container: Element
     # The blocks as written, link-dense ones included (the non-article evidence reads them).
     parts: list[TextBlock] | None = None
+    # The body is the container's text alone (no lead paragraph or twin beside it).
+    container_only: bool = False
 
 
 def content_bearing_paragraphs(cleaning: Cleaning) -> dict[Element, int]:
@@ -252,4 +254,5 @@ def extract_dom(cleaning: Cleaning) -> DomBody | None:
     written = [block for part in parts for block in text_blocks(part, cleaning.kind)]
     _drop_trailing_lines(written, bearing)
     blocks = keep_body_blocks(written)
-    return DomBody(blocks, METHOD_DOM, container, parts=written) if blocks else None
+    alone = lead is None and len(twins) == 1
+    return DomBody(blocks, METHOD_DOM, container, written, alone) if blocks else None

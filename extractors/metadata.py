@@ -62,13 +62,12 @@ def _meta_index(tree: Element) -> dict[str, str]:
     scopes.append(body if body is not None and head is not None else tree)
     for scope in scopes:
         for meta in scope.iter("meta"):
-            attributes = dict(meta.items())
-            content = attributes.get("content")
+            content = meta.get("content")
             if content is None:
                 continue
             content = content.strip()
             for attribute in _META_KEYS:
-                key = attributes.get(attribute)
+                key = meta.get(attribute)
                 if key and (key := key.strip().lower()) not in index:
                     index[key] = content
     return index
@@ -284,8 +283,11 @@ def _language(tree: Element, meta: dict[str, str], articles: list[dict[str, Any]
 
 
 def _canonical(tree: Element, meta: dict[str, str], url: str | None) -> str | None:
-    for link in tree.iter("link"):
-        is_canonical = "canonical" in link.get("rel", "").lower().split()
-        if is_canonical and (absolute := _absolute(url, link.get("href", "").strip())):
-            return absolute
+    head = tree.find("head")
+    # The head first, where the link belongs: the body is looked through only when it is not.
+    for scope in (head, tree) if head is not None else (tree,):
+        for link in scope.iter("link"):
+            is_canonical = "canonical" in link.get("rel", "").lower().split()
+            if is_canonical and (absolute := _absolute(url, link.get("href", "").strip())):
+                return absolute
     return _absolute(url, meta.get("og:url")) or url

@@ -56,22 +56,11 @@ def _body_of(root: Element) -> Element:
     return body
 
 
-# Whether a head holds anything a browser would not keep there: asked in C, so that the common
-# page (nothing to repair) costs no walk over its head's children.
-_HEAD_HOLDS_BODY = etree.XPath(
-    "boolean(head/*[not("
-    + " or ".join(f"self::{tag}" for tag in sorted(HEAD_TAGS))
-    + ")] | head/text()[normalize-space()])"
-)
-
-
 def _reopen_body(root: Element) -> None:
     """Body content inside `<head>` (from the first child a head cannot hold) moves to the start
     of `<body>`."""
-    if not _HEAD_HOLDS_BODY(root):
-        return
     head = root.find("head")
-    if head is None:
+    if head is None or not _holds_body(head):
         return
     children = [child for child in head if isinstance(child.tag, str)]
     loose_text = _text(head.text)
@@ -89,6 +78,14 @@ def _reopen_body(root: Element) -> None:
         return
     body = _body_of(root)
     _prepend(body, tail, misplaced)
+
+
+def _holds_body(head: Element) -> bool:
+    """Whether the head holds anything a browser would not keep there (one pass over its
+    children decides the common page, which needs no repair)."""
+    if _text(head.text):
+        return True
+    return any(child.tag not in HEAD_TAGS or _text(child.tail) for child in head)
 
 
 def _first_body_child(children: list[Element]) -> int | None:

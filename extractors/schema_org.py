@@ -53,6 +53,7 @@ _ITEMPROP_VALUES = etree.XPath("//@itemprop")
 class SchemaBody:
     blocks: list[TextBlock] | list[Block]
     source: str  # MICRODATA or JSON_LD
+    element: Element | None = None  # the marked element (microdata)
 
     @property
     def text_blocks(self) -> list[Block]:
@@ -61,7 +62,7 @@ class SchemaBody:
 
 def microdata_body(tree: Element, cleaning: Cleaning) -> SchemaBody | None:
     """The longest element marked itemprop=articleBody (any case) outside chrome, as blocks."""
-    best: tuple[int, list[TextBlock]] | None = None
+    best: tuple[int, list[TextBlock], Element] | None = None
     for value in _ITEMPROP_VALUES(tree):
         if "articlebody" not in value.lower().split():
             continue
@@ -77,8 +78,8 @@ def microdata_body(tree: Element, cleaning: Cleaning) -> SchemaBody | None:
         ]
         length = sum(len(block.text) for block in blocks)
         if length and (best is None or length > best[0]):
-            best = (length, blocks)
-    return SchemaBody(blocks=best[1], source=MICRODATA) if best else None
+            best = (length, blocks, element)
+    return SchemaBody(blocks=best[1], source=MICRODATA, element=best[2]) if best else None
 
 
 def jsonld_body(objects: list[dict[str, Any]]) -> SchemaBody | None:
