@@ -34,6 +34,7 @@ from extractors.metadata import Metadata, extract_metadata
 from extractors.preprocess import Cleaning
 from extractors.reconcile import choose_body
 from extractors.schema_org import jsonld_body, microdata_body
+from extractors.tree import itemprops
 
 log = logging.getLogger(__name__)
 
@@ -64,9 +65,10 @@ def run_chain(document: Document) -> Extraction:
     the parse)."""
     tree, url = document.tree, document.url
     jsonld = jsonld_objects(tree)
-    metadata = extract_metadata(tree, url, jsonld)
+    properties = itemprops(tree)
+    metadata = extract_metadata(tree, url, jsonld, properties)
     cleaning = Cleaning(tree)
-    schema = microdata_body(tree, cleaning) or jsonld_body(jsonld)
+    schema = microdata_body(tree, cleaning, properties) or jsonld_body(jsonld)
     dom = extract_dom(cleaning)
     body = _candidate(choose_body(schema, dom), dom)
     rescued = body is None or _too_short(body.text)

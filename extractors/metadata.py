@@ -15,7 +15,7 @@ from lxml import etree
 
 from extractors.blocks import clean_text
 from extractors.jsonld import article_objects, first_string, names_of
-from extractors.tree import Element, text_of
+from extractors.tree import Element, itemprops, text_of
 
 # Title separators between headline and site name: "Headline | Site", "Site - Headline".
 _TITLE_SEPARATORS = re.compile(r"\s+(?:\||-|\u2013|\u2014|::|\u00b7|\u2022|\u00bb|/)\s+")
@@ -32,7 +32,7 @@ _TZ_HOURS = {"EST": -5, "EDT": -4, "CST": -6, "CDT": -5, "MST": -7, "MDT": -6, "
              "EET": 2, "EEST": 3, "IST": 5.5, "JST": 9, "AEST": 10, "AEDT": 11}  # fmt: skip
 TZINFOS = {name: int(hours * 3600) for name, hours in _TZ_HOURS.items()}
 _META_KEYS = ("property", "name", "itemprop", "http-equiv")
-_MICRODATA_AUTHORS = etree.XPath("//*[@itemprop='author']")
+_NAME_PROPERTY = etree.XPath(".//*[@itemprop='name']")
 # Dates before this are page furniture (copyright years, "founded in"), not publication dates.
 EARLIEST_PUBLICATION_YEAR = 1990
 
@@ -73,13 +73,20 @@ def _meta_index(tree: Element) -> dict[str, str]:
     return index
 
 
-def extract_metadata(tree: Element, url: str | None, jsonld: list[dict[str, Any]]) -> Metadata:
+def extract_metadata(
+    tree: Element,
+    url: str | None,
+    jsonld: list[dict[str, Any]],
+    properties: list[tuple[list[str], Element]] | None = None,
+) -> Metadata:
+    """The page's metadata. `properties` are its microdata properties (`tree.itemprops`), when
+    the caller has them already."""
     meta = _meta_index(tree)
     articles = article_objects(jsonld)
     site_name = _site_name(meta, jsonld)
     return Metadata(
         title=extract_title(tree, meta, articles, site_name),
-        authors=_authors(tree, meta, articles),
+        authors=_authors(tree, meta, articles, properties),
         published=_published(tree, meta, articles),
         language=_language(tree, meta, articles),
         canonical_url=_canonical(tree, meta, url),
@@ -171,7 +178,12 @@ def strip_site_name(title: str, site_name: str | None = None) -> str:
     return longest if len(longest) >= MIN_HEADLINE_CHARS else title
 
 
-def _authors(tree: Element, meta: dict[str, str], articles: list[dict[str, Any]]) -> list[str]:
+def _authors(
+    tree: Element,
+    meta: dict[str, str],
+    articles: list[dict[str, Any]],
+    properties: list[tuple[list[str], Element]] | None = None,
+) -> list[str]:
     names: list[str] = []
     for obj in articles:
         names.extend(names_of(obj.get("author")))
@@ -183,17 +195,18 @@ def _authors(tree: Element, meta: dict[str, str], articles: list[dict[str, Any]]
                 names.extend(re.split(r"\s*(?:,|\band\b|&)\s*", meta[key]))
                 break
     if not names:
-        names.extend(_microdata_authors(tree))
+        names.extend(_microdata_authors(itemprops(tree) if properties is None else properties))
     if not names:
         names.extend(text_of(link) for link in tree.iter("a") if link.get("rel") == "author")
     return _unique_authors(names)
 
 
-def _microdata_authors(tree: Element) -> list[str]:
+def _microdata_authors(properties: list[tuple[list[str], Element]]) -> list[str]:
     """Names of itemprop=author elements: their itemprop=name, content attribute, or text."""
     names = []
-    for element in _MICRODATA_AUTHORS(tree)[:MAX_AUTHORS]:
-        named = element.xpath(".//*[@itemprop='name']")
+    authors = [element for kinds, element in properties if "author" in kinds]
+    for element in authors[:MAX_AUTHORS]:
+        named = _NAME_PROPERTY(element)
         source = named[0] if named else element
         names.append(source.get("content") or text_of(source))
     return names

@@ -69,6 +69,8 @@ OVERLAY_TAGS = frozenset({"dialog"})
 # Distinct id/class strings whose verdict is remembered (a site repeats its class names).
 NAME_CACHE_SIZE = 65536
 MAX_CACHED_NAME_CHARS = 256
+# Words of a class attribute looked at (a hostile attribute holds thousands).
+MAX_NAME_WORDS = 64
 # Whole class names that hide an element in every CSS framework we know.
 HIDDEN_CLASSES = frozenset(
     {"hidden", "hide", "d-none", "is-hidden", "sr-only", "visually-hidden", "screen-reader-text",
@@ -121,8 +123,23 @@ def kind_of_names(names: str, is_class: bool) -> int:
 
 
 def _kind_of_names(names: str, is_class: bool) -> int:
-    parts = _name_parts(names)
-    if not SUSPICIOUS_TOKENS.isdisjoint(parts) or (is_class and classes_say_hidden(names)):
+    if is_class and classes_say_hidden(names):
+        return CHROME
+    kind = PLAIN
+    # Word by word, each remembered on its own: whole class strings vary from page to page
+    # ("post-740 post type-post"), the words in them repeat across sites.
+    for word in names.split()[:MAX_NAME_WORDS]:
+        found = _kind_of_word(word)
+        if found == CHROME:
+            return CHROME
+        kind = found or kind
+    return kind
+
+
+@lru_cache(maxsize=NAME_CACHE_SIZE)
+def _kind_of_word(word: str) -> int:
+    parts = _name_parts(word)
+    if not SUSPICIOUS_TOKENS.isdisjoint(parts):
         return CHROME
     return CAPTION if not CAPTION_TOKENS.isdisjoint(parts) else PLAIN
 

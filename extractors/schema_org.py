@@ -13,14 +13,12 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from lxml import etree
-
 from extractors.article import HEADING, LIST_ITEM, PARAGRAPH, QUOTE, Block
 from extractors.blocks import TextBlock, clean_text, text_blocks
 from extractors.boilerplate import MAX_BLOCK_LINK_DENSITY
 from extractors.jsonld import article_objects
 from extractors.preprocess import Cleaning
-from extractors.tree import Element
+from extractors.tree import Element, itemprops
 
 METHOD_SCHEMA_ORG = "schema_org"
 MICRODATA = "microdata"
@@ -44,11 +42,6 @@ _TAG = re.compile(r"<\s*/?\s*[a-zA-Z][^<>]{0,2000}>")
 _KIND_OF_TAG = {"li": LIST_ITEM, "blockquote": QUOTE}
 
 
-# Every itemprop value of the page, found in C: a page marks a few dozen elements at most, and
-# reading their values is cheaper than testing every element (or lowering the page's bytes).
-_ITEMPROP_VALUES = etree.XPath("//@itemprop")
-
-
 @dataclass(slots=True)
 class SchemaBody:
     blocks: list[TextBlock] | list[Block]
@@ -60,13 +53,14 @@ class SchemaBody:
         return [block.block if isinstance(block, TextBlock) else block for block in self.blocks]
 
 
-def microdata_body(tree: Element, cleaning: Cleaning) -> SchemaBody | None:
+def microdata_body(
+    tree: Element, cleaning: Cleaning, properties: list[tuple[list[str], Element]] | None = None
+) -> SchemaBody | None:
     """The longest element marked itemprop=articleBody (any case) outside chrome, as blocks."""
     best: tuple[int, list[TextBlock], Element] | None = None
-    for value in _ITEMPROP_VALUES(tree):
-        if "articlebody" not in value.lower().split():
+    for names, element in itemprops(tree) if properties is None else properties:
+        if "articlebody" not in names:
             continue
-        element = value.getparent()
         if cleaning.is_inside_removed(element):
             continue
         # The publisher's word is taken for its prose; a list of links inside it (the story's
