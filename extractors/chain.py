@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import replace
+from itertools import islice
 
 from extractors.article import (
     HEADING,
@@ -41,6 +42,9 @@ log = logging.getLogger(__name__)
 # A body shorter than this (in alphabetic-script characters, `reading_length`) is a teaser, a
 # caption or a paywall stub: NULL, not an article.
 MIN_BODY_CHARS = 250
+
+# How far above Algorithm 2.1's container a kept chrome element makes it doubtful.
+KEPT_CHROME_REACH = 2
 
 NULL_NO_CONTENT = "no_content"  # no method found any body text
 NULL_TOO_SHORT = "too_short"  # every method found less than MIN_BODY_CHARS
@@ -101,10 +105,15 @@ def _too_short(text: str) -> bool:
 
 
 def inside_kept_chrome(dom: DomBody, cleaning: Cleaning) -> bool:
-    """Whether Algorithm 2.1's container sits in an element named like chrome that the veto kept
-    (it held most of the `<p>` text): a footer or a comment list when the article is not in
-    `<p>`s, as often as a layout wrapper."""
-    chain = (dom.container, *dom.container.iterancestors())
+    """Whether Algorithm 2.1's container is, or sits right inside, an element named like chrome
+    that the veto kept (it held most of the `<p>` text): a footer, a comment list or an ad column
+    when the article is not in `<p>`s.
+
+    Only the container and KEPT_CHROME_REACH elements above it are asked: the component that
+    holds paragraphs is that close to them (a footer, its column, its list). A kept element
+    further up wraps a whole region of the page, the layout wrapper the veto was made for.
+    """
+    chain = (dom.container, *islice(dom.container.iterancestors(), KEPT_CHROME_REACH))
     return any(cleaning.is_vetoed_chrome(node) for node in chain)
 
 
