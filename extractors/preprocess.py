@@ -93,12 +93,9 @@ _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGN
 
 
 _NAME_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
-_HIDDEN_CLASS = re.compile(
-    r"(?:^|\s)(?:" + "|".join(re.escape(name) for name in sorted(HIDDEN_CLASSES)) + r")(?=\s|$)"
-)
 # Bootstrap's collapsed panels are hidden until opened ("collapse show" / "collapse in").
-_COLLAPSED = re.compile(r"(?:^|\s)collapse(?=\s|$)")
-_EXPANDED = re.compile(r"(?:^|\s)(?:show|in)(?=\s|$)")
+COLLAPSED_CLASS = "collapse"
+EXPANDED_CLASSES = frozenset({"show", "in"})
 
 
 def _name_parts(names: str) -> set[str]:
@@ -107,9 +104,13 @@ def _name_parts(names: str) -> set[str]:
 
 def classes_say_hidden(classes: str) -> bool:
     """A hiding utility class, or a collapsed Bootstrap panel ("collapse" without "show")."""
-    if _HIDDEN_CLASS.search(classes):
+    return _hidden_by(classes.split())
+
+
+def _hidden_by(classes: list[str]) -> bool:
+    if not HIDDEN_CLASSES.isdisjoint(classes):
         return True
-    return _COLLAPSED.search(classes) is not None and _EXPANDED.search(classes) is None
+    return COLLAPSED_CLASS in classes and EXPANDED_CLASSES.isdisjoint(classes)
 
 
 def kind_of_names(names: str, is_class: bool) -> int:
@@ -123,12 +124,13 @@ def kind_of_names(names: str, is_class: bool) -> int:
 
 
 def _kind_of_names(names: str, is_class: bool) -> int:
-    if is_class and classes_say_hidden(names):
+    words = names.split()
+    if is_class and _hidden_by(words):
         return CHROME
     kind = PLAIN
     # Word by word, each remembered on its own: whole class strings vary from page to page
     # ("post-740 post type-post"), the words in them repeat across sites.
-    for word in names.split()[:MAX_NAME_WORDS]:
+    for word in words[:MAX_NAME_WORDS]:
         found = _kind_of_word(word)
         if found == CHROME:
             return CHROME
