@@ -215,23 +215,31 @@ def is_one_teaser_of_list(body: BodyShape, classify: Classifier) -> bool:
 
 
 def spans_cards(container: Element | None) -> bool:
-    """The body spans MIN_CARDS cards and none of them holds most of its text: a list of cards,
-    not an article with a few related-story cards. Cards are `<article>` elements, or the
-    container's children of one template that each hold a teaser (see `sits_in_card_list`)."""
+    """The body spans MIN_CARDS `<article>` elements and none of them holds most of its text: a
+    list of cards, not an article with a few related-story cards."""
     if container is None:
         return False
-    articles = [card for card in container.iter("article") if card.find(".//article") is None]
+    cards = [card for card in container.iter("article") if card.find(".//article") is None]
+    return _spans(container, cards)
+
+
+def spans_teaser_cards(container: Element | None) -> bool:
+    """The same for the container's children when they are MIN_CARDS teasers or more (see
+    `sits_in_card_list`): a list of cards in any markup."""
+    if container is None:
+        return False
     children = [child for child in container if isinstance(child.tag, str)]
-    teasers = children if len(children) >= MIN_CARDS and all(map(_is_card, children)) else []
-    words = 0
-    for cards in (articles, teasers):
-        if len(cards) < MIN_CARDS:
-            continue
-        words = words or max(1, len(text_of(container).split()))
-        lengths = [len(text_of(card).split()) for card in cards]
-        if sum(lengths) >= MIN_CARDS_SHARE * words and max(lengths) < MAX_CARD_SHARE * words:
-            return True
-    return False
+    if len(children) < MIN_CARDS or not all(map(_is_card, children)):
+        return False
+    return _spans(container, children)
+
+
+def _spans(container: Element, cards: list[Element]) -> bool:
+    if len(cards) < MIN_CARDS:
+        return False
+    words = max(1, len(text_of(container).split()))
+    lengths = [len(text_of(card).split()) for card in cards]
+    return sum(lengths) >= MIN_CARDS_SHARE * words and max(lengths) < MAX_CARD_SHARE * words
 
 
 def lede_paragraphs(blocks: list[Block]) -> list[str]:
@@ -332,16 +340,22 @@ def non_article_reason(
     says what preprocessing made of an element (chrome is left out of the region around a
     body)."""
     length = len(running_text(body.blocks))
+    # The publisher's own word first: a video's description sits among teasers of other videos.
+    if signals.declares_video and length <= VIDEO_STUB_CHARS:
+        return NULL_VIDEO
     if body.parts is not None and is_teaser_list(body.parts):
         return NULL_LISTING
-    if is_one_teaser_of_list(body, classify):
-        return NULL_LISTING
-    if spans_cards(body.container) or sits_in_card_list(body.container):
+    if spans_cards(body.container):
         return NULL_LISTING
     if is_gallery(body.blocks):
         return NULL_GALLERY
-    if signals.declares_video and length <= VIDEO_STUB_CHARS:
-        return NULL_VIDEO
+    # A short body among teasers: a listing (the chain then looks for another body).
+    if (
+        is_one_teaser_of_list(body, classify)
+        or sits_in_card_list(body.container)
+        or spans_teaser_cards(body.container)
+    ):
+        return NULL_LISTING
     if is_walled_teaser(body.blocks, tree, jsonld, body.container):
         return NULL_PAYWALL
     if signals.declares_non_article and length < DECLARED_TYPE_MAX_CHARS:

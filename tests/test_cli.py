@@ -43,9 +43,9 @@ def test_demo_prints_the_per_domain_summary_and_writes_json_lines(tmp_path: Path
     assert total_articles == len(articles) > 0
     assert fetched == total_articles + nulls and errors == 0
     assert notices == sum(article["notices_removed"] for article in articles)
-    # The notice-only video page is NULL at extraction already: the page declares a video and its
-    # only text is no longer than a description (extractors.evidence).
-    assert "video 2" in result.stdout and "only_notices" not in result.stdout
+    # The video pages (the notice-only one among them) are NULL at extraction already: each
+    # declares a video and its text is no longer than a description (extractors.evidence).
+    assert "video 3" in result.stdout and "only_notices" not in result.stdout
     assert f"-> {output}" in result.stdout
     # The syndicated copies are output flagged; the embedded index beside the output holds every
     # other article, and the demo says how to search.

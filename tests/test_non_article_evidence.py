@@ -15,7 +15,7 @@ from extractors.cascade import common_ancestor
 from extractors.chain import NULL_REASONS
 from extractors.document import parse_document
 from extractors.evaluation import aggregate, score_page
-from extractors.evidence import sits_in_card_list, spans_cards
+from extractors.evidence import sits_in_card_list, spans_teaser_cards
 from extractors.preprocess import is_consent_ui
 
 PAGES = Path(__file__).parent / "fixtures" / "pages"
@@ -181,7 +181,7 @@ def test_cards_are_one_template_by_a_class_name_they_share() -> None:
     )
     tree = parse_document(_page(f"<main>{posts}</main><table>{rows}</table>")).tree
     assert sits_in_card_list(tree.find(".//article/p"))
-    assert spans_cards(tree.find(".//table"))
+    assert spans_teaser_cards(tree.find(".//table"))
 
 
 def test_the_witness_body_sits_where_its_segments_meet() -> None:
