@@ -202,6 +202,8 @@ def parse_document(
     # Control characters stay in the tree (the parser keeps them, and no extractor writes to the
     # tree); they are taken out of the text that leaves the library (`extractors.article`).
     payload = utf8 if utf8 is not None else text.encode("utf-8", errors="replace")
+    if b"\x00" in payload:  # the parser would show a NUL as U+FFFD; a browser drops it (one scan)
+        payload = payload.replace(b"\x00", b"")
     tree = _parse(payload)
     repaired = _close_runaway_title(tree, payload)
     if repaired is not None:

@@ -102,16 +102,10 @@ CAPTION_RATIO = 2.0
 # Class/id words that mark a paywall element (matched in C by XPath).
 PAYWALL_NAMES = ("paywall", "regwall", "meter-wall", "subscriber-only", "premium-wall")
 
-_PAYWALL_XPATH = etree.XPath(
-    "boolean(.//*["
-    + " or ".join(
-        f"contains(translate(@class, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz'),"
-        f" '{name}') or contains(translate(@id, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', "
-        f"'abcdefghijklmnopqrstuvwxyz'), '{name}')"
-        for name in PAYWALL_NAMES
-    )
-    + "])"
-)
+# Elements with a class or an id, found in C; their names are then read in Python, cut at
+# MAX_PAYWALL_NAME_CHARS (a hostile page puts megabytes in one attribute).
+_NAMED = etree.XPath(".//*[@class or @id]")
+MAX_PAYWALL_NAME_CHARS = 256
 # A teaser's headline: a link in a heading or around one ...
 _HEADINGS = " or ".join(f"self::h{level}" for level in range(1, 7))
 _LINKED_HEADING = etree.XPath(f"boolean(.//a[ancestor::*[{_HEADINGS}] or .//*[{_HEADINGS}]])")
@@ -160,16 +154,18 @@ def _not_free(jsonld: list[dict[str, Any]], tree: Element) -> bool:
     return bool(_NOT_FREE(tree))
 
 
-def is_paywalled(tree: Element, jsonld: list[dict[str, Any]], near: Element | None) -> bool:
-    """The publisher marks the page not free, or a paywall element sits by the body."""
-    return _not_free(jsonld, tree) or wall_by(near)
-
-
 def wall_by(near: Element | None) -> bool:
     """A paywall element by the body: inside the body container's parent (a site-wide
     "paywall-header" in the masthead says nothing)."""
     scope = near.getparent() if near is not None else None
-    return scope is not None and bool(_PAYWALL_XPATH(scope))
+    if scope is None:
+        return False
+    for element in _NAMED(scope):
+        for attribute in ("class", "id"):
+            names = (element.get(attribute) or "")[:MAX_PAYWALL_NAME_CHARS].lower()
+            if names and any(name in names for name in PAYWALL_NAMES):
+                return True
+    return False
 
 
 def _is_headline_link(block: TextBlock) -> bool:
@@ -261,9 +257,10 @@ def is_walled_teaser(
     element by the body, or a few paragraphs with a paywall element by them."""
     if len(running_text(blocks)) > PAYWALL_STUB_CHARS:
         return False  # most bodies: longer than any teaser
-    if is_stub(blocks) and is_paywalled(tree, jsonld, container):
-        return True
-    return is_stub(blocks, WALLED_TEASER_PARAGRAPHS) and wall_by(container)
+    if not is_stub(blocks, WALLED_TEASER_PARAGRAPHS):
+        return False
+    walled = wall_by(container)
+    return walled or (is_stub(blocks) and _not_free(jsonld, tree))
 
 
 def sits_in_card_list(container: Element | None) -> bool:

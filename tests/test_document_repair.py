@@ -102,3 +102,18 @@ def test_a_well_formed_page_is_left_exactly_as_parsed() -> None:
     data = (PAGES / "dom-article.html").read_bytes()
     parsed = etree.fromstring(data, _PARSER)
     assert etree.tostring(parse_document(data).tree) == etree.tostring(parsed)
+
+
+def test_control_characters_never_reach_the_article() -> None:
+    # The parser keeps them in the tree; the text that leaves the library has none.
+    sentence = "The regional council voted\x01 on Tuesday to reopen\x00 the old harbour railway."
+    page = (
+        "<html><head><title>Harbour\x07 railway</title></head><body><div>"
+        + "".join(f"<p>{sentence} Paragraph\x1b {n}.</p>" for n in range(6))
+        + "</div></body></html>"
+    ).encode("utf-8")
+    article = extract_verbose(page).article
+    assert article is not None
+    texts = [article.title or "", *(text for _, text in article.blocks)]
+    assert all(text.isprintable() and "\ufffd" not in text for text in texts), texts
+    assert article.blocks[0][1].startswith("The regional council voted on Tuesday to reopen")
