@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
-# Block kinds, in the vocabulary of seed 001's "structuring" step.
+# Block kinds, in the vocabulary of Lejeune & Zhu's "structuring" step.
 HEADING = "heading"
 PARAGRAPH = "paragraph"
 LIST_ITEM = "list_item"
@@ -35,7 +36,7 @@ class Article:
     def text(self) -> str:
         """The running text: the blocks joined by newlines, without image captions.
 
-        Captions describe a picture and stay in `blocks` (kind "caption"), as seed 001 tags such
+        Captions describe a picture and stay in `blocks` (kind "caption"), as Lejeune & Zhu tag such
         borderline segments; schema.org's articleBody, and readers, leave them out of the text.
         """
         return running_text(self.blocks)
@@ -60,3 +61,33 @@ def running_text(blocks: list[Block]) -> str:
     stage that rebuilds `text` from `blocks` uses this, so the two never disagree.
     """
     return "\n".join(text for kind, text in blocks if kind != CAPTION)
+
+
+# Control characters (and the noncharacters U+FFFE, U+FFFF) a browser does not show: the parser
+# keeps them in the tree, so they are taken out of every text an Article carries.
+_INVISIBLE_CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def visible(text: str) -> str:
+    """A one-line text without invisible control characters, its spaces collapsed again. Almost
+    every text has none: `isprintable` decides that in C, and the pattern runs on the others."""
+    return text if text.isprintable() else " ".join(_INVISIBLE_CONTROLS.sub("", text).split())
+
+
+# Scripts that write a word in one or two characters: a text in them is measured in the
+# characters an alphabetic script would need for the same words (a Chinese or Japanese text runs
+# to about a third of the characters of its English translation, a Korean one to about half).
+_LOGOGRAPHIC = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_HANGUL = re.compile("[\uac00-\ud7af]")
+LOGOGRAPHIC_WEIGHT = 3
+HANGUL_WEIGHT = 2
+
+
+def reading_length(text: str) -> int:
+    """The length of `text` in alphabetic-script characters: each Chinese or Japanese character
+    counts LOGOGRAPHIC_WEIGHT, each Hangul syllable HANGUL_WEIGHT. Length thresholds written for
+    alphabetic text ("a body of fewer than 250 characters is a caption") then hold for them too."""
+    if text.isascii():
+        return len(text)
+    extra = (LOGOGRAPHIC_WEIGHT - 1) * len(_LOGOGRAPHIC.findall(text))
+    return len(text) + extra + (HANGUL_WEIGHT - 1) * len(_HANGUL.findall(text))

@@ -1,6 +1,6 @@
 """Linearise a body container into ordered (kind, text) blocks, keeping the article's structure.
 
-Headings, list items, quotes, captions and table rows stay distinct from paragraphs (seed 001's
+Headings, list items, quotes, captions and table rows stay distinct from paragraphs (Lejeune & Zhu's
 "structuring" step); inline markup is flattened; `<br><br>` separates paragraphs, as on old
 table layouts that never use `<p>`.
 """

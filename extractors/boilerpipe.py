@@ -1,7 +1,8 @@
-"""A Boilerpipe-style block classifier (Kohlschütter et al., WSDM 2010), as seeds 000, 001 and
-003 describe it: the page is cut into text blocks at every non-inline tag, each block gets shallow
-text features, and a decision tree learnt on them labels each block content or boilerplate,
-looking at the previous and next block too (blocks of one class tend to be consecutive).
+"""A Boilerpipe-style block classifier (Kohlschütter et al., WSDM 2010), as Viveros-Jiménez et al.
+and Lejeune & Zhu describe it: the page is cut into text blocks at every non-inline tag, each block
+gets shallow text features, and a decision tree learnt on them labels each block content or
+boilerplate, looking at the previous and next block too (blocks of one class tend to be
+consecutive).
 
 Features (`BlockFeatures`): number of words, average word length, average sentence length, link
 density (share of words inside <a>), text density (words per line when the block is wrapped at
@@ -10,8 +11,8 @@ classifier is the published C4.8 tree over text density and link density of the 
 current and next block (Boilerpipe's `DensityRulesClassifier`, the core of its
 `DefaultExtractor`), after fusing neighbouring blocks of equal text density.
 
-Recall-oriented by design (seed 003: P 0.76, R 0.92 on English news); `extractors.treefilter`
-adds the HTML-tree filter of seeds 000/003 on top for precision.
+Recall-oriented by design (Viveros-Jiménez et al.: P 0.76, R 0.92 on English news);
+`extractors.treefilter` adds the HTML-tree filter of Viveros-Jiménez et al. on top for precision.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ INLINE_TAGS = frozenset(
     }
 )  # fmt: skip
 SEGMENTER = Segmenter(inline_tags=INLINE_TAGS)
-# Lines are wrapped at this many characters to measure text density (seed 001: "columns of
+# Lines are wrapped at this many characters to measure text density (Lejeune & Zhu: "columns of
 # length 80, considered as the optimal length for a human reader").
 LINE_WIDTH = 80
 # The published decision tree (DensityRulesClassifier), thresholds as learnt by C4.8.

@@ -1,4 +1,4 @@
-"""CETR, Content Extraction via Tag Ratios (Weninger, Hsu & Han, WWW 2010; seed 004).
+"""CETR, Content Extraction via Tag Ratios (Weninger, Hsu & Han, WWW 2010).
 
 1. Tag ratios (Algorithm 1): with script and style elements and comments removed, each line of
    the HTML gets TR = non-tag characters / tags (tags = 1 when the line has none); empty lines are

@@ -1,28 +1,57 @@
-"""The production chain of seed 002: schema.org articleBody -> DOM heuristics -> NULL."""
+"""The production chain of NewsFeed (Trampuš & Novak, "Internals of an Aggregated Web News Feed",
+SiKDD 2012): schema.org articleBody -> DOM heuristics (Algorithm 2.1) -> fallback cascade -> NULL.
+
+NULL needs a reason: no method found text (`no_content`), every method found too little
+(`too_short`), or the page positively looks like a non-article (`extractors.evidence`).
+"""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import replace
+from itertools import islice
 
-from extractors.article import HEADING, Article, Block, Extraction, running_text
+from extractors.article import (
+    HEADING,
+    Article,
+    Block,
+    Extraction,
+    reading_length,
+    running_text,
+    visible,
+)
+from extractors.cascade import Candidate, recheck, rescue
 from extractors.document import Document
-from extractors.dom import extract_dom
+from extractors.dom import DomBody, extract_dom
+from extractors.evidence import (
+    NON_ARTICLE_REASONS,
+    NULL_LISTING,
+    non_article_reason,
+    page_signals,
+)
 from extractors.jsonld import jsonld_objects
 from extractors.metadata import Metadata, extract_metadata
 from extractors.preprocess import Cleaning
 from extractors.reconcile import choose_body
 from extractors.safetext import single_line
 from extractors.schema_org import jsonld_body, microdata_body
+from extractors.tree import itemprops
 
 log = logging.getLogger(__name__)
 
-# A body shorter than this is a teaser, a caption or a paywall stub: NULL, not an article.
+# A body shorter than this (in alphabetic-script characters, `reading_length`) is a teaser, a
+# caption or a paywall stub: NULL, not an article.
 MIN_BODY_CHARS = 250
 
-NULL_NO_CONTENT = "no_content"
-NULL_TOO_SHORT = "too_short"
+# How far above Algorithm 2.1's container a kept chrome element makes it doubtful.
+KEPT_CHROME_REACH = 2
+
+NULL_NO_CONTENT = "no_content"  # no method found any body text
+NULL_TOO_SHORT = "too_short"  # every method found less than MIN_BODY_CHARS
 NULL_EXTRACTOR_ERROR = "extractor_error"
+# Every reason the chain gives for a parsed page with no article (document reasons apart).
+NULL_REASONS = (NULL_NO_CONTENT, NULL_TOO_SHORT, *NON_ARTICLE_REASONS)
 
 
 def guarded(run: Callable[[], Extraction], url: str | None) -> Extraction:
@@ -41,25 +70,82 @@ def run_chain(document: Document) -> Extraction:
     the parse)."""
     tree, url = document.tree, document.url
     jsonld = jsonld_objects(tree)
-    metadata = extract_metadata(tree, url, jsonld)
+    properties = itemprops(tree)
+    metadata = extract_metadata(tree, url, jsonld, properties)
     cleaning = Cleaning(tree)
-    microdata = microdata_body(tree, cleaning) if document.marks_article_body else None
-    schema = microdata or jsonld_body(jsonld)
+    schema = microdata_body(tree, cleaning, properties) or jsonld_body(jsonld)
     dom = extract_dom(cleaning)
-    chosen = choose_body(schema, dom)
-    if chosen is None:
+    body = _candidate(choose_body(schema, dom), dom)
+    rescued = body is None or _too_short(body.text)
+    if rescued:
+        body = rescue(cleaning, metadata.language) or body
+    elif dom is not None and body.method == dom.method and inside_kept_chrome(dom, cleaning):
+        body = recheck(body, cleaning, metadata.language)
+    if body is None:
         return Extraction(article=None, reason=NULL_NO_CONTENT)
+    signals = page_signals(jsonld, metadata.page_type)
+    reason = non_article_reason(body.shape, signals, tree, jsonld, cleaning.kind)
+    if reason == NULL_LISTING and not rescued:
+        # Algorithm 2.1's container is a teaser list: the article may be elsewhere on the page.
+        other = rescue(cleaning, metadata.language)
+        if (
+            other is not None
+            and not _too_short(other.text)
+            and non_article_reason(other.shape, signals, tree, jsonld, cleaning.kind) is None
+        ):
+            body, reason = other, None
+    if reason is not None:
+        return Extraction(article=None, reason=reason)
+    return finish_article(body.blocks, body.method, metadata)
+
+
+def _too_short(text: str) -> bool:
+    """Shorter than MIN_BODY_CHARS, in alphabetic-script characters (`reading_length`: it is only
+    computed for texts that are short in raw characters)."""
+    return len(text) < MIN_BODY_CHARS and reading_length(text) < MIN_BODY_CHARS
+
+
+def inside_kept_chrome(dom: DomBody, cleaning: Cleaning) -> bool:
+    """Whether Algorithm 2.1's container is, or sits right inside, an element named like chrome
+    that the veto kept (it held most of the `<p>` text): a footer, a comment list or an ad column
+    when the article is not in `<p>`s.
+
+    Only the container and KEPT_CHROME_REACH elements above it are asked: the component that
+    holds paragraphs is that close to them (a footer, its column, its list). A kept element
+    further up wraps a whole region of the page, the layout wrapper the veto was made for.
+    """
+    chain = (dom.container, *islice(dom.container.iterancestors(), KEPT_CHROME_REACH))
+    return any(cleaning.is_vetoed_chrome(node) for node in chain)
+
+
+def _candidate(chosen: tuple[list[Block], str] | None, dom: DomBody | None) -> Candidate | None:
+    if chosen is None:
+        return None
     blocks, method = chosen
-    return finish_article(blocks, method, metadata)
+    if dom is not None and method == dom.method:
+        return Candidate(method, blocks, dom.parts, dom.container)
+    return Candidate(method, blocks)
 
 
 def finish_article(blocks: list[Block], method: str, metadata: Metadata) -> Extraction:
     """The article from a body, by the same rules for every extractor: a leading heading that
     repeats the title goes, and a body too short to be an article is NULL."""
+    blocks = [(kind, shown) for kind, text in blocks if (shown := visible(text))]
+    metadata = _visible_metadata(metadata)
     blocks = _drop_leading_title(blocks, metadata.title)
-    if len(running_text(blocks)) < MIN_BODY_CHARS:  # captions alone never make an article
+    if _too_short(running_text(blocks)):  # captions alone never make an article
         return Extraction(article=None, reason=NULL_TOO_SHORT)
     return Extraction(article=_article(blocks, method, metadata))
+
+
+def _visible_metadata(metadata: Metadata) -> Metadata:
+    """The metadata texts without the control characters a browser does not show."""
+    return replace(
+        metadata,
+        title=visible(metadata.title) if metadata.title else metadata.title,
+        authors=[shown for author in metadata.authors if (shown := visible(author))],
+        description=visible(metadata.description) if metadata.description else None,
+    )
 
 
 def _drop_leading_title(blocks: list[Block], title: str | None) -> list[Block]:

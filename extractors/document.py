@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from lxml import etree
 
+from extractors.repair import repair_tree
 from extractors.tree import Element
 
 # Pages are truncated to this many bytes before parsing: real articles fit in a fraction of it,
@@ -30,9 +31,9 @@ _BOMS = (
     (codecs.BOM_UTF16_LE, "utf-16-le"),
     (codecs.BOM_UTF16_BE, "utf-16-be"),
 )
-_META_CHARSET = re.compile(
-    rb"""<meta[^>]+?charset\s*=\s*["']?\s*([a-zA-Z0-9_:.-]+)""", re.IGNORECASE
-)
+# The value after "charset" in a <meta> tag (tags and words found in the lower-cased head of the
+# page with bytes.find: a pattern that scans every <meta> for the word costs ten times more).
+_CHARSET_VALUE = re.compile(rb"""\s*=\s*["']?\s*([a-z0-9_:.-]+)""")
 # WHATWG: these labels mean windows-1252 in browsers, and publishers rely on it.
 _WINDOWS_1252_ALIASES = {"iso-8859-1", "latin-1", "latin1", "ascii", "us-ascii", "iso8859-1"}
 _CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0e-\x1f]")
@@ -44,15 +45,6 @@ _HIGH_BYTE = re.compile(rb"[\x80-\xff]")
 _SINGLE_BYTE_ENCODINGS = frozenset({"cp1250", "cp1251", "cp1252", "cp1253", "cp1254", "cp1257",
                                     "iso8859-1", "iso8859-2", "iso8859-15", "koi8-r",
                                     "mac-roman"})  # fmt: skip
-# Control characters (and U+FFFE/U+FFFF) are invisible in a browser, and lxml refuses them in
-# any text set later (dropping an element joins its tail to a neighbour's): they are removed.
-_XML_INCOMPATIBLE = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]|\xef\xbf[\xbe\xbf]")
-# The same bytes for the fast check (a regex scan of the whole page cost ~1 ms of the ~2.5 ms
-# median extraction; bytes.translate and `in` run in C at memory speed).
-_XML_INCOMPATIBLE_BYTES = bytes(range(0x00, 0x09)) + b"\x0b\x0c" + bytes(range(0x0E, 0x20))
-_NONCHARACTERS = (b"\xef\xbf\xbe", b"\xef\xbf\xbf")  # U+FFFE, U+FFFF in UTF-8
-_NONCHARACTER_PREFIX = b"\xef\xbf"
-
 _PARSER = etree.HTMLParser(
     encoding="utf-8",
     remove_comments=True,
@@ -70,9 +62,6 @@ class Document:
     tree: Element
     url: str | None
     encoding: str
-    # Whether the source marks an element itemprop=articleBody: most pages do not, and looking
-    # for it in the text costs a tenth of looking for it in the tree.
-    marks_article_body: bool = True
 
 
 class DocumentError(ValueError):
@@ -123,8 +112,21 @@ def _mostly_utf8(data: bytes) -> bool:
 
 
 def _meta_charset(data: bytes) -> str | None:
-    match = _META_CHARSET.search(data, 0, CHARSET_SNIFF_BYTES)
-    return match.group(1).decode("ascii", "replace") if match else None
+    """The charset a `<meta>` tag in the page's head declares (its first value after a
+    "charset"), or None."""
+    head = data[:CHARSET_SNIFF_BYTES].lower()
+    tag = head.find(b"<meta")
+    while tag != -1:
+        end = head.find(b">", tag)
+        end = len(head) if end == -1 else end
+        word = head.find(b"charset", tag, end)
+        while word != -1:
+            value = _CHARSET_VALUE.match(head, word + len(b"charset"), end)
+            if value:
+                return value.group(1).decode("ascii", "replace")
+            word = head.find(b"charset", word + 1, end)
+        tag = head.find(b"<meta", end)
+    return None
 
 
 def decode_html(data: bytes, declared: str | None = None) -> tuple[str, str, bool]:
@@ -198,13 +200,6 @@ def _utf8_behind_single_byte_label(name: str, data: bytes) -> bool:
     return True
 
 
-def _has_xml_incompatible(payload: bytes) -> bool:
-    if len(payload.translate(None, _XML_INCOMPATIBLE_BYTES)) != len(payload):
-        return True
-    # U+FFFE/U+FFFF share their first two bytes with only the rare U+FFC0-U+FFFD: one scan.
-    return _NONCHARACTER_PREFIX in payload and any(c in payload for c in _NONCHARACTERS)
-
-
 def looks_binary(text: str) -> bool:
     """True when the decoded text starts with many control characters (images, archives...)."""
     head = text[:CONTROL_SNIFF_BYTES]
@@ -234,33 +229,48 @@ def parse_document(
         raise DocumentError("not_html", "no markup")
     # The parser reads UTF-8 (an in-page <?xml encoding=...?> cannot confuse it): valid UTF-8
     # input goes as it came, anything else is re-encoded from the decoded text.
+    # Control characters stay in the tree (the parser keeps them, and no extractor writes to the
+    # tree); they are taken out of the text that leaves the library (`extractors.article`).
     payload = utf8 if utf8 is not None else text.encode("utf-8", errors="replace")
-    if _has_xml_incompatible(payload):
-        payload = _XML_INCOMPATIBLE.sub(b"", payload)
+    if b"\x00" in payload:  # the parser would show a NUL as U+FFFD; a browser drops it (one scan)
+        payload = payload.replace(b"\x00", b"")
+    tree = _parse(payload)
+    repaired = _close_runaway_title(tree, payload)
+    if repaired is not None:
+        tree = _parse(repaired)
+    repair_tree(tree)  # where libxml2 and browsers build different trees (extractors.repair)
+    return Document(tree, url, encoding_used)
+
+
+def _parse(payload: bytes) -> Element:
     try:
         tree = etree.fromstring(payload, parser=_PARSER)
     except (etree.ParserError, etree.XMLSyntaxError, ValueError) as error:
         raise DocumentError("unparseable", str(error)) from error
     if tree is None or not isinstance(tree.tag, str):
         raise DocumentError("unparseable", "no document element")
-    return Document(tree, url, encoding_used, marks_article_body=_marks_article_body(payload))
+    return tree
 
 
-# An itemprop value this far past the attribute name is not that attribute's value.
-_ITEMPROP_VALUE_REACH = 120
-MAX_ITEMPROP_MENTIONS = 10_000
+# A <title> longer than this swallowed the page: a real title is a line, not kilobytes.
+MAX_TITLE_CHARS = 1024
+_TITLE_START = re.compile(rb"<title\b[^>]*>", re.IGNORECASE)
+_TITLE_END = re.compile(rb"[<\r\n]")
 
 
-def _marks_article_body(payload: bytes) -> bool:
-    """Whether an itemprop attribute in the page (UTF-8) mentions articleBody (in any case)."""
-    lowered = payload.lower()  # ASCII only, in C: both words are ASCII, names case-insensitive
-    if b"articlebody" not in lowered:
-        return False  # most pages: two scans at memory speed, no per-mention work
-    mentions = 0
-    position = lowered.find(b"itemprop")
-    while position != -1 and mentions < MAX_ITEMPROP_MENTIONS:
-        mentions += 1
-        if b"articlebody" in lowered[position : position + _ITEMPROP_VALUE_REACH]:
-            return True
-        position = lowered.find(b"itemprop", position + len(b"itemprop"))
-    return mentions >= MAX_ITEMPROP_MENTIONS  # too many to check: let the tree say
+def _close_runaway_title(tree: Element, payload: bytes) -> bytes | None:
+    """The page with its <title> closed at its first line, when that title has no end tag.
+
+    A title is raw text up to `</title>`: a page that lost its end tag (a truncated or
+    mis-stitched record) is all title to an HTML parser, and shows nothing. A title that long,
+    holding markup, is such a page; the title ends where its first line or tag does.
+    """
+    title = next(tree.iter("title"), None)
+    if title is None or len(title.text or "") <= MAX_TITLE_CHARS or "<" not in title.text:
+        return None
+    start = _TITLE_START.search(payload)
+    if start is None:
+        return None
+    end = _TITLE_END.search(payload, start.end())
+    cut = end.start() if end else len(payload)
+    return payload[:cut] + b"</title>" + payload[cut:]

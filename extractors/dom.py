@@ -1,5 +1,5 @@
-"""Algorithm 2.1 of seed 002 (NewsFeed): content-bearing paragraphs, best container, div/td
-fallback, otherwise NULL.
+"""Algorithm 2.1 of NewsFeed (Trampuš & Novak), its cleartext heuristic: content-bearing
+paragraphs, best container, div/td fallback, otherwise NULL.
 
 Works on a `Cleaning` (extractors.preprocess): chrome is skipped, never removed from the tree.
 """
@@ -37,6 +37,10 @@ class DomBody:
     blocks: list[Block]
     method: str
     container: Element
+    # The blocks as written, link-dense ones included (the non-article evidence reads them).
+    parts: list[TextBlock] | None = None
+    # The body is the container's text alone (no lead paragraph or twin beside it).
+    container_only: bool = False
 
 
 def content_bearing_paragraphs(cleaning: Cleaning) -> dict[Element, int]:
@@ -159,7 +163,7 @@ def _is_descendant(element: Element, ancestor: Element) -> bool:
 
 
 def lead_paragraph(container: Element, cleaning: Cleaning) -> Element | None:
-    """The lead paragraph set apart just before the body container (seed 002: "usually the first
+    """The lead paragraph set apart just before the body container (NewsFeed: "usually the first
     one, which is often styled and positioned on the page separately"): the nearest preceding
     kept sibling with text, when it is a content-bearing paragraph."""
     for sibling in container.itersiblings(preceding=True):
@@ -208,14 +212,15 @@ def fallback_body(cleaning: Cleaning) -> DomBody | None:
     for _, element in candidates:
         if cleaning.is_inside_removed(element):
             continue
-        blocks = keep_body_blocks(text_blocks(element, cleaning.kind))
+        parts = text_blocks(element, cleaning.kind)
+        blocks = keep_body_blocks(parts)
         prose = sum(
             len(text)
             for kind, text in blocks
             if kind != CAPTION and len(text) >= FALLBACK_MIN_LINE_CHARS
         )
         if prose > C_SIGMA:
-            return DomBody(blocks=blocks, method=METHOD_DOM_FALLBACK, container=element)
+            return DomBody(blocks, METHOD_DOM_FALLBACK, element, parts=parts)
         tried += 1
         if tried >= FALLBACK_CANDIDATES:
             break
@@ -249,4 +254,5 @@ def extract_dom(cleaning: Cleaning) -> DomBody | None:
     written = [block for part in parts for block in text_blocks(part, cleaning.kind)]
     _drop_trailing_lines(written, bearing)
     blocks = keep_body_blocks(written)
-    return DomBody(blocks=blocks, method=METHOD_DOM, container=container) if blocks else None
+    alone = lead is None and len(twins) == 1
+    return DomBody(blocks, METHOD_DOM, container, written, alone) if blocks else None

@@ -9,9 +9,11 @@ over pages with tp + fp > 0 (an empty prediction does not count towards it), rec
 with tp + fn > 0; a page with fp = fn = 0 scores 1 on both. F1 is the harmonic mean of the two
 averages. Accuracy is the share of pages whose token sequences are identical.
 
-Next to it, the seeds' own metrics, on the same tokens and averaged the same way, so that one table
-compares extractors by all of them (`score_metrics`): word-level P/R of seed 004 (Equation 5),
-character-level P/R of seed 000, and CleanEval's text-only score of seed 001.
+Next to it, the papers' own metrics, on the same tokens and averaged the same way, so that one table
+compares extractors by all of them (`score_metrics`): word-level P/R of CETR (Weninger et al., WWW
+2010, Equation 5), character-level P/R of the HTML-tree filter paper (Viveros-Jiménez et al.,
+Computación y Sistemas 2018), and the CleanEval text-only score Lejeune & Zhu use (Computación y
+Sistemas 2018).
 
 Pure functions, no I/O: the benchmark command and other evaluations reuse them.
 """
@@ -116,13 +118,14 @@ def aggregate(pages: Iterable[PageScore]) -> Scores:
     return Scores(precision, recall, f1, accuracy, len(pages))
 
 
-# --- The seeds' own metrics ---------------------------------------------------------------------
+# --- The papers' own metrics --------------------------------------------------------------------
 
 
 def score_words(gold: str | None, predicted: str | None) -> PageScore:
-    """Seed 004, Equation 5: P = |WP & WL| / |WP|, R = |WP & WL| / |WL| over the words of the
-    extraction (WP) and of the gold text (WL), "every word considered distinct even if two words
-    are lexically the same": multisets (each occurrence counts), not the sets of a bag of words."""
+    """CETR (Weninger et al., WWW 2010), Equation 5: P = |WP & WL| / |WP|, R = |WP & WL| / |WL|
+    over the words of the extraction (WP) and of the gold text (WL), "every word considered
+    distinct even if two words are lexically the same": multisets (each occurrence counts), not the
+    sets of a bag of words."""
     gold_tokens, predicted_tokens = tokenize(gold), tokenize(predicted)
     matched = sum((Counter(gold_tokens) & Counter(predicted_tokens)).values())
     missing, extra = len(gold_tokens) - matched, len(predicted_tokens) - matched
@@ -132,7 +135,7 @@ def score_words(gold: str | None, predicted: str | None) -> PageScore:
 def matching_blocks(
     gold_tokens: Sequence[str], predicted_tokens: Sequence[str]
 ) -> list[difflib.Match]:
-    """CleanEval's alignment (seed 001): Ratcliff/Obershelp, the longest common run of tokens,
+    """CleanEval's alignment (Lejeune & Zhu): Ratcliff/Obershelp, the longest common run of tokens,
     then recursively the unmatched stretches on either side of it. difflib implements it; its
     `autojunk` heuristic, which ignores frequent tokens, is off."""
     matcher = difflib.SequenceMatcher(None, gold_tokens, predicted_tokens, autojunk=False)
@@ -150,21 +153,22 @@ def alignment_counts(
 
 @dataclass(frozen=True, slots=True)
 class AlignedScores:
-    """One page's CleanEval text-only score (tokens) and character-level score (seed 000)."""
+    """One page's CleanEval text-only score (tokens) and character-level score (Viveros-Jiménez et
+    al.)."""
 
     cleaneval: PageScore
     characters: PageScore
 
 
 def score_aligned(gold: str | None, predicted: str | None) -> AlignedScores:
-    """Seed 001's CleanEval text-only score and seed 000's character-level score, from one
-    alignment of the page's tokens.
+    """The CleanEval text-only score (Lejeune & Zhu) and the character-level score (Viveros-Jiménez
+    et al.), from one alignment of the page's tokens.
 
-    Character level (seed 000): "a positive value is any character that belongs to the gold
-    standard content and a negative value is any character that should have been discarded".
-    The characters are those of the aligned tokens (letters and digits; spaces and punctuation
-    carry no content): a matched token's characters are true positives, an unmatched predicted
-    token's false positives, an unmatched gold token's false negatives."""
+    Character level (Viveros-Jiménez et al.): "a positive value is any character that belongs to
+    the gold standard content and a negative value is any character that should have been
+    discarded". The characters are those of the aligned tokens (letters and digits; spaces and
+    punctuation carry no content): a matched token's characters are true positives, an unmatched
+    predicted token's false positives, an unmatched gold token's false negatives."""
     gold_tokens, predicted_tokens = tokenize(gold), tokenize(predicted)
     blocks = matching_blocks(gold_tokens, predicted_tokens)
     matched = sum(block.size for block in blocks)
@@ -189,7 +193,7 @@ METRICS = (SHINGLES, WORDS, CHARACTERS, CLEANEVAL)
 
 
 def score_metrics(gold: str | None, predicted: str | None) -> dict[str, PageScore]:
-    """One page by every metric: the benchmark's shingles and the seeds' own."""
+    """One page by every metric: the benchmark's shingles and the papers' own."""
     aligned = score_aligned(gold, predicted)
     return {
         SHINGLES: score_page(gold, predicted),

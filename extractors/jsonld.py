@@ -27,18 +27,36 @@ ARTICLE_TYPES = frozenset(
 
 _TRAILING_COMMA = re.compile(r",\s*([}\]])")
 _CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
-_WRAPPERS = re.compile(r"^\s*(?://\s*)?(?:<!\[CDATA\[|<!--)|(?://\s*)?(?:\]\]>|-->)\s*$")
+# What some CMSs wrap JSON in: a CDATA section or an HTML comment, each end perhaps behind "//".
+_LEADING_WRAPPER = re.compile(r"(?://\s*)?(?:<!\[CDATA\[|<!--)")
+_TRAILING_WRAPPERS = ("]]>", "-->")
+
+
+def _unwrapped(raw: str) -> str:
+    """The JSON inside a CDATA or comment wrapper (both ends are looked at, never the middle:
+    JSON-LD blocks run to many kilobytes)."""
+    raw = raw.strip()
+    leading = _LEADING_WRAPPER.match(raw)
+    if leading:
+        raw = raw[leading.end() :].lstrip()
+    for wrapper in _TRAILING_WRAPPERS:
+        if raw.endswith(wrapper):
+            raw = raw[: -len(wrapper)].rstrip()
+            raw = raw[:-2].rstrip() if raw.endswith("//") else raw
+    return raw
 
 
 def _loads_tolerant(raw: str) -> Any:
     """Parse JSON; on failure retry after removing the usual breakage. None if hopeless."""
-    raw = _WRAPPERS.sub("", raw.strip())
-    for candidate in (raw, _TRAILING_COMMA.sub(r"\1", _CONTROL_CHARS.sub(" ", raw))):
-        try:
-            return json.loads(candidate, strict=False)
-        except (ValueError, RecursionError):
-            continue
-    return None
+    raw = _unwrapped(raw)
+    try:
+        return json.loads(raw, strict=False)
+    except (ValueError, RecursionError):
+        pass
+    try:
+        return json.loads(_TRAILING_COMMA.sub(r"\1", _CONTROL_CHARS.sub(" ", raw)), strict=False)
+    except (ValueError, RecursionError):
+        return None
 
 
 def jsonld_objects(tree: Element) -> list[dict[str, Any]]:

@@ -1,4 +1,4 @@
-"""A jusText-style paragraph classifier (Pomikálek 2011), as seed 001 describes it.
+"""A jusText-style paragraph classifier (Pomikálek 2011), as Lejeune & Zhu describe it.
 
 The page is cut into paragraphs at block-level tags and at <br><br>. A context-free pass labels
 each paragraph from its length, link density and stop-word density:
@@ -17,7 +17,7 @@ good. The good paragraphs are the article.
 
 Stop words come from `extractors.language` (the page's declared or guessed language). Without a
 stop list for the language, jusText's language-independent mode applies (both stop-word
-thresholds 0: long paragraphs are good, mid-length ones near-good): seed 001's "JTS".
+thresholds 0: long paragraphs are good, mid-length ones near-good): Lejeune & Zhu's "JTS".
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Stop lists and the page's language, for the stop-word density of jusText (seed 001).
+"""Stop lists and the page's language, for the stop-word density of jusText (Pomikálek 2011;
+Lejeune & Zhu).
 
 Stop lists are data files, `extractors/stoplists/<ISO 639-1 code>.txt`: one lower-case word per
 line, '#' comments. The language of a page is the one it declares (`<html lang>`, `xml:lang`,

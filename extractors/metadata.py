@@ -16,7 +16,7 @@ from lxml import etree
 from extractors import safetext
 from extractors.blocks import clean_text
 from extractors.jsonld import article_objects, first_string, names_of
-from extractors.tree import Element, text_of
+from extractors.tree import Element, itemprops, text_of
 
 # Title separators between headline and site name: "Headline | Site", "Site - Headline".
 _TITLE_SEPARATORS = re.compile(r"\s+(?:\||-|\u2013|\u2014|::|\u00b7|\u2022|\u00bb|/)\s+")
@@ -33,7 +33,7 @@ _TZ_HOURS = {"EST": -5, "EDT": -4, "CST": -6, "CDT": -5, "MST": -7, "MDT": -6, "
              "EET": 2, "EEST": 3, "IST": 5.5, "JST": 9, "AEST": 10, "AEDT": 11}  # fmt: skip
 TZINFOS = {name: int(hours * 3600) for name, hours in _TZ_HOURS.items()}
 _META_KEYS = ("property", "name", "itemprop", "http-equiv")
-_MICRODATA_AUTHORS = etree.XPath("//*[@itemprop='author']")
+_NAME_PROPERTY = etree.XPath(".//*[@itemprop='name']")
 # Dates before this are page furniture (copyright years, "founded in"), not publication dates.
 EARLIEST_PUBLICATION_YEAR = 1990
 
@@ -48,6 +48,7 @@ class Metadata:
     description: str | None = None
     image: str | None = None
     site_name: str | None = None
+    page_type: str | None = None  # OpenGraph og:type, e.g. "article", "website", "video.other"
 
 
 def _meta_index(tree: Element) -> dict[str, str]:
@@ -62,25 +63,31 @@ def _meta_index(tree: Element) -> dict[str, str]:
     scopes.append(body if body is not None and head is not None else tree)
     for scope in scopes:
         for meta in scope.iter("meta"):
-            attributes = dict(meta.items())
-            content = attributes.get("content")
+            content = meta.get("content")
             if content is None:
                 continue
             content = content.strip()
             for attribute in _META_KEYS:
-                key = attributes.get(attribute)
+                key = meta.get(attribute)
                 if key and (key := key.strip().lower()) not in index:
                     index[key] = content
     return index
 
 
-def extract_metadata(tree: Element, url: str | None, jsonld: list[dict[str, Any]]) -> Metadata:
+def extract_metadata(
+    tree: Element,
+    url: str | None,
+    jsonld: list[dict[str, Any]],
+    properties: list[tuple[list[str], Element]] | None = None,
+) -> Metadata:
+    """The page's metadata. `properties` are its microdata properties (`tree.itemprops`), when
+    the caller has them already."""
     meta = _meta_index(tree)
     articles = article_objects(jsonld)
     site_name = _site_name(meta, jsonld)
     metadata = Metadata(
         title=extract_title(tree, meta, articles, site_name),
-        authors=_authors(tree, meta, articles),
+        authors=_authors(tree, meta, articles, properties),
         published=_published(tree, meta, articles),
         language=_language(tree, meta, articles),
         canonical_url=_canonical(tree, meta, url),
@@ -89,6 +96,7 @@ def extract_metadata(tree: Element, url: str | None, jsonld: list[dict[str, Any]
         image=_absolute(url, _first(meta.get("og:image"), meta.get("twitter:image"),
                                     _jsonld_str(articles, "image"))),
         site_name=site_name,
+        page_type=meta.get("og:type"),
     )  # fmt: skip
     return _shown_as_one_line(metadata)
 
@@ -152,7 +160,7 @@ def extract_title(
     articles: list[dict[str, Any]],
     site_name: str | None,
 ) -> str | None:
-    """Seed 002: a single <h1>, else a meta/OpenGraph title, else <title>; site name stripped."""
+    """NewsFeed: a single <h1>, else a meta/OpenGraph title, else <title>; site name stripped."""
     headings = [clean_text(text_of(h1)) for h1 in tree.iter("h1")]
     headings = [heading for heading in headings if heading]
     if len(headings) == 1 and len(headings[0]) >= MIN_HEADLINE_CHARS:
@@ -188,7 +196,12 @@ def strip_site_name(title: str, site_name: str | None = None) -> str:
     return longest if len(longest) >= MIN_HEADLINE_CHARS else title
 
 
-def _authors(tree: Element, meta: dict[str, str], articles: list[dict[str, Any]]) -> list[str]:
+def _authors(
+    tree: Element,
+    meta: dict[str, str],
+    articles: list[dict[str, Any]],
+    properties: list[tuple[list[str], Element]] | None = None,
+) -> list[str]:
     names: list[str] = []
     for obj in articles:
         names.extend(names_of(obj.get("author")))
@@ -200,17 +213,18 @@ def _authors(tree: Element, meta: dict[str, str], articles: list[dict[str, Any]]
                 names.extend(re.split(r"\s*(?:,|\band\b|&)\s*", meta[key]))
                 break
     if not names:
-        names.extend(_microdata_authors(tree))
+        names.extend(_microdata_authors(itemprops(tree) if properties is None else properties))
     if not names:
         names.extend(text_of(link) for link in tree.iter("a") if link.get("rel") == "author")
     return _unique_authors(names)
 
 
-def _microdata_authors(tree: Element) -> list[str]:
+def _microdata_authors(properties: list[tuple[list[str], Element]]) -> list[str]:
     """Names of itemprop=author elements: their itemprop=name, content attribute, or text."""
     names = []
-    for element in _MICRODATA_AUTHORS(tree)[:MAX_AUTHORS]:
-        named = element.xpath(".//*[@itemprop='name']")
+    authors = [element for kinds, element in properties if "author" in kinds]
+    for element in authors[:MAX_AUTHORS]:
+        named = _NAME_PROPERTY(element)
         source = named[0] if named else element
         names.append(source.get("content") or text_of(source))
     return names
@@ -300,8 +314,11 @@ def _language(tree: Element, meta: dict[str, str], articles: list[dict[str, Any]
 
 
 def _canonical(tree: Element, meta: dict[str, str], url: str | None) -> str | None:
-    for link in tree.iter("link"):
-        is_canonical = "canonical" in link.get("rel", "").lower().split()
-        if is_canonical and (absolute := _absolute(url, link.get("href", "").strip())):
-            return absolute
+    head = tree.find("head")
+    # The head first, where the link belongs: the body is looked through only when it is not.
+    for scope in (head, tree) if head is not None else (tree,):
+        for link in scope.iter("link"):
+            is_canonical = "canonical" in link.get("rel", "").lower().split()
+            if is_canonical and (absolute := _absolute(url, link.get("href", "").strip())):
+                return absolute
     return _absolute(url, meta.get("og:url")) or url

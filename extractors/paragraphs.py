@@ -1,4 +1,5 @@
-"""Content-bearing paragraphs: line 1 of Algorithm 2.1 (seed 002), shared by every stage.
+"""Content-bearing paragraphs: line 1 of Algorithm 2.1 (the NewsFeed cleartext heuristic), shared
+by every stage.
 
 A `<p>` bears content when it has at least CP characters of text and at most one nested tag per
 CT characters; we add that it must not be mostly link text (a teaser or a menu set in `<p>`).
@@ -12,7 +13,7 @@ from lxml import etree
 
 from extractors.tree import Element, text_of
 
-# The paper's constants (seed 002): starting points, tuned on evidence.
+# The paper's constants (NewsFeed): starting points, tuned on evidence.
 CP = 40  # a content-bearing paragraph has at least this many characters ...
 CT = 30  # ... and at most one nested tag per this many characters
 C_SIGMA = 350  # a body container's content-bearing paragraphs carry more than this many characters

@@ -1,4 +1,5 @@
-"""Seed 002's preprocessing: decide what is clearly not the article body.
+"""The preprocessing of the NewsFeed cleartext heuristic (Trampuš & Novak): decide what is clearly
+not the article body.
 
 * **Junk** — scripts, styles, embedded objects, form controls: never text a reader sees.
 * **Chrome** — `nav`, `aside`, `footer`, `header`, `form`; hidden elements (inline CSS,
@@ -6,7 +7,10 @@
   names say they are navigation, sidebars, social buttons, comments, related links, promos,
   newsletters, cookie banners or ads. Names are only evidence, and layout wrappers often carry
   them ("container with-sidebar", "ad-off-canvas-pusher" around the whole page): a candidate that
-  holds most of the page's content-bearing text *is* the page, so it is kept (`VETO_SHARE`).
+  holds most of the page's content-bearing text *is* the page, so it is kept (`VETO_SHARE`) —
+  unless it is consent UI (a cookie banner, a consent wall, a `<dialog>`), which a consent script
+  lays over the page and which never wraps it: on a page without an article its notice is the
+  only prose, and keeping it would make it the article.
 * **Captions** — `figcaption` and caption-named elements become "caption" blocks; of a `figure`
   only its captions are kept.
 
@@ -20,7 +24,9 @@ classifying every element from Python costs as much as parsing the page.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
+from typing import TypeVar
 
 from extractors.blocks import BLOCK_TAGS, SKIP_TAGS
 from extractors.paragraphs import C_SIGMA, ParagraphStats, paragraph_stats
@@ -35,21 +41,36 @@ FIGURE_TAGS = frozenset({"figure"})
 CAPTION_TAGS = frozenset({"figcaption"})
 # Class/id tokens that mark an image caption or credit (a "caption" block, not body text).
 CAPTION_TOKENS = frozenset({"caption", "figcaption"})
-# Class/id tokens (split on case changes, "-", "_" and spaces) that mark page chrome.
-SUSPICIOUS_TOKENS = frozenset(
+# Chrome tokens of consent UI: "cmp" (consent management platform, the industry's name for the
+# scripts that draw cookie banners and consent walls), then the platforms publishers use most,
+# whose class names carry their own name rather than the word "consent". Such an element is laid
+# over the page and never wraps it: the veto never keeps it.
+CONSENT_TOKENS = frozenset(
     {
-        "nav", "navbar", "navigation", "menu", "sidebar", "social", "share", "sharing", "comment",
-        "comments", "related", "promo", "promotion", "newsletter", "cookie", "cookies", "consent",
-        "banner", "advert", "advertisement", "ad", "ads", "adslot", "sponsor", "sponsored",
-        "breadcrumb", "breadcrumbs", "footer", "masthead", "subscribe", "subscription", "popup",
-        "modal", "outbrain", "taboola", "recommended", "trending", "mostread", "teaser",
-        "teasers", "signup", "paywall", "gdpr", "skip", "toolbar", "pagination", "pager", "tags",
-        "byline", "disqus",
+        "cookie", "cookies", "consent", "gdpr", "cmp", "onetrust", "didomi", "cookiebot",
+        "usercentrics", "truste", "trustarc", "cmplz", "cmpbox", "iubenda", "axeptio", "osano",
+        "sourcepoint", "quantcast",
     }
 )  # fmt: skip
+# Class/id tokens (split on case changes, "-", "_" and spaces) that mark page chrome.
+SUSPICIOUS_TOKENS = CONSENT_TOKENS | frozenset(
+    {
+        "nav", "navbar", "navigation", "menu", "sidebar", "social", "share", "sharing", "comment",
+        "comments", "related", "promo", "promotion", "newsletter", "banner", "advert",
+        "advertisement", "ad", "ads", "adslot", "sponsor", "sponsored", "breadcrumb",
+        "breadcrumbs", "footer", "masthead", "subscribe", "subscription", "popup", "modal",
+        "outbrain", "taboola", "recommended", "trending", "mostread", "teaser", "teasers",
+        "signup", "paywall", "skip", "toolbar", "pagination", "pager", "tags", "byline",
+        "disqus",
+    }
+)  # fmt: skip
+# Tags of elements laid over the page, never around it.
+OVERLAY_TAGS = frozenset({"dialog"})
 # Distinct id/class strings whose verdict is remembered (a site repeats its class names).
 NAME_CACHE_SIZE = 65536
 MAX_CACHED_NAME_CHARS = 256
+# Words of a class attribute looked at (a hostile attribute holds thousands).
+MAX_NAME_WORDS = 64
 # Whole class names that hide an element in every CSS framework we know.
 HIDDEN_CLASSES = frozenset(
     {"hidden", "hide", "d-none", "is-hidden", "sr-only", "visually-hidden", "screen-reader-text",
@@ -63,17 +84,18 @@ PROTECTED_TAGS = frozenset({"html", "body"})
 # A chrome candidate holding at least this share of the page's content-bearing text is a layout
 # wrapper named after something it also holds ("main with-sidebar"): kept.
 VETO_SHARE = 0.5
+# The same for the text another extractor selected (`Cleaning.outside_chrome`).
+WRAPPER_SHARE = 0.5
+
+T = TypeVar("T")
 
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
 
 
 _NAME_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
-_HIDDEN_CLASS = re.compile(
-    r"(?:^|\s)(?:" + "|".join(re.escape(name) for name in sorted(HIDDEN_CLASSES)) + r")(?=\s|$)"
-)
 # Bootstrap's collapsed panels are hidden until opened ("collapse show" / "collapse in").
-_COLLAPSED = re.compile(r"(?:^|\s)collapse(?=\s|$)")
-_EXPANDED = re.compile(r"(?:^|\s)(?:show|in)(?=\s|$)")
+COLLAPSED_CLASS = "collapse"
+EXPANDED_CLASSES = frozenset({"show", "in"})
 
 
 def _name_parts(names: str) -> set[str]:
@@ -82,9 +104,13 @@ def _name_parts(names: str) -> set[str]:
 
 def classes_say_hidden(classes: str) -> bool:
     """A hiding utility class, or a collapsed Bootstrap panel ("collapse" without "show")."""
-    if _HIDDEN_CLASS.search(classes):
+    return _hidden_by(classes.split())
+
+
+def _hidden_by(classes: list[str]) -> bool:
+    if not HIDDEN_CLASSES.isdisjoint(classes):
         return True
-    return _COLLAPSED.search(classes) is not None and _EXPANDED.search(classes) is None
+    return COLLAPSED_CLASS in classes and EXPANDED_CLASSES.isdisjoint(classes)
 
 
 def kind_of_names(names: str, is_class: bool) -> int:
@@ -98,13 +124,46 @@ def kind_of_names(names: str, is_class: bool) -> int:
 
 
 def _kind_of_names(names: str, is_class: bool) -> int:
-    parts = _name_parts(names)
-    if not SUSPICIOUS_TOKENS.isdisjoint(parts) or (is_class and classes_say_hidden(names)):
+    words = names.split()
+    if is_class and _hidden_by(words):
+        return CHROME
+    kind = PLAIN
+    # Word by word, each remembered on its own: whole class strings vary from page to page
+    # ("post-740 post type-post"), the words in them repeat across sites.
+    for word in words[:MAX_NAME_WORDS]:
+        found = _kind_of_word(word)
+        if found == CHROME:
+            return CHROME
+        kind = found or kind
+    return kind
+
+
+@lru_cache(maxsize=NAME_CACHE_SIZE)
+def _kind_of_word(word: str) -> int:
+    parts = _name_parts(word)
+    if not SUSPICIOUS_TOKENS.isdisjoint(parts):
         return CHROME
     return CAPTION if not CAPTION_TOKENS.isdisjoint(parts) else PLAIN
 
 
 _cached_kind_of_names = lru_cache(maxsize=NAME_CACHE_SIZE)(_kind_of_names)
+
+
+@lru_cache(maxsize=NAME_CACHE_SIZE)
+def _names_consent_ui(names: str) -> bool:
+    return not CONSENT_TOKENS.isdisjoint(_name_parts(names))
+
+
+def is_consent_ui(element: Element) -> bool:
+    """A cookie banner, a consent wall or a dialog: named so by its id or class, or a `<dialog>`.
+    Such an element is laid over the page by a script and never wraps it."""
+    if element.tag in OVERLAY_TAGS:
+        return True
+    for name in ("class", "id"):
+        value = element.get(name)
+        if value and len(value) <= MAX_CACHED_NAME_CHARS and _names_consent_ui(value):
+            return True
+    return False
 
 
 def is_hidden_style(style: str) -> bool:
@@ -184,6 +243,10 @@ class Cleaning:
         """PLAIN, CHROME, CAPTION or FIGURE, with the veto applied."""
         return PLAIN if element in self._vetoed else self.raw_kind(element)
 
+    def is_vetoed_chrome(self, element: Element) -> bool:
+        """Named or tagged like chrome, and kept by the veto."""
+        return element in self._vetoed and self.raw_kind(element) == CHROME
+
     def is_removed(self, element: Element) -> bool:
         return element.tag in JUNK_TAGS or self.kind(element) == CHROME
 
@@ -204,12 +267,46 @@ class Cleaning:
                 total += stat.length
                 for node in chain:
                     held[node] = held.get(node, 0) + stat.length
-        self._vetoed = {node for node, length in held.items() if length >= VETO_SHARE * total}
+        self._vetoed = {
+            node
+            for node, length in held.items()
+            if length >= VETO_SHARE * total and not is_consent_ui(node)
+        }
         return {
             paragraph: stat
             for paragraph, stat in stats.items()
             if all(node in self._vetoed and node.tag not in JUNK_TAGS for node in chains[paragraph])
         }
+
+    def outside_chrome(
+        self, items: list[T], element_of: Callable[[T], Element], length_of: Callable[[T], int]
+    ) -> list[T]:
+        """The items (another extractor's runs of text) outside junk and chrome, by the same veto
+        over their own text: an element holding WRAPPER_SHARE of it is the page, not chrome —
+        consent UI excepted. Other extractors find text outside `<p>` elements, so the veto
+        Algorithm 2.1 computed over `<p>` text does not tell them what wraps their text."""
+        total = sum(map(length_of, items)) or 1
+        held: dict[Element, int] = {}
+        chains = []
+        for item in items:
+            chain = [
+                node
+                for node in self._marked_chain(element_of(item))
+                if node.tag in JUNK_TAGS or self.raw_kind(node) == CHROME
+            ]
+            chains.append(chain)
+            for node in chain:
+                held[node] = held.get(node, 0) + length_of(item)
+        return [
+            item
+            for item, chain in zip(items, chains, strict=True)
+            if all(
+                node.tag not in JUNK_TAGS
+                and held[node] >= WRAPPER_SHARE * total
+                and not is_consent_ui(node)
+                for node in chain
+            )
+        ]
 
     def _marked_chain(self, element: Element) -> tuple[Element, ...]:
         """The element and its ancestors that are junk or not PLAIN, nearest first; memoised per

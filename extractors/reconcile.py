@@ -32,6 +32,9 @@ def choose_body(schema: SchemaBody | None, dom: DomBody | None) -> tuple[list[Bl
     blocks = schema.text_blocks
     if dom is None:
         return blocks, METHOD_SCHEMA_ORG
+    if schema.element is not None and schema.element is dom.container and dom.container_only:
+        # The publisher marked the very element Algorithm 2.1 chose: one body, taken as marked.
+        return blocks, METHOD_SCHEMA_ORG
     schema_in_dom, dom_in_schema = coverage(blocks, dom.blocks)
     dom_contains_schema = schema_in_dom >= SCHEMA_COVERED_BY_DOM
     if dom_contains_schema and dom_in_schema < DOM_COVERED_BY_SCHEMA:

@@ -1,16 +1,19 @@
 """Every extractor by name, and combinations of them: `extract(html, url, extractor=NAME)`.
 
 Names:
-- `default`: the production chain (schema.org articleBody -> DOM heuristics -> NULL, seed 002);
-- `boilerpipe`: the Boilerpipe-style block classifier (seeds 000/001);
-- `boilerpipe-tree`: Boilerpipe + the HTML-tree filter of seeds 000/003, grandparents;
-  `boilerpipe-tree:N` groups by the N-th ancestor instead (N = 1..5 measured by seed 003);
+- `default`: the production chain (schema.org articleBody -> DOM heuristics -> fallback cascade ->
+  NULL, NewsFeed);
+- `boilerpipe`: the Boilerpipe-style block classifier (Kohlschütter et al., WSDM 2010);
+- `boilerpipe-tree`: Boilerpipe + the HTML-tree filter of Viveros-Jiménez et al., grandparents;
+  `boilerpipe-tree:N` groups by the N-th ancestor instead (N = 1..5 measured by Viveros-Jiménez et
+  al.);
 - `justext`: the jusText-style classifier with the page's stop list; `justext-nostoplist` its
-  language-independent mode (seed 001's JTA and JTS);
+  language-independent mode (Lejeune & Zhu's JTA and JTS);
 - `cetr` (2-D model), `cetr-km` (1-D k-means), `cetr-tm` (threshold; `cetr-tm:L` sets lambda):
-  seed 004; `cetr-singleline` is `cetr` re-breaking only pages written in a single line, as the
-  paper does (the others also re-break any very long line, see `extractors.cetr`).
-- `a+b`, `a+b+c`: a combination, "a then b" (seed 001): b runs on the page as a left it, i.e.
+  Weninger et al., CETR, WWW 2010; `cetr-singleline` is `cetr` re-breaking only pages written in a
+  single line, as the paper does (the others also re-break any very long line, see
+  `extractors.cetr`).
+- `a+b`, `a+b+c`: a combination, "a then b" (Lejeune & Zhu): b runs on the page as a left it, i.e.
   on the text a kept. The production chain cannot be combined: its schema.org stage yields text,
   not parts of the page.
 
@@ -130,7 +133,7 @@ EXTRACTORS: tuple[str, ...] = (
     "cetr+boilerpipe-tree",
 )
 # Every row of the comparison (`newsharvest bench extraction --extractor all`): each extractor,
-# the variants the seeds measured (tree depth 1-5, CETR lambda 0.5/1.0/1.5) and combinations.
+# the variants the papers measured (tree depth 1-5, CETR lambda 0.5/1.0/1.5) and combinations.
 VARIANTS: tuple[str, ...] = (
     DEFAULT,
     "boilerpipe",

@@ -1,7 +1,7 @@
 """The schema.org stage: the body the publisher itself marked up.
 
 Microdata `itemprop="articleBody"` (any case) is read as the element's text with tags removed,
-as seed 002 does — from the cleaned tree, so the ads and share bars publishers put inside it are
+as NewsFeed does — from the cleaned tree, so the ads and share bars publishers put inside it are
 gone. JSON-LD `articleBody` (any Article type, inside `@graph` and arrays) is a string that may
 still carry HTML, entity-escaped HTML, or entities escaped twice.
 """
@@ -13,14 +13,12 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from lxml import etree
-
 from extractors.article import HEADING, LIST_ITEM, PARAGRAPH, QUOTE, Block
 from extractors.blocks import TextBlock, clean_text, text_blocks
 from extractors.boilerplate import MAX_BLOCK_LINK_DENSITY
 from extractors.jsonld import article_objects
 from extractors.preprocess import Cleaning
-from extractors.tree import Element
+from extractors.tree import Element, itemprops
 
 METHOD_SCHEMA_ORG = "schema_org"
 MICRODATA = "microdata"
@@ -44,28 +42,24 @@ _TAG = re.compile(r"<\s*/?\s*[a-zA-Z][^<>]{0,2000}>")
 _KIND_OF_TAG = {"li": LIST_ITEM, "blockquote": QUOTE}
 
 
-# Elements whose itemprop mentions articleBody in any case, found in C.
-_WITH_ITEMPROP = etree.XPath(
-    "//*[@itemprop][contains(translate(@itemprop, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', "
-    "'abcdefghijklmnopqrstuvwxyz'), 'articlebody')]"
-)
-
-
 @dataclass(slots=True)
 class SchemaBody:
     blocks: list[TextBlock] | list[Block]
     source: str  # MICRODATA or JSON_LD
+    element: Element | None = None  # the marked element (microdata)
 
     @property
     def text_blocks(self) -> list[Block]:
         return [block.block if isinstance(block, TextBlock) else block for block in self.blocks]
 
 
-def microdata_body(tree: Element, cleaning: Cleaning) -> SchemaBody | None:
+def microdata_body(
+    tree: Element, cleaning: Cleaning, properties: list[tuple[list[str], Element]] | None = None
+) -> SchemaBody | None:
     """The longest element marked itemprop=articleBody (any case) outside chrome, as blocks."""
-    best: tuple[int, list[TextBlock]] | None = None
-    for element in _WITH_ITEMPROP(tree):
-        if "articlebody" not in element.get("itemprop", "").lower().split():
+    best: tuple[int, list[TextBlock], Element] | None = None
+    for names, element in itemprops(tree) if properties is None else properties:
+        if "articlebody" not in names:
             continue
         if cleaning.is_inside_removed(element):
             continue
@@ -78,8 +72,8 @@ def microdata_body(tree: Element, cleaning: Cleaning) -> SchemaBody | None:
         ]
         length = sum(len(block.text) for block in blocks)
         if length and (best is None or length > best[0]):
-            best = (length, blocks)
-    return SchemaBody(blocks=best[1], source=MICRODATA) if best else None
+            best = (length, blocks, element)
+    return SchemaBody(blocks=best[1], source=MICRODATA, element=best[2]) if best else None
 
 
 def jsonld_body(objects: list[dict[str, Any]]) -> SchemaBody | None:

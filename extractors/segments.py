@@ -1,5 +1,5 @@
 """Segments: the text blocks the block classifiers (Boilerpipe, jusText) label, and the *runs*
-that let one extractor's selection become the next one's input ("a then b", seed 001).
+that let one extractor's selection become the next one's input ("a then b", Lejeune & Zhu).
 
 A run is one text node of the tree: an element's `.text` or its `.tail`. A segment is a maximal
 sequence of runs that no boundary tag separates; which tags are boundaries is each classifier's
@@ -23,7 +23,7 @@ from extractors.tree import Element
 RunKey = tuple[Element, bool]  # (element, True for its tail / False for its text)
 
 HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
-# The kind a block takes from the element it sits in (seed 001's "structuring" vocabulary).
+# The kind a block takes from the element it sits in (Lejeune & Zhu's "structuring" vocabulary).
 _KIND_OF_TAG = {
     **dict.fromkeys(HEADING_TAGS, HEADING),
     **dict.fromkeys(("li", "dt", "dd"), LIST_ITEM),

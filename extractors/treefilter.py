@@ -1,16 +1,16 @@
-"""The HTML-tree filter of seeds 000/003, on top of the Boilerpipe-style classifier: Boilerpipe
-keeps most of the article and some boilerplate; good content sits in one branch of the tree, so
-keep only the selected text of the best branch.
+"""The HTML-tree filter of Viveros-Jiménez et al. (Computación y Sistemas 22(2), 2018), on top of
+the Boilerpipe-style classifier: Boilerpipe keeps most of the article and some boilerplate; good
+content sits in one branch of the tree, so keep only the selected text of the best branch.
 
 1. Map each selected text block to its *paragraph*: the closest element with one of the tags
    div, table, ul, ol, p, section, article, h1-h6, header, body. A paragraph contains no other
    paragraph: when that element does (the text sits beside nested paragraphs), the text itself is
    the paragraph, a child of that element.
-2. Take each paragraph's n-th ancestor (n = 1 parent, 2 grandparent, ...; seed 003 tested 1-5 and
+2. Take each paragraph's n-th ancestor (n = 1 parent, 2 grandparent, ...; the paper tested 1-5 and
    found 2 best).
 3. Group the paragraphs by that ancestor; keep only the group with the most selected text.
 
-High precision for a media-monitoring client, at some cost in recall (seed 003: P 0.95-0.97).
+High precision for a media-monitoring client, at some cost in recall (the paper: P 0.95-0.97).
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ PARAGRAPH_TAGS = frozenset(
     {"div", "table", "ul", "ol", "p", "section", "article", "header", "body"}
     | {"h1", "h2", "h3", "h4", "h5", "h6"}
 )
-DEFAULT_DEPTH = 2  # grandparents: seed 003's best
-DEPTHS = (1, 2, 3, 4, 5)  # the depths seed 003 measured
+DEFAULT_DEPTH = 2  # grandparents: the paper's best
+DEPTHS = (1, 2, 3, 4, 5)  # the depths the paper measured
 
 METHOD = "boilerpipe_tree"
 

@@ -115,7 +115,7 @@ def test_bench_extractor_all_prints_one_table_with_every_variant_and_metric(
     assert (precision, nulls) == ("1.0", "1") and float(recall) == pytest.approx(2 / 3, abs=1e-4)
     assert all(float(value) == pytest.approx(float(f1), abs=1e-4) for value in seed_metrics[::3])
     assert float(median) > 0
-    assert "seed 003: the tree filter at depth 2 has" in result.stdout
+    assert "HTML-tree filter (Viveros-Jiménez et al.): depth 2 has" in result.stdout
     assert "combination" in result.stdout
 
 

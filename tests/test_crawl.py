@@ -155,7 +155,11 @@ def test_in_container_notices_never_reach_the_output(crawl) -> None:
     removed = {item["domain"] for item in items if item["notices_removed"]}
     assert {"metroledger.test", "coastalpost.test", "wirewatch.test"} <= removed
     notice_only = [page.url for page in room.non_articles() if page.notices]
-    assert notice_only and all(f"NULL (only_notices): {url}" in log for url in notice_only)
+    # A notice-only page that declares a video is NULL at extraction already (extractors.evidence);
+    # any other is the notice stage's to catch.
+    assert notice_only and all(
+        f"NULL (only_notices): {url}" in log or f"NULL (video): {url}" in log for url in notice_only
+    )
 
 
 def test_each_syndicated_story_is_output_unflagged_once(crawl) -> None:

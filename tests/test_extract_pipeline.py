@@ -42,11 +42,11 @@ def test_articles_and_nulls_are_counted_globally_and_per_domain() -> None:
 
     stats = crawler.stats.get_stats()
     assert stats["extract/method/dom"] == 1 and stats["extract/method/schema_org"] == 1
-    assert stats["extract/null"] == 1 and stats["extract/null/no_content"] == 1
+    assert stats["extract/null"] == 1 and stats["extract/null/too_short"] == 1
     assert stats["domain/valleytimes.test/method/dom"] == 1
     assert stats["domain/dailyherald.test/method/schema_org"] == 1
     assert stats["domain/valleytimes.test/null"] == 1
-    assert stats["domain/valleytimes.test/null/no_content"] == 1
+    assert stats["domain/valleytimes.test/null/too_short"] == 1
     assert stats["extract/seconds"] >= 0
 
 

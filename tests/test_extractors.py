@@ -12,7 +12,7 @@ import pytest
 
 from extractors import extract, extract_verbose
 from extractors.article import running_text
-from extractors.chain import MIN_BODY_CHARS
+from extractors.chain import MIN_BODY_CHARS, NULL_REASONS
 from extractors.metadata import strip_site_name
 from tests.fixtures.newsroom import Newsroom
 
@@ -100,7 +100,7 @@ def test_table_layout_falls_back_to_the_td_with_br_paragraphs() -> None:
 def test_non_article_pages_are_null_with_a_reason(name: str) -> None:
     result = extract_verbose(page(name))
     assert result.article is None
-    assert result.reason in ("no_content", "too_short")
+    assert result.reason in NULL_REASONS
 
 
 @pytest.mark.parametrize(
@@ -309,7 +309,7 @@ def test_fixture_articles_score_high_and_its_non_articles_are_null() -> None:
         result = extract_verbose(_fixture_page(room, url), url)
         if truth.kind != "article":
             if result.article is None:
-                assert result.reason in ("no_content", "too_short")
+                assert result.reason in NULL_REASONS
             else:
                 # Seed 002's "Garbage" case: a page whose only long text is a domain notice.
                 # Extraction alone cannot know; the notice stage makes it NULL (only_notices).

@@ -1,16 +1,29 @@
-"""`newsharvest bench extraction`: article extraction quality and speed on the 181-page
-article-extraction benchmark, with peers measured in the same run.
+"""`newsharvest bench extraction`: article extraction quality and speed on every benchmark set,
+with peers measured in the same run.
+
+A set is a folder laid out like the article-extraction benchmark: `html/<id>.html.gz` (the page)
+and `ground-truth.json` (id -> {"url", "articleBody"}). With `--dataset` one set is measured;
+without it, every such folder under `shared/datasets/` (found from the checkout or the working
+directory upwards) is, one table per set, then one summary line per set and extractor.
 
 Quality is the benchmark's own shingle metric (`extractors.evaluation`). Speed is the time of the
 extraction call alone, from the page bytes to the body text (parsing included), for every
-extractor on the same input; reading and decompressing the dataset is not timed.
+extractor on the same input; reading and decompressing the dataset is not timed. `empty` counts
+the NULL pages whose truth has a body: the NULL rate on true articles is empty / pages.
 
 The pages are split into two fixed halves by the SHA-1 of their ids (A: even first byte, B: odd),
 so that rules tuned while looking at one half's failures can be confirmed on the other.
 
+`--non-articles DIR` also runs every extractor on the pages of DIR (`*.html`, `*.html.gz`), pages
+that carry no article (index, video, gallery, paywall, search, login pages...), and prints the
+share each extractor returns as NULL (the target is >= 95%). `--hard-articles DIR` runs them on
+real articles that look like non-articles (`NAME.html` beside its expected body `NAME.txt`: a
+three-paragraph brief, an article with a big gallery or a table, a listicle, an interview...)
+and prints the share each returns as an article (the target is 100%) and its F1 there.
+
 `--extractor all` (or a list of names) compares our extractors side by side instead: each page is
 parsed once and every extractor runs on that parse; one table scores each by the shingle metric
-and by the seeds' own (word level, character level, CleanEval text-only), with the median time
+and by the papers' own (word level, character level, CleanEval text-only), with the median time
 per page (its parse included).
 """
 
@@ -32,9 +45,10 @@ from urllib.parse import urlsplit
 
 from crawler.cli.table import render_table
 
-DATASET_NAME = "article-extraction-benchmark"
-# Searched, relative to the checkout and to the working directory and their parents.
-DATASET_RELATIVE = Path("shared") / "datasets" / DATASET_NAME
+# The folder that holds the benchmark sets, searched relative to the checkout and to the working
+# directory and their parents.
+DATASETS_RELATIVE = Path("shared") / "datasets"
+TRUTH_FILE = "ground-truth.json"
 OURS = "newsharvest"
 PEER_INSTALL_HINT = ".venv/bin/pip install -U pip && .venv/bin/pip install -e '.[bench]'"
 WARMUP_PAGES = 5  # run once, untimed, before timing: imports and caches are not page cost
@@ -65,17 +79,61 @@ class RunResult:
     errors: dict[str, str] = field(default_factory=dict)
 
 
+@dataclass(slots=True)
+class SetSummary:
+    """One extractor on one set: the figures of the summary line."""
+
+    dataset: str
+    extractor: str
+    pages: int
+    f1: float
+    precision: float
+    recall: float
+    empty: int  # NULL pages whose truth has a body
+    articles: int  # pages whose truth has a body
+    median_ms: float
+
+    def line(self) -> str:
+        rate = self.empty / self.articles if self.articles else 0.0
+        return (
+            f"{self.dataset}: {self.extractor} F1 {self.f1:.4f} P {self.precision:.4f} "
+            f"R {self.recall:.4f} empty {self.empty} (NULL on true articles "
+            f"{self.empty}/{self.articles} = {rate:.1%}) median {self.median_ms:.2f} ms"
+        )
+
+
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "extraction", help="article extraction quality (shingle F1) and speed, with peers"
     )
-    parser.add_argument("--dataset", type=Path, help=f"the {DATASET_NAME} directory")
+    parser.add_argument(
+        "--dataset",
+        type=Path,
+        help="one set's directory (html/ and ground-truth.json); default: every set under "
+        "shared/datasets",
+    )
     parser.add_argument(
         "--compare", default="", help="comma-separated peers: " + ", ".join(sorted(PEERS))
     )
     parser.add_argument("--half", choices=HALVES, help="score and list only this half's pages")
     parser.add_argument("--worst", type=int, default=0, help="list our N worst pages")
-    parser.add_argument("--output", type=Path, help="write per-page texts and scores as JSON")
+    parser.add_argument(
+        "--output",
+        type=Path,
+        help="write per-page texts and scores as JSON (with several sets: one file per set, "
+        "named NAME.SET.json)",
+    )
+    parser.add_argument(
+        "--non-articles",
+        type=Path,
+        help="a directory of pages without an article: print each extractor's NULL rate on them",
+    )
+    parser.add_argument(
+        "--hard-articles",
+        type=Path,
+        help="a directory of articles that look like non-articles (NAME.html and its expected "
+        "body NAME.txt): print each extractor's article rate and F1 on them",
+    )
     parser.add_argument(
         "--extractor",
         default="",
@@ -85,17 +143,28 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=run)
 
 
-def default_dataset() -> Path | None:
+def datasets_folder() -> Path | None:
+    """`shared/datasets` above the checkout or the working directory, if any."""
     checkout = Path(__file__).resolve().parents[2]
     for base in (checkout, Path.cwd()):
         for directory in (base, *base.parents):
-            if (directory / DATASET_RELATIVE / "ground-truth.json").is_file():
-                return directory / DATASET_RELATIVE
+            if (directory / DATASETS_RELATIVE).is_dir():
+                return directory / DATASETS_RELATIVE
     return None
 
 
+def dataset_roots(dataset: Path | None) -> list[Path]:
+    """The sets to measure: the one given, or every set under shared/datasets, by name."""
+    if dataset is not None:
+        return [dataset] if (dataset / TRUTH_FILE).is_file() else []
+    folder = datasets_folder()
+    if folder is None:
+        return []
+    return sorted(child for child in folder.iterdir() if (child / TRUTH_FILE).is_file())
+
+
 def load_dataset(root: Path) -> list[BenchPage]:
-    truth = json.loads((root / "ground-truth.json").read_text(encoding="utf-8"))
+    truth = json.loads((root / TRUTH_FILE).read_text(encoding="utf-8"))
     pages = []
     for page_id, entry in sorted(truth.items()):
         with gzip.open(root / "html" / f"{page_id}.html.gz", "rb") as handle:
@@ -103,6 +172,30 @@ def load_dataset(root: Path) -> list[BenchPage]:
         pages.append(
             BenchPage(page_id, entry.get("url") or "", entry.get("articleBody") or "", data)
         )
+    return pages
+
+
+def load_hard_articles(folder: Path) -> list[BenchPage]:
+    """Articles that look like non-articles: every NAME.html of `folder` with its NAME.txt."""
+    return [
+        BenchPage(path.name, "", path.with_suffix(".txt").read_text(encoding="utf-8"),
+                  path.read_bytes())
+        for path in sorted(folder.glob("*.html"))
+        if path.with_suffix(".txt").is_file()
+    ]  # fmt: skip
+
+
+def load_non_articles(folder: Path) -> list[BenchPage]:
+    """Pages without an article: every *.html and *.html.gz file of `folder`, by name."""
+    pages = []
+    for path in sorted(folder.iterdir()):
+        if path.name.endswith(".html.gz"):
+            data = gzip.decompress(path.read_bytes())
+        elif path.name.endswith(".html"):
+            data = path.read_bytes()
+        else:
+            continue
+        pages.append(BenchPage(path.name, "", "", data))
     return pages
 
 
@@ -143,9 +236,75 @@ def _readability() -> ExtractorFn:
     return run
 
 
+def _justext() -> ExtractorFn:
+    import justext
+
+    stoplist = justext.get_stoplist("English")
+
+    def run(data: bytes, url: str) -> tuple[str, str | None]:
+        paragraphs = justext.justext(data, stoplist)
+        return "\n".join(p.text for p in paragraphs if not p.is_boilerplate), None
+
+    return run
+
+
+def _page_text(data: bytes) -> str:
+    """The page decoded as the chain decodes it (BOM, <meta> charset, UTF-8 or windows-1252), for
+    peers that take text: none of them is handed mojibake."""
+    from extractors.document import decode_html
+
+    return decode_html(data)[0]
+
+
+def _boilerpy3() -> ExtractorFn:
+    from boilerpy3 import extractors as boilerpy3
+
+    extractor = boilerpy3.ArticleExtractor(raise_on_failure=False)
+
+    def run(data: bytes, url: str) -> tuple[str, str | None]:
+        return extractor.get_content(_page_text(data)) or "", None
+
+    return run
+
+
+def _resiliparse() -> ExtractorFn:
+    from resiliparse.extract.html2text import extract_plain_text
+    from resiliparse.parse.encoding import detect_encoding
+    from resiliparse.parse.html import HTMLTree
+
+    def run(data: bytes, url: str) -> tuple[str, str | None]:
+        tree = HTMLTree.parse_from_bytes(data, detect_encoding(data))
+        return extract_plain_text(tree, main_content=True) or "", None
+
+    return run
+
+
+def _newspaper4k() -> ExtractorFn:
+    import newspaper
+
+    # Offline: by default newspaper4k fetches the page's images (to find the top image) and
+    # follows meta refreshes, over the network.
+    config = newspaper.Config()
+    config.fetch_images = False
+    config.follow_meta_refresh = False
+    config.memoize_articles = False
+
+    def run(data: bytes, url: str) -> tuple[str, str | None]:
+        article = newspaper.Article(url or "https://example.invalid/", config=config)
+        article.download(input_html=_page_text(data))  # the page is given: no download
+        article.parse()
+        return article.text or "", None
+
+    return run
+
+
 PEERS: dict[str, tuple[Callable[[], ExtractorFn], str]] = {
     "trafilatura": (_trafilatura, "trafilatura"),
-    "readability": (_readability, "readability"),
+    "readability": (_readability, "readability-lxml"),
+    "justext": (_justext, "justext"),  # the original jusText (English stop list)
+    "boilerpy3": (_boilerpy3, "boilerpy3"),  # Boilerpipe's ArticleExtractor, ported to Python
+    "resiliparse": (_resiliparse, "resiliparse"),  # main-content extraction of the Lexbor parser
+    "newspaper4k": (_newspaper4k, "newspaper4k"),
 }
 
 
@@ -199,24 +358,50 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
 
 
+def _selected(pages: list[BenchPage], group: str) -> list[BenchPage]:
+    return [page for page in pages if group == "all" or page.half == group]
+
+
+def _is_empty(result: RunResult, page: BenchPage) -> bool:
+    """NULL (or nothing) where the truth has a body."""
+    return bool(page.gold.strip()) and not result.texts[page.page_id].strip()
+
+
 def score_rows(result: RunResult, pages: list[BenchPage], groups: Iterable[str]) -> list[list]:
     from extractors.evaluation import aggregate, score_page
 
     rows = []
     for group in groups:
-        selected = [page for page in pages if group == "all" or page.half == group]
+        selected = _selected(pages, group)
         if not selected:
             rows.append([result.name, group, 0, "-", "-", "-", "-", "-", "-", 0])
             continue
         scores = aggregate(score_page(page.gold, result.texts[page.page_id]) for page in selected)
         millis = [result.millis[page.page_id] for page in selected]
-        empty = sum(1 for page in selected if not result.texts[page.page_id].strip())
+        empty = sum(1 for page in selected if _is_empty(result, page))
         rows.append([
             result.name, group, len(selected), round(scores.f1, 4), round(scores.precision, 4),
             round(scores.recall, 4), round(scores.accuracy, 4),
             round(statistics.median(millis), 2), round(percentile(millis, 0.95), 2), empty,
         ])  # fmt: skip
     return rows
+
+
+def summarise(dataset: str, result: RunResult, pages: list[BenchPage]) -> SetSummary:
+    from extractors.evaluation import aggregate, score_page
+
+    scores = aggregate(score_page(page.gold, result.texts[page.page_id]) for page in pages)
+    return SetSummary(
+        dataset=dataset,
+        extractor=result.name,
+        pages=len(pages),
+        f1=scores.f1,
+        precision=scores.precision,
+        recall=scores.recall,
+        empty=sum(1 for page in pages if _is_empty(result, page)),
+        articles=sum(1 for page in pages if page.gold.strip()),
+        median_ms=statistics.median(result.millis[page.page_id] for page in pages),
+    )
 
 
 def worst_pages(result: RunResult, pages: list[BenchPage], count: int) -> str:
@@ -237,24 +422,49 @@ def worst_pages(result: RunResult, pages: list[BenchPage], count: int) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    root = args.dataset or default_dataset()
-    if root is None or not (root / "ground-truth.json").is_file():
+    roots = dataset_roots(args.dataset)
+    if not roots:
         print(
-            f"dataset not found: pass --dataset PATH (the {DATASET_NAME} directory with "
-            "ground-truth.json and html/)",
+            "dataset not found: pass --dataset PATH (a directory with ground-truth.json and "
+            "html/), or run from a checkout with shared/datasets/ above it",
             file=sys.stderr,
         )
         return 2
     if args.extractor:
         names = comparison_names(args.extractor)
         peers = {k: v for k, v in load_extractors(args.compare).items() if k != OURS}
-        return run_comparison(names, peers, load_dataset(root), root, args)
+        for root in roots:
+            run_comparison(names, peers, load_dataset(root), root, args)
+        return 0
     extractors = load_extractors(args.compare)
+    summaries: list[SetSummary] = []
+    for root in roots:
+        output = _output_path(args.output, root, several=len(roots) > 1)
+        summaries += run_dataset(root, extractors, args, output)
+    if args.non_articles:
+        run_non_articles(args.non_articles, extractors)
+    if args.hard_articles:
+        run_hard_articles(args.hard_articles, extractors)
+    print("\nsummary, one line per set and extractor:")
+    for summary in summaries:
+        print(summary.line())
+    return 0
+
+
+def _output_path(output: Path | None, root: Path, several: bool) -> Path | None:
+    if output is None or not several:
+        return output
+    return output.with_name(f"{output.stem}.{root.name}{output.suffix or '.json'}")
+
+
+def run_dataset(
+    root: Path, extractors: dict[str, ExtractorFn], args: argparse.Namespace, output: Path | None
+) -> list[SetSummary]:
+    """One set: its table, speed ratios, methods and worst pages; returns its summary lines."""
     pages = load_dataset(root)
     halves = Counter(page.half for page in pages)
-    print(f"{DATASET_NAME}: {len(pages)} pages in {root}")
+    print(f"== {root.name}: {len(pages)} pages in {root}")
     print(f"halves by sha1(id): A {halves['A']} pages, B {halves['B']} pages\n")
-
     results = {name: measure(name, extractor, pages) for name, extractor in extractors.items()}
     groups = [args.half] if args.half else ["all", *HALVES]
     scored_pages = [page for page in pages if not args.half or page.half == args.half]
@@ -274,10 +484,49 @@ def run(args: argparse.Namespace) -> int:
     if args.worst:
         print(f"\n{OURS}: {args.worst} worst pages by page F1")
         print(worst_pages(ours, scored_pages, args.worst))
-    if args.output:
-        _write_output(args.output, results, scored_pages)
-        print(f"\nper-page results -> {args.output}")
-    return 0
+    if output:
+        _write_output(output, results, scored_pages)
+        print(f"\nper-page results -> {output}")
+    print()
+    return [summarise(root.name, result, scored_pages) for result in results.values()]
+
+
+def run_non_articles(folder: Path, extractors: dict[str, ExtractorFn]) -> None:
+    """Each extractor's NULL rate on pages that carry no article."""
+    pages = load_non_articles(folder)
+    print(f"== non-articles: {len(pages)} pages in {folder}")
+    if not pages:
+        return
+    for name, extractor in extractors.items():
+        result = measure(name, extractor, pages)
+        kept = [page.page_id for page in pages if result.texts[page.page_id].strip()]
+        rate = 1 - len(kept) / len(pages)
+        print(f"{name}: NULL on {len(pages) - len(kept)}/{len(pages)} non-articles = {rate:.1%}")
+        if name == OURS and kept:
+            print(f"  {OURS} returned an article on: " + ", ".join(kept))
+    print()
+
+
+def run_hard_articles(folder: Path, extractors: dict[str, ExtractorFn]) -> None:
+    """Each extractor's article rate and F1 on articles that look like non-articles."""
+    from extractors.evaluation import aggregate, score_page
+
+    pages = load_hard_articles(folder)
+    print(f"== hard articles: {len(pages)} pages in {folder}")
+    if not pages:
+        return
+    for name, extractor in extractors.items():
+        result = measure(name, extractor, pages)
+        nulls = [page.page_id for page in pages if _is_empty(result, page)]
+        scores = aggregate(score_page(page.gold, result.texts[page.page_id]) for page in pages)
+        print(
+            f"{name}: article on {len(pages) - len(nulls)}/{len(pages)} hard articles = "
+            f"{1 - len(nulls) / len(pages):.1%}, F1 {scores.f1:.4f} P {scores.precision:.4f} "
+            f"R {scores.recall:.4f}"
+        )
+        if name == OURS and nulls:
+            print(f"  {OURS} returned NULL on: " + ", ".join(nulls))
+    print()
 
 
 def _print_speed_ratios(results: dict[str, RunResult]) -> None:
@@ -384,7 +633,7 @@ def run_comparison(
 
     scored = [page for page in pages if not args.half or page.half == args.half]
     print(
-        f"{DATASET_NAME}: {len(scored)} pages in {root}"
+        f"== {root.name}: {len(scored)} pages in {root}"
         + (f" (half {args.half})" if args.half else "")
     )
     print("one parse per page shared by every extractor; times include the parse\n")
@@ -396,8 +645,10 @@ def run_comparison(
         rows.append(row)
     print(render_table(COMPARISON_HEADERS, rows))
     print(
-        "\nF1/P/R: the benchmark's shingle metric; word: seed 004 (Equation 5); char: seed 000; "
-        "CleanEval (CE): seed 001's text-only score. NULL: pages with no article."
+        "\nF1/P/R: the benchmark's shingle metric; word: Weninger et al., CETR, WWW 2010 "
+        "(Equation 5); char: Viveros-Jiménez et al., Computación y Sistemas 2018; "
+        "CleanEval (CE): the text-only score Lejeune & Zhu use (Computación y Sistemas 2018). "
+        "NULL: pages with no article."
     )
     _print_findings(summaries, DEFAULT, COMBINE)
     if args.output:
@@ -414,8 +665,8 @@ def _print_findings(summaries: dict[str, dict[str, Any]], default: str, combine:
         tree = summaries["boilerpipe-tree:2"][SHINGLES].precision
         verdict = "higher" if tree > plain else "NOT higher"
         print(
-            f"seed 003: the tree filter at depth 2 has {verdict} precision than plain "
-            f"Boilerpipe ({tree:.4f} vs {plain:.4f})"
+            f"HTML-tree filter (Viveros-Jiménez et al.): depth 2 has {verdict} precision than "
+            f"plain Boilerpipe ({tree:.4f} vs {plain:.4f})"
         )
     if default not in summaries:
         return

@@ -1,0 +1,360 @@
+"""Evidence that a page is not an article: the only grounds, besides finding no text at all, on
+which the chain returns NULL for a page that has a body.
+
+A body is never dropped because one heuristic found little (the cascade asks others first). It
+is dropped when the page positively looks like something else:
+
+* `listing` — an index, section, tag or search page: the body is a run of short texts, each
+  set apart by a headline link of its own (teasers), or it spans several `<article>` cards;
+* `listing` also — the body is one card of a list of teaser cards (a section front whose
+  longest summary reads like a short article);
+* `paywall` — a stub: the publisher says the page is not free (schema.org `isAccessibleForFree`
+  false) or a paywall element sits by the body, and the body is one lede paragraph; or a paywall
+  element sits right by a body no longer than a teaser of a few paragraphs (the wall cut it);
+* `video` — a video page (OpenGraph `video.*`, or a schema.org VideoObject and no article type)
+  whose text is no longer than a description;
+* `gallery` — a body that is mostly image captions;
+* `page_type` — the publisher declares a page type that is not an article (a collection,
+  search results, a profile, a contact or checkout page) and the body is not long.
+
+Each rule reads signals a publisher writes for machines (schema.org, OpenGraph), or the shape of
+the body (headline links, cards, captions), never its wording, so it holds in any language.
+Pure functions over the shared parse; they never modify it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from lxml import etree
+
+from extractors.article import (
+    CAPTION,
+    LIST_ITEM,
+    PARAGRAPH,
+    QUOTE,
+    Block,
+    reading_length,
+    running_text,
+)
+from extractors.blocks import Classifier, TextBlock, tag_kind, text_blocks
+from extractors.jsonld import ARTICLE_TYPES, types_of
+from extractors.paragraphs import CP
+from extractors.tree import Element, text_of
+
+NULL_LISTING = "listing"
+NULL_PAYWALL = "paywall"
+NULL_VIDEO = "video"
+NULL_GALLERY = "gallery"
+NULL_PAGE_TYPE = "page_type"
+NON_ARTICLE_REASONS = (NULL_LISTING, NULL_PAYWALL, NULL_VIDEO, NULL_GALLERY, NULL_PAGE_TYPE)
+
+# Schema.org types that declare a page which is not an article.
+NON_ARTICLE_TYPES = frozenset(
+    {
+        "collectionpage", "searchresultspage", "profilepage", "contactpage", "checkoutpage",
+        "itempage", "imagegallery", "mediagallery", "videogallery", "realestatelisting",
+        "product", "productgroup",
+    }
+)  # fmt: skip
+# Schema.org types that say "article" (WebPage and CreativeWork say nothing either way).
+ARTICLE_ONLY_TYPES = ARTICLE_TYPES - {"webpage", "creativework"}
+# A headline link: a block that is (nearly) all link text with at least this many words.
+HEADLINE_LINK_WORDS = 3
+HEADLINE_LINK_DENSITY = 0.8
+# A listing has at least this many headline links in its body region ...
+MIN_TEASERS = 4
+# ... and less than this share of its text in runs (between two headline links) longer than a
+# teaser's summary: an article has long runs of prose, a listing a summary per teaser.
+TEASER_SUMMARY_CHARS = 300
+MAX_LONG_RUN_SHARE = 0.5
+# ... and no run longer than two summaries (an article's text, even cut by comments, has one).
+MAX_TEASER_RUN_CHARS = 2 * TEASER_SUMMARY_CHARS
+# A body spanning this many <article> elements, that hold this share of its words together and
+# none of them this share alone, is a list of cards.
+MIN_CARDS = 3
+MIN_CARDS_SHARE = 0.5
+MAX_CARD_SHARE = 0.5
+# On a paywalled page, a body of one paragraph (no longer than this) is the lede before the wall:
+# a stub. Two paragraphs or more are what the publisher chose to show: an article, if a short one
+# (the article-extraction benchmark scores such pages as articles) ...
+PAYWALL_STUB_PARAGRAPHS = 1
+PAYWALL_STUB_CHARS = 1200
+# ... unless a paywall element stands right by them: then the wall cut the text after a lede of
+# at most this many paragraphs. The page's not-free flag alone does not say that: publishers set
+# it on pages whose whole text is in the HTML for crawlers.
+WALLED_TEASER_PARAGRAPHS = 3
+# Paragraphs are blocks of running text of at least Algorithm 2.1's CP characters: headings,
+# kickers, bylines and dates around a lede are not paragraphs of it.
+LEDE_KINDS = frozenset({PARAGRAPH, QUOTE, LIST_ITEM})
+# A card list: at least MIN_CARDS siblings of one template, each with a linked heading and no
+# more text than this (a teaser and its summary; an article, even one of several appended by an
+# endless page, is longer). The body's container and this many ancestors are tried.
+MAX_CARD_CHARS = 1000
+CARD_LEVELS = 3
+# On a video page, a body no longer than this is the video's description.
+VIDEO_STUB_CHARS = 1000
+# A declared non-article page keeps a body at least this long (an about page, a long profile).
+DECLARED_TYPE_MAX_CHARS = 2000
+# A body whose captions outweigh its running text this many times is a gallery.
+CAPTION_RATIO = 2.0
+# Class/id words that mark a paywall element (matched in C by XPath).
+PAYWALL_NAMES = ("paywall", "regwall", "meter-wall", "subscriber-only", "premium-wall")
+
+# Elements with a class or an id, found in C; their names are then read in Python, cut at
+# MAX_PAYWALL_NAME_CHARS (a hostile page puts megabytes in one attribute).
+_NAMED = etree.XPath(".//*[@class or @id]")
+MAX_PAYWALL_NAME_CHARS = 256
+# A teaser's headline: a link in a heading or around one ...
+_HEADINGS = " or ".join(f"self::h{level}" for level in range(1, 7))
+_LINKED_HEADING = etree.XPath(f"boolean(.//a[ancestor::*[{_HEADINGS}] or .//*[{_HEADINGS}]])")
+# ... or a link on a line of its own, perhaps in bold: old table layouts set the headline so,
+# then a <br>, then the summary.
+EMPHASIS_TAGS = frozenset({"b", "strong", "font", "span", "big"})
+_NOT_FREE = etree.XPath(
+    "boolean(//*[translate(@itemprop, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', "
+    "'abcdefghijklmnopqrstuvwxyz')='isaccessibleforfree'][translate(@content, 'FALSE', "
+    "'false')='false'])"
+)
+
+
+@dataclass(slots=True)
+class PageSignals:
+    """What the publisher declares about the page."""
+
+    types: frozenset[str]  # schema.org types of every JSON-LD object
+    og_type: str | None  # OpenGraph og:type, lower case
+
+    @property
+    def declares_article(self) -> bool:
+        return bool(self.types & ARTICLE_ONLY_TYPES) or self.og_type == "article"
+
+    @property
+    def declares_video(self) -> bool:
+        if self.og_type and self.og_type.startswith("video"):
+            return True
+        return "videoobject" in self.types and not self.declares_article
+
+    @property
+    def declares_non_article(self) -> bool:
+        return bool(self.types & NON_ARTICLE_TYPES) and not self.declares_article
+
+
+def page_signals(jsonld: list[dict[str, Any]], og_type: str | None) -> PageSignals:
+    types = frozenset(name for obj in jsonld for name in types_of(obj))
+    return PageSignals(types=types, og_type=(og_type or "").strip().lower() or None)
+
+
+def _not_free(jsonld: list[dict[str, Any]], tree: Element) -> bool:
+    for obj in jsonld:
+        value = obj.get("isAccessibleForFree")
+        if value is False or (isinstance(value, str) and value.strip().lower() == "false"):
+            return True
+    return bool(_NOT_FREE(tree))
+
+
+def wall_by(near: Element | None) -> bool:
+    """A paywall element by the body: inside the body container's parent (a site-wide
+    "paywall-header" in the masthead says nothing)."""
+    scope = near.getparent() if near is not None else None
+    if scope is None:
+        return False
+    for element in _NAMED(scope):
+        for attribute in ("class", "id"):
+            names = (element.get(attribute) or "")[:MAX_PAYWALL_NAME_CHARS].lower()
+            if names and any(name in names for name in PAYWALL_NAMES):
+                return True
+    return False
+
+
+def _is_headline_link(block: TextBlock) -> bool:
+    return (
+        block.link_density >= HEADLINE_LINK_DENSITY
+        and len(block.text.split()) >= HEADLINE_LINK_WORDS
+    )
+
+
+def is_teaser_list(parts: list[TextBlock]) -> bool:
+    """Short texts, each set apart by a headline link of its own: at least MIN_TEASERS headline
+    links, and most of the text in runs no longer than a teaser's summary. An article with links
+    between its sections (a list of deals, "Read more" lines) has long runs of prose."""
+    runs, current, headlines = [], 0, 0
+    for block in parts:
+        if _is_headline_link(block):
+            headlines += 1
+            runs.append(current)
+            current = 0
+        elif block.link_density < HEADLINE_LINK_DENSITY and block.kind != CAPTION:
+            current += block.chars
+    runs.append(current)
+    total = sum(runs)
+    in_long_runs = sum(run for run in runs if run > TEASER_SUMMARY_CHARS)
+    return (
+        headlines >= MIN_TEASERS
+        and max(runs) <= MAX_TEASER_RUN_CHARS
+        and in_long_runs < MAX_LONG_RUN_SHARE * max(total, 1)
+    )
+
+
+def is_one_teaser_of_list(body: BodyShape, classify: Classifier) -> bool:
+    """A body no longer than one teaser, in a region (its container's parent) that reads as a
+    teaser list: the longest summary of a section front, taken for a short article."""
+    text = running_text(body.blocks)
+    # reading_length is never below the raw length: most bodies are decided without it.
+    if body.container is None or len(text) > MAX_TEASER_RUN_CHARS:
+        return False
+    if reading_length(text) > MAX_TEASER_RUN_CHARS:
+        return False
+    region = body.container.getparent()
+    return region is not None and is_teaser_list(text_blocks(region, classify))
+
+
+def spans_cards(container: Element | None) -> bool:
+    """The body spans MIN_CARDS `<article>` elements and none of them holds most of its text: a
+    list of cards, not an article with a few related-story cards."""
+    if container is None:
+        return False
+    cards = [card for card in container.iter("article") if card.find(".//article") is None]
+    return _spans(container, cards)
+
+
+def spans_teaser_cards(container: Element | None) -> bool:
+    """The same for the container's children when they are MIN_CARDS teasers or more (see
+    `sits_in_card_list`): a list of cards in any markup."""
+    if container is None:
+        return False
+    children = [child for child in container if isinstance(child.tag, str)]
+    if len(children) < MIN_CARDS or not all(map(_is_card, children)):
+        return False
+    return _spans(container, children)
+
+
+def _spans(container: Element, cards: list[Element]) -> bool:
+    if len(cards) < MIN_CARDS:
+        return False
+    words = max(1, len(text_of(container).split()))
+    lengths = [len(text_of(card).split()) for card in cards]
+    return sum(lengths) >= MIN_CARDS_SHARE * words and max(lengths) < MAX_CARD_SHARE * words
+
+
+def lede_paragraphs(blocks: list[Block]) -> list[str]:
+    """The running text's paragraphs: blocks of at least CP characters that are not headings or
+    captions."""
+    return [text for kind, text in blocks if kind in LEDE_KINDS and len(text) >= CP]
+
+
+def is_stub(blocks: list[Block], most: int = PAYWALL_STUB_PARAGRAPHS) -> bool:
+    """A lede alone: at most `most` paragraphs, and short."""
+    paragraphs = lede_paragraphs(blocks)
+    return len(paragraphs) <= most and len(running_text(blocks)) <= PAYWALL_STUB_CHARS
+
+
+def is_walled_teaser(
+    blocks: list[Block], tree: Element, jsonld: list[dict[str, Any]], container: Element | None
+) -> bool:
+    """A lede before a paywall: one paragraph on a page marked not free or with a paywall
+    element by the body, or a few paragraphs with a paywall element by them."""
+    if len(running_text(blocks)) > PAYWALL_STUB_CHARS:
+        return False  # most bodies: longer than any teaser
+    if not is_stub(blocks, WALLED_TEASER_PARAGRAPHS):
+        return False
+    walled = wall_by(container)
+    return walled or (is_stub(blocks) and _not_free(jsonld, tree))
+
+
+def sits_in_card_list(container: Element | None) -> bool:
+    """The body is one card of a list of teaser cards: the container or a near ancestor is one
+    of MIN_CARDS siblings of its template, each a linked heading with a teaser's text."""
+    node = container
+    for _ in range(CARD_LEVELS + 1):
+        if node is None or node.tag in ("body", "html"):
+            return False
+        template = same_template(node)
+        if len(template) >= MIN_CARDS and all(map(_is_card, template)):
+            return True
+        node = node.getparent()
+    return False
+
+
+def same_template(element: Element) -> list[Element]:
+    """`element` and its siblings of one template: the same tag and a class name that most of
+    them carry (templates add per-item names beside it: "post-740 post", "card card--lead"), or
+    no class at all (the rows of a table)."""
+    parent = element.getparent()
+    if parent is None:
+        return [element]
+    siblings = [sibling for sibling in parent if sibling.tag == element.tag]
+    classes = (element.get("class") or "").split()
+    if not classes:
+        return [sibling for sibling in siblings if not (sibling.get("class") or "").strip()]
+    carrying = [
+        [sibling for sibling in siblings if name in (sibling.get("class") or "").split()]
+        for name in classes
+    ]
+    return max(carrying, key=len)
+
+
+def _is_card(element: Element) -> bool:
+    if len(" ".join(text_of(element).split())) > MAX_CARD_CHARS:
+        return False
+    return bool(_LINKED_HEADING(element)) or any(map(_on_own_line, element.iter("a")))
+
+
+def _on_own_line(link: Element) -> bool:
+    """A link that, alone in its emphasis, is followed by a line break."""
+    node = link
+    while (parent := node.getparent()) is not None and parent.tag in EMPHASIS_TAGS:
+        if len(parent) > 1 or (parent.text or "").strip() or (node.tail or "").strip():
+            break
+        node = parent
+    following = node.getnext()
+    return following is not None and following.tag == "br" and not (node.tail or "").strip()
+
+
+def is_gallery(blocks: list[Block]) -> bool:
+    captions = sum(len(text) for kind, text in blocks if kind == CAPTION)
+    return captions > CAPTION_RATIO * max(1, len(running_text(blocks)))
+
+
+@dataclass(slots=True)
+class BodyShape:
+    """What the evidence needs of a body: its blocks, and where it came from when known."""
+
+    blocks: list[Block]
+    parts: list[TextBlock] | None = None  # the written blocks before link-dense ones were dropped
+    container: Element | None = None
+
+
+def non_article_reason(
+    body: BodyShape,
+    signals: PageSignals,
+    tree: Element,
+    jsonld: list[dict[str, Any]],
+    classify: Classifier = tag_kind,
+) -> str | None:
+    """The NULL reason when the page positively looks like a non-article, else None. `classify`
+    says what preprocessing made of an element (chrome is left out of the region around a
+    body)."""
+    length = len(running_text(body.blocks))
+    # The publisher's own word first: a video's description sits among teasers of other videos.
+    if signals.declares_video and length <= VIDEO_STUB_CHARS:
+        return NULL_VIDEO
+    if body.parts is not None and is_teaser_list(body.parts):
+        return NULL_LISTING
+    if spans_cards(body.container):
+        return NULL_LISTING
+    if is_gallery(body.blocks):
+        return NULL_GALLERY
+    # A short body among teasers: a listing (the chain then looks for another body).
+    if (
+        is_one_teaser_of_list(body, classify)
+        or sits_in_card_list(body.container)
+        or spans_teaser_cards(body.container)
+    ):
+        return NULL_LISTING
+    if is_walled_teaser(body.blocks, tree, jsonld, body.container):
+        return NULL_PAYWALL
+    if signals.declares_non_article and length < DECLARED_TYPE_MAX_CHARS:
+        return NULL_PAGE_TYPE
+    return None

@@ -1,0 +1,272 @@
+"""A readability-style content scorer: Arc90's Readability (2009), as readability-lxml and
+Mozilla's Readability.js carry it on, on our shared parse.
+
+Every run of paragraph text scores its parent and, half as much, its grandparent: one point,
+one per comma-separated part, and one per 100 characters (at most 3). Containers start from
+their tag (a `div` is likely a body, a list or a heading is not) and their class/id names
+(`article`, `story`, `content` count for; `comment`, `footer`, `sidebar` against). Each score is
+then scaled by the share of the container's text that is not link text. The best container,
+with those of its siblings that score close to it or read like prose, is the article.
+
+Unlike Algorithm 2.1 (which counts `<p>` elements only), paragraph text is found wherever a
+reader sees it: in `<p>`, `<pre>`, cells and block-less `<div>`s, and as loose text between
+`<br>`s or empty `<p/>` separators inside any container (Readability rewrites such runs into
+paragraphs; we score them in place, as paragraphs of the element that holds them). That is why
+the chain asks this scorer when Algorithm 2.1 finds nothing convincing.
+
+Chrome (navigation, footers, comments, hidden elements...) is what `extractors.preprocess`
+says, except that an element holding most of the page's paragraph text is the page (a layout
+wrapper named like chrome, or an ASP.NET `<form>` around everything) and is kept — consent UI
+(a cookie banner, a consent wall) excepted: it never wraps a page.
+
+Reads the tree, never modifies it. Returns None when no paragraph text is found.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from extractors.article import Block
+from extractors.blocks import BLOCK_TAGS, SKIP_TAGS, TextBlock, clean_text, text_blocks
+from extractors.boilerplate import keep_body_blocks
+from extractors.preprocess import Cleaning
+from extractors.tree import Element, text_of
+
+METHOD = "readability"
+
+# A run of text shorter than this is a label, not a paragraph (Readability's 25).
+MIN_PARAGRAPH_CHARS = 25
+# Points per 100 characters of a paragraph, and their cap (Readability).
+CHARS_PER_POINT = 100
+MAX_LENGTH_POINTS = 3
+# Class/id names weigh this much for or against a container (Readability).
+NAME_WEIGHT = 25
+# Siblings of the best container join it when they score this share of its score (at least
+# MIN_SIBLING_SCORE points), or read like prose: long enough with few links, or short with no
+# link and a sentence end (Readability's rules).
+SIBLING_SHARE = 0.2
+MIN_SIBLING_SCORE = 10
+SIBLING_PROSE_CHARS = 80
+SIBLING_MAX_LINK_DENSITY = 0.25
+# Containers whose loose text (between <br>s and empty <p/>s) is read as paragraphs.
+LOOSE_TEXT_TAGS = ("div", "td", "article", "section", "main", "body", "center", "font", "span")
+PARAGRAPH_TAGS = ("p", "pre", "td", "div", "blockquote", "dd", "li")
+
+_POSITIVE = re.compile(
+    r"article|body|content|entry|hentry|h-entry|main|page|post|text|blog|story", re.IGNORECASE
+)
+_NEGATIVE = re.compile(
+    r"combx|comment|com-|contact|foot|footer|footnote|masthead|media|meta|outbrain|promo|"
+    r"related|scroll|shoutbox|sidebar|skyscraper|sponsor|shopping|tags|tool|widget|nav|menu",
+    re.IGNORECASE,
+)
+_TAG_SCORES = {
+    "div": 5, "article": 5, "main": 5, "section": 3, "pre": 3, "td": 3, "blockquote": 3,
+    "address": -3, "ol": -3, "ul": -3, "dl": -3, "dd": -3, "dt": -3, "li": -3, "form": -3,
+    "h1": -5, "h2": -5, "h3": -5, "h4": -5, "h5": -5, "h6": -5, "th": -5,
+}  # fmt: skip
+_SENTENCE_END = re.compile(r"\.( |$)")
+
+
+@dataclass(slots=True)
+class ReadabilityBody:
+    blocks: list[Block]
+    container: Element
+    score: float
+    parts: list[TextBlock]  # the blocks as written, link-dense ones included
+
+
+@dataclass(slots=True)
+class _Paragraph:
+    parent: Element  # the element whose text this is (a <p>) or that holds it (loose text)
+    text: str
+    whole: bool  # the parent is a block-less paragraph element (not a container's loose run)
+
+
+def name_weight(element: Element) -> int:
+    """Readability's class/id weight: +25 per name that says body, -25 per name that says
+    chrome."""
+    weight = 0
+    for name in (element.get("class"), element.get("id")):
+        if name:
+            if _NEGATIVE.search(name):
+                weight -= NAME_WEIGHT
+            if _POSITIVE.search(name):
+                weight += NAME_WEIGHT
+    return weight
+
+
+def paragraphs(tree: Element) -> list[_Paragraph]:
+    """Every run of paragraph text, in document order: block-less paragraph elements whole,
+    and the loose text runs of containers that also hold blocks."""
+    # The elements with a block child, from one pass over the block elements (asking each
+    # candidate for its children made a Python object of every child of every candidate).
+    holding_blocks = {block.getparent() for block in tree.iter(*BLOCK_TAGS)}
+    found: list[_Paragraph] = []
+    for element in tree.iter(*PARAGRAPH_TAGS, *LOOSE_TEXT_TAGS):
+        if element not in holding_blocks:
+            if element.tag in PARAGRAPH_TAGS:
+                text = clean_text(text_of(element))
+                if len(text) >= MIN_PARAGRAPH_CHARS:
+                    found.append(_Paragraph(element, text, whole=True))
+            continue
+        if element.tag in LOOSE_TEXT_TAGS and _has_loose_text(element):
+            found.extend(_Paragraph(element, text, whole=False) for text in loose_runs(element))
+    return found
+
+
+def _has_loose_text(container: Element) -> bool:
+    """Whether any text sits directly in the container (most hold only whitespace between their
+    blocks: the common case is decided without building runs)."""
+    if container.text and not container.text.isspace():
+        return True
+    return any(
+        (child.tail and not child.tail.isspace()) or child.tag not in BLOCK_TAGS
+        for child in container
+    )
+
+
+def loose_runs(container: Element) -> list[str]:
+    """The runs of text directly inside `container` (with its inline children), cut at block
+    children, at empty `<p/>` separators and at two `<br>`s in a row."""
+    runs: list[str] = []
+    parts: list[str] = [container.text or ""]
+    previous_br = False
+    for child in container:
+        tag = child.tag if isinstance(child.tag, str) else ""
+        if tag in BLOCK_TAGS or (tag == "br" and previous_br):
+            _flush(parts, runs)
+        elif tag and tag not in SKIP_TAGS and tag != "br":
+            parts.append(text_of(child))
+        previous_br = tag == "br"
+        parts.append(child.tail or "")
+    _flush(parts, runs)
+    return runs
+
+
+def _flush(parts: list[str], runs: list[str]) -> None:
+    text = clean_text(" ".join(parts))
+    if len(text) >= MIN_PARAGRAPH_CHARS:
+        runs.append(text)
+    parts.clear()
+
+
+def _content_score(text: str) -> float:
+    return 1 + len(text.split(",")) + min(len(text) / CHARS_PER_POINT, MAX_LENGTH_POINTS)
+
+
+def score_candidates(kept: list[_Paragraph]) -> dict[Element, float]:
+    """Readability's scores: each paragraph feeds its parent fully and its grandparent half."""
+    scores: dict[Element, float] = {}
+    for paragraph in kept:
+        parent = paragraph.parent
+        # A block-less paragraph element scores the element around it; loose text scores the
+        # container it sits in (Readability wraps it in a <p> there).
+        holder = parent.getparent() if paragraph.whole else parent
+        if holder is None:
+            continue
+        points = _content_score(paragraph.text)
+        for node, share in ((holder, 1.0), (holder.getparent(), 0.5)):
+            if node is None or not isinstance(node.tag, str):
+                continue
+            if node not in scores:
+                scores[node] = _TAG_SCORES.get(node.tag, 0) + name_weight(node)
+            scores[node] += points * share
+    return scores
+
+
+def link_density(element: Element) -> float:
+    text = len(clean_text(text_of(element)))
+    if not text:
+        return 0.0
+    links = sum(len(clean_text(text_of(link))) for link in element.iter("a"))
+    return min(1.0, links / text)
+
+
+def best_candidate(scores: dict[Element, float]) -> tuple[Element, float] | None:
+    """The container with the best score scaled by its share of non-link text; the first in the
+    page among equals."""
+    # The link density only scales a score down, so candidates are weighed from the highest raw
+    # score and the search stops at a raw score below the best scaled one: the link text of a few
+    # candidates is counted instead of every candidate's.
+    ranked = sorted(enumerate(scores.items()), key=lambda item: -item[1][1])
+    best: tuple[int, Element, float] | None = None
+    for order, (element, score) in ranked:
+        if best is not None and score < best[2]:
+            break
+        scaled = score * (1 - link_density(element))
+        if best is None or scaled > best[2] or (scaled == best[2] and order < best[0]):
+            best = (order, element, scaled)
+    return (best[1], best[2]) if best is not None else None
+
+
+def _joins(sibling: Element, threshold: float, scores: dict[Element, float]) -> bool:
+    if sibling in scores and scores[sibling] * (1 - link_density(sibling)) >= threshold:
+        return True
+    if sibling.tag != "p":
+        return False
+    text = clean_text(text_of(sibling))
+    density = link_density(sibling)
+    if len(text) > SIBLING_PROSE_CHARS:
+        return density < SIBLING_MAX_LINK_DENSITY
+    return density == 0 and _SENTENCE_END.search(text) is not None
+
+
+def article_elements(best: Element, score: float, scores: dict[Element, float]) -> list[Element]:
+    """The best container and the siblings that belong with it, in document order."""
+    parent = best.getparent()
+    if parent is None:
+        return [best]
+    threshold = max(MIN_SIBLING_SCORE, score * SIBLING_SHARE)
+    threshold += name_weight(best) * SIBLING_SHARE if name_weight(best) > 0 else 0
+    return [
+        sibling
+        for sibling in parent
+        if isinstance(sibling.tag, str) and (sibling is best or _joins(sibling, threshold, scores))
+    ]
+
+
+@dataclass(slots=True)
+class ReadabilityChoice:
+    """Where the scorer sees the article, before its text is written out."""
+
+    container: Element  # the best-scoring container
+    score: float
+    elements: list[Element]  # the container and the siblings that join it, chrome left out
+
+
+def choose_article(cleaning: Cleaning) -> ReadabilityChoice | None:
+    """The best container and its joining siblings, or None when the page has no paragraph
+    text."""
+    kept = cleaning.outside_chrome(
+        paragraphs(cleaning.tree), lambda found: found.parent, lambda found: len(found.text)
+    )
+    if not kept:
+        return None
+    scores = score_candidates(kept)
+    found = best_candidate(scores)
+    if found is None:
+        return None
+    best, score = found
+    elements = [
+        element
+        for element in article_elements(best, score, scores)
+        if element is best or not cleaning.is_removed(element)
+    ]
+    return ReadabilityChoice(best, score, elements)
+
+
+def write_article(choice: ReadabilityChoice, cleaning: Cleaning) -> ReadabilityBody | None:
+    """The chosen elements as blocks; None when they hold no block worth keeping."""
+    written = [
+        block for element in choice.elements for block in text_blocks(element, cleaning.kind)
+    ]
+    blocks = keep_body_blocks(written)
+    return ReadabilityBody(blocks, choice.container, choice.score, written) if blocks else None
+
+
+def extract_readability(cleaning: Cleaning) -> ReadabilityBody | None:
+    """The article by Readability's scoring, or None when the page has no paragraph text."""
+    choice = choose_article(cleaning)
+    return write_article(choice, cleaning) if choice is not None else None
