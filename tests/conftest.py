@@ -65,20 +65,6 @@ def _hypothesis_keeps_no_database() -> None:
 _hypothesis_keeps_no_database()
 
 
-def _old_names_for_the_extraction_tests() -> None:
-    """The extraction tests (owned by the extraction work, merged separately) still import the
-    stage by its old module name; the alias keeps them running until they use the new one. The
-    simulator's old package name is kept the same way (tests/fixtures/newsroom/__init__.py)."""
-    import sys
-
-    from pipelines.extraction import pipeline
-
-    sys.modules.setdefault("pipelines.extract", pipeline)
-
-
-_old_names_for_the_extraction_tests()
-
-
 @pytest.fixture(autouse=True)
 def isolated_directories(
     monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory

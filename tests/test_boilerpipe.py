@@ -1,5 +1,5 @@
-"""The Boilerpipe-style classifier (seeds 000/001) and the HTML-tree filter on top of it
-(seeds 000/003)."""
+"""The Boilerpipe-style classifier (Kohlschütter et al., Boilerpipe, WSDM 2010) and the HTML-tree filter on top of it
+(Viveros-Jiménez et al., Computación y Sistemas 2018)."""
 
 from __future__ import annotations
 
@@ -194,7 +194,7 @@ def test_tree_filter_raises_precision_on_the_news_site_fixture() -> None:
     from urllib.parse import urlsplit
 
     from extractors.evaluation import aggregate, score_page
-    from tests.fixtures.newsroom import Newsroom
+    from crawler.newsroom import Newsroom
 
     room = Newsroom(seed=2, articles_per_domain=8)
     plain, filtered = [], []

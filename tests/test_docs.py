@@ -12,8 +12,6 @@ ROOT = Path(__file__).resolve().parent.parent
 README_MAX_LINES = 200
 # Pages and files the extraction work (merged separately) brings or still has to update; remove
 # them from here once it is merged.
-PENDING_ELSEWHERE = {ROOT / "docs" / "extraction.md"}
-OWNED_ELSEWHERE = ("extractors/", "crawler/cli/bench_extraction.py")
 LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
 WORKSPACE_CITATION = re.compile(r"seeds? 00\d|\.\./shared|shared/seeds")
 
@@ -47,7 +45,7 @@ def test_relative_links_lead_to_files() -> None:
             if "://" in target:
                 continue
             path = (page.parent / target).resolve()
-            if not path.exists() and path not in PENDING_ELSEWHERE:
+            if not path.exists():
                 broken.append(f"{page.name}: {target}")
     assert broken == []
 
@@ -60,7 +58,6 @@ def test_papers_are_cited_by_what_they_are() -> None:
     found = [
         str(path.relative_to(ROOT))
         for path in places
-        if not str(path.relative_to(ROOT)).startswith(OWNED_ELSEWHERE)
-        and WORKSPACE_CITATION.search(path.read_text())
+        if WORKSPACE_CITATION.search(path.read_text())
     ]
     assert found == []

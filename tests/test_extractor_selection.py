@@ -1,4 +1,4 @@
-"""Selectable extractors: names, combinations ("a then b", seed 001), the pipeline setting, one
+"""Selectable extractors: names, combinations ("a then b", Lejeune and Zhu 2018), the pipeline setting, one
 shared parse, and the hostile-input rules every extractor obeys."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from lxml import etree
-from pipelines.extract import ExtractionPipeline
+from pipelines.extraction.pipeline import ExtractionPipeline
 from scrapy.exceptions import DropItem
 from scrapy.utils.test import get_crawler
 
