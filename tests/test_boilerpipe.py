@@ -1,5 +1,5 @@
-"""The Boilerpipe-style classifier (Kohlschütter et al., Boilerpipe, WSDM 2010) and the HTML-tree filter on top of it
-(Viveros-Jiménez et al., Computación y Sistemas 2018)."""
+"""The Boilerpipe-style classifier (Kohlschütter et al., Boilerpipe, WSDM 2010) and the
+HTML-tree filter on top of it (Viveros-Jiménez et al., Computación y Sistemas 2018)."""
 
 from __future__ import annotations
 
@@ -193,8 +193,8 @@ def test_tree_filter_raises_precision_on_the_news_site_fixture() -> None:
     # the same: `newsharvest bench extraction --extractor all`.
     from urllib.parse import urlsplit
 
-    from extractors.evaluation import aggregate, score_page
     from crawler.newsroom import Newsroom
+    from extractors.evaluation import aggregate, score_page
 
     room = Newsroom(seed=2, articles_per_domain=8)
     plain, filtered = [], []

@@ -1,4 +1,5 @@
-"""CETR (Weninger et al., WWW 2010): tag ratios, smoothing, the three clusterings, on the paper's own examples."""
+"""CETR (Weninger et al., WWW 2010): tag ratios, smoothing, the three clusterings, on the
+paper's own examples."""
 
 from __future__ import annotations
 

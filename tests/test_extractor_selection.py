@@ -1,5 +1,5 @@
-"""Selectable extractors: names, combinations ("a then b", Lejeune and Zhu 2018), the pipeline setting, one
-shared parse, and the hostile-input rules every extractor obeys."""
+"""Selectable extractors: names, combinations ("a then b", Lejeune and Zhu 2018), the pipeline
+setting, one shared parse, and the hostile-input rules every extractor obeys."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 from lxml import etree
-from pipelines.extraction.pipeline import ExtractionPipeline
 from scrapy.exceptions import DropItem
 from scrapy.utils.test import get_crawler
 
 from extractors import EXTRACTORS, UnknownExtractorError, extract, extract_verbose
 from extractors.document import parse_document
 from extractors.registry import VARIANTS, extract_document, resolve, select_body, validate
+from pipelines.extraction.pipeline import ExtractionPipeline
 
 PAGES = Path(__file__).parent / "fixtures" / "pages"
 URL = "https://coastgazette.test/news/harbour-bridge.html"

@@ -10,11 +10,11 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from crawler.newsroom import Newsroom
 from extractors import extract, extract_verbose
 from extractors.article import running_text
 from extractors.chain import MIN_BODY_CHARS, NULL_REASONS
 from extractors.metadata import strip_site_name
-from crawler.newsroom import Newsroom
 
 PAGES = Path(__file__).parent / "fixtures" / "pages"
 # A hang guard for hostile pages, far above the few milliseconds a page normally costs.

@@ -1,4 +1,5 @@
-"""The jusText-style classifier (Pomikálek, and Lejeune and Zhu, Computación y Sistemas 2018), its stop lists and the page-language guess."""
+"""The jusText-style classifier (Pomikálek, PhD thesis 2011; Lejeune and Zhu, Computación y
+Sistemas 2018), its stop lists and the page-language guess."""
 
 from __future__ import annotations
 
