@@ -153,6 +153,7 @@ TEMPLATE_MAX_TOKENS = 60
 # or third paragraph" stays in one zone whatever the article's furniture before it. A shared
 # segment that recurs in the same half of the domain's articles is a family's fixed part.
 SEGMENT_BLOCK_MAX_TOKENS = 40
+SEGMENT_BLOCK_MAX_CHARS = 280  # ~SEGMENT_BLOCK_MAX_TOKENS tokens: longer blocks are not cut
 # The lead: at most LEAD_MAX_BLOCKS blocks before the first one of LEAD_STORY_TOKENS tokens.
 # Short ones there are bylines and datelines ("By Ana Ruiz", "WASHINGTON (AP) -") and stay.
 LEAD_STORY_TOKENS = 15
@@ -175,6 +176,9 @@ NOTE_MIN_WORDS = 3
 # --- Normalisation ---------------------------------------------------------------------------
 
 _WORD = re.compile(r"\w+")
+# Tokens: words of two characters or more, and the number token (one-letter words are codes
+# and initials: "Section A" == "Section B").
+_TOKEN = re.compile(r"\w\w+|0")
 # Digit runs, with an ordinal ending ("3rd", "1er", "2e", "10º") folded with them, so "May 3rd"
 # == "May 10th"; "14h30" == "9h05".
 _NUMBER = re.compile(r"\d+(?:(?:st|nd|rd|th|er|re|ème|eme|e|o|a|°)\b)?")
@@ -183,20 +187,24 @@ _URL = re.compile(r"https?://\S+|www\.\S+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|(?<!\w)@\
 DIGIT_TOKEN = "0"
 URL_TOKEN = "_url_"
 SLOT_TOKEN = "_slot_"  # the changing part of a templated line ("Related: <headline>")
-_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
 
 
 def fold(text: str) -> str:
-    """Unicode compatibility form (NFKC) and case folded: what every rule here matches on."""
+    """Unicode compatibility form (NFKC) and case folded, typographic apostrophes made "'":
+    what every rule here matches on."""
     if text.isascii():
         return text.casefold()
-    return unicodedata.normalize("NFKC", text).casefold().translate(_APOSTROPHES)
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    return folded.replace("\u2019", "'") if "\u2019" in folded else folded
 
 
 def language_code(language: str | None) -> str | None:
     """'de' for 'de-AT', 'DE' or 'de_DE'; None when unknown."""
     code = (language or "").strip()[:2].lower()
     return code if code.isalpha() and len(code) == 2 else None
+
+
+_CODES = frozenset(lexicon.LANGUAGES)
 
 
 @functools.cache
@@ -220,10 +228,10 @@ def normalized_tokens(
     folded = fold(text) if folded is None else folded
     if "@" in folded or "://" in folded or "www." in folded:
         folded = _URL.sub(f" {URL_TOKEN} ", folded)
-    words = _WORD.findall(_NUMBER.sub(DIGIT_TOKEN, folded))
-    classes = _date_classes(language_code(language))
-    tokens = [classes.get(w, w) for w in words if len(w) > 1 or w == DIGIT_TOKEN]
-    if DIGIT_TOKEN in tokens:
+    words = _TOKEN.findall(_NUMBER.sub(DIGIT_TOKEN, folded))
+    classes = _date_classes(language if language in _CODES else language_code(language))
+    tokens = list(map(classes.get, words, words))
+    if DIGIT_TOKEN in tokens and not _DATED_WORDS.keys().isdisjoint(tokens):
         _fold_dated_words(tokens)
     return tokens
 
@@ -243,7 +251,7 @@ def _fold_dated_words(tokens: list[str]) -> None:
 # The separator of a templated line (its first): "Related: ...", "Photo | ...", "Lire aussi
 # » ...", "... with the headline: ...", a spaced dash.
 _SEPARATOR = re.compile(r"\s*[:|\u00bb\u203a\u2022\u00b7]\s+|\s+[\u2014\u2013-]\s+")
-_SEPARATOR_CHARS = frozenset(":|\u00bb\u203a\u2022\u00b7\u2014\u2013-")
+_SEPARATOR_CHAR = re.compile("[:|\u00bb\u203a\u2022\u00b7\u2014\u2013-]")
 # A sentence break: end punctuation, closing quotes, space, then a capital or an opening quote.
 _SENTENCE_BREAK = re.compile(
     r"[.!?\u2026][\"'\u201d\u2019\u00bb)]*\s+[\"'\u201c\u2018\u00ab(]*(\w)"
@@ -269,7 +277,7 @@ def split_slot(text: str) -> tuple[str, str] | None:
     Budget." are templated lines, while "Why it matters: Costs would fall." (a sentence), 'She
     said: "We will win."' (a quotation) and "Q: Why now?" are not.
     """
-    if not _SEPARATOR_CHARS.intersection(text):
+    if _SEPARATOR_CHAR.search(text) is None:
         return None
     first = _SEPARATOR.search(text)  # a headline may hold a colon of its own: split at the first
     if first is None:
@@ -319,18 +327,27 @@ PRIOR_SKIP_KINDS = frozenset({"caption", "table"})
 @functools.cache
 def _rules_for(language: str | None) -> tuple[lexicon.Rule, ...]:
     """The article's language and English (boilerplate is often left in English); every
-    language when it is unknown or has no rules."""
-    if language not in lexicon.LANGUAGES:
-        return lexicon.PRIOR_RULES
-    wanted = {language, lexicon.FALLBACK_LANGUAGE}
-    return tuple(rule for rule in lexicon.PRIOR_RULES if rule.language in wanted)
+    language when it is unknown or has no rules. One merged rule per kind (speed)."""
+    rules = lexicon.PRIOR_RULES
+    if language in lexicon.LANGUAGES:
+        wanted = {language, lexicon.FALLBACK_LANGUAGE}
+        rules = tuple(rule for rule in rules if rule.language in wanted)
+    return lexicon.merge_rules(rules)
 
 
-def prior_kind(text: str, folded: str | None = None, language: str | None = None) -> str | None:
-    """The lexical prior a block matches, if any (case-insensitive)."""
+def prior_kind(
+    text: str,
+    folded: str | None = None,
+    language: str | None = None,
+    words: set[str] | None = None,
+) -> str | None:
+    """The lexical prior a block matches, if any (case-insensitive). `words`: the block's
+    words when the caller has them (its tokens), to skip rules cheaply."""
     folded = fold(text) if folded is None else folded
+    if words is None:
+        words = set(_TOKEN.findall(folded))
     for rule in _rules_for(language_code(language)):
-        if rule.matches(folded):
+        if rule.matches(folded, words):
             return rule.name
     return None
 
@@ -338,6 +355,14 @@ def prior_kind(text: str, folded: str | None = None, language: str | None = None
 def is_attribution(text: str, folded: str | None = None) -> bool:
     folded = fold(text) if folded is None else folded
     return any(rule.matches(folded) for rule in lexicon.ATTRIBUTION_RULES)
+
+
+def never_removed(text: str, tokens: int) -> bool:
+    """An editorial note (any length) or an attribution line (one sentence)."""
+    folded = fold(text)
+    return is_editorial_note(text, folded) or (
+        tokens <= KEEP_MAX_TOKENS and is_attribution(text, folded)
+    )
 
 
 def is_editorial_note(text: str, folded: str | None = None) -> bool:
@@ -375,8 +400,6 @@ class BlockFacts:
     prior: str | None = None
     strong_prior: bool = False  # two independent cues (a rights mark and a reservation)
     prior_zone: int = NO_SIGNATURE  # "this zone of the domain's articles has a <prior> line"
-    attribution: bool = False
-    editorial: bool = False  # a correction, clarification, editor's note or update
     templated: bool = False  # a fixed part, a separator and a slot ("Related: <headline>")
     byline: bool = False
 
@@ -420,14 +443,15 @@ def prepare(
         if position >= MAX_BLOCKS or len(text) > NOTICE_MAX_CHARS or kind in NEVER_NOTICE_KINDS:
             facts.append(BlockFacts(tokens=len(text.split()), prose=kind in PROSE_KINDS))
             continue
-        fact, tokens, template = _block_facts(kind, text, language)
+        fact, parts = _block_facts(kind, text, language)
         facts.append(fact)
+        tokens = [token for part in parts for token in part]
         if not tokens:
             continue
         _sign(fact, tokens, signatures)
         zone = block_zone(n, position)
-        if fact.tokens <= SEGMENT_BLOCK_MAX_TOKENS:
-            _sign_segments(fact, text, template, zone, language, signatures)
+        if len(parts) > 1 and fact.tokens <= SEGMENT_BLOCK_MAX_TOKENS:
+            _sign_segments(fact, parts, zone, signatures)
         if fact.prior:
             fact.prior_zone = signatures.add(f"k{zone}", fact.prior)
         if len(tokens) >= COPY_MIN_TOKENS and not fact.prior:
@@ -443,25 +467,26 @@ def prepare(
     return PreparedArticle(list(blocks), facts, observation)
 
 
-def _block_facts(
-    kind: str, text: str, language: str | None
-) -> tuple[BlockFacts, list[str], tuple[str, str] | None]:
+def _block_facts(kind: str, text: str, language: str | None) -> tuple[BlockFacts, list[list[str]]]:
+    """The block's facts and its tokens, by segment: a templated line is its fixed part and
+    SLOT_TOKEN; a short block is cut at its sentence breaks; a long one is one segment."""
     folded = fold(text)
-    template = split_slot(text) if len(text) <= NOTICE_MAX_CHARS // 4 else None
+    template = split_slot(text) if len(text) <= SEGMENT_BLOCK_MAX_CHARS else None
     if template is not None:
-        stem = template[0]
-        tokens = [*normalized_tokens(stem, fold(stem), language), SLOT_TOKEN]
+        parts = [normalized_tokens(template[0], None, language), [SLOT_TOKEN]]
+    elif len(text) <= SEGMENT_BLOCK_MAX_CHARS:
+        parts = [normalized_tokens(part, None, language) for part in segments(text)]
     else:
-        tokens = normalized_tokens(text, folded, language)
-    fact = BlockFacts(tokens=len(tokens), prose=kind in PROSE_KINDS, templated=bool(template))
-    if fact.tokens <= PRIOR_MAX_TOKENS and kind not in PRIOR_SKIP_KINDS:
-        fact.prior = prior_kind(text, folded, language)
+        parts = [normalized_tokens(text, folded, language)]
+    count = sum(map(len, parts))
+    fact = BlockFacts(tokens=count, prose=kind in PROSE_KINDS, templated=template is not None)
+    if count <= PRIOR_MAX_TOKENS and kind not in PRIOR_SKIP_KINDS:
+        words = None if template else {token for part in parts for token in part}
+        fact.prior = prior_kind(text, folded, language, words)
         fact.strong_prior = fact.prior == PRIOR_RIGHTS and lexicon.is_strong_rights(folded)
-    if fact.tokens <= KEEP_MAX_TOKENS:
-        fact.attribution = is_attribution(text, folded)
+    if count <= KEEP_MAX_TOKENS:
         fact.byline = lexicon.BYLINE.match(folded) is not None
-    fact.editorial = is_editorial_note(text, folded)
-    return fact, tokens, template
+    return fact, parts
 
 
 def _sign(fact: BlockFacts, tokens: list[str], signatures: _Signatures) -> None:
@@ -473,25 +498,16 @@ def _sign(fact: BlockFacts, tokens: list[str], signatures: _Signatures) -> None:
 
 
 def _sign_segments(
-    fact: BlockFacts,
-    text: str,
-    template: tuple[str, str] | None,
-    zone: str,
-    language: str | None,
-    signatures: _Signatures,
+    fact: BlockFacts, parts: list[list[str]], zone: str, signatures: _Signatures
 ) -> None:
-    """Signatures of the first and last segment of a short block of several segments."""
-    parts = [template[0], template[1]] if template else segments(text)
-    if len(parts) < 2:
-        return
-    lead = normalized_tokens(parts[0], None, language)
-    if lead and len(lead) < fact.tokens:
+    """Signatures of the first and last segment of a short block of several segments (a
+    templated line's slot changes by definition: only its fixed part is signed)."""
+    lead = parts[0]
+    if lead:
         fact.lead_segment = signatures.add(f"l{zone}", " ".join(lead))
         fact.lead_tokens = len(lead)
-    if template:
-        return  # its slot changes by definition
-    trail = normalized_tokens(parts[-1], None, language)
-    if trail and len(trail) < fact.tokens:
+    trail = parts[-1]
+    if trail and not fact.templated:
         fact.trail_segment = signatures.add(f"t{zone}", " ".join(trail))
         fact.trail_tokens = len(trail)
 
@@ -610,7 +626,7 @@ def judge(
         for i, fact in enumerate(facts)
     ]
     candidate = [a or b for a, b in zip(learned, prior, strict=True)]
-    protected = _protected(facts, candidate)
+    protected = _protected(article.blocks, facts, candidate)
     edges = [a or b for a, b in zip(lead, tail, strict=True)]
     removed: list[Removal] = []
     kept: list[Block] = []
@@ -638,10 +654,14 @@ def _prose_chars(blocks: list[Block], facts: list[BlockFacts], removed: list[Rem
     return sum(len(text) for i, (_, text) in enumerate(blocks) if facts[i].prose and i not in gone)
 
 
-def _protected(facts: list[BlockFacts], candidate: list[bool]) -> list[bool]:
+def _protected(blocks: list[Block], facts: list[BlockFacts], candidate: list[bool]) -> list[bool]:
     """Never removed: editorial notes, attribution lines, and short blocks leading the body
-    (bylines, datelines) unless they are templated lines or prior matches ("Photo: ...")."""
-    protected = [f.attribution or f.editorial for f in facts]
+    (bylines, datelines) unless they are templated lines or prior matches ("Photo: ...").
+    Only candidates are looked at: what would not be removed needs no protection."""
+    protected = [
+        c and never_removed(text, f.tokens)
+        for c, f, (_, text) in zip(candidate, facts, blocks, strict=True)
+    ]
     for i, fact in enumerate(facts[:LEAD_MAX_BLOCKS]):
         if fact.tokens >= LEAD_STORY_TOKENS and not candidate[i]:
             break

@@ -120,19 +120,38 @@ def dated_words() -> dict[str, str]:
 
 @dataclass(frozen=True, slots=True)
 class Rule:
-    """A regex on folded text, tried only when one of its literal keywords occurs (speed)."""
+    """A regex on folded text, tried only when one of its keywords occurs (speed): a word of
+    the block, or a fragment of its text (phrases, symbols, word beginnings marked "*")."""
 
     name: str
     language: str
-    keywords: tuple[str, ...]
+    words: frozenset[str] | None  # None (and no fragments): the rule is always tried
+    fragments: tuple[str, ...]
     pattern: re.Pattern[str]
 
-    def matches(self, folded: str) -> bool:
-        return any(k in folded for k in self.keywords) and self.pattern.search(folded) is not None
+    def matches(self, folded: str, words: frozenset[str] | set[str] | None = None) -> bool:
+        if self.words is not None:
+            if words is None:
+                words = set(_KEYWORD_WORD.findall(folded))
+            hit = not self.words.isdisjoint(words)
+            if not hit and not any(map(folded.__contains__, self.fragments)):
+                return False
+        return self.pattern.search(folded) is not None
+
+
+_KEYWORD_WORD = re.compile(r"\w\w+")
 
 
 def _rule(name: str, language: str, keywords: str, pattern: str) -> Rule:
-    return Rule(name, language, tuple(keywords.split("|")), re.compile(pattern))
+    words, fragments = set(), []
+    for keyword in keywords.split("|"):
+        if keyword.endswith("*"):
+            fragments.append(keyword[:-1])
+        elif _KEYWORD_WORD.fullmatch(keyword):
+            words.add(keyword)
+        else:
+            fragments.append(keyword)
+    return Rule(name, language, frozenset(words), tuple(fragments), re.compile(pattern))
 
 
 PRIOR_RIGHTS = "rights"  # copyright and reproduction lines: tail and lead zones
@@ -153,7 +172,8 @@ _PLATFORMS = (
     r"les réseaux sociaux|las redes sociales|os redes sociais|i social|sociale media)"
 )
 _FOLLOW_KEYS = "facebook|twitter|instagram|tiktok|threads|linkedin|youtube|whatsapp|telegram|"
-_FOLLOW_KEYS += "bluesky|mastodon| x|snapchat|pinterest|google news|soci|sozial|redes"
+_FOLLOW_KEYS += "bluesky|mastodon| x|snapchat|pinterest|google news|social|sozialen|réseaux|"
+_FOLLOW_KEYS += "redes|sociale"
 
 # Labels that open a templated "see also" line; the learner requires a label line (the label,
 # a separator, then a headline-shaped slot), so "Read more about the plan online." is no match.
@@ -170,7 +190,7 @@ _RELATED_LABELS = {
     r"ver también|relacionad[oa]s?|más información|también te puede interesar|"
     r"(?:más|también) en [\w' ]{1,40}",
     "it": r"leggi anche|leggi ancora|potrebbe interessarti|vedi anche|approfondimenti|"
-    r"correlati|per approfondire|ti potrebbe interessare|(?:altro|anche) su [\w' ]{1,40}",
+    r"correlati|per approfondire|ti potrebbe interessare|(?:altro |anche )?su [\w' ]{1,40}",
     "pt": r"leia (?:também|mais)|veja também|saiba mais|relacionad[oa]s?|"
     r"você também pode gostar|(?:pode|poderá) interessar|(?:mais|também) (?:em|no|na) [\w' ]{1,40}",
     "nl": r"lees (?:ook|meer)|zie ook|meer over(?: dit onderwerp)?|gerelateerd|ook interessant|"
@@ -190,32 +210,32 @@ _LABEL_END = r"\s*[:|\u00bb\u203a\u2014\u2013]"
 
 def _label_rule(name: str, language: str, labels: str) -> Rule:
     """A label opening the block; anchored, so trying it costs next to nothing (no keywords)."""
-    return Rule(name, language, ("",), re.compile(rf"^\W*(?:{labels}){_LABEL_END}"))
+    return Rule(name, language, None, (), re.compile(rf"^\W*(?:{labels}){_LABEL_END}"))
 
 
 _PRIOR_TABLE: tuple[tuple[str, str, str, str], ...] = (
     # (kind, language, keywords, pattern)
-    (PRIOR_CALL, "en", "newsletter|subscribe|tip|sign up|subscriber",
+    (PRIOR_CALL, "en", "newsletter|newsletters|subscribe|tip|tips|subscriber|miss",
      r"\b(?:sign up|subscribe) (?:for|to)\b.{0,80}\bnewsletters?\b"
      r"|\bnewsletters?\b.{0,80}\b(?:sign up|subscribe) (?:here|now|today|for free|free)\b"
      r"|\bsubscribe (?:today|now|here)\b|\bhave a (?:news )?tip\b|\bbecome a subscriber\b"
      r"|\b(?:send|email) us your (?:news )?tips\b|\bnever miss a story\b"),
-    (PRIOR_CALL, "de", "newsletter|abonn|abo",
+    (PRIOR_CALL, "de", "newsletter|abonn*|jetzt",
      r"\bnewsletter\b.{0,80}\b(?:abonnieren|bestellen|anmelden)\b"
      r"|\b(?:abonnieren|bestellen) sie\b.{0,60}\bnewsletter|\bunser(?:en)? newsletter\b"
      r"|\bjetzt (?:abonnieren|abo abschliessen|gratis testen|testen)\b|\bjetzt abonnent\b"),
     (PRIOR_CALL, "fr", "newsletter|abonnez|inscrivez|lettre d'information",
      r"\b(?:inscrivez-vous|abonnez-vous)\b|\bnotre (?:newsletter|lettre d'information)\b"),
-    (PRIOR_CALL, "es", "suscr|boletín|newsletter|apúntate",
+    (PRIOR_CALL, "es", "suscr*|boletín|newsletter|apúntate",
      r"\bsuscríbe(?:te|se)\b|\bnuestro boletín\b|\bnuestra newsletter\b|\bhazte suscriptor\b"
      r"|\bapúntate\b.{0,40}\b(?:boletín|newsletter)"),
     (PRIOR_CALL, "it", "iscriviti|abbonati|newsletter",
      r"\biscriviti\b.{0,60}\b(?:newsletter|notiziario)|\babbonati (?:ora|subito|a|al)\b"
      r"|\bla nostra newsletter\b"),
-    (PRIOR_CALL, "pt", "assin|inscreva|subscreva|newsletter",
+    (PRIOR_CALL, "pt", "assin*|inscreva|subscreva|newsletter",
      r"\b(?:assine|inscreva-se|subscreva)\b.{0,60}\b(?:newsletter|boletim)"
      r"|\bassine (?:já|agora)\b|\bnossa newsletter\b|\btorne-se assinante\b"),
-    (PRIOR_CALL, "nl", "nieuwsbrief|abonn|schrijf je in",
+    (PRIOR_CALL, "nl", "nieuwsbrief|abonn*|schrijf",
      r"\bmeld je aan\b.{0,40}\bnieuwsbrief|\bschrijf je in\b.{0,40}\bnieuwsbrief"
      r"|\bneem een abonnement\b|\bonze nieuwsbrief\b|\babonneer je\b|\bword abonnee\b"),
     # A label naming the newsletter ("The Morning Briefing newsletter: ...", "Nieuwsbrief De
@@ -243,7 +263,7 @@ _PRIOR_TABLE: tuple[tuple[str, str, str, str], ...] = (
     (PRIOR_PRINT, "en", "print",
      r"\bappear(?:s|ed)? in print\b|\bin the print edition\b"
      r"|\bversion of this (?:article|story) (?:appears|appeared)\b"),
-    (PRIOR_PRINT, "de", "ausgabe|zeitung",
+    (PRIOR_PRINT, "de", "ausgabe*|zeitung*",
      r"\berschien(?:en)?\b.{0,40}\b(?:gedruckten |print-?)?ausgabe\b|\bprintausgabe\b"
      r"|\bgedruckten ausgabe\b|\baus der (?:gedruckten )?zeitung vom\b"),
     (PRIOR_PRINT, "fr", "édition|paru",
@@ -259,6 +279,11 @@ _PRIOR_TABLE: tuple[tuple[str, str, str, str], ...] = (
     (PRIOR_APPEAL, "en", "inbox|corrections|journalism|tips",
      r"\bin your inbox\b|\b(?:send|email) (?:your )?(?:corrections|tips)\b"
      r"|\bsupport (?:our|independent|local) journalism\b|\bjournalism is supported by\b"),
+    # A subscription offer: an offer and its price for the first month, in any of the languages.
+    (PRIOR_APPEAL, "en", "first month|premier mois|primo mese|primer mes|primeiro mês|"
+     "ersten monat|eerste maand",
+     r"\b(?:offer|offre|offerta|oferta|angebot|aanbieding)\b.{0,60}\b(?:first month|premier mois"
+     r"|primo mese|primer mes|primeiro mês|ersten monat|eerste maand)\b"),
     (PRIOR_APPEAL, "de", "journalismus|postfach",
      r"\bunterstützen sie (?:unseren|unabhängigen|den|guten) journalismus\b"
      r"|\bin ihr(?:em)? postfach\b"),
@@ -278,7 +303,7 @@ _PRIOR_TABLE: tuple[tuple[str, str, str, str], ...] = (
      rf"\bfolgen sie (?:uns|[\w.]+(?: [\w.]+){{0,3}}) (?:auf|bei|in) {_PLATFORMS}"),
     (PRIOR_FOLLOW, "fr", "suivez|retrouvez-nous",
      rf"\b(?:suivez-nous|retrouvez-nous|suivez [\w.]+(?: [\w.]+){{0,3}}) sur {_PLATFORMS}"),
-    (PRIOR_FOLLOW, "es", "síguenos|sigue a|síganos",
+    (PRIOR_FOLLOW, "es", "síguenos|sigue|síganos",
      rf"\bs[ií]g(?:uenos|anos)\b|\bsigue a [\w.]+(?: [\w.]+){{0,3}} en {_PLATFORMS}"),
     (PRIOR_FOLLOW, "it", "seguici|segui",
      rf"\bseguici\b|\bsegui [\w.]+(?: [\w.]+){{0,3}} su {_PLATFORMS}"),
@@ -300,6 +325,25 @@ def _prior_rules() -> tuple[Rule, ...]:
 
 
 PRIOR_RULES = _prior_rules()
+
+
+def merge_rules(rules: tuple[Rule, ...]) -> tuple[Rule, ...]:
+    """One rule per kind, in the order the kinds first occur: its keywords the union of the
+    keywords (always tried when one rule is), its pattern the alternation of the patterns."""
+    kinds: dict[str, list[Rule]] = {}
+    for rule in rules:
+        kinds.setdefault(rule.name, []).append(rule)
+    merged = []
+    for name, group in kinds.items():
+        words: frozenset[str] | None = None
+        fragments: tuple[str, ...] = ()
+        if all(r.words is not None for r in group):
+            words = frozenset().union(*(r.words or () for r in group))
+            fragments = tuple(dict.fromkeys(f for r in group for f in r.fragments))
+        pattern = re.compile("|".join(f"(?:{r.pattern.pattern})" for r in group))
+        merged.append(Rule(name, "", words, fragments, pattern))
+    return tuple(merged)
+
 
 # Two independent cues of a rights line, in any language: a copyright mark or "Copyright
 # <year>", and a reservation ("all rights reserved", "tous droits réservés", "riproduzione
