@@ -160,9 +160,9 @@ LEAD_STORY_TOKENS = 15
 LEAD_MAX_BLOCKS = 3
 BYLINE_MAX_TOKENS = 12
 # The tail of the body starts after its last story paragraph: a prose block of more than
-# TAIL_STORY_TOKENS tokens that is no notice candidate. Shorter lines there ("Follow us on ...",
-# "Advertisement") do not end it, so an unknown line after the copyright line leaves it a tail.
-TAIL_STORY_TOKENS = 15
+# TAIL_FILLER_TOKENS tokens that is neither learned nor a prior match (so a follow-us line
+# after the copyright line leaves it a tail; filler such as "Advertisement" does not end it).
+TAIL_FILLER_TOKENS = 4
 # Tables are data, never notices (a recurring header row "Team | W | L" is not boilerplate).
 NEVER_NOTICE_KINDS = frozenset({"table"})
 # What counts as the text of an article once notices are gone: its paragraphs and quotes.
@@ -399,7 +399,7 @@ class BlockFacts:
     trail_tokens: int = 0
     prior: str | None = None
     strong_prior: bool = False  # two independent cues (a rights mark and a reservation)
-    prior_zone: int = NO_SIGNATURE  # "this zone of the domain's articles has a <prior> line"
+    prior_seen: int = NO_SIGNATURE  # "the domain's articles have <prior> lines"
     templated: bool = False  # a fixed part, a separator and a slot ("Related: <headline>")
     byline: bool = False
 
@@ -452,8 +452,8 @@ def prepare(
         zone = block_zone(n, position)
         if len(parts) > 1 and fact.tokens <= SEGMENT_BLOCK_MAX_TOKENS:
             _sign_segments(fact, parts, zone, signatures)
-        if fact.prior:
-            fact.prior_zone = signatures.add(f"k{zone}", fact.prior)
+        if fact.prior:  # where it may stand is the decision's business (edge or anywhere)
+            fact.prior_seen = signatures.add("k", fact.prior)
         if len(tokens) >= COPY_MIN_TOKENS and not fact.prior:
             ends = (fact.full, fact.prefix, fact.suffix)
             evidence.append((len(tokens), tuple(i for i in ends if i != NO_SIGNATURE)))
@@ -593,12 +593,12 @@ class _Evidence:
         """A prior applies alone during the cold start and when it has two independent cues
         (a rights line: a copyright mark and a reservation); after the cold start otherwise
         with the domain's evidence: the block fits a learned template, or the domain has such
-        lines in this zone of its articles."""
+        lines in its articles (where they may stand is for the decision)."""
         if fact.prior is None:
             return False
         if cold or fact.strong_prior:
             return True
-        return self.fixed_tokens(fact) > 0 or self.hot(fact.prior_zone)
+        return self.fixed_tokens(fact) > 0 or self.hot(fact.prior_seen)
 
 
 def judge(
@@ -612,10 +612,14 @@ def judge(
     cold = known.articles < config.prior_articles
     matches = [use_priors and f.prior is not None for f in facts]
     lead, tail = _edge_zones(facts, [a or b for a, b in zip(learned, matches, strict=True)])
-    # An edge zone that holds a learned notice is the domain's boilerplate run: a prior match
-    # there is one more notice (a follow-us line after a learned copyright line).
-    lead_learned = any(a and b for a, b in zip(learned, lead, strict=True))
-    tail_learned = any(a and b for a, b in zip(learned, tail, strict=True))
+    # An edge zone that holds a known notice (learned, or a rights line with both its cues) is
+    # the domain's boilerplate run: a prior match there is one more notice (a follow-us line
+    # after the copyright line).
+    known_notice = [
+        a or (b and f.strong_prior) for a, b, f in zip(learned, matches, facts, strict=True)
+    ]
+    lead_learned = any(a and b for a, b in zip(known_notice, lead, strict=True))
+    tail_learned = any(a and b for a, b in zip(known_notice, tail, strict=True))
     prior = [
         matches[i]
         and (
@@ -673,12 +677,12 @@ def _protected(blocks: list[Block], facts: list[BlockFacts], candidate: list[boo
 def _edge_zones(facts: list[BlockFacts], candidate: list[bool]) -> tuple[list[bool], list[bool]]:
     """The lead (before the story's first paragraph) and the tail (after its last one): where
     rights, print, follow-us and licence lines stand. A story paragraph is a prose block of
-    more than TAIL_STORY_TOKENS tokens that is no notice candidate."""
+    more than TAIL_FILLER_TOKENS tokens that is no notice candidate."""
     n = len(facts)
     lead, tail = [False] * n, [False] * n
 
     def story(i: int) -> bool:
-        return facts[i].prose and facts[i].tokens > TAIL_STORY_TOKENS and not candidate[i]
+        return facts[i].prose and facts[i].tokens > TAIL_FILLER_TOKENS and not candidate[i]
 
     for i in range(n - 1, -1, -1):
         if story(i):
