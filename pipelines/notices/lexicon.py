@@ -197,8 +197,8 @@ _RELATED_LABELS = {
     r"(?:meer|ook) (?:op|bij) [\w' ]{1,40}",
 }
 _CREDIT_LABELS = {
-    "en": r"photos?|photograph|image|picture|credit|photo credit|video|graphic|illustration",
-    "de": r"fotos?|bild(?:er)?|bildquelle|quelle|grafik|illustration",
+    "en": r"photos?|photograph|image|picture|credit|photo credit|illustration",
+    "de": r"fotos?|bild(?:er)?|bildquelle|illustration",
     "fr": r"photos?|crédits? photo|crédits?|illustration|image",
     "es": r"fotos?|fotografía|imagen|créditos?|ilustración",
     "it": r"fotos?|fotografia|immagine|crediti|illustrazione",
