@@ -1,28 +1,36 @@
 """Learn, per publisher domain, the blocks that recur across its articles, and remove them.
 
-Pure logic (no Scrapy): `NoticeLearner.process(domain, blocks, identities=...)` turns an
-article's (kind, text) blocks into a `Verdict` — the blocks to keep, those removed and why, and
-NULL (`only_notices`) when nothing that could be an article is left. Evidence lives in a
-`NoticeStore` (backends.py): Redis shared by all workers, or an embedded SQLite file.
+Pure logic (no Scrapy): `NoticeLearner.process(domain, blocks, identities=..., language=...)`
+turns an article's (kind, text) blocks into a `Verdict` — the blocks to keep, those removed and
+why, and NULL (`only_notices`) when nothing that could be an article is left. Evidence lives in
+a `NoticeStore` (backends.py): Redis shared by all workers, or an embedded SQLite file. The
+language data (dates, priors, editorial notes in seven languages) is in lexicon.py.
 
 How a block becomes a notice:
-  1. It is normalised (Unicode NFKC, case, punctuation and whitespace folded; digit runs, month
-     and weekday names and one-letter tokens replaced or dropped, so "(c) 2025 ... Section A" and
-     "(c) 2026 ... Section B" agree) and hashed: one *full* signature, plus a *prefix* signature
-     (its first 8 tokens) for longer blocks, which catches templated lines whose end varies
-     ("A version of this article appears in print on ... with the headline: ..."), and a
-     *suffix* signature that only serves to recognise copies.
+  1. It is normalised (Unicode NFKC, case, punctuation and whitespace folded; numbers, URLs,
+     month and weekday names of seven languages and one-letter tokens replaced or dropped, so
+     "(c) 2025 ... Section A" and "(c) 2026 ... Section B" agree). A templated line — a fixed
+     part, a separator and a headline- or name-shaped slot ("Related: <headline>", "Photo:
+     <name>/<agency>") — is folded to its fixed part and a slot token. Signatures: the *full*
+     one; a *prefix* and a *suffix* (first and last 8 tokens) that recognise copies; and for
+     short blocks of several segments (sentences, label and slot), their first and last
+     segment tagged with the half of the article they sit in.
   2. The store counts, with exponential time decay, in how many distinct articles of the domain
      each signature occurs. Distinct means: not an article already seen (same canonical URL or
      same text) and not a near copy of one (most of its prose seen before, in too few articles
      to be notices), so re-crawls and syndicated copies never turn a story into "notices".
-  3. A block is a notice when its count reaches `min_articles` AND `min_share` of the domain's
-     recent articles. Never removed: short bylines/datelines leading the body and attribution
-     lines ("This story was originally published by ...", "... contributed to this report").
-Cold start: until a domain has `prior_articles` distinct articles, strong lexical priors also
-remove blocks: rights, print-edition and reader-appeal lines in the tail of the body (after its
-last story paragraph), newsletter sign-ups, subscriptions and tip lines anywhere past the lead.
-Once the domain has evidence, only evidence removes.
+  3. A signature is *hot* when its count reaches `min_articles` AND `min_share` of the domain's
+     recent articles. A block is a notice when its full signature is hot, or when hot segments
+     (a family's shared sentence or label) cover at least half of it: its varying part is no
+     longer than its fixed part.
+Lexical priors (copyright, print edition, newsletter, subscription, follow-us, licence, related
+and credit lines, in the article's language and English): during the cold start (fewer than
+`prior_articles` distinct articles) they remove alone — rights, print, appeal, follow-us and
+licence lines only before the story starts or after it ends; after it, with evidence: the block
+fits a learned template, the domain has such lines, it stands in a run of known notices at the
+edge, or (a rights line) it has two independent cues. `prior_articles` 0: no priors at all.
+Never removed: editorial notes (corrections, clarifications, editor's notes, updates, in seven
+languages), attribution lines, short bylines and datelines leading the body, tables.
 """
 
 from __future__ import annotations
