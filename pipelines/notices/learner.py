@@ -258,7 +258,7 @@ def _fold_dated_words(tokens: list[str]) -> None:
 
 # The separator of a templated line (its first): "Related: ...", "Photo | ...", "Lire aussi
 # » ...", "... with the headline: ...", a spaced dash.
-_SEPARATOR = re.compile(r"\s*[:|\u00bb\u203a\u2022\u00b7]\s+|\s+[\u2014\u2013-]\s+")
+_SEPARATOR = re.compile(r"[:|\u00bb\u203a\u2022\u00b7](?=\s)|(?<=\s)[\u2014\u2013-](?=\s)")
 _SEPARATOR_CHAR = re.compile("[:|\u00bb\u203a\u2022\u00b7\u2014\u2013-]")
 # A sentence break: end punctuation, closing quotes, space, then a capital or an opening quote.
 _SENTENCE_BREAK = re.compile(
@@ -333,14 +333,14 @@ PRIOR_SKIP_KINDS = frozenset({"caption", "table"})
 
 
 @functools.cache
-def _rules_for(language: str | None) -> tuple[lexicon.Rule, ...]:
+def _rules_for(language: str | None) -> lexicon.RuleSet:
     """The article's language and English (boilerplate is often left in English); every
     language when it is unknown or has no rules. One merged rule per kind (speed)."""
     rules = lexicon.PRIOR_RULES
     if language in lexicon.LANGUAGES:
         wanted = {language, lexicon.FALLBACK_LANGUAGE}
         rules = tuple(rule for rule in rules if rule.language in wanted)
-    return lexicon.merge_rules(rules)
+    return lexicon.rule_set(rules)
 
 
 def prior_kind(
@@ -354,10 +354,8 @@ def prior_kind(
     folded = fold(text) if folded is None else folded
     if words is None:
         words = set(_TOKEN.findall(folded))
-    for rule in _rules_for(language_code(language)):
-        if rule.matches(folded, words):
-            return rule.name
-    return None
+    code = language if language in _CODES else language_code(language)
+    return _rules_for(code).first_match(folded, words)
 
 
 def is_attribution(text: str, folded: str | None = None) -> bool:

@@ -130,12 +130,13 @@ class Rule:
     pattern: re.Pattern[str]
 
     def matches(self, folded: str, words: frozenset[str] | set[str] | None = None) -> bool:
-        if self.words is not None:
-            if words is None:
-                words = set(_KEYWORD_WORD.findall(folded))
-            hit = not self.words.isdisjoint(words)
-            if not hit and not any(map(folded.__contains__, self.fragments)):
-                return False
+        if self.words is None:  # an anchored label rule
+            return self.pattern.match(folded) is not None
+        if words is None:
+            words = set(_KEYWORD_WORD.findall(folded))
+        hit = not self.words.isdisjoint(words)
+        if not hit and not any(map(folded.__contains__, self.fragments)):
+            return False
         return self.pattern.search(folded) is not None
 
 
@@ -210,7 +211,7 @@ _LABEL_END = r"\s*[:|\u00bb\u203a\u2014\u2013]"
 
 def _label_rule(name: str, language: str, labels: str) -> Rule:
     """A label opening the block; anchored, so trying it costs next to nothing (no keywords)."""
-    return Rule(name, language, None, (), re.compile(rf"^\W*(?:{labels}){_LABEL_END}"))
+    return Rule(name, language, None, (), re.compile(rf"\W*(?:{labels}){_LABEL_END}"))
 
 
 _PRIOR_TABLE: tuple[tuple[str, str, str, str], ...] = (
@@ -325,6 +326,38 @@ def _prior_rules() -> tuple[Rule, ...]:
 
 
 PRIOR_RULES = _prior_rules()
+
+
+@dataclass(frozen=True, slots=True)
+class RuleSet:
+    """Merged rules and the union of their keywords: a block with none of them is only tried
+    against the anchored label rules."""
+
+    rules: tuple[Rule, ...]
+    words: frozenset[str]
+    fragments: tuple[str, ...]
+    labels: tuple[Rule, ...]  # the anchored rules (no keywords)
+
+    def first_match(self, folded: str, words: set[str]) -> str | None:
+        if self.words.isdisjoint(words) and not any(map(folded.__contains__, self.fragments)):
+            rules = self.labels
+        else:
+            rules = self.rules
+        for rule in rules:
+            if rule.matches(folded, words):
+                return rule.name
+        return None
+
+
+def rule_set(rules: tuple[Rule, ...]) -> RuleSet:
+    merged = merge_rules(rules)
+    keyed = [r for r in merged if r.words is not None]
+    return RuleSet(
+        rules=merged,
+        words=frozenset().union(*(r.words or () for r in keyed)),
+        fragments=tuple(dict.fromkeys(f for r in keyed for f in r.fragments)),
+        labels=tuple(r for r in merged if r.words is None),
+    )
 
 
 def merge_rules(rules: tuple[Rule, ...]) -> tuple[Rule, ...]:
