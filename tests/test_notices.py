@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import sqlite3
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -362,10 +363,14 @@ def test_hostile_articles_cost_bounded_time(make_store: StoreFactory) -> None:
         ("paragraph", f"Block number {i} of a page with far too many blocks.")
         for i in range(20_000)
     ]
+    # Near the per-block size limit, text that makes unbounded patterns backtrack.
+    tricky = [("paragraph", "a" * 3990 + "@"), ("paragraph", "a." * 1995 + "@")] * 100
+    tricky += [("paragraph", ": " * 1990), ("paragraph", "Aa. " * 990)] * 100
     started = time.perf_counter()
-    verdicts = run(make_store, lambda learner: feed(learner, [huge, many, [], [("paragraph", "")]]))
+    articles = [huge, many, tricky, [], [("paragraph", "")]]
+    verdicts = run(make_store, lambda learner: feed(learner, articles))
     assert time.perf_counter() - started < HOSTILE_BUDGET_SECONDS
-    assert [len(v.blocks) for v in verdicts] == [1, 20_000, 0, 1]
+    assert [len(v.blocks) for v in verdicts] == [1, 20_000, 400, 0, 1]
 
 
 def test_backends_agree_and_clean_the_fixture(
@@ -648,6 +653,12 @@ def test_bench_notices_prints_the_figures_for_both_backends(redis_url: str) -> N
         assert f"{backend:<9} PASS  0 notices leak from article 4 on" in result.stdout
         assert f"{backend:<9} PASS  notice-only pages NULL" in result.stdout
         assert f"{backend:<9} PASS  wrongly removed <= 0.1%" in result.stdout
+        # The per-class part: multilingual publishers, every class with its own row.
+        assert f"per class ({backend};" in result.stdout
+        for check in ("0 leaks once a class appeared 3 times", "traps removed 0"):
+            assert f"{backend:<9} PASS  publishers: {check}" in result.stdout
+    for name in ("print_dated", "variant_family", "editorial_note", "column_intro", "story"):
+        assert re.search(rf"^{name} ", result.stdout, re.MULTILINE), name
     assert not sync_redis(redis_url).keys(f"{BENCH_KEY_PREFIX}:*")  # the bench cleaned up
 
 

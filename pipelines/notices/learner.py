@@ -191,7 +191,10 @@ _TOKEN = re.compile(r"\w\w+|0")
 # == "May 10th"; "14h30" == "9h05".
 _NUMBER = re.compile(r"\d+(?:(?:st|nd|rd|th|er|re|ème|eme|e|o|a|°)\b)?")
 # URLs, e-mail addresses and @handles: "Follow Ana Ruiz @anaruiz" == "Follow Li Wei @liwei".
-_URL = re.compile(r"https?://\S+|www\.\S+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|(?<!\w)@\w+")
+# Bounded parts (an address's local part has at most 64 characters): linear on hostile input.
+_URL = re.compile(
+    r"https?://\S+|www\.\S+|[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63})+|(?<!\w)@\w{1,64}"
+)
 DIGIT_TOKEN = "0"
 URL_TOKEN = "_url_"
 SLOT_TOKEN = "_slot_"  # the changing part of a templated line ("Related: <headline>")
