@@ -912,3 +912,15 @@ def test_publisher_corpus_is_deterministic_labelled_and_multilingual() -> None:
     for article in first[::12]:  # the prose reads as its language to a stop-word count
         story = " ".join(b.text for b in article.blocks if b.label == "story")
         assert guess_language(story.split()) == article.language
+
+
+def test_a_recurring_label_with_the_articles_own_question_stays(make_store: StoreFactory) -> None:
+    """A column's label recurs, the short question after it is the article's: not a family."""
+    stories = Stories()
+    articles = []
+    for _ in range(10):
+        question = stories.tg.headline("economy").rstrip(".") + "?"
+        intro = f"Money Matters, the column that answers your questions. This week: {question}"
+        articles.append([("paragraph", intro), *stories.body()])
+    verdicts = run(make_store, lambda learner: feed(learner, articles))
+    assert [removed(v) for v in verdicts if v.removed] == []

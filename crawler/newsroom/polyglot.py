@@ -156,7 +156,7 @@ LEXES: dict[str, Lexis] = {
                   "Sans {obj}, {place} ne peut pas avancer|"
                   "Nous allons étudier {obj} de près à {place}|"
                   "Personne à {place} ne s'attendait à {num} demandes pour {obj}|"
-                  "L'argent de {obj} manquera ailleurs à {place}"),
+                  "L'argent prévu pour {obj} manquera ailleurs à {place}"),
         says=_t("a déclaré|a souligné|a expliqué|a regretté|estime"),
         headlines=_t("{place} : polémique autour de {obj}|{subj} vote {obj}|Ce que {obj} "
                      "change pour {place}|De nouveaux projets pour {obj}|Les critiques contre "
@@ -216,7 +216,7 @@ LEXES: dict[str, Lexis] = {
                   "En {place} llevamos años esperando {obj}|Sin {obj}, {place} no puede avanzar|"
                   "Vamos a estudiar {obj} en {place} con detalle|"
                   "Nadie en {place} esperaba {num} solicitudes para {obj}|"
-                  "El dinero de {obj} faltará en otro sitio en {place}"),
+                  "El dinero para {obj} faltará en otro sitio en {place}"),
         says=_t("dijo|subrayó|explicó|lamentó|afirma"),
         headlines=_t("{place}: polémica por {obj}|{subj} vota {obj}|Qué supone {obj} para "
                      "{place}|Nuevos planes para {obj}|Crecen las críticas por {obj}"),
@@ -329,7 +329,7 @@ LEXES: dict[str, Lexis] = {
                   "Em {place} esperamos há anos por {obj}|Sem {obj}, {place} não pode avançar|"
                   "Vamos analisar {obj} em {place} com cuidado|"
                   "Ninguém em {place} esperava {num} pedidos para {obj}|"
-                  "O dinheiro de {obj} vai faltar noutro lado em {place}"),
+                  "O dinheiro para {obj} vai faltar noutro lado em {place}"),
         says=_t("disse|sublinhou|explicou|criticou|afirma"),
         headlines=_t("{place}: polémica em torno de {obj}|{subj} vota {obj}|O que muda com "
                      "{obj} em {place}|Novos planos para {obj}|Crescem as críticas sobre {obj}"),

@@ -197,7 +197,7 @@ WORDS: dict[str, NoticeWords] = {
                    "Aktualisierung: Nach Erscheinen dieses Artikels wurde bekannt, dass "
                    "{clause}."),
         column_names=("Geld und Recht", "Die Woche in {place}"),
-        column_intro=("In unserer Kolumne {column} geht es diesmal darum, warum {clause}.",),
+        column_intro=("In unserer Kolumne {column} geht es diesmal um diese Nachricht: {clause}.",),
         attribution=("Mit Material von dpa und Reuters.",
                      "Dieser Artikel erschien zuerst bei {partner}."),
         common_start=("Mehr als {num} Menschen aus {place} kamen zu der Versammlung mit {person}.",

@@ -154,6 +154,9 @@ NOTICE_MAX_CHARS = 4000
 PREFIX_TOKENS = 8
 PREFIX_MIN_TOKENS = 12
 TEMPLATE_MAX_TOKENS = 60
+# A segment seen in this many distinct articles (decayed, with slack) recurs: it is a wording,
+# not a sentence written for one article.
+RECURRING_COUNT = 2 - COUNT_SLACK
 # Families of wordings ("Want more? Sign up for X." / "Busy day? Sign up for X."): a block of
 # at most SEGMENT_BLOCK_MAX_TOKENS tokens made of several segments (sentences, or a label and
 # its slot) also gets signatures of its first and of its last segment, tagged with its zone:
@@ -402,6 +405,7 @@ class BlockFacts:
     full: int = NO_SIGNATURE  # index of its full signature in the observation
     prefix: int = NO_SIGNATURE  # index of its prefix signature (first PREFIX_TOKENS)
     suffix: int = NO_SIGNATURE  # index of its suffix signature (last PREFIX_TOKENS)
+    segments: int = 1
     lead_segment: int = NO_SIGNATURE  # its first segment, tagged with its zone
     lead_tokens: int = 0
     trail_segment: int = NO_SIGNATURE  # its last segment, tagged with its zone
@@ -460,6 +464,7 @@ def prepare(
         _sign(fact, tokens, signatures)
         zone = block_zone(n, position)
         if len(parts) > 1 and fact.tokens <= SEGMENT_BLOCK_MAX_TOKENS:
+            fact.segments = len(parts)
             _sign_segments(fact, parts, zone, signatures)
         if fact.prior:  # where it may stand is the decision's business (edge or anywhere)
             fact.prior_seen = signatures.add("k", fact.prior)
@@ -587,16 +592,30 @@ class _Evidence:
         """A notice by evidence: its full text, or a learned template of which it is a wording.
 
         A template (a hot first or last segment: the fixed part of a family of wordings)
-        removes the block only when its varying part is no longer than its fixed part: a
-        sentence that continues a templated opening with text written for this article ("In
-        this week's column, ...") stays, and so does a sentence added to a recurring one.
+        removes the block only when its varying part is no longer than its fixed part, and
+        when the block reads as a notice (a lexical prior) or its varying segment recurs too
+        (one more wording of the family): a sentence that continues a templated opening with
+        text written for this article ("In this week's column, ...") stays, and so does a
+        question added to a recurring label.
         """
         if self.hot(fact.full):
             return True
         if fact.tokens > TEMPLATE_MAX_TOKENS:
             return False
         fixed = self.fixed_tokens(fact)
-        return fixed > 0 and fact.tokens - fixed <= fixed
+        if fixed == 0 or fact.tokens - fixed > fixed:
+            return False
+        return fact.prior is not None or fixed == fact.tokens or self.varying_recurs(fact)
+
+    def varying_recurs(self, fact: BlockFacts) -> bool:
+        """The varying segment of a two-segment block was seen in another article too: one
+        more wording of a family, not a sentence written for this article ("Our column this
+        week: <the article's question>")."""
+        if fact.segments != 2:
+            return False
+        lead, trail = self.hot(fact.lead_segment), self.hot(fact.trail_segment)
+        other = fact.trail_segment if lead and not trail else fact.lead_segment
+        return self.count(other) >= RECURRING_COUNT
 
     def prior_confirmed(self, fact: BlockFacts, cold: bool) -> bool:
         """A prior applies alone during the cold start and when it has two independent cues
