@@ -655,7 +655,7 @@ def test_bench_notices_prints_the_figures_for_both_backends(redis_url: str) -> N
         assert f"{backend:<9} PASS  wrongly removed <= 0.1%" in result.stdout
         # The per-class part: multilingual publishers, every class with its own row.
         assert f"per class ({backend};" in result.stdout
-        for check in ("0 leaks once a class appeared 3 times", "traps removed 0"):
+        for check in ("0 leaks once a class appeared 3 times", "traps removed 0", "both backends"):
             assert f"{backend:<9} PASS  publishers: {check}" in result.stdout
     for name in ("print_dated", "variant_family", "editorial_note", "column_intro", "story"):
         assert re.search(rf"^{name} ", result.stdout, re.MULTILINE), name

@@ -64,6 +64,7 @@ class ClassResult:
     articles_null: int = 0
     costs: list[float] = field(default_factory=list)
     examples: list[str] = field(default_factory=list)
+    verdicts: list[tuple[str, tuple[int, ...]]] = field(default_factory=list)  # to compare
 
     def of(self, name: str) -> ClassScore:
         return self.classes.setdefault(name, ClassScore())
@@ -135,6 +136,7 @@ async def run_classes(learner: Any, events: list[LabelledEvent]) -> ClassResult:
         result.articles += 1
         result.articles_null += verdict.is_null
         gone = {removal.index for removal in verdict.removed}
+        result.verdicts.append((verdict.status, tuple(sorted(gone))))
         if verdict.is_null:
             gone = set(range(len(event.blocks)))
         cold = position[event.domain] <= COLD_ARTICLES

@@ -156,9 +156,11 @@ def run_publishers(
         f"(languages detected: {dict(sorted(languages.items(), key=str))}), {nulls} NULL, "
         f"{seconds:.1f} s"
     )
-    checks = {}
+    checks: dict[str, list[tuple[str, bool]]] = {}
+    verdicts = {}
     for backend in backends:
         result = asyncio.run(run_publisher_backend(backend, events, args))
+        verdicts[backend] = result.verdicts
         costs_us = sorted(c * 1e6 for c in result.costs)
         mean = statistics.fmean(costs_us) if costs_us else 0.0
         print(f"\nper class ({backend}; mean {mean:.0f} us per article)")
@@ -166,6 +168,10 @@ def run_publishers(
         for example in result.examples:
             print(f"{backend:<9} removed: {example}")
         checks[backend] = class_checks(backend, result)
+    if len(verdicts) > 1:
+        same = len({tuple(v) for v in verdicts.values()}) == 1
+        for backend in backends:
+            checks[backend].append(("publishers: both backends give the same verdicts", same))
     return checks
 
 
