@@ -567,6 +567,25 @@ def test_pipeline_removes_notices_and_nulls_notice_only_items(tmp_path: Path) ->
     assert (Path(crawler.settings["STATE_DIR"]) / "notices.sqlite3").exists()
 
 
+def test_pipeline_judges_with_the_items_language(tmp_path: Path) -> None:
+    """A German rights line is a prior in a German article: the item's language is used."""
+    crawler = crawler_with(STATE_DIR=str(tmp_path), REDIS_URL="")
+    pipeline = NoticePipeline.from_crawler(crawler)
+    rights = "Vervielfältigung nur mit schriftlicher Genehmigung des Verlags untersagt."
+    item = article_item([*Stories().body(), ("paragraph", rights)], 1)
+
+    async def run(language: str | None) -> Any:
+        return await pipeline.process_item({**item, "language": language})
+
+    async def both() -> tuple[Any, Any]:
+        english, german = await run("en"), await run("de")
+        await pipeline.close_spider()
+        return english, german
+
+    english, german = asyncio.run(both())
+    assert english["notices_removed"] == 0 and german["notices_removed"] == 1
+
+
 def test_pipeline_survives_a_redis_outage_with_priors_only(tmp_path: Path) -> None:
     crawler = crawler_with(REDIS_URL="redis://127.0.0.1:1/0")
     pipeline = NoticePipeline.from_crawler(crawler)
