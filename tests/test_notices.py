@@ -943,3 +943,15 @@ def test_a_recurring_label_with_the_articles_own_question_stays(make_store: Stor
         articles.append([("paragraph", intro), *stories.body()])
     verdicts = run(make_store, lambda learner: feed(learner, articles))
     assert [removed(v) for v in verdicts if v.removed] == []
+
+
+def test_related_and_credit_labels_need_a_slot_after_them(make_store: StoreFactory) -> None:
+    config = NoticeConfig(prior_articles=5)
+    sentence = "Su questo punto: il sindaco ha detto che la giunta deciderà entro l'estate."
+    line = "Leggi anche: Nuovi piani per la stazione"
+    article = [*Stories().body(), ("paragraph", sentence), ("paragraph", line)]
+
+    async def scenario(learner: NoticeLearner) -> Verdict:
+        return await learner.process(DOMAIN, article, identities=("it",), now=T0, language="it")
+
+    assert removed(run(make_store, scenario, config)) == [line]

@@ -334,6 +334,8 @@ PRIOR_CALL = lexicon.PRIOR_CALL
 PRIOR_RELATED = lexicon.PRIOR_RELATED
 PRIOR_CREDIT = lexicon.PRIOR_CREDIT
 _ANYWHERE_PRIORS = lexicon.ANYWHERE_PRIORS
+# Priors that are a label: they need the rest of the block to be a slot (a headline, a name).
+LABEL_PRIORS = frozenset({PRIOR_RELATED, PRIOR_CREDIT})
 # Captions carry photo credits ("(c) Jane Doe") and tables data: no prior judges them.
 PRIOR_SKIP_KINDS = frozenset({"caption", "table"})
 
@@ -497,6 +499,8 @@ def _block_facts(kind: str, text: str, language: str | None) -> tuple[BlockFacts
     if count <= PRIOR_MAX_TOKENS and kind not in PRIOR_SKIP_KINDS:
         words = None if template else {token for part in parts for token in part}
         fact.prior = prior_kind(text, folded, language, words)
+        if fact.prior in LABEL_PRIORS and template is None:
+            fact.prior = None  # "Su questo punto: il sindaco ha detto ..." is a sentence
         fact.strong_prior = fact.prior == PRIOR_RIGHTS and lexicon.is_strong_rights(folded)
     if count <= KEEP_MAX_TOKENS:
         fact.byline = lexicon.BYLINE.match(folded) is not None
