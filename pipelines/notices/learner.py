@@ -149,11 +149,10 @@ COPY_MIN_TOKENS = 8
 MAX_BLOCKS = 200
 NOTICE_MAX_CHARS = 4000
 # Prefix and suffix signatures (first/last PREFIX_TOKENS tokens) of blocks of PREFIX_MIN_TOKENS
-# or more catch templated notices whose middle or end varies; a block longer than
-# TEMPLATE_MAX_TOKENS is never removed on a part of it.
+# or more recognise near copies (a prepended dateline, an edited word). They never remove a
+# block: eight tokens that happen to open many paragraphs are no template.
 PREFIX_TOKENS = 8
 PREFIX_MIN_TOKENS = 12
-TEMPLATE_MAX_TOKENS = 60
 # A segment seen in this many distinct articles (decayed, with slack) recurs: it is a wording,
 # not a sentence written for one article.
 RECURRING_COUNT = 2 - COUNT_SLACK
@@ -487,11 +486,18 @@ def _block_facts(kind: str, text: str, language: str | None) -> tuple[BlockFacts
     """The block's facts and its tokens, by segment: a templated line is its fixed part and
     SLOT_TOKEN; a short block is cut at its sentence breaks; a long one is one segment."""
     folded = fold(text)
-    template = split_slot(text) if len(text) <= SEGMENT_BLOCK_MAX_CHARS else None
+    short = len(text) <= SEGMENT_BLOCK_MAX_CHARS
+    template = split_slot(text) if short else None
+    bounds = segment_bounds(text) if short and template is None else []
     if template is not None:
         parts = [normalized_tokens(template[0], None, language), [SLOT_TOKEN]]
-    elif len(text) <= SEGMENT_BLOCK_MAX_CHARS:
-        parts = [normalized_tokens(part, None, language) for part in segments(text)]
+    elif len(bounds) > 2:
+        # Case folding rarely changes a text's length; when it does, fold each part anew.
+        same = len(folded) == len(text)
+        parts = [
+            normalized_tokens(text[a:b], folded[a:b] if same else None, language)
+            for a, b in itertools.pairwise(bounds)
+        ]
     else:
         parts = [normalized_tokens(text, folded, language)]
     count = sum(map(len, parts))
@@ -530,17 +536,20 @@ def _sign_segments(
         fact.trail_tokens = len(trail)
 
 
-def segments(text: str) -> list[str]:
-    """A block cut at its sentence breaks and at its first separator ("Label: ...")."""
-    cuts = [m.start(1) for m in _SENTENCE_BREAK.finditer(text) if m.group(1).isupper()]
+def segment_bounds(text: str) -> list[int]:
+    """Where a block is cut: its sentence breaks and its first separator ("Label: ..."), as
+    offsets [0, cut, ..., len(text)]; [0, len(text)] when it is one segment."""
+    cuts = {m.start(1) for m in _SENTENCE_BREAK.finditer(text) if m.group(1).isupper()}
     separator = _SEPARATOR.search(text)
     if separator is not None:
-        cuts.append(separator.end())
-    if not cuts:
-        return [text]
-    cuts = sorted(set(cuts))
-    bounds = [0, *cuts, len(text)]
-    return [text[a:b] for a, b in itertools.pairwise(bounds) if text[a:b].strip()]
+        cuts.add(separator.end())
+    cuts = {cut for cut in cuts if text[:cut].strip() and text[cut:].strip()}
+    return [0, *sorted(cuts), len(text)]
+
+
+def segments(text: str) -> list[str]:
+    """A block cut at its sentence breaks and at its first separator."""
+    return [text[a:b] for a, b in itertools.pairwise(segment_bounds(text))]
 
 
 # --- The decision ----------------------------------------------------------------------------
@@ -604,8 +613,8 @@ class _Evidence:
         """
         if self.hot(fact.full):
             return True
-        if fact.tokens > TEMPLATE_MAX_TOKENS:
-            return False
+        if fact.lead_segment == NO_SIGNATURE and fact.trail_segment == NO_SIGNATURE:
+            return False  # one segment: only its full text is evidence
         fixed = self.fixed_tokens(fact)
         if fixed == 0 or fact.tokens - fixed > fixed:
             return False
