@@ -275,11 +275,17 @@ TITLE_CASE_SHARE = 0.75  # a slot ending in "." is a name or Title Case headline
 _QUOTES = "\"'\u201c\u201d\u2018\u2019\u00ab\u00bb\u201e"
 
 
-def has_sentence_break(text: str) -> bool:
-    return any(m.group(1).isupper() for m in _SENTENCE_BREAK.finditer(text))
+Cuts = tuple[list[int], "re.Match[str] | None"]
 
 
-def split_slot(text: str) -> tuple[str, str] | None:
+def cuts_of(text: str) -> Cuts:
+    """A block's sentence breaks (offsets of the next sentence) and its first separator."""
+    breaks = [m.start(1) for m in _SENTENCE_BREAK.finditer(text) if m.group(1).isupper()]
+    separator = _SEPARATOR.search(text) if _SEPARATOR_CHAR.search(text) else None
+    return breaks, separator
+
+
+def split_slot(text: str, cuts: Cuts | None = None) -> tuple[str, str] | None:
     """(fixed part, slot) of a templated line, or None.
 
     A templated line is one clause, a separator, then a headline- or name-shaped slot: at most
@@ -290,16 +296,13 @@ def split_slot(text: str) -> tuple[str, str] | None:
     Budget." are templated lines, while "Why it matters: Costs would fall." (a sentence), 'She
     said: "We will win."' (a quotation) and "Q: Why now?" are not.
     """
-    if _SEPARATOR_CHAR.search(text) is None:
+    breaks, first = cuts_of(text) if cuts is None else cuts
+    if first is None or breaks:  # one clause and a slot: no sentence break anywhere
         return None
-    first = _SEPARATOR.search(text)  # a headline may hold a colon of its own: split at the first
-    if first is None:
-        return None
+    # A headline may hold a colon of its own: the first separator ends the fixed part.
     stem, slot = text[: first.start()].strip(), text[first.end() :].strip()
     words = slot.split()
     if not stem or not words or len(words) > SLOT_MAX_WORDS or slot[0] in _QUOTES:
-        return None
-    if has_sentence_break(stem) or has_sentence_break(slot):
         return None
     if slot.rstrip(_QUOTES + ")] ").endswith(".") and not _title_case(words):
         return None  # a sentence, not a headline: "Why it matters: Costs would fall."
@@ -370,6 +373,11 @@ def is_attribution(text: str, folded: str | None = None) -> bool:
     return any(rule.matches(folded) for rule in lexicon.ATTRIBUTION_RULES)
 
 
+# Notices recur word for word: their protection check is remembered (bounded memory).
+NEVER_REMOVED_CACHE = 4096
+
+
+@functools.lru_cache(maxsize=NEVER_REMOVED_CACHE)
 def never_removed(text: str, tokens: int) -> bool:
     """An editorial note (any length) or an attribution line (one sentence)."""
     folded = fold(text)
@@ -415,7 +423,6 @@ class BlockFacts:
     strong_prior: bool = False  # two independent cues (a rights mark and a reservation)
     prior_seen: int = NO_SIGNATURE  # "the domain's articles have <prior> lines"
     templated: bool = False  # a fixed part, a separator and a slot ("Related: <headline>")
-    byline: bool = False
 
 
 @dataclass(slots=True)
@@ -485,10 +492,23 @@ def prepare(
 def _block_facts(kind: str, text: str, language: str | None) -> tuple[BlockFacts, list[list[str]]]:
     """The block's facts and its tokens, by segment: a templated line is its fixed part and
     SLOT_TOKEN; a short block is cut at its sentence breaks; a long one is one segment."""
+    templated, parts, prior, strong = _read_block(text, language, kind not in PRIOR_SKIP_KINDS)
+    count = sum(map(len, parts))
+    fact = BlockFacts(tokens=count, prose=kind in PROSE_KINDS, templated=templated)
+    fact.prior, fact.strong_prior = prior, strong
+    return fact, parts
+
+
+BlockReading = tuple[bool, list[list[str]], "str | None", bool]  # templated, parts, prior, strong
+
+
+def _read_block(text: str, language: str | None, judged: bool) -> BlockReading:
+    """Tokens by segment, and the lexical prior (`judged`: the kind is one priors judge)."""
     folded = fold(text)
     short = len(text) <= SEGMENT_BLOCK_MAX_CHARS
-    template = split_slot(text) if short else None
-    bounds = segment_bounds(text) if short and template is None else []
+    cuts = cuts_of(text) if short else ([], None)
+    template = split_slot(text, cuts) if short else None
+    bounds = segment_bounds(text, cuts) if short and template is None else []
     if template is not None:
         parts = [normalized_tokens(template[0], None, language), [SLOT_TOKEN]]
     elif len(bounds) > 2:
@@ -500,17 +520,14 @@ def _block_facts(kind: str, text: str, language: str | None) -> tuple[BlockFacts
         ]
     else:
         parts = [normalized_tokens(text, folded, language)]
-    count = sum(map(len, parts))
-    fact = BlockFacts(tokens=count, prose=kind in PROSE_KINDS, templated=template is not None)
-    if count <= PRIOR_MAX_TOKENS and kind not in PRIOR_SKIP_KINDS:
+    prior, strong = None, False
+    if judged and sum(map(len, parts)) <= PRIOR_MAX_TOKENS:
         words = None if template else {token for part in parts for token in part}
-        fact.prior = prior_kind(text, folded, language, words)
-        if fact.prior in LABEL_PRIORS and template is None:
-            fact.prior = None  # "Su questo punto: il sindaco ha detto ..." is a sentence
-        fact.strong_prior = fact.prior == PRIOR_RIGHTS and lexicon.is_strong_rights(folded)
-    if count <= KEEP_MAX_TOKENS:
-        fact.byline = lexicon.BYLINE.match(folded) is not None
-    return fact, parts
+        prior = prior_kind(text, folded, language, words)
+        if prior in LABEL_PRIORS and template is None:
+            prior = None  # "Su questo punto: il sindaco ha detto ..." is a sentence
+        strong = prior == PRIOR_RIGHTS and lexicon.is_strong_rights(folded)
+    return template is not None, parts, prior, strong
 
 
 def _sign(fact: BlockFacts, tokens: list[str], signatures: _Signatures) -> None:
@@ -536,15 +553,15 @@ def _sign_segments(
         fact.trail_tokens = len(trail)
 
 
-def segment_bounds(text: str) -> list[int]:
+def segment_bounds(text: str, cuts: Cuts | None = None) -> list[int]:
     """Where a block is cut: its sentence breaks and its first separator ("Label: ..."), as
     offsets [0, cut, ..., len(text)]; [0, len(text)] when it is one segment."""
-    cuts = {m.start(1) for m in _SENTENCE_BREAK.finditer(text) if m.group(1).isupper()}
-    separator = _SEPARATOR.search(text)
+    breaks, separator = cuts_of(text) if cuts is None else cuts
+    offsets = set(breaks)
     if separator is not None:
-        cuts.add(separator.end())
-    cuts = {cut for cut in cuts if text[:cut].strip() and text[cut:].strip()}
-    return [0, *sorted(cuts), len(text)]
+        offsets.add(separator.end())
+    inside = {cut for cut in offsets if text[:cut].strip() and text[cut:].strip()}
+    return [0, *sorted(inside), len(text)]
 
 
 def segments(text: str) -> list[str]:
@@ -710,7 +727,10 @@ def _protected(blocks: list[Block], facts: list[BlockFacts], candidate: list[boo
     for i, fact in enumerate(facts[:LEAD_MAX_BLOCKS]):
         if fact.tokens >= LEAD_STORY_TOKENS and not candidate[i]:
             break
-        if fact.tokens <= BYLINE_MAX_TOKENS and (fact.byline or not (fact.templated or fact.prior)):
+        if fact.tokens > BYLINE_MAX_TOKENS:
+            continue
+        shaped = fact.templated or fact.prior  # "Photo: ...", "Related: ..." are not bylines
+        if not shaped or lexicon.BYLINE.match(fold(blocks[i][1])):
             protected[i] = True
     return protected
 
