@@ -111,7 +111,7 @@ NOTICES_MIN_SHARE = 0.1  # ... and in at least this share of the domain's recent
 NOTICES_HALF_LIFE_DAYS = 30.0  # evidence halves in weight over this time, so stale notices fade
 NOTICES_MAX_SIGNATURES = 1000  # per domain: signatures kept (~110 KB in Redis); least seen go first
 NOTICES_IDLE_TTL_DAYS = 90.0  # a domain's notice state is forgotten after this long unseen
-NOTICES_PRIOR_ARTICLES = 20  # cold start: lexical priors apply until a domain has this many
+NOTICES_PRIOR_ARTICLES = 20  # cold start: priors act alone until a domain has this many (0: none)
 NOTICES_MIN_BODY_CHARS = 250  # fewer paragraph chars left without notices: NULL (only_notices)
 NOTICES_STORE_PATH = ""  # embedded store file; empty = STATE_DIR/notices.sqlite3
 

@@ -11,6 +11,10 @@ block dropped, half under the same URL (a re-crawl of an update) and half under 
 - notice-only pages (ground truth NULL) that end NULL (target: all);
 - cost of the stage per article: prepare + one store round trip + decision (target <= 1 ms),
   wall clock (mean, p99) and this process's CPU time (steadier on a busy machine).
+
+Then the per-class part (crawler/cli/bench_notice_classes.py): fourteen multilingual
+publishers with labelled notices and traps, figures per class (leaks, traps removed, story
+blocks removed).
 """
 
 from __future__ import annotations
@@ -57,6 +61,12 @@ def register(subparsers: Any) -> None:
         help="override NOTICES_PRIOR_ARTICLES (0: no lexical priors, learning alone)",
     )
     parser.add_argument("--per-style", action="store_true", help="also break leaks down by style")
+    parser.add_argument(
+        "--publisher-articles",
+        type=int,
+        default=40,
+        help="articles per multilingual publisher in the per-class part (0: skip it)",
+    )
     parser.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
     parser.set_defaults(handler=run)
 
@@ -71,6 +81,7 @@ class Event:
     blocks: list[tuple[str, str]]
     content_hash: str
     revisit: bool = False
+    language: str | None = None
 
 
 @dataclass(slots=True)
@@ -124,9 +135,57 @@ def run(args: argparse.Namespace) -> int:
         for backend, score in scores.items():
             print(f"\nleaks by fixture style ({backend}): cold = first {COLD_ARTICLES} articles")
             print(style_table(room, score))
+    checks = {backend: [] for backend in backends}
+    if args.publisher_articles > 0:
+        checks = run_publishers(backends, args)
     print()
-    missed = print_targets(scores)
+    missed = print_targets(scores, checks)
     return 1 if args.check and missed else 0
+
+
+def run_publishers(
+    backends: Sequence[str], args: argparse.Namespace
+) -> dict[str, list[tuple[str, bool]]]:
+    """The per-class part: multilingual publishers, labelled notices and traps."""
+    from crawler.cli.bench_notice_classes import build_events, class_checks, class_table
+
+    events, nulls, seconds = build_events(args.seed, args.publisher_articles)
+    languages = Counter(event.language for event in events)
+    print(
+        f"\npublishers: {len({e.domain for e in events})} domains, {len(events)} articles "
+        f"(languages detected: {dict(sorted(languages.items(), key=str))}), {nulls} NULL, "
+        f"{seconds:.1f} s"
+    )
+    checks: dict[str, list[tuple[str, bool]]] = {}
+    verdicts = {}
+    for backend in backends:
+        result = asyncio.run(run_publisher_backend(backend, events, args))
+        verdicts[backend] = result.verdicts
+        costs_us = sorted(c * 1e6 for c in result.costs)
+        mean = statistics.fmean(costs_us) if costs_us else 0.0
+        print(f"\nper class ({backend}; mean {mean:.0f} us per article)")
+        print(class_table(result))
+        for example in result.examples:
+            print(f"{backend:<9} removed: {example}")
+        checks[backend] = class_checks(backend, result)
+    if len(verdicts) > 1:
+        same = len({tuple(v) for v in verdicts.values()}) == 1
+        for backend in backends:
+            checks[backend].append(("publishers: both backends give the same verdicts", same))
+    return checks
+
+
+async def run_publisher_backend(backend: str, events: list[Any], args: argparse.Namespace) -> Any:
+    from crawler.cli.bench_notice_classes import run_classes
+    from pipelines.notices import NoticeLearner
+
+    config = bench_config(args)
+    store, _, cleanup = await open_store(backend, args, config)
+    try:
+        return await run_classes(NoticeLearner(store, config), events)
+    finally:
+        await store.aclose()
+        await cleanup()
 
 
 # --- Input: the real extraction chain on every fixture page ---------------------------------
@@ -152,6 +211,7 @@ def extract_all(room: Any) -> tuple[list[Event], int]:
                 when=page.published.timestamp(),
                 blocks=list(result.article.blocks),
                 content_hash=content_hash(result.article.text),
+                language=result.article.language,
             )
         )
     return events, nulls
@@ -170,7 +230,7 @@ def revisits(events: list[Event], share: float, rng: random.Random) -> list[Even
         url = event.url + (REVISIT_URL_SUFFIX if rng.random() < 0.5 else "")
         text = "\n".join(text for _, text in blocks)
         when = event.when + REVISIT_DELAY.total_seconds()
-        out.append(Event(event.page, url, when, blocks, content_hash(text), revisit=True))
+        out.append(Event(event.page, url, when, blocks, content_hash(text), True, event.language))
     return out
 
 
@@ -193,7 +253,11 @@ async def run_backend(
             position[domain] += 1
             started, cpu_started = time.perf_counter(), time.process_time()
             verdict = await learner.process(
-                domain, event.blocks, identities=(event.url, event.content_hash), now=event.when
+                domain,
+                event.blocks,
+                identities=(event.url, event.content_hash),
+                now=event.when,
+                language=event.language,
             )
             score.costs.append(time.perf_counter() - started)
             score.cpu += time.process_time() - cpu_started
@@ -374,7 +438,9 @@ def style_table(room: Any, score: Score) -> str:
     )
 
 
-def print_targets(scores: dict[str, Score]) -> bool:
+def print_targets(
+    scores: dict[str, Score], more: dict[str, list[tuple[str, bool]]] | None = None
+) -> bool:
     missed = False
     for backend, score in scores.items():
         costs_ms = statistics.fmean(score.costs) * 1e3 if score.costs else 0.0
@@ -386,6 +452,7 @@ def print_targets(scores: dict[str, Score]) -> bool:
         ]
         if backend == "redis":
             checks.append((f"mean cost <= {MAX_COST_MS:g} ms ({costs_ms:.3f})", costs_ms <= 1.0))
+        checks += (more or {}).get(backend, [])
         for name, ok in checks:
             print(f"{backend:<9} {'PASS' if ok else 'FAIL'}  {name}")
             missed |= not ok

@@ -1,33 +1,43 @@
 """Learn, per publisher domain, the blocks that recur across its articles, and remove them.
 
-Pure logic (no Scrapy): `NoticeLearner.process(domain, blocks, identities=...)` turns an
-article's (kind, text) blocks into a `Verdict` — the blocks to keep, those removed and why, and
-NULL (`only_notices`) when nothing that could be an article is left. Evidence lives in a
-`NoticeStore` (backends.py): Redis shared by all workers, or an embedded SQLite file.
+Pure logic (no Scrapy): `NoticeLearner.process(domain, blocks, identities=..., language=...)`
+turns an article's (kind, text) blocks into a `Verdict` — the blocks to keep, those removed and
+why, and NULL (`only_notices`) when nothing that could be an article is left. Evidence lives in
+a `NoticeStore` (backends.py): Redis shared by all workers, or an embedded SQLite file. The
+language data (dates, priors, editorial notes in seven languages) is in lexicon.py.
 
 How a block becomes a notice:
-  1. It is normalised (Unicode NFKC, case, punctuation and whitespace folded; digit runs, month
-     and weekday names and one-letter tokens replaced or dropped, so "(c) 2025 ... Section A" and
-     "(c) 2026 ... Section B" agree) and hashed: one *full* signature, plus a *prefix* signature
-     (its first 8 tokens) for longer blocks, which catches templated lines whose end varies
-     ("A version of this article appears in print on ... with the headline: ..."), and a
-     *suffix* signature that only serves to recognise copies.
+  1. It is normalised (Unicode NFKC, case, punctuation and whitespace folded; numbers, URLs,
+     month and weekday names of seven languages and one-letter tokens replaced or dropped, so
+     "(c) 2025 ... Section A" and "(c) 2026 ... Section B" agree). A templated line — a fixed
+     part, a separator and a headline- or name-shaped slot ("Related: <headline>", "Photo:
+     <name>/<agency>") — is folded to its fixed part and a slot token. Signatures: the *full*
+     one; a *prefix* and a *suffix* (first and last 8 tokens) that recognise copies; and for
+     short blocks of several segments (sentences, label and slot), their first and last
+     segment tagged with the half of the article they sit in.
   2. The store counts, with exponential time decay, in how many distinct articles of the domain
      each signature occurs. Distinct means: not an article already seen (same canonical URL or
      same text) and not a near copy of one (most of its prose seen before, in too few articles
      to be notices), so re-crawls and syndicated copies never turn a story into "notices".
-  3. A block is a notice when its count reaches `min_articles` AND `min_share` of the domain's
-     recent articles. Never removed: short bylines/datelines leading the body and attribution
-     lines ("This story was originally published by ...", "... contributed to this report").
-Cold start: until a domain has `prior_articles` distinct articles, strong lexical priors also
-remove blocks: rights, print-edition and reader-appeal lines in the tail of the body (after its
-last story paragraph), newsletter sign-ups, subscriptions and tip lines anywhere past the lead.
-Once the domain has evidence, only evidence removes.
+  3. A signature is *hot* when its count reaches `min_articles` AND `min_share` of the domain's
+     recent articles. A block is a notice when its full signature is hot, or when hot segments
+     (a family's shared sentence or label) cover at least half of it: its varying part is no
+     longer than its fixed part.
+Lexical priors (copyright, print edition, newsletter, subscription, follow-us, licence, related
+and credit lines, in the article's language and English): during the cold start (fewer than
+`prior_articles` distinct articles) they remove alone — rights, print, appeal, follow-us and
+licence lines only before the story starts or after it ends; after it, with evidence: the block
+fits a learned template, the domain has such lines, it stands in a run of known notices at the
+edge, or (a rights line) it has two independent cues. `prior_articles` 0: no priors at all.
+Never removed: editorial notes (corrections, clarifications, editor's notes, updates, in seven
+languages), attribution lines, short bylines and datelines leading the body, tables.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import itertools
 import math
 import re
 import time
@@ -36,6 +46,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from pipelines.notices import lexicon
 from settings import base as defaults
 
 Block = tuple[str, str]  # (kind, text), as in extractors.article
@@ -137,18 +148,30 @@ COPY_MIN_TOKENS = 8
 # Hostile input: only the first blocks are judged, and very long blocks are never notices.
 MAX_BLOCKS = 200
 NOTICE_MAX_CHARS = 4000
-# Prefix signatures (first PREFIX_TOKENS tokens) of blocks of PREFIX_MIN_TOKENS or more catch
-# templated notices; a block longer than TEMPLATE_MAX_TOKENS is never removed on its prefix.
+# Prefix and suffix signatures (first/last PREFIX_TOKENS tokens) of blocks of PREFIX_MIN_TOKENS
+# or more recognise near copies (a prepended dateline, an edited word). They never remove a
+# block: eight tokens that happen to open many paragraphs are no template.
 PREFIX_TOKENS = 8
 PREFIX_MIN_TOKENS = 12
-TEMPLATE_MAX_TOKENS = 60
+# A segment seen in this many distinct articles (decayed, with slack) recurs: it is a wording,
+# not a sentence written for one article.
+RECURRING_COUNT = 2 - COUNT_SLACK
+# Families of wordings ("Want more? Sign up for X." / "Busy day? Sign up for X."): a block of
+# at most SEGMENT_BLOCK_MAX_TOKENS tokens made of several segments (sentences, or a label and
+# its slot) also gets signatures of its first and of its last segment, tagged with its zone:
+# the top or the tail half of the article. Halves, not block counts: a promo "after the second
+# or third paragraph" stays in one zone whatever the article's furniture before it. A shared
+# segment that recurs in the same half of the domain's articles is a family's fixed part.
+SEGMENT_BLOCK_MAX_TOKENS = 40
+SEGMENT_BLOCK_MAX_CHARS = 280  # ~SEGMENT_BLOCK_MAX_TOKENS tokens: longer blocks are not cut
 # The lead: at most LEAD_MAX_BLOCKS blocks before the first one of LEAD_STORY_TOKENS tokens.
 # Short ones there are bylines and datelines ("By Ana Ruiz", "WASHINGTON (AP) -") and stay.
 LEAD_STORY_TOKENS = 15
 LEAD_MAX_BLOCKS = 3
 BYLINE_MAX_TOKENS = 12
-# The tail of the body starts after its last prose block of more than TAIL_FILLER_TOKENS tokens
-# that is not a notice candidate: what trails it ("Up next" lists, "Advertisement") is not story.
+# The tail of the body starts after its last story paragraph: a prose block of more than
+# TAIL_FILLER_TOKENS tokens that is neither learned nor a prior match (so a follow-us line
+# after the copyright line leaves it a tail; filler such as "Advertisement" does not end it).
 TAIL_FILLER_TOKENS = 4
 # Tables are data, never notices (a recurring header row "Team | W | L" is not boilerplate).
 NEVER_NOTICE_KINDS = frozenset({"table"})
@@ -156,134 +179,230 @@ NEVER_NOTICE_KINDS = frozenset({"table"})
 PROSE_KINDS = frozenset({"paragraph", "quote"})
 PRIOR_MAX_TOKENS = 160  # priors only judge notice-sized blocks (legal disclaimers run ~100)
 KEEP_MAX_TOKENS = 30  # attribution lines are one sentence
+# An editorial note ("Correction: ...") says something: a label and a bare date ("Updated:
+# 3 May 2025") is a time stamp, not a note.
+NOTE_MIN_WORDS = 3
 
 # --- Normalisation ---------------------------------------------------------------------------
 
 _WORD = re.compile(r"\w+")
-_DIGITS = re.compile(r"\d+")
-_MONTHS = (
-    "january", "february", "march", "april", "may", "june", "july", "august", "september",
-    "october", "november", "december",
-    "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
-)  # fmt: skip
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-MONTH_TOKEN = "<month>"
-WEEKDAY_TOKEN = "<day>"
-DIGIT_TOKEN = "0"  # every run of digits: "(c) 2025" == "(c) 2026", "A25" == "A3"
-_TOKEN_CLASSES = {m: MONTH_TOKEN for m in _MONTHS} | {d: WEEKDAY_TOKEN for d in _WEEKDAYS}
+# Tokens: words of two characters or more, and the number token (one-letter words are codes
+# and initials: "Section A" == "Section B").
+_TOKEN = re.compile(r"\w\w+|0")
+# Digit runs, with an ordinal ending ("3rd", "1er", "2e", "10º") folded with them, so "May 3rd"
+# == "May 10th"; "14h30" == "9h05".
+_NUMBER = re.compile(r"\d+(?:(?:st|nd|rd|th|er|re|ème|eme|e|o|a|°)\b)?")
+# URLs, e-mail addresses and @handles: "Follow Ana Ruiz @anaruiz" == "Follow Li Wei @liwei".
+# Bounded parts (an address's local part has at most 64 characters): linear on hostile input.
+_URL = re.compile(
+    r"https?://\S+|www\.\S+|[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63})+|(?<!\w)@\w{1,64}"
+)
+DIGIT_TOKEN = "0"
+URL_TOKEN = "_url_"
+SLOT_TOKEN = "_slot_"  # the changing part of a templated line ("Related: <headline>")
 
 
 def fold(text: str) -> str:
-    """Unicode compatibility form (NFKC) and case folded: what every rule here matches on."""
-    return (text if text.isascii() else unicodedata.normalize("NFKC", text)).casefold()
+    """Unicode compatibility form (NFKC) and case folded, typographic apostrophes made "'":
+    what every rule here matches on."""
+    if text.isascii():
+        return text.casefold()
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    return folded.replace("\u2019", "'") if "\u2019" in folded else folded
 
 
-def normalized_tokens(text: str, folded: str | None = None) -> list[str]:
+def language_code(language: str | None) -> str | None:
+    """'de' for 'de-AT', 'DE' or 'de_DE'; None when unknown."""
+    code = (language or "").strip()[:2].lower()
+    return code if code.isalpha() and len(code) == 2 else None
+
+
+_CODES = frozenset(lexicon.LANGUAGES)
+
+
+@functools.cache
+def _date_classes(language: str | None) -> dict[str, str]:
+    return lexicon.date_words(language)
+
+
+_DATED_WORDS = lexicon.dated_words()
+
+
+def normalized_tokens(
+    text: str, folded: str | None = None, language: str | None = None
+) -> list[str]:
     """Tokens that ignore what changes between copies of one notice: years, dates, codes.
 
-    Punctuation and spacing vanish, digit runs become DIGIT_TOKEN, month and weekday names a
-    class token, and one-letter words are dropped ("Section A" == "Section B").
+    Punctuation and spacing vanish, numbers (with ordinal endings) become DIGIT_TOKEN, URLs and
+    e-mail addresses URL_TOKEN, month and weekday names of seven languages a class token (the
+    ambiguous ones only in the article's language or next to a number), and one-letter words
+    are dropped ("Section A" == "Section B").
     """
-    words = _WORD.findall(_DIGITS.sub(DIGIT_TOKEN, fold(text) if folded is None else folded))
-    classes = _TOKEN_CLASSES
-    return [classes.get(w, w) for w in words if len(w) > 1 or w == DIGIT_TOKEN]
+    folded = fold(text) if folded is None else folded
+    if "@" in folded or "://" in folded or "www." in folded:
+        folded = _URL.sub(f" {URL_TOKEN} ", folded)
+    words = _TOKEN.findall(_NUMBER.sub(DIGIT_TOKEN, folded))
+    classes = _date_classes(language if language in _CODES else language_code(language))
+    tokens = list(map(classes.get, words, words))
+    if DIGIT_TOKEN in tokens and not _DATED_WORDS.keys().isdisjoint(tokens):
+        _fold_dated_words(tokens)
+    return tokens
+
+
+def _fold_dated_words(tokens: list[str]) -> None:
+    """Date words of any language next to a number are dates ("10 mai 2025", "May 3")."""
+    last = len(tokens) - 1
+    for i, token in enumerate(tokens):
+        if token == DIGIT_TOKEN:
+            for j in (i - 1, i + 1):
+                if 0 <= j <= last and tokens[j] in _DATED_WORDS:
+                    tokens[j] = _DATED_WORDS[tokens[j]]
+
+
+# --- Templated lines: a fixed part, a separator, a changing slot -------------------------------
+
+# The separator of a templated line (its first): "Related: ...", "Photo | ...", "Lire aussi
+# » ...", "... with the headline: ...", a spaced dash.
+_SEPARATOR = re.compile(r"[:|\u00bb\u203a\u2022\u00b7](?=\s)|(?<=\s)[\u2014\u2013-](?=\s)")
+_SEPARATOR_CHAR = re.compile("[:|\u00bb\u203a\u2022\u00b7\u2014\u2013-]")
+# A sentence break: end punctuation, closing quotes, space, then a capital or an opening quote.
+_SENTENCE_BREAK = re.compile(
+    r"[.!?\u2026][\"'\u201d\u2019\u00bb)]*\s+[\"'\u201c\u2018\u00ab(]*(\w)"
+)
+_STEM_WORD = re.compile(r"[^\W\d_]{2,}")
+SLOT_MAX_WORDS = 20  # a headline or a credit; longer is prose
+TITLE_CASE_SHARE = 0.75  # a slot ending in "." is a name or Title Case headline, not a sentence
+_QUOTES = "\"'\u201c\u201d\u2018\u2019\u00ab\u00bb\u201e"
+
+
+Cuts = tuple[list[int], "re.Match[str] | None"]
+
+
+def cuts_of(text: str) -> Cuts:
+    """A block's sentence breaks (offsets of the next sentence) and its first separator."""
+    breaks = [m.start(1) for m in _SENTENCE_BREAK.finditer(text) if m.group(1).isupper()]
+    separator = _SEPARATOR.search(text) if _SEPARATOR_CHAR.search(text) else None
+    return breaks, separator
+
+
+def split_slot(text: str, cuts: Cuts | None = None) -> tuple[str, str] | None:
+    """(fixed part, slot) of a templated line, or None.
+
+    A templated line is one clause, a separator, then a headline- or name-shaped slot: at most
+    SLOT_MAX_WORDS words, one phrase (no sentence break), not a quotation, and ending with no
+    full stop unless it is a name or a Title Case headline ("Photo: Ana Ruiz/Reuters."), after
+    a fixed part with a word of two letters or more. So "Related: Council approves new budget"
+    and "A version of this article appears in print on ... with the headline: Council Approves
+    Budget." are templated lines, while "Why it matters: Costs would fall." (a sentence), 'She
+    said: "We will win."' (a quotation) and "Q: Why now?" are not.
+    """
+    breaks, first = cuts_of(text) if cuts is None else cuts
+    if first is None or breaks:  # one clause and a slot: no sentence break anywhere
+        return None
+    # A headline may hold a colon of its own: the first separator ends the fixed part.
+    stem, slot = text[: first.start()].strip(), text[first.end() :].strip()
+    words = slot.split()
+    if not stem or not words or len(words) > SLOT_MAX_WORDS or slot[0] in _QUOTES:
+        return None
+    if slot.rstrip(_QUOTES + ")] ").endswith(".") and not _title_case(words):
+        return None  # a sentence, not a headline: "Why it matters: Costs would fall."
+    if not _STEM_WORD.search(stem):
+        return None  # "Q: ...", "10.32am: ...": no fixed words to learn
+    return stem, slot
+
+
+def _title_case(words: list[str]) -> bool:
+    lettered = [w for w in words if w[:1].isalpha()]
+    capitalised = sum(1 for w in lettered if w[:1].isupper())
+    return bool(lettered) and capitalised >= TITLE_CASE_SHARE * len(lettered)
 
 
 DIGEST_BYTES = 8  # 64-bit signatures: collisions within one domain's 1,000 are negligible
 
 
 def digest(kind: str, text: str) -> bytes:
-    """A signature; `kind` keeps full, prefix, suffix and identity spaces apart."""
+    """A signature; `kind` keeps full, prefix, suffix, zone and identity spaces apart."""
     return hashlib.blake2b(f"{kind}\x1f{text}".encode(), digest_size=DIGEST_BYTES).digest()
 
 
-# --- Lexical priors --------------------------------------------------------------------------
+# --- Lexical priors and lines that are never notices ------------------------------------------
 
-PRIOR_RIGHTS = "rights"  # copyright and reproduction lines: in the tail of the body only
-PRIOR_PRINT = "print"  # print-edition lines: in the tail only
-PRIOR_APPEAL = "appeal"  # reader-support and contact appeals: in the tail only
-PRIOR_CALL = "call_to_action"  # newsletter sign-ups, subscriptions, tip lines: anywhere
-
-
-@dataclass(frozen=True, slots=True)
-class _Rule:
-    """A regex on folded text, tried only when one of its literal keywords occurs (speed)."""
-
-    name: str
-    keywords: tuple[str, ...]
-    pattern: re.Pattern[str]
-
-    def matches(self, folded: str) -> bool:
-        return any(k in folded for k in self.keywords) and self.pattern.search(folded) is not None
-
-
-# Only phrasings a story itself rarely uses; weaker ones count only in the tail of the body.
-_PRIORS = (
-    _Rule(
-        PRIOR_CALL,
-        ("newsletter", "subscribe", "tip"),
-        re.compile(
-            r"\b(?:sign up|subscribe) (?:for|to) (?:our|the)\b.{0,80}\bnewsletters?\b"
-            r"|\bsubscribe (?:today|now)\b|\bhave a (?:news )?tip\b"
-            r"|\b(?:send|email) us your (?:news )?tips\b"
-        ),
-    ),
-    _Rule(
-        PRIOR_RIGHTS,
-        ("\u00a9", "(c)", "copyright", "rights reserved", "may not be"),
-        re.compile(
-            r"\u00a9|\(c\)\s*\d{4}|\bcopyright\s+(?:\u00a9\s*)?\d{4}|\ball rights reserved"
-            r"|\bmay not be (?:re)?(?:published|produced|broadcast|rewritten|redistributed|copied)"
-        ),
-    ),
-    _Rule(
-        PRIOR_PRINT,
-        ("print",),
-        re.compile(
-            r"\bappear(?:s|ed)? in print\b|\bin the print edition\b"
-            r"|\bversion of this (?:article|story) (?:appears|appeared)\b"
-        ),
-    ),
-    _Rule(
-        PRIOR_APPEAL,
-        ("inbox", "corrections", "journalism", "tips"),
-        re.compile(
-            r"\bin your inbox\b|\b(?:send|email) (?:your )?(?:corrections|tips)\b"
-            r"|\bsupport (?:our|independent|local) journalism\b|\bjournalism is supported by\b"
-        ),
-    ),
-)
-_ANYWHERE_PRIORS = frozenset({PRIOR_CALL})
+PRIOR_RIGHTS = lexicon.PRIOR_RIGHTS
+PRIOR_PRINT = lexicon.PRIOR_PRINT
+PRIOR_APPEAL = lexicon.PRIOR_APPEAL
+PRIOR_FOLLOW = lexicon.PRIOR_FOLLOW
+PRIOR_LICENSE = lexicon.PRIOR_LICENSE
+PRIOR_CALL = lexicon.PRIOR_CALL
+PRIOR_RELATED = lexicon.PRIOR_RELATED
+PRIOR_CREDIT = lexicon.PRIOR_CREDIT
+_ANYWHERE_PRIORS = lexicon.ANYWHERE_PRIORS
+# Priors that are a label: they need the rest of the block to be a slot (a headline, a name).
+LABEL_PRIORS = frozenset({PRIOR_RELATED, PRIOR_CREDIT})
 # Captions carry photo credits ("(c) Jane Doe") and tables data: no prior judges them.
 PRIOR_SKIP_KINDS = frozenset({"caption", "table"})
-# Attribution and credit lines are part of the story (wire copies, shared reporting).
-_ATTRIBUTION = _Rule(
-    "attribution",
-    ("originally", "first", "contributed", " by"),
-    re.compile(
-        r"\b(?:originally|first) (?:published|appeared)\b"
-        r"|\bcontributed (?:reporting|to this (?:report|story|article))\b"
-        r"|\b(?:reporting|writing|editing) by\b"
-    ),
-)
 
 
-def prior_kind(text: str, folded: str | None = None) -> str | None:
-    """The lexical prior a block matches, if any (case-insensitive)."""
+@functools.cache
+def _rules_for(language: str | None) -> lexicon.RuleSet:
+    """The article's language and English (boilerplate is often left in English); every
+    language when it is unknown or has no rules. One merged rule per kind (speed)."""
+    rules = lexicon.PRIOR_RULES
+    if language in lexicon.LANGUAGES:
+        wanted = {language, lexicon.FALLBACK_LANGUAGE}
+        rules = tuple(rule for rule in rules if rule.language in wanted)
+    return lexicon.rule_set(rules)
+
+
+def prior_kind(
+    text: str,
+    folded: str | None = None,
+    language: str | None = None,
+    words: set[str] | None = None,
+) -> str | None:
+    """The lexical prior a block matches, if any (case-insensitive). `words`: the block's
+    words when the caller has them (its tokens), to skip rules cheaply."""
     folded = fold(text) if folded is None else folded
-    for rule in _PRIORS:
-        if rule.matches(folded):
-            return rule.name
-    return None
+    if words is None:
+        words = set(_TOKEN.findall(folded))
+    code = language if language in _CODES else language_code(language)
+    return _rules_for(code).first_match(folded, words)
 
 
 def is_attribution(text: str, folded: str | None = None) -> bool:
-    return _ATTRIBUTION.matches(fold(text) if folded is None else folded)
+    folded = fold(text) if folded is None else folded
+    return any(rule.matches(folded) for rule in lexicon.ATTRIBUTION_RULES)
+
+
+# Notices recur word for word: their protection check is remembered (bounded memory).
+NEVER_REMOVED_CACHE = 4096
+
+
+@functools.lru_cache(maxsize=NEVER_REMOVED_CACHE)
+def never_removed(text: str, tokens: int) -> bool:
+    """An editorial note (any length) or an attribution line (one sentence)."""
+    folded = fold(text)
+    return is_editorial_note(text, folded) or (
+        tokens <= KEEP_MAX_TOKENS and is_attribution(text, folded)
+    )
+
+
+def is_editorial_note(text: str, folded: str | None = None) -> bool:
+    """A correction, clarification, editor's note or update, in any of the seven languages:
+    the most important sentence of its article, never a notice."""
+    folded = fold(text) if folded is None else folded
+    label = lexicon.EDITORIAL_LABEL.match(folded)
+    if label is not None:
+        rest = [w for w in _WORD.findall(_NUMBER.sub(" ", label.group(1))) if len(w) > 1]
+        if len([w for w in rest if w not in _DATED_WORDS]) >= NOTE_MIN_WORDS:
+            return True
+    return lexicon.EDITORIAL_SENTENCE.matches(folded)
 
 
 # --- One article, prepared -------------------------------------------------------------------
 
 NO_SIGNATURE = -1
+ZONE_TOP = "top"
+ZONE_TAIL = "tail"
 
 
 @dataclass(slots=True)
@@ -293,9 +412,17 @@ class BlockFacts:
     tokens: int
     prose: bool  # a paragraph or quote (not a heading, list item, caption or table)
     full: int = NO_SIGNATURE  # index of its full signature in the observation
-    prefix: int = NO_SIGNATURE  # index of its prefix signature
+    prefix: int = NO_SIGNATURE  # index of its prefix signature (first PREFIX_TOKENS)
+    suffix: int = NO_SIGNATURE  # index of its suffix signature (last PREFIX_TOKENS)
+    segments: int = 1
+    lead_segment: int = NO_SIGNATURE  # its first segment, tagged with its zone
+    lead_tokens: int = 0
+    trail_segment: int = NO_SIGNATURE  # its last segment, tagged with its zone
+    trail_tokens: int = 0
     prior: str | None = None
-    attribution: bool = False
+    strong_prior: bool = False  # two independent cues (a rights mark and a reservation)
+    prior_seen: int = NO_SIGNATURE  # "the domain's articles have <prior> lines"
+    templated: bool = False  # a fixed part, a separator and a slot ("Related: <headline>")
 
 
 @dataclass(slots=True)
@@ -305,46 +432,141 @@ class PreparedArticle:
     observation: Observation
 
 
+def block_zone(n: int, position: int) -> str:
+    """The zone of a block by its place alone (what can be hashed before any evidence)."""
+    return ZONE_TOP if 2 * position < n else ZONE_TAIL
+
+
+class _Signatures:
+    """An article's distinct signatures, in order of first occurrence."""
+
+    def __init__(self) -> None:
+        self.index: dict[bytes, int] = {}  # a block repeated within one article counts once
+
+    def add(self, kind: str, text: str) -> int:
+        return self.index.setdefault(digest(kind, text), len(self.index))
+
+
 def prepare(
-    domain: str, blocks: Sequence[Block], identities: Sequence[str], now: float
+    domain: str,
+    blocks: Sequence[Block],
+    identities: Sequence[str],
+    now: float,
+    language: str | None = None,
 ) -> PreparedArticle:
     """Normalise and hash an article's blocks (CPU only; bounded on hostile input)."""
-    signatures: dict[bytes, int] = {}  # a block repeated within one article counts once
+    language = language_code(language)
+    signatures = _Signatures()
     evidence: list[tuple[int, tuple[int, ...]]] = []
-
-    def index_of(signature: bytes) -> int:
-        return signatures.setdefault(signature, len(signatures))
-
+    n = min(len(blocks), MAX_BLOCKS)
     facts = []
     for position, (kind, text) in enumerate(blocks):
         if position >= MAX_BLOCKS or len(text) > NOTICE_MAX_CHARS or kind in NEVER_NOTICE_KINDS:
             facts.append(BlockFacts(tokens=len(text.split()), prose=kind in PROSE_KINDS))
             continue
-        folded = fold(text)
-        tokens = normalized_tokens(text, folded)
-        fact = BlockFacts(tokens=len(tokens), prose=kind in PROSE_KINDS)
-        if fact.tokens <= PRIOR_MAX_TOKENS and kind not in PRIOR_SKIP_KINDS:
-            fact.prior = prior_kind(text, folded)
-        fact.attribution = fact.tokens <= KEEP_MAX_TOKENS and is_attribution(text, folded)
+        fact, parts = _block_facts(kind, text, language)
         facts.append(fact)
+        tokens = [token for part in parts for token in part]
         if not tokens:
             continue
-        fact.full = index_of(digest("f", " ".join(tokens)))
-        if len(tokens) >= PREFIX_MIN_TOKENS:
-            fact.prefix = index_of(digest("p", " ".join(tokens[:PREFIX_TOKENS])))
+        _sign(fact, tokens, signatures)
+        zone = block_zone(n, position)
+        if len(parts) > 1 and fact.tokens <= SEGMENT_BLOCK_MAX_TOKENS:
+            fact.segments = len(parts)
+            _sign_segments(fact, parts, zone, signatures)
+        if fact.prior:  # where it may stand is the decision's business (edge or anywhere)
+            fact.prior_seen = signatures.add("k", fact.prior)
         if len(tokens) >= COPY_MIN_TOKENS and not fact.prior:
-            ends = [fact.full]
-            if len(tokens) >= PREFIX_MIN_TOKENS:
-                ends += [fact.prefix, index_of(digest("s", " ".join(tokens[-PREFIX_TOKENS:])))]
-            evidence.append((len(tokens), tuple(ends)))
+            ends = (fact.full, fact.prefix, fact.suffix)
+            evidence.append((len(tokens), tuple(i for i in ends if i != NO_SIGNATURE)))
     observation = Observation(
         domain=domain,
         now=now,
         identities=tuple(dict.fromkeys(digest("i", i) for i in identities if i)),
-        signatures=tuple(signatures),
+        signatures=tuple(signatures.index),
         evidence=tuple(evidence),
     )
     return PreparedArticle(list(blocks), facts, observation)
+
+
+def _block_facts(kind: str, text: str, language: str | None) -> tuple[BlockFacts, list[list[str]]]:
+    """The block's facts and its tokens, by segment: a templated line is its fixed part and
+    SLOT_TOKEN; a short block is cut at its sentence breaks; a long one is one segment."""
+    templated, parts, prior, strong = _read_block(text, language, kind not in PRIOR_SKIP_KINDS)
+    count = sum(map(len, parts))
+    fact = BlockFacts(tokens=count, prose=kind in PROSE_KINDS, templated=templated)
+    fact.prior, fact.strong_prior = prior, strong
+    return fact, parts
+
+
+BlockReading = tuple[bool, list[list[str]], "str | None", bool]  # templated, parts, prior, strong
+
+
+def _read_block(text: str, language: str | None, judged: bool) -> BlockReading:
+    """Tokens by segment, and the lexical prior (`judged`: the kind is one priors judge)."""
+    folded = fold(text)
+    short = len(text) <= SEGMENT_BLOCK_MAX_CHARS
+    cuts = cuts_of(text) if short else ([], None)
+    template = split_slot(text, cuts) if short else None
+    bounds = segment_bounds(text, cuts) if short and template is None else []
+    if template is not None:
+        parts = [normalized_tokens(template[0], None, language), [SLOT_TOKEN]]
+    elif len(bounds) > 2:
+        # Case folding rarely changes a text's length; when it does, fold each part anew.
+        same = len(folded) == len(text)
+        parts = [
+            normalized_tokens(text[a:b], folded[a:b] if same else None, language)
+            for a, b in itertools.pairwise(bounds)
+        ]
+    else:
+        parts = [normalized_tokens(text, folded, language)]
+    prior, strong = None, False
+    if judged and sum(map(len, parts)) <= PRIOR_MAX_TOKENS:
+        words = None if template else {token for part in parts for token in part}
+        prior = prior_kind(text, folded, language, words)
+        if prior in LABEL_PRIORS and template is None:
+            prior = None  # "Su questo punto: il sindaco ha detto ..." is a sentence
+        strong = prior == PRIOR_RIGHTS and lexicon.is_strong_rights(folded)
+    return template is not None, parts, prior, strong
+
+
+def _sign(fact: BlockFacts, tokens: list[str], signatures: _Signatures) -> None:
+    """The block's full signature, and its prefix and suffix when it is long enough."""
+    fact.full = signatures.add("f", " ".join(tokens))
+    if len(tokens) >= PREFIX_MIN_TOKENS:
+        fact.prefix = signatures.add("p", " ".join(tokens[:PREFIX_TOKENS]))
+        fact.suffix = signatures.add("s", " ".join(tokens[-PREFIX_TOKENS:]))
+
+
+def _sign_segments(
+    fact: BlockFacts, parts: list[list[str]], zone: str, signatures: _Signatures
+) -> None:
+    """Signatures of the first and last segment of a short block of several segments (a
+    templated line's slot changes by definition: only its fixed part is signed)."""
+    lead = parts[0]
+    if lead:
+        fact.lead_segment = signatures.add(f"l{zone}", " ".join(lead))
+        fact.lead_tokens = len(lead)
+    trail = parts[-1]
+    if trail and not fact.templated:
+        fact.trail_segment = signatures.add(f"t{zone}", " ".join(trail))
+        fact.trail_tokens = len(trail)
+
+
+def segment_bounds(text: str, cuts: Cuts | None = None) -> list[int]:
+    """Where a block is cut: its sentence breaks and its first separator ("Label: ..."), as
+    offsets [0, cut, ..., len(text)]; [0, len(text)] when it is one segment."""
+    breaks, separator = cuts_of(text) if cuts is None else cuts
+    offsets = set(breaks)
+    if separator is not None:
+        offsets.add(separator.end())
+    inside = {cut for cut in offsets if text[:cut].strip() and text[cut:].strip()}
+    return [0, *sorted(inside), len(text)]
+
+
+def segments(text: str) -> list[str]:
+    """A block cut at its sentence breaks and at its first separator."""
+    return [text[a:b] for a, b in itertools.pairwise(segment_bounds(text))]
 
 
 # --- The decision ----------------------------------------------------------------------------
@@ -373,25 +595,101 @@ class Verdict:
         return self.null_reason is not None
 
 
+class _Evidence:
+    """The store's counts, read as the decision needs them."""
+
+    def __init__(self, evidence: DomainEvidence | None, config: NoticeConfig) -> None:
+        self.counts = evidence.counts if evidence else ()
+        self.articles = evidence.articles if evidence else 0.0
+        self.config = config
+
+    def count(self, index: int) -> float:
+        return self.counts[index] if index != NO_SIGNATURE and self.counts else 0.0
+
+    def hot(self, index: int) -> bool:
+        count = self.count(index)
+        return count >= self.config.notice_count and count >= self.config.min_share * self.articles
+
+    def fixed_tokens(self, fact: BlockFacts) -> int:
+        """How many of the block's tokens the domain's learned templates account for: its first
+        and last segments when they recur in the same half of the domain's articles. Whole
+        segments only: eight tokens that happen to open many paragraphs are no template."""
+        lead = fact.lead_tokens if self.hot(fact.lead_segment) else 0
+        trail = fact.trail_tokens if self.hot(fact.trail_segment) else 0
+        return min(fact.tokens, lead + trail)
+
+    def learned(self, fact: BlockFacts) -> bool:
+        """A notice by evidence: its full text, or a learned template of which it is a wording.
+
+        A template (a hot first or last segment: the fixed part of a family of wordings)
+        removes the block only when its varying part is no longer than its fixed part, and
+        when the block reads as a notice (a lexical prior) or its varying segment recurs too
+        (one more wording of the family): a sentence that continues a templated opening with
+        text written for this article ("In this week's column, ...") stays, and so does a
+        question added to a recurring label.
+        """
+        if self.hot(fact.full):
+            return True
+        if fact.lead_segment == NO_SIGNATURE and fact.trail_segment == NO_SIGNATURE:
+            return False  # one segment: only its full text is evidence
+        fixed = self.fixed_tokens(fact)
+        if fixed == 0 or fact.tokens - fixed > fixed:
+            return False
+        return fact.prior is not None or fixed == fact.tokens or self.varying_recurs(fact)
+
+    def varying_recurs(self, fact: BlockFacts) -> bool:
+        """The varying segment of a two-segment block was seen in another article too: one
+        more wording of a family, not a sentence written for this article ("Our column this
+        week: <the article's question>")."""
+        if fact.segments != 2:
+            return False
+        lead, trail = self.hot(fact.lead_segment), self.hot(fact.trail_segment)
+        other = fact.trail_segment if lead and not trail else fact.lead_segment
+        return self.count(other) >= RECURRING_COUNT
+
+    def prior_confirmed(self, fact: BlockFacts, cold: bool) -> bool:
+        """A prior applies alone during the cold start and when it has two independent cues
+        (a rights line: a copyright mark and a reservation); after the cold start otherwise
+        with the domain's evidence: the block fits a learned template, or the domain has such
+        lines in its articles (where they may stand is for the decision)."""
+        if fact.prior is None:
+            return False
+        if cold or fact.strong_prior:
+            return True
+        return self.fixed_tokens(fact) > 0 or self.hot(fact.prior_seen)
+
+
 def judge(
     article: PreparedArticle, evidence: DomainEvidence | None, config: NoticeConfig
 ) -> Verdict:
     """Decide which blocks are notices. `evidence` None (store unavailable) = priors only."""
     facts = article.facts
-    counts = evidence.counts if evidence else ()
-    articles = evidence.articles if evidence else 0.0
-
-    def hot(index: int) -> bool:
-        if index == NO_SIGNATURE or not counts:
-            return False
-        count = counts[index]
-        return count >= config.notice_count and count >= config.min_share * articles
-
-    learned = [hot(f.full) or (f.tokens <= TEMPLATE_MAX_TOKENS and hot(f.prefix)) for f in facts]
-    use_priors = articles < config.prior_articles
-    prior = [use_priors and f.prior is not None for f in facts]
-    protected = _protected(facts)
-    tail = _tail_zone(facts, [a or b for a, b in zip(learned, prior, strict=True)])
+    known = _Evidence(evidence, config)
+    learned = [known.learned(f) for f in facts]
+    use_priors = config.prior_articles > 0
+    cold = known.articles < config.prior_articles
+    matches = [use_priors and f.prior is not None for f in facts]
+    lead, tail = _edge_zones(facts, [a or b for a, b in zip(learned, matches, strict=True)])
+    # An edge zone that holds a known notice (learned, or a rights line with both its cues) is
+    # the domain's boilerplate run: a prior match there is one more notice (a follow-us line
+    # after the copyright line).
+    known_notice = [
+        a or (b and f.strong_prior) for a, b, f in zip(learned, matches, facts, strict=True)
+    ]
+    lead_learned = any(a and b for a, b in zip(known_notice, lead, strict=True))
+    tail_learned = any(a and b for a, b in zip(known_notice, tail, strict=True))
+    prior = [
+        matches[i]
+        and (
+            known.prior_confirmed(fact, cold)
+            or (lead[i] and lead_learned)
+            or (tail[i] and tail_learned)
+        )
+        for i, fact in enumerate(facts)
+    ]
+    candidate = [a or b for a, b in zip(learned, prior, strict=True)]
+    protected = _protected(article.blocks, facts, candidate)
+    edges = [a or b for a, b in zip(lead, tail, strict=True)]
     removed: list[Removal] = []
     kept: list[Block] = []
     for i, block in enumerate(article.blocks):
@@ -399,7 +697,7 @@ def judge(
         if not protected[i]:
             if learned[i]:
                 reason = REASON_LEARNED
-            elif prior[i] and (tail[i] or facts[i].prior in _ANYWHERE_PRIORS):
+            elif prior[i] and (edges[i] or facts[i].prior in _ANYWHERE_PRIORS):
                 reason = REASON_PRIOR
         if reason:
             removed.append(Removal(i, block, reason))
@@ -418,26 +716,44 @@ def _prose_chars(blocks: list[Block], facts: list[BlockFacts], removed: list[Rem
     return sum(len(text) for i, (_, text) in enumerate(blocks) if facts[i].prose and i not in gone)
 
 
-def _protected(facts: list[BlockFacts]) -> list[bool]:
-    """Short blocks leading the body (bylines, datelines) and attribution lines stay."""
-    protected = [f.attribution for f in facts]
+def _protected(blocks: list[Block], facts: list[BlockFacts], candidate: list[bool]) -> list[bool]:
+    """Never removed: editorial notes, attribution lines, and short blocks leading the body
+    (bylines, datelines) unless they are templated lines or prior matches ("Photo: ...").
+    Only candidates are looked at: what would not be removed needs no protection."""
+    protected = [
+        c and never_removed(text, f.tokens)
+        for c, f, (_, text) in zip(candidate, facts, blocks, strict=True)
+    ]
     for i, fact in enumerate(facts[:LEAD_MAX_BLOCKS]):
-        if fact.tokens >= LEAD_STORY_TOKENS:
+        if fact.tokens >= LEAD_STORY_TOKENS and not candidate[i]:
             break
-        if fact.tokens <= BYLINE_MAX_TOKENS:
+        if fact.tokens > BYLINE_MAX_TOKENS:
+            continue
+        shaped = fact.templated or fact.prior  # "Photo: ...", "Related: ..." are not bylines
+        if not shaped or lexicon.BYLINE.match(fold(blocks[i][1])):
             protected[i] = True
     return protected
 
 
-def _tail_zone(facts: list[BlockFacts], candidate: list[bool]) -> list[bool]:
-    """Blocks after the story's last prose block (from the end: anything else is tail)."""
-    tail = [False] * len(facts)
-    for i in range(len(facts) - 1, -1, -1):
-        fact = facts[i]
-        if fact.prose and fact.tokens > TAIL_FILLER_TOKENS and not candidate[i]:
+def _edge_zones(facts: list[BlockFacts], candidate: list[bool]) -> tuple[list[bool], list[bool]]:
+    """The lead (before the story's first paragraph) and the tail (after its last one): where
+    rights, print, follow-us and licence lines stand. A story paragraph is a prose block of
+    more than TAIL_FILLER_TOKENS tokens that is no notice candidate."""
+    n = len(facts)
+    lead, tail = [False] * n, [False] * n
+
+    def story(i: int) -> bool:
+        return facts[i].prose and facts[i].tokens > TAIL_FILLER_TOKENS and not candidate[i]
+
+    for i in range(n - 1, -1, -1):
+        if story(i):
             break
         tail[i] = True
-    return tail
+    for i in range(n):
+        if story(i):
+            break
+        lead[i] = True
+    return lead, tail
 
 
 # --- The learner -----------------------------------------------------------------------------
@@ -456,8 +772,10 @@ class NoticeLearner:
         blocks: Sequence[Block],
         identities: Sequence[str] = (),
         now: float | None = None,
+        language: str | None = None,
     ) -> PreparedArticle:
-        return prepare(domain, blocks, identities, time.time() if now is None else now)
+        now = time.time() if now is None else now
+        return prepare(domain, blocks, identities, now, language)
 
     async def process(
         self,
@@ -466,9 +784,11 @@ class NoticeLearner:
         *,
         identities: Sequence[str] = (),
         now: float | None = None,
+        language: str | None = None,
     ) -> Verdict:
-        """Learn from the article and judge it. Store errors propagate (see `judge_offline`)."""
-        article = self.prepare(domain, blocks, identities, now)
+        """Learn from the article and judge it. Store errors propagate (see `judge_offline`).
+        `language` is the article's detected language (ISO 639-1), None when unknown."""
+        article = self.prepare(domain, blocks, identities, now, language)
         return self.judge(article, await self.store.observe(article.observation))
 
     def judge(self, article: PreparedArticle, evidence: DomainEvidence) -> Verdict:

@@ -112,8 +112,9 @@ class NoticePipeline:
         domain = item.get("domain") or ""
         blocks = [(block["kind"], block["text"]) for block in raw_blocks]
         identities = (item.get("canonical_url") or item.get("url"), item.get("content_hash"))
+        language = item.get("language")  # detected by extraction; None when unknown
         with stage_seconds(self.stats, STAGE_SECONDS):
-            article = self.learner.prepare(domain, blocks, identities, time.time())
+            article = self.learner.prepare(domain, blocks, identities, time.time(), language)
         try:
             evidence = await self._observe(article.observation)
             with stage_seconds(self.stats, STAGE_SECONDS):
