@@ -197,6 +197,9 @@ HARVEST_CLOCK_ANCHOR = ""  # epoch seconds (wall clock); "" = when the crawler s
 # Redis for shared state; empty means embedded stores. Every key starts with REDIS_KEY_PREFIX.
 REDIS_URL = ""
 REDIS_KEY_PREFIX = "nh"
+# This worker's name in claims, leases, heartbeats and the dashboard; empty means host:pid.
+# Set it per worker so that a restarted worker takes back at once what its last life held.
+WORKER_ID = ""
 # Embedded stores (used when REDIS_URL is empty) keep their files here, across runs.
 STATE_DIR = ".newsharvest"
 

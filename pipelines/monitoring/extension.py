@@ -43,6 +43,7 @@ from crawler.core.keys import RedisKeys
 from crawler.core.outage import RedisGate
 from crawler.core.paths import state_dir
 from crawler.core.urls import publisher_domain
+from crawler.core.worker import worker_identity
 from pipelines.monitoring.alerts import (
     PAGE_KINDS,
     POLL_COUNTERS,
@@ -120,7 +121,7 @@ class MonitoringExtension:
         self.gate = RedisGate.of(crawler)
         self.keys = RedisKeys.from_settings(settings)
         self.snapshot_path = None if self.redis_url else state_dir(settings) / SNAPSHOT_FILE
-        self.worker = f"{socket.gethostname()}:{os.getpid()}"
+        self.worker = worker_identity(settings)
 
         self.store: MonitorStore | None = None
         self.batch: Batch = {}
