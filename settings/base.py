@@ -192,6 +192,24 @@ HARVEST_CLOCK_SCALE = 1.0  # 1.0 with no START = the system clock
 HARVEST_CLOCK_START = ""  # ISO 8601 instant (or epoch seconds) at ANCHOR
 HARVEST_CLOCK_ANCHOR = ""  # epoch seconds (wall clock); "" = when the crawler starts
 
+# --- Web archives (WARC) ---------------------------------------------------------------------
+
+# Capture (crawler/warc/capture.py, docs/archives.md): every fetched response as WARC/1.1
+# request/response records, one gzip member each, in rotating files. Off by default: archives
+# take disk (~15 KB per article page compressed); docker-compose.yml turns it on.
+WARC_CAPTURE_ENABLED = False
+# After HttpCompressionMiddleware (590) in process_response order: it sees bodies as sent.
+DOWNLOADER_MIDDLEWARES["crawler.warc.capture.WarcCaptureMiddleware"] = 595
+WARC_DIR = ""  # where archives go; empty: <OUTPUT_DIR>/warc
+WARC_PREFIX = "newsharvest"  # file names: <prefix>-<UTC time>-<serial>-<host>-<pid>.warc.gz
+WARC_ROTATE_BYTES = 1024**3  # a file is closed and a new one begun past 1 GB
+WARC_QUEUE_RECORDS = 256  # groups waiting for the writer thread; more waits off the reactor
+# Replay (`newsharvest replay`, crawler/spiders/replay.py): archived pages through the pipeline.
+REPLAY_READER = "fastwarc"  # "fastwarc" (C++, measured fastest) or "warcio" (pure Python)
+REPLAY_MAX_IN_FLIGHT = 64  # pages in the pipeline at once: keeps the workers fed, memory bound
+REPLAY_CHECKPOINT_SECONDS = 2.0  # how often per-file resume offsets are saved
+REPLAY_PROGRESS_SECONDS = 5.0  # how often a progress line goes to stderr
+
 # --- Shared state (Redis) ---------------------------------------------------------------------
 
 # Redis for shared state; empty means embedded stores. Every key starts with REDIS_KEY_PREFIX.

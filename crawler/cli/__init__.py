@@ -15,6 +15,7 @@ COMMAND_MODULES = (
     "crawler.cli.demo",
     "crawler.cli.extract",
     "crawler.cli.search",
+    "crawler.cli.replay",
     "crawler.cli.monitor",
     "crawler.cli.bench",
     "crawler.cli.fuzz",

@@ -47,9 +47,12 @@ def ledger_of(crawler: Any) -> ArticleLedger | None:
 
 
 def item_version(item: Any) -> tuple[str, int] | None:
-    """(entry_url, version) of a harvested article item, None for other items."""
+    """(entry_url, version) of a harvested article item, None for other items. A replayed
+    article is claimed once per archive record, under its replay key (version 1 of it)."""
     get = getattr(item, "get", None)
     if get is None:
         return None
+    if replay_key := get("replay_key"):
+        return (replay_key, 1)
     key, version = get("entry_url"), get("version")
     return (key, int(version)) if key and version else None

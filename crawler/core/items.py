@@ -20,6 +20,9 @@ class ArticleItem(scrapy.Item):
     entry_url = scrapy.Field()  # canonical form of the feed's link: the article's identity
     version = scrapy.Field()  # 1 for the first fetch, 2, 3... for revisions
     updated = scrapy.Field()  # the entry's updated (else published) date behind this version
+    # Replayed from a web archive (`newsharvest replay`): the archive record's identity in the
+    # ledger, "warc:<entry_url>#<version>" or "warc:<WARC-Record-ID>"; absent in a crawl.
+    replay_key = scrapy.Field()
 
     # The article.
     title = scrapy.Field()

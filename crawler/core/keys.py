@@ -74,6 +74,10 @@ class RedisKeys:
         """Sorted set: feed URL scored by its next poll time."""
         return self.key("{harvest}", "feeds", "due")
 
+    def replay_offsets(self) -> str:
+        """Hash: WARC source (path or URL) -> JSON resume point of `newsharvest replay`."""
+        return self.key("{harvest}", "replay", "offsets")
+
     def scheduler_queue(self, spider: str) -> str:
         """scrapy-redis request queue shared by the workers of a distributed crawl."""
         return self.key(f"{{{spider}}}", "requests")

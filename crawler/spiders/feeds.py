@@ -313,20 +313,14 @@ class FeedsSpider(scrapy.Spider):
         domain = publisher_domain(response.url)
         inc_domain(self.crawler.stats, domain, FETCHED)
         self._note_offsite_redirect(response, domain)
-        content_type = response.headers.get("Content-Type", b"").decode("latin-1")
-        yield ArticleItem(
+        yield article_item(
             url=response.url,
-            domain=domain,
+            body=response.body,
+            content_type=response.headers.get("Content-Type", b"").decode("latin-1"),
             feed_url=feed_url,
-            guid=entry.get("guid"),
-            fetched_at=datetime.now(UTC).isoformat(timespec="seconds"),
-            entry_url=claim["key"],
-            version=claim["version"],
-            updated=iso(claim["updated"]),
-            html=response.body,
-            http_encoding=http_content_type_encoding(content_type),
-            feed_entry=entry,
-            duplicate_of=None,
+            entry=entry,
+            claim=claim,
+            fetched_at=datetime.now(UTC),
         )
 
     async def on_article_error(self, failure: Failure) -> None:
@@ -380,6 +374,35 @@ class FeedsSpider(scrapy.Spider):
             detail += f"; redirected to {request.url}"
         log.warning("fetch failed: %s (%s: %s)", chain[0], reason, detail)
         return reason
+
+
+def article_item(
+    *,
+    url: str,
+    body: bytes,
+    content_type: str,
+    feed_url: str | None,
+    entry: dict[str, Any],
+    claim: dict[str, Any],
+    fetched_at: datetime,
+) -> ArticleItem:
+    """The item of a fetched article page, as every stage expects it: the one place it is
+    built, for a fetch (`parse_article`) and for a replayed archive record alike
+    (crawler/spiders/replay.py). `claim` holds the ledger identity: key, version, updated."""
+    return ArticleItem(
+        url=url,
+        domain=publisher_domain(url),
+        feed_url=feed_url,
+        guid=entry.get("guid"),
+        fetched_at=fetched_at.astimezone(UTC).isoformat(timespec="seconds"),
+        entry_url=claim["key"],
+        version=claim["version"],
+        updated=iso(claim.get("updated")),
+        html=body,
+        http_encoding=http_content_type_encoding(content_type),
+        feed_entry=entry,
+        duplicate_of=None,
+    )
 
 
 def _header(response: Response, name: bytes) -> str | None:

@@ -1,0 +1,276 @@
+"""The `replay` spider: archived pages (WARC) through the same item pipeline as a crawl.
+
+scrapy crawl replay -a warcs=a.warc.gz,b.warc.gz [-a domain=D] [-a since=ISO] [-a until=ISO]
+                    [-a limit=N]             # `newsharvest replay` is the friendly front end
+
+`start()` yields `ArticleItem`s built by the feeds spider's own `article_item`, so extraction,
+notices, dedup, monitoring, the sinks and the journal run unchanged with the same settings.
+
+Exactly once, across kills: each page is claimed in the harvest ledger under its replay key
+(`warc:<entry_url>#<version>` for our own captures, whose metadata record names the article;
+`warc:<WARC-Record-ID>` for other archives) before it is yielded; the ledger marks it done when
+it leaves the pipeline (crawler/harvest.py), the journal reconciles a kill between its write and
+that mark. Per source, a resume offset (the lowest offset still in the pipeline) is saved in the
+harvest state every REPLAY_CHECKPOINT_SECONDS: a restart seeks there and the ledger skips the
+pages done since. The replay takes back every claim a killed replay left pending, so run one
+replay at a time per ledger (STATE_DIR, or REDIS_URL + REDIS_KEY_PREFIX).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+import time
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+from typing import Any
+
+import scrapy
+from scrapy import signals
+from scrapy.crawler import Crawler
+
+from crawler.core.domainstats import FETCHED, inc_domain
+from crawler.core.items import ArticleItem
+from crawler.core.urls import canonical_article_url, publisher_domain
+from crawler.harvest import Harvest
+from crawler.ledger import Entry
+from crawler.spiders.feeds import article_item
+from crawler.warc.replay import (
+    Page,
+    RecordFeeder,
+    ReplayOffsets,
+    Skip,
+    SourceEnd,
+    SourceStart,
+    expand_sources,
+)
+
+log = logging.getLogger(__name__)
+
+KEY_PREFIX = "warc:"
+
+
+def parse_when(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def domain_matches(domain: str, wanted: str) -> bool:
+    return domain == wanted or domain.endswith("." + wanted)
+
+
+class ReplaySpider(scrapy.Spider):
+    name = "replay"
+
+    def __init__(
+        self,
+        warcs: str | list[str] | None = None,
+        domain: str | None = None,
+        since: str | None = None,
+        until: str | None = None,
+        limit: str | None = None,
+        *args: Any,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        if not warcs:
+            raise ValueError("no WARC given: -a warcs=PATH[,PATH|GLOB|URL|LISTING...]")
+        parts = warcs.split(",") if isinstance(warcs, str) else warcs
+        self.sources = expand_sources([part.strip() for part in parts if part.strip()])
+        self.domain = (domain or "").strip().lower().removeprefix("www.") or None
+        self.since, self.until = parse_when(since), parse_when(until)
+        self.limit = int(limit) if limit else None
+        self.in_flight: dict[str, tuple[str, int]] = {}  # replay key -> (source, offset)
+        self.frontier: dict[str, int] = {}  # source -> offset of the last record handed over
+        self.complete: set[str] = set()
+        self.sizes: dict[str, int | None] = {}
+        self.yielded = 0
+        self.records = 0
+        self._room = asyncio.Event()
+        self._feeder: RecordFeeder | None = None
+        self._progress_task: asyncio.Task[None] | None = None
+        self._last_checkpoint = 0.0
+        self._started = time.monotonic()
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> ReplaySpider:
+        spider = super().from_crawler(crawler, *args, **kwargs)
+        settings = crawler.settings
+        spider.max_in_flight = settings.getint("REPLAY_MAX_IN_FLIGHT")
+        spider.reader = settings.get("REPLAY_READER")
+        spider.max_bytes = settings.getint("DOWNLOAD_MAXSIZE")
+        spider.checkpoint_every = settings.getfloat("REPLAY_CHECKPOINT_SECONDS")
+        spider.progress_every = settings.getfloat("REPLAY_PROGRESS_SECONDS")
+        spider.archive_user_agent = settings.get("USER_AGENT")
+        spider.harvest = Harvest.of(crawler)
+        spider.offsets = ReplayOffsets(settings)
+        spider.harvest.on_done(spider._finished)
+        crawler.signals.connect(spider._closed, signal=signals.spider_closed)
+        return spider
+
+    # --- start: read, filter, claim, yield ---------------------------------------------------
+
+    async def start(self) -> AsyncIterator[ArticleItem]:
+        state = await self.harvest.open()
+        await self.offsets.open()
+        saved = await self.offsets.load(self.sources)
+        todo = [s for s in self.sources if not saved.get(s, {}).get("complete")]
+        self.crawler.stats.set_value("replay/sources", len(self.sources))
+        self.crawler.stats.set_value(
+            "replay/sources_already_complete", len(self.sources) - len(todo)
+        )
+        # Claims a killed replay left pending: this replay takes them back (see the docstring).
+        now = self.harvest.clock.now()
+        pending = {c.key for c in await state.recover(now, everything=True)}
+        pending = {key for key in pending if key.startswith(KEY_PREFIX)}
+        self.crawler.stats.set_value("replay/recovered", len(pending))
+        starts = {s: int(saved.get(s, {}).get("offset", 0)) for s in todo}
+        self._feeder = RecordFeeder(todo, starts, self.reader, self.max_bytes,
+                                    self.archive_user_agent, queue_batches=8)  # fmt: skip
+        self._feeder.start()
+        self._progress_task = asyncio.ensure_future(self._progress_loop())
+        while (batch := await asyncio.to_thread(self._feeder.next_batch)) is not None:
+            for entry in batch:
+                async for item in self._handle(entry, pending):
+                    yield item
+                if self.limit is not None and self.yielded >= self.limit:
+                    self._feeder.stop()
+                    return
+
+    async def _handle(self, entry: Any, pending: set[str]) -> AsyncIterator[ArticleItem]:
+        stats = self.crawler.stats
+        if isinstance(entry, SourceStart):
+            self.sizes[entry.source] = entry.size
+            self.frontier[entry.source] = entry.offset
+            log.info("replaying %s from offset %d", entry.source, entry.offset)
+            return
+        if isinstance(entry, SourceEnd):
+            if entry.error:
+                stats.inc_value("replay/skipped/broken")
+                log.warning("WARC %s is broken after offset %d: %s", entry.source,
+                            self.frontier.get(entry.source, 0), entry.error)  # fmt: skip
+            else:
+                self.complete.add(entry.source)
+            await self._checkpoint(force=True)
+            return
+        self.records += 1
+        stats.inc_value("replay/records")
+        self.frontier[entry.source] = entry.offset
+        if isinstance(entry, Skip):
+            stats.inc_value(f"replay/skipped/{entry.reason}")
+            return
+        item = self._filtered_item(entry)
+        if item is None:
+            return
+        key = item["replay_key"]
+        claimed = await self.harvest.state.claim_entries(
+            [Entry(key, None, {"source": entry.source, "offset": entry.offset})],
+            self.harvest.clock.now(),
+        )
+        if not claimed and key not in pending:
+            stats.inc_value("replay/skipped/done")  # output by an earlier replay
+            return
+        pending.discard(key)
+        while len(self.in_flight) >= self.max_in_flight:
+            self._room.clear()
+            await self._room.wait()
+        self.in_flight[key] = (entry.source, entry.offset)
+        self.yielded += 1
+        inc_domain(stats, item["domain"], FETCHED)
+        yield item
+        await self._checkpoint()
+
+    def _filtered_item(self, page: Page) -> ArticleItem | None:
+        stats = self.crawler.stats
+        if self.domain and not domain_matches(publisher_domain(page.url), self.domain):
+            stats.inc_value("replay/filtered/domain")
+            return None
+        when = page.date
+        if (self.since and (when is None or when < self.since)) or (
+            self.until and (when is None or when >= self.until)
+        ):
+            stats.inc_value("replay/filtered/date")
+            return None
+        meta = page.metadata
+        entry_url = meta.get("entry_url") or canonical_article_url(page.url)
+        version = int(meta.get("version") or 1)
+        key = f"{KEY_PREFIX}{entry_url}#{version}" if meta else f"{KEY_PREFIX}{page.record_id}"
+        item = article_item(
+            url=page.url,
+            body=page.body,
+            content_type=page.content_type,
+            feed_url=meta.get("feed_url"),
+            entry=meta.get("entry") or {},
+            claim={"key": entry_url, "version": version, "updated": meta.get("updated")},
+            fetched_at=page.date or datetime.now(UTC),
+        )
+        item["replay_key"] = key
+        return item
+
+    # --- done marks, resume offsets, progress ------------------------------------------------
+
+    def _finished(self, item: Any, stored: bool) -> None:
+        key = item.get("replay_key") if hasattr(item, "get") else None
+        if key and self.in_flight.pop(key, None) is not None:
+            self._room.set()
+
+    def resume_points(self) -> dict[str, dict[str, Any]]:
+        """Per source read so far: the lowest offset still in the pipeline, else the frontier
+        (the last record read: reading it again is harmless, the ledger skips it)."""
+        lowest: dict[str, int] = {}
+        for source, offset in self.in_flight.values():
+            lowest[source] = min(offset, lowest.get(source, offset))
+        points = {}
+        for source, frontier in self.frontier.items():
+            complete = source in self.complete and source not in lowest
+            points[source] = {"offset": lowest.get(source, frontier), "complete": complete}
+        return points
+
+    async def _checkpoint(self, force: bool = False) -> None:
+        now = time.monotonic()
+        if not force and now - self._last_checkpoint < self.checkpoint_every:
+            return
+        self._last_checkpoint = now
+        await self.offsets.save(self.resume_points())
+
+    async def _progress_loop(self) -> None:
+        while True:
+            await asyncio.sleep(self.progress_every)
+            print(self.progress_line(), file=sys.stderr, flush=True)
+
+    def progress_line(self) -> str:
+        stats = self.crawler.stats
+        elapsed = max(time.monotonic() - self._started, 1e-6)
+        articles = stats.get_value("item_scraped_count", 0)
+        nulls = stats.get_value("extract/null", 0)
+        skipped = sum(v for k, v in stats.get_stats().items() if k.startswith("replay/skipped/"))
+        line = (f"replay: {self.records} records ({self.records / elapsed:.0f}/s), "
+                f"{articles} articles, {nulls} NULLs, {skipped} skipped")  # fmt: skip
+        eta = self._eta(elapsed)
+        return line + (f", ETA {eta}" if eta else "")
+
+    def _eta(self, elapsed: float) -> str | None:
+        sizes = [self.sizes.get(source) for source in self.sources]
+        if not sizes or any(size is None for size in sizes) or self._feeder is None:
+            return None
+        total = sum(size or 0 for size in sizes)
+        done = sum(size or 0 for s, size in zip(self.sources, sizes, strict=True)
+                   if s in self.complete)  # fmt: skip
+        current = [s for s in self.frontier if s not in self.complete]
+        done += sum(self.frontier[s] for s in current)
+        if not done or not total:
+            return None
+        seconds = elapsed * (total - done) / done
+        return time.strftime("%H:%M:%S", time.gmtime(max(seconds, 0)))
+
+    async def _closed(self) -> None:
+        if self._progress_task is not None:
+            self._progress_task.cancel()
+        if self._feeder is not None:
+            self._feeder.stop()
+        await self.offsets.save(self.resume_points())
+        await self.offsets.close()
+        print(self.progress_line(), file=sys.stderr, flush=True)

@@ -1,0 +1,264 @@
+"""WARC records: building them (WARC/1.1, one gzip member each) and reading them back.
+
+Writing is done here, by hand, because crash safety needs each record to be exactly one gzip
+member handed to the file in one write (crawler/warc/writer.py): the format is a header block of
+`Name: value` lines, a blank line, the block, two CRLFs (ISO 28500, section 4).
+
+Reading goes through one of two libraries behind `iter_records`: FastWARC (the Resiliparse
+project's C++ reader, the default: `newsharvest bench replay` measured it several times faster)
+or warcio (the reference reader, pure Python). Both yield `ArchivedRecord`s with the record's
+offset in the file (a gzip member boundary, where a resumed replay seeks to) and its whole block,
+checked against the record's Content-Length: a record cut short (the last one of a killed
+capture, a truncated download) is flagged `truncated`, never passed on as if complete.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import uuid
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import IO, Any
+
+WARC_VERSION = "WARC/1.1"
+CRLF = b"\r\n"
+HEADER_END = b"\r\n\r\n"
+GZIP_LEVEL = 6  # zlib's default: ~4x smaller HTML at ~1 ms per 50 KB page (in the writer thread)
+GZIP_WBITS = 31  # a gzip member (header and CRC), not a raw deflate stream
+HTTP_RESPONSE_TYPE = "application/http; msgtype=response"
+HTTP_REQUEST_TYPE = "application/http; msgtype=request"
+READERS = ("fastwarc", "warcio")
+
+
+def new_record_id() -> str:
+    return f"<urn:uuid:{uuid.uuid4()}>"
+
+
+def warc_date(moment: datetime) -> str:
+    """WARC/1.1 dates: UTC, ISO 8601, with microseconds (section 5.4 allows the fraction)."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def digest(data: bytes) -> str:
+    """The usual WARC digest: SHA-1, base32 (what Heritrix, wget and Common Crawl write)."""
+    return "sha1:" + base64.b32encode(hashlib.sha1(data).digest()).decode("ascii")
+
+
+@dataclass
+class OutRecord:
+    """A record to write. `payload_start` is where the payload begins inside `block` (after
+    the HTTP headers) for HTTP records, None for records without a payload digest."""
+
+    type: str
+    block: bytes
+    content_type: str
+    target_uri: str | None = None
+    date: datetime = field(default_factory=lambda: datetime.now(UTC))
+    record_id: str = field(default_factory=new_record_id)
+    payload_start: int | None = None
+    extra: list[tuple[str, str]] = field(default_factory=list)
+
+    def serialize(self) -> bytes:
+        headers = [
+            ("WARC-Type", self.type),
+            ("WARC-Record-ID", self.record_id),
+            ("WARC-Date", warc_date(self.date)),
+        ]
+        if self.target_uri is not None:
+            headers.append(("WARC-Target-URI", self.target_uri))
+        headers += self.extra
+        headers.append(("WARC-Block-Digest", digest(self.block)))
+        if self.payload_start is not None:
+            headers.append(("WARC-Payload-Digest", digest(self.block[self.payload_start :])))
+        headers += [("Content-Type", self.content_type), ("Content-Length", str(len(self.block)))]
+        lines = [WARC_VERSION.encode()] + [f"{k}: {_clean(v)}".encode() for k, v in headers]
+        return CRLF.join(lines) + HEADER_END + self.block + CRLF + CRLF
+
+
+def _clean(value: str) -> str:
+    """A header value on one line (a URL or setting with a line break would end the header)."""
+    return value.replace("\r", " ").replace("\n", " ")
+
+
+def gzip_member(data: bytes, level: int = GZIP_LEVEL) -> bytes:
+    compressor = zlib.compressobj(level, zlib.DEFLATED, GZIP_WBITS)
+    return compressor.compress(data) + compressor.flush()
+
+
+def http_block(first_line: str, headers: list[tuple[bytes, bytes]], body: bytes) -> OutBlock:
+    """An HTTP message as a record block: start line, headers as given, blank line, body."""
+    head = [first_line.encode("latin-1")] + [name + b": " + value for name, value in headers]
+    start = CRLF.join(head) + HEADER_END
+    return OutBlock(start + body, len(start))
+
+
+@dataclass(frozen=True)
+class OutBlock:
+    data: bytes
+    payload_start: int
+
+
+def warcinfo_record(software: str, fields: dict[str, Any], filename: str) -> OutRecord:
+    """The record every file starts with: who wrote it and with which settings."""
+    lines = [f"software: {software}", f"format: WARC File Format {WARC_VERSION[5:]}"]
+    lines += [f"{name}: {_clean(str(value))}" for name, value in fields.items()]
+    return OutRecord(
+        type="warcinfo",
+        block=("\r\n".join(lines) + "\r\n").encode("utf-8"),
+        content_type="application/warc-fields",
+        extra=[("WARC-Filename", filename)],
+    )
+
+
+# --- reading ----------------------------------------------------------------------------------
+
+
+@dataclass
+class ArchivedRecord:
+    """A record as read: where it starts, its WARC headers that replay uses, its block."""
+
+    offset: int  # in the file (compressed bytes for .gz): a record boundary to seek to
+    type: str  # response, revisit, request, metadata, warcinfo, resource...
+    record_id: str
+    target_uri: str
+    date: datetime | None
+    content_type: str
+    concurrent_to: str | None
+    block: bytes
+    truncated: bool  # fewer bytes than its Content-Length: the file ends inside it
+    profile: str | None = None  # WARC-Profile (revisits)
+
+
+class BrokenArchive(Exception):
+    """The stream is not WARC (or is damaged) from some point on: nothing more to read."""
+
+
+def iter_records(stream: IO[bytes], reader: str = "fastwarc") -> Iterator[ArchivedRecord]:
+    """The records of a WARC stream (gzip per record or uncompressed, WARC/1.0 or 1.1) from its
+    current position. Offsets are absolute as long as `stream.tell()` is."""
+    if reader == "fastwarc":
+        return _fastwarc_records(stream)
+    if reader == "warcio":
+        return _warcio_records(stream)
+    raise ValueError(f"unknown WARC reader {reader!r} (one of {', '.join(READERS)})")
+
+
+def _fastwarc_records(stream: IO[bytes]) -> Iterator[ArchivedRecord]:
+    from fastwarc.warc import ArchiveIterator
+
+    base = _position(stream)
+    iterator = ArchiveIterator(stream, parse_http=False, fsspec_args=False)
+    try:
+        for record in iterator:
+            headers = record.headers
+            block = record.reader.read()
+            offset = record.stream_pos
+            yield ArchivedRecord(
+                offset=offset if offset >= base else base + offset,
+                type=str(headers.get("WARC-Type") or "unknown"),
+                record_id=str(record.record_id or ""),
+                target_uri=_uri(headers.get("WARC-Target-URI")),
+                date=_date(headers.get("WARC-Date")),
+                content_type=str(headers.get("Content-Type") or ""),
+                concurrent_to=headers.get("WARC-Concurrent-To"),
+                block=block,
+                truncated=len(block) < record.content_length,
+                profile=headers.get("WARC-Profile"),
+            )
+    except OSError as error:
+        raise BrokenArchive(str(error)) from error
+
+
+def _warcio_records(stream: IO[bytes]) -> Iterator[ArchivedRecord]:
+    from warcio.archiveiterator import ArchiveIterator
+    from warcio.exceptions import ArchiveLoadFailed
+
+    base = _position(stream)
+    iterator = ArchiveIterator(stream, no_record_parse=True, check_digests=False)
+    try:
+        for record in iterator:
+            headers = record.rec_headers
+            block = record.raw_stream.read()
+            length = int(headers.get_header("Content-Length") or 0)
+            yield ArchivedRecord(
+                offset=base + iterator.get_record_offset(),
+                type=record.rec_type or "unknown",
+                record_id=headers.get_header("WARC-Record-ID") or "",
+                target_uri=_uri(headers.get_header("WARC-Target-URI")),
+                date=_date(headers.get_header("WARC-Date")),
+                content_type=headers.get_header("Content-Type") or "",
+                concurrent_to=headers.get_header("WARC-Concurrent-To"),
+                block=block,
+                truncated=len(block) < length,
+                profile=headers.get_header("WARC-Profile"),
+            )
+    except (ArchiveLoadFailed, OSError, EOFError, ValueError, zlib.error) as error:
+        raise BrokenArchive(str(error)) from error
+
+
+def _position(stream: IO[bytes]) -> int:
+    try:
+        return stream.tell()
+    except (OSError, AttributeError):
+        return 0
+
+
+def _uri(value: Any) -> str:
+    """WARC/1.0 writers (CC-NEWS among them) sometimes wrap the URI in <...>."""
+    text = str(value or "").strip()
+    return text[1:-1] if text.startswith("<") and text.endswith(">") else text
+
+
+def _date(value: Any) -> datetime | None:
+    if not value:
+        return None
+    try:
+        return datetime.fromisoformat(str(value).strip().replace("Z", "+00:00")).astimezone(UTC)
+    except ValueError:
+        return None
+
+
+# --- HTTP inside records ----------------------------------------------------------------------
+
+
+@dataclass
+class HttpMessage:
+    status: int
+    headers: list[tuple[str, str]]
+    body: bytes
+
+    def header(self, name: str) -> str | None:
+        wanted = name.lower()
+        for key, value in self.headers:
+            if key.lower() == wanted:
+                return value
+        return None
+
+
+def parse_http_response(block: bytes) -> HttpMessage | None:
+    """The status, headers and body of an HTTP response block; None if it is not one."""
+    end = block.find(HEADER_END)
+    separator = len(HEADER_END)
+    if end < 0:  # some writers end header lines with a bare LF
+        end, separator = block.find(b"\n\n"), 2
+        if end < 0:
+            return None
+    lines = block[:end].decode("latin-1").splitlines()
+    if not lines or not lines[0].startswith("HTTP/"):
+        return None
+    parts = lines[0].split(None, 2)
+    if len(parts) < 2 or not parts[1].isdigit():
+        return None
+    headers: list[tuple[str, str]] = []
+    for line in lines[1:]:
+        if line[:1] in (" ", "\t") and headers:  # an obsolete folded continuation line
+            name, value = headers[-1]
+            headers[-1] = (name, f"{value} {line.strip()}")
+            continue
+        name, colon, value = line.partition(":")
+        if colon:
+            headers.append((name.strip(), value.strip()))
+    return HttpMessage(int(parts[1]), headers, block[end + separator :])

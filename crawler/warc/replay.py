@@ -1,0 +1,476 @@
+"""Replay: WARC sources -> the pages a fetch would have handed to the pipeline.
+
+* `expand_sources`: paths, globs, http(s) URLs, and listing files (`*.paths`, `*.paths.gz`,
+  `*.txt`: one path or URL a line, like Common Crawl's `warc.paths.gz`, whose `crawl-data/...`
+  lines are relative to data.commoncrawl.org);
+* `open_source`: a local file, or a remote one streamed (HTTP Range from a resume offset; the
+  file is read as it arrives, never downloaded whole);
+* `RecordFeeder`: reads the sources in a thread (file and network reads never block the
+  reactor) and hands batches of `Page`s or skip reasons through a bounded queue;
+* `ReplayOffsets`: per source, the offset a restarted replay seeks to, in the harvest state
+  (Redis hash, or SQLite in STATE_DIR).
+
+A `Page` is a `response` record that carries an HTML page: its body decoded from any
+Content-Encoding (our captures keep the body as sent), and the article identity the feeds spider
+had when our own capture wrote a metadata record beside it.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import logging
+import queue
+import threading
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from glob import glob
+from pathlib import Path
+from typing import IO, Any
+from urllib.request import Request as UrlRequest
+from urllib.request import urlopen
+
+from crawler.core.connection import async_redis, redis_url
+from crawler.core.keys import RedisKeys
+from crawler.core.paths import state_dir
+from crawler.core.sqlite import open_sqlite
+from crawler.warc.capture import METADATA_TYPE
+from crawler.warc.records import ArchivedRecord, BrokenArchive, iter_records, parse_http_response
+
+log = logging.getLogger(__name__)
+
+COMMON_CRAWL = "https://data.commoncrawl.org/"
+LISTING_SUFFIXES = (".paths", ".paths.gz", ".txt")
+HTML_TYPES = ("text/html", "application/xhtml+xml")
+SNIFF_BYTES = 512  # a page without a Content-Type is HTML if it starts like it
+REMOTE_TIMEOUT_SECONDS = 60.0
+SQLITE_FILE = "replay.sqlite3"
+BUSY_TIMEOUT_SECONDS = 5.0
+_END = object()
+
+# Skip reasons (stats `replay/skipped/<reason>`).
+REVISIT, NON_HTML, TRUNCATED, NOT_HTTP, STATUS, TOO_LARGE, UNDECODABLE, BROKEN = (
+    "revisit", "non_html", "truncated", "not_http", "status", "too_large", "undecodable",
+    "broken",
+)  # fmt: skip
+
+
+def expand_sources(arguments: list[str]) -> list[str]:
+    """Every WARC path or URL the arguments name, in order, once."""
+    sources: list[str] = []
+    for argument in arguments:
+        if argument.startswith(("http://", "https://")):
+            sources.append(argument)
+        elif argument.endswith(LISTING_SUFFIXES) and Path(argument).is_file():
+            sources += _listing(Path(argument))
+        elif any(char in argument for char in "*?["):
+            matched = sorted(glob(argument))
+            if not matched:
+                raise ValueError(f"no file matches {argument!r}")
+            sources += [str(Path(path).resolve()) for path in matched]
+        elif Path(argument).is_file():
+            sources.append(str(Path(argument).resolve()))
+        else:
+            raise ValueError(f"no such WARC file: {argument!r}")
+    return list(dict.fromkeys(sources))
+
+
+def _listing(path: Path) -> list[str]:
+    opener = gzip.open if path.name.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as handle:
+        lines = [line.strip() for line in handle if line.strip() and not line.startswith("#")]
+    resolved = []
+    for line in lines:
+        if line.startswith("crawl-data/"):
+            resolved.append(COMMON_CRAWL + line)
+        elif line.startswith(("http://", "https://")) or Path(line).is_absolute():
+            resolved.append(line)
+        else:
+            resolved.append(str((path.parent / line).resolve()))
+    return resolved
+
+
+def is_remote(source: str) -> bool:
+    return source.startswith(("http://", "https://"))
+
+
+def source_size(source: str) -> int | None:
+    if is_remote(source):
+        return None  # known once the stream is open (Content-Length)
+    try:
+        return Path(source).stat().st_size
+    except OSError:
+        return None
+
+
+class RemoteStream:
+    """A streamed HTTP body that knows its offset in the remote file (for record offsets)."""
+
+    def __init__(self, response: Any, start: int) -> None:
+        self.response = response
+        self.position = start
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.response.read(size) if size is not None and size >= 0 else self.response.read()
+        self.position += len(data)
+        return data
+
+    def tell(self) -> int:
+        return self.position
+
+    def close(self) -> None:
+        self.response.close()
+
+
+def open_source(source: str, offset: int, user_agent: str) -> tuple[IO[bytes], int | None]:
+    """The source positioned at `offset`, and its total size when known."""
+    if not is_remote(source):
+        handle = open(source, "rb")  # noqa: SIM115  (closed by the feeder)
+        handle.seek(offset)
+        return handle, source_size(source)
+    headers = {"User-Agent": user_agent}
+    if offset:
+        headers["Range"] = f"bytes={offset}-"
+    response = urlopen(UrlRequest(source, headers=headers), timeout=REMOTE_TIMEOUT_SECONDS)
+    length = response.headers.get("Content-Length")
+    if offset and response.status != 206:  # no Range support: read up to the offset
+        skip = offset
+        while skip:
+            skip -= len(response.read(min(skip, 1 << 20)) or b"x" * skip)
+    size = int(length) + (offset if response.status == 206 else 0) if length else None
+    return RemoteStream(response, offset), size  # type: ignore[return-value]
+
+
+# --- records -> pages -------------------------------------------------------------------------
+
+
+@dataclass
+class Page:
+    source: str
+    offset: int
+    record_id: str
+    url: str
+    date: datetime | None
+    body: bytes
+    content_type: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Skip:
+    source: str
+    offset: int
+    reason: str
+
+
+def pages(records: Iterator[ArchivedRecord], source: str, max_bytes: int) -> Iterator[Page | Skip]:
+    """Pages and skips of a record stream. A response is held until the next record, which
+    may be our capture's metadata record about it."""
+    held: Page | None = None
+    for record in records:
+        if held is not None and _describes(record, held):
+            held.metadata = _json(record.block)
+            continue
+        if held is not None:
+            yield held
+            held = None
+        if record.type not in ("response", "revisit", "resource"):
+            continue  # request, warcinfo, metadata, conversion: nothing to replay
+        outcome = page_of(record, source, max_bytes)
+        if isinstance(outcome, Page):
+            held = outcome
+        else:
+            yield outcome
+    if held is not None:
+        yield held
+
+
+def _describes(record: ArchivedRecord, page: Page) -> bool:
+    """Our capture's metadata record about `page` (written right after it)."""
+    return (
+        record.type == "metadata"
+        and record.concurrent_to == page.record_id
+        and record.content_type == METADATA_TYPE
+    )
+
+
+def page_of(record: ArchivedRecord, source: str, max_bytes: int) -> Page | Skip:
+    def skip(reason: str) -> Skip:
+        return Skip(source, record.offset, reason)
+
+    if record.type == "revisit":
+        return skip(REVISIT)  # "same as an earlier capture": that capture is the article
+    if record.truncated:
+        return skip(TRUNCATED)
+    if len(record.block) > max_bytes:
+        return skip(TOO_LARGE)
+    if record.type == "resource":  # a body without HTTP headers (some archivers)
+        body, content_type = record.block, record.content_type
+    else:
+        message = parse_http_response(record.block)
+        if message is None:
+            return skip(NOT_HTTP)
+        if message.status != 200:
+            return skip(f"{STATUS}_{message.status}")
+        content_type = message.header("Content-Type") or ""
+        try:
+            body = decode_body(message.body, message.header("Content-Encoding"), max_bytes)
+            if (message.header("Transfer-Encoding") or "").lower() == "chunked":
+                body = dechunk(body)
+        except ValueError:
+            return skip(UNDECODABLE)
+    if not looks_html(content_type, body):
+        return skip(NON_HTML)
+    return Page(source, record.offset, record.record_id, record.target_uri, record.date, body,
+                content_type)  # fmt: skip
+
+
+def looks_html(content_type: str, body: bytes) -> bool:
+    kind = content_type.split(";", 1)[0].strip().lower()
+    if kind:
+        return kind in HTML_TYPES
+    head = body[:SNIFF_BYTES].lstrip().lower()
+    return head.startswith((b"<!doctype html", b"<html", b"<head", b"<body", b"<!--"))
+
+
+def decode_body(body: bytes, encoding: str | None, max_bytes: int) -> bytes:
+    """Undo Content-Encoding (gzip, deflate, br), bounded by max_bytes (a zip bomb is an
+    error, not an out-of-memory kill). ValueError when it does not decode."""
+    codings = [c.strip().lower() for c in (encoding or "").split(",") if c.strip()]
+    for coding in reversed(codings):
+        if coding in ("identity", "none"):
+            continue
+        if coding in ("gzip", "x-gzip", "deflate"):
+            body = _inflate(body, coding, max_bytes)
+        elif coding == "br":
+            body = _unbrotli(body, max_bytes)
+        else:
+            raise ValueError(f"unknown content coding {coding!r}")
+    return body
+
+
+def _inflate(body: bytes, coding: str, max_bytes: int) -> bytes:
+    # 47: gzip or zlib header; deflate is sometimes sent raw (-15)
+    for wbits in (47,) if coding != "deflate" else (47, -15):
+        decompressor = zlib.decompressobj(wbits)
+        try:
+            data = decompressor.decompress(body, max_bytes + 1)
+        except zlib.error:
+            continue
+        if len(data) > max_bytes:
+            raise ValueError("decoded body too large")
+        return data
+    if body[:SNIFF_BYTES].lstrip().startswith(b"<"):
+        return body  # the header lies: the body was never compressed (it happens)
+    raise ValueError("does not inflate")
+
+
+def _unbrotli(body: bytes, max_bytes: int) -> bytes:
+    try:
+        import brotli
+    except ImportError as error:
+        raise ValueError("brotli is not installed") from error
+    try:
+        data = brotli.decompress(body)
+    except brotli.error as error:
+        raise ValueError(str(error)) from error
+    if len(data) > max_bytes:
+        raise ValueError("decoded body too large")
+    return data
+
+
+def dechunk(body: bytes) -> bytes:
+    """Undo chunked transfer coding left in an archived body; the body as is if it is not."""
+    out, position = [], 0
+    while True:
+        end = body.find(b"\r\n", position)
+        if end < 0:
+            return body
+        try:
+            size = int(body[position:end].split(b";", 1)[0], 16)
+        except ValueError:
+            return body
+        if size == 0:
+            return b"".join(out)
+        out.append(body[end + 2 : end + 2 + size])
+        position = end + 2 + size + 2
+
+
+def _json(block: bytes) -> dict[str, Any]:
+    try:
+        value = json.loads(block)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+# --- the reading thread -----------------------------------------------------------------------
+
+
+@dataclass
+class SourceEnd:
+    """The feeder finished a source (fully read, or broken from `error` on)."""
+
+    source: str
+    error: str | None = None
+
+
+@dataclass
+class SourceStart:
+    source: str
+    offset: int
+    size: int | None
+
+
+class RecordFeeder:
+    """Reads sources one after the other in a thread; `next_batch` hands their pages over."""
+
+    BATCH = 32  # pages per queue entry: few thread hand-offs, little memory held
+
+    def __init__(
+        self,
+        sources: list[str],
+        offsets: dict[str, int],
+        reader: str,
+        max_bytes: int,
+        user_agent: str,
+        queue_batches: int,
+    ) -> None:
+        self.sources = sources
+        self.offsets = offsets
+        self.reader = reader
+        self.max_bytes = max_bytes
+        self.user_agent = user_agent
+        self.queue: queue.Queue[Any] = queue.Queue(maxsize=max(1, queue_batches))
+        self.stopping = threading.Event()
+        self.position = 0  # bytes of the current source read so far (for the ETA)
+        self.thread = threading.Thread(target=self._run, name="warc-reader", daemon=True)
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.stopping.set()
+        while self.thread.is_alive():  # unblock a put waiting for room
+            try:
+                self.queue.get_nowait()
+            except queue.Empty:
+                self.thread.join(0.05)
+
+    def next_batch(self) -> list[Any] | None:
+        """Blocking (call it in a thread): the next batch, None at the end."""
+        batch = self.queue.get()
+        return None if batch is _END else batch
+
+    def _put(self, batch: list[Any]) -> bool:
+        while not self.stopping.is_set():
+            try:
+                self.queue.put(batch, timeout=0.2)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def _run(self) -> None:
+        try:
+            for source in self.sources:
+                if not self._read(source) or self.stopping.is_set():
+                    break
+        finally:
+            self._put_end()
+
+    def _put_end(self) -> None:
+        while True:
+            try:
+                self.queue.put(_END, timeout=0.2)
+                return
+            except queue.Full:
+                if self.stopping.is_set():
+                    return
+
+    def _read(self, source: str) -> bool:
+        offset = self.offsets.get(source, 0)
+        try:
+            stream, size = open_source(source, offset, self.user_agent)
+        except (OSError, ValueError) as error:
+            return self._put([SourceStart(source, offset, None), SourceEnd(source, str(error))])
+        batch: list[Any] = [SourceStart(source, offset, size)]
+        error: str | None = None
+        try:
+            records = iter_records(stream, self.reader)
+            for item in pages(records, source, self.max_bytes):
+                batch.append(item)
+                if len(batch) >= self.BATCH:
+                    self.position = item.offset
+                    if not self._put(batch):
+                        return False
+                    batch = []
+        except (BrokenArchive, OSError, EOFError, zlib.error) as failure:
+            error = str(failure) or type(failure).__name__
+        finally:
+            stream.close()
+        batch.append(SourceEnd(source, error))
+        return self._put(batch)
+
+
+# --- resume offsets ---------------------------------------------------------------------------
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS offsets (source TEXT PRIMARY KEY, state TEXT NOT NULL);
+"""
+
+
+class ReplayOffsets:
+    """Per source: {"offset": where to resume, "complete": read to its end}."""
+
+    def __init__(self, settings: Any) -> None:
+        self.memory = (settings.get("HARVEST_STATE") or "").strip().lower() == "memory"
+        self.url = "" if self.memory else redis_url(settings)
+        self.keys = RedisKeys.from_settings(settings)
+        self.settings = settings
+        self.client: Any = None
+        self.db: Any = None
+        self.values: dict[str, dict[str, Any]] = {}
+
+    async def open(self) -> None:
+        if self.url:
+            self.client = async_redis(self.url)
+        elif not self.memory:
+            path = state_dir(self.settings) / SQLITE_FILE
+            self.db = open_sqlite(path, timeout_seconds=BUSY_TIMEOUT_SECONDS, schema=_SCHEMA)
+
+    async def load(self, sources: list[str]) -> dict[str, dict[str, Any]]:
+        if self.client is not None and sources:
+            raw = await self.client.hmget(self.keys.replay_offsets(), sources)
+            found = {s: json.loads(r) for s, r in zip(sources, raw, strict=True) if r}
+        elif self.db is not None:
+            rows = self.db.execute("SELECT source, state FROM offsets").fetchall()
+            found = {source: json.loads(state) for source, state in rows if source in sources}
+        else:
+            found = {s: self.values[s] for s in sources if s in self.values}
+        return found
+
+    async def save(self, states: dict[str, dict[str, Any]]) -> None:
+        if not states:
+            return
+        if self.client is not None:
+            encoded = {source: json.dumps(state) for source, state in states.items()}
+            await self.client.hset(self.keys.replay_offsets(), mapping=encoded)
+        elif self.db is not None:
+            with self.db:
+                self.db.executemany(
+                    "INSERT OR REPLACE INTO offsets (source, state) VALUES (?, ?)",
+                    [(source, json.dumps(state)) for source, state in states.items()],
+                )
+        else:
+            self.values.update(states)
+
+    async def close(self) -> None:
+        if self.client is not None:
+            await self.client.aclose()
+            self.client = None
+        if self.db is not None:
+            self.db.close()
+            self.db = None

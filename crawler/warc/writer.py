@@ -1,0 +1,219 @@
+"""The rotating WARC file writer: a thread, a bounded queue, one gzip member per record.
+
+The crawl's reactor never compresses nor writes: it hands a group of records (request, response,
+metadata) to `submit`, which queues them and returns a future the writer thread resolves once the
+group is in the file (written to the operating system; a kill -9 cannot lose it from then on).
+The capture middleware awaits that future before the response goes on, so a page is archived
+before its article can count as done. The queue is bounded (WARC_QUEUE_RECORDS): when the disk
+falls behind, `submit` waits in a thread of the pool, never in the reactor.
+
+Crash safety: every record is compressed as one gzip member and handed to the file in a single
+unbuffered write. The file being written is named `<name>.warc.gz.open` and held with an
+exclusive lock; on rotation (WARC_ROTATE_BYTES) and on close it is renamed to `<name>.warc.gz`.
+A writer starting in the directory repairs what a killed one left: every `.open` file nobody
+holds is cut after its last complete gzip member and renamed (or removed when nothing in it was
+complete).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fcntl
+import logging
+import os
+import queue
+import socket
+import threading
+import zlib
+from collections.abc import Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from crawler.warc.records import GZIP_WBITS, OutRecord, gzip_member, warcinfo_record
+
+log = logging.getLogger(__name__)
+
+OPEN_SUFFIX = ".open"
+WARC_SUFFIX = ".warc.gz"
+REPAIR_CHUNK_BYTES = 1 << 20  # read a left-over file this much at a time while repairing it
+_STOP = object()
+
+
+@dataclass(frozen=True)
+class RepairOutcome:
+    path: Path
+    kept_records: int
+    cut_bytes: int
+
+
+def repair_directory(directory: Path) -> list[RepairOutcome]:
+    """Close every `.open` file that no live writer holds: cut a torn last member, rename."""
+    outcomes = []
+    for path in sorted(directory.glob(f"*{WARC_SUFFIX}{OPEN_SUFFIX}")):
+        with path.open("rb+") as handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                continue  # a live writer (another worker) is using it
+            members, end = complete_members(handle)
+            size = handle.seek(0, os.SEEK_END)
+            if end < size:
+                handle.truncate(end)
+                os.fsync(handle.fileno())
+        final = path.with_name(path.name.removesuffix(OPEN_SUFFIX))
+        if members:
+            os.replace(path, final)
+        else:
+            path.unlink()
+        outcomes.append(RepairOutcome(final, members, size - end))
+        log.warning("WARC %s was left open (killed writer?): kept %d record(s), cut %d byte(s)",
+                    final, members, size - end)  # fmt: skip
+    return outcomes
+
+
+def complete_members(handle: Any) -> tuple[int, int]:
+    """(count, end offset) of the complete gzip members at the start of a file."""
+    handle.seek(0)
+    count, end, position = 0, 0, 0
+    decompressor = zlib.decompressobj(GZIP_WBITS)
+    pending = b""
+    while True:
+        data = pending or handle.read(REPAIR_CHUNK_BYTES)
+        pending = b""
+        if not data:
+            return count, end
+        try:
+            decompressor.decompress(data)
+        except zlib.error:
+            return count, end  # garbage: what follows the last good member goes
+        if decompressor.eof:
+            consumed = len(data) - len(decompressor.unused_data)
+            position += consumed
+            count, end = count + 1, position
+            pending = decompressor.unused_data
+            decompressor = zlib.decompressobj(GZIP_WBITS)
+        else:
+            position += len(data)
+
+
+class WarcWriter:
+    """Writes record groups into rotating `<prefix>-<time>-<serial>-<host>-<pid>.warc.gz`."""
+
+    def __init__(
+        self,
+        directory: Path,
+        prefix: str,
+        rotate_bytes: int,
+        queue_records: int,
+        software: str,
+        info: dict[str, Any],
+    ) -> None:
+        self.directory = directory
+        self.prefix = prefix
+        self.rotate_bytes = rotate_bytes
+        self.software = software
+        self.info = info
+        self.queue: queue.Queue[Any] = queue.Queue(maxsize=max(1, queue_records))
+        self.thread: threading.Thread | None = None
+        self.file: Any = None
+        self.path: Path | None = None
+        self.size = 0
+        self.serial = 0
+        self.records = 0
+        self.bytes = 0
+        self.files: list[Path] = []  # closed by this writer
+        self.error: BaseException | None = None
+
+    def start(self) -> list[RepairOutcome]:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        repaired = repair_directory(self.directory)
+        self.thread = threading.Thread(target=self._run, name="warc-writer", daemon=True)
+        self.thread.start()
+        return repaired
+
+    def submit_nowait(self, records: Sequence[OutRecord]) -> Future[None] | None:
+        """Queue a group of records; None when the queue is full (then use `submit`)."""
+        done: Future[None] = Future()
+        try:
+            self.queue.put_nowait((list(records), done))
+        except queue.Full:
+            return None
+        return done
+
+    def submit(self, records: Sequence[OutRecord]) -> Future[None]:
+        """Queue a group, waiting for room (call it from a thread, not the reactor)."""
+        done: Future[None] = Future()
+        self.queue.put((list(records), done))
+        return done
+
+    async def write(self, records: Sequence[OutRecord]) -> None:
+        """Queue a group and wait until it is in the file, without blocking the event loop."""
+        future = self.submit_nowait(records)
+        if future is None:
+            future = await asyncio.to_thread(self.submit, records)
+        await asyncio.wrap_future(future)
+
+    def close(self) -> None:
+        if self.thread is None:
+            return
+        self.queue.put(_STOP)
+        self.thread.join()
+        self.thread = None
+
+    # --- the writer thread --------------------------------------------------------------
+
+    def _run(self) -> None:
+        while True:
+            job = self.queue.get()
+            if job is _STOP:
+                self._finish_file()
+                return
+            records, done = job
+            try:
+                for record in records:
+                    self._write(gzip_member(record.serialize()))
+                done.set_result(None)
+            except BaseException as error:  # a full disk: the capture reports it, item by item
+                self.error = error
+                done.set_exception(error)
+            if self.file is not None and self.size >= self.rotate_bytes:
+                self._finish_file()
+
+    def _write(self, member: bytes) -> None:
+        if self.file is None:
+            self._open_file()
+        view = memoryview(member)
+        while view:
+            written = self.file.write(view)
+            view = view[written:]
+        self.size += len(member)
+        self.records += 1
+        self.bytes += len(member)
+
+    def _open_file(self) -> None:
+        self.serial += 1
+        stamp = datetime.now(UTC).strftime("%Y%m%d%H%M%S%f")
+        host = socket.gethostname().replace("-", "_") or "host"
+        name = f"{self.prefix}-{stamp}-{self.serial:05d}-{host}-{os.getpid()}{WARC_SUFFIX}"
+        self.path = self.directory / (name + OPEN_SUFFIX)
+        self.file = self.path.open("ab", buffering=0)
+        fcntl.flock(self.file, fcntl.LOCK_EX)
+        self.size = 0
+        info = warcinfo_record(self.software, self.info, name)
+        member = gzip_member(info.serialize())
+        self.file.write(member)
+        self.size += len(member)
+        self.bytes += len(member)
+
+    def _finish_file(self) -> None:
+        if self.file is None or self.path is None:
+            return
+        os.fsync(self.file.fileno())
+        final = self.path.with_name(self.path.name.removesuffix(OPEN_SUFFIX))
+        os.replace(self.path, final)
+        self.file.close()  # releases the lock after the rename: no repairer sees it half-done
+        self.files.append(final)
+        self.file, self.path = None, None
