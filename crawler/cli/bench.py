@@ -16,6 +16,7 @@ BENCH_MODULES: tuple[str, ...] = (
     "crawler.cli.bench_edits",
     "crawler.cli.bench_monitoring",
     "crawler.cli.bench_pipeline",
+    "crawler.cli.bench_replay",
     "crawler.cli.bench_hostile",
     "crawler.cli.bench_feeds",
 )

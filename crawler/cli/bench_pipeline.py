@@ -166,12 +166,20 @@ def crawl_once(feed_urls: list[str], proxy: str, variant: str, workers: int, red
     journal = workdir / JOURNAL_FILE
     settings = [*run_settings(proxy, redis_url, prefix, workdir), f"EXTRACT_WORKERS={workers}",
                 f"HARVEST_JOURNAL_PATH={journal}", *extra]  # fmt: skip
+    command = crawl_command(feed_urls, settings)
+    return measure(command, variant, workers, workdir, profile)
+
+
+def measure(command: list[str], variant: str, workers: int, workdir: Path,
+            profile: Path | None = None) -> Run:  # fmt: skip
+    """Run a `scrapy crawl` command (its journal at workdir/JOURNAL_FILE) in a subprocess,
+    watched from here: RSS of its tree, articles journalled, CPU, and its final stats."""
+    journal = workdir / JOURNAL_FILE
     workdir.mkdir(parents=True)
     log_path = workdir / "crawl.log"
     before_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
     before_cores = core_jiffies()
     with log_path.open("w") as log:
-        command = crawl_command(feed_urls, settings)
         if profile is not None:
             command = profiled(command, profile)
         process = subprocess.Popen(command, cwd=workdir, env=crawl_env(),

@@ -30,13 +30,7 @@ from scrapy.exceptions import NotConfigured
 from scrapy.http import Request, Response
 
 from crawler.core.paths import output_dir
-from crawler.warc.records import (
-    HTTP_REQUEST_TYPE,
-    HTTP_RESPONSE_TYPE,
-    OutRecord,
-    http_block,
-    new_record_id,
-)
+from crawler.warc.records import HTTP_REQUEST_TYPE, OutRecord, http_block, response_record
 from crawler.warc.writer import WarcWriter
 
 log = logging.getLogger(__name__)
@@ -116,23 +110,20 @@ class WarcCaptureMiddleware:
 
     def records_of(self, request: Request, response: Response) -> list[OutRecord]:
         now = datetime.now(UTC)
-        response_id = new_record_id()
         headers, extra = self._headers(response)
         protocol = response.protocol or "HTTP/1.1"
-        reason = _reason(response.status)
-        block = http_block(f"{protocol} {response.status} {reason}", headers, response.body)
+        archived = response_record(response.url, response.status, headers, response.body,
+                                   date=now, protocol=protocol, extra=extra)  # fmt: skip
+        concurrent = [("WARC-Concurrent-To", archived.record_id)]
         records = [
             OutRecord("request", _request_block(request, protocol), HTTP_REQUEST_TYPE,
-                      response.url, now, extra=[("WARC-Concurrent-To", response_id)]),
-            OutRecord("response", block.data, HTTP_RESPONSE_TYPE, response.url, now,
-                      response_id, block.payload_start, extra),
+                      response.url, now, extra=concurrent),
+            archived,
         ]  # fmt: skip
         metadata = article_metadata(request)
         if metadata is not None:
-            records.append(
-                OutRecord("metadata", json.dumps(metadata).encode(), METADATA_TYPE,
-                          response.url, now, extra=[("WARC-Concurrent-To", response_id)])
-            )  # fmt: skip
+            records.append(OutRecord("metadata", json.dumps(metadata).encode(), METADATA_TYPE,
+                                     response.url, now, extra=concurrent))  # fmt: skip
         return records
 
     def _headers(
@@ -172,12 +163,3 @@ def _request_block(request: Request, protocol: str) -> bytes:
     headers = [(b"Host", parts.netloc.encode("latin-1"))]
     headers += [(name, value) for name, values in request.headers.items() for value in values]
     return http_block(f"{request.method} {target} {protocol}", headers, request.body or b"").data
-
-
-def _reason(status: int) -> str:
-    from http import HTTPStatus
-
-    try:
-        return HTTPStatus(status).phrase
-    except ValueError:
-        return "Unknown"

@@ -60,6 +60,7 @@ class OutRecord:
     record_id: str = field(default_factory=new_record_id)
     payload_start: int | None = None
     extra: list[tuple[str, str]] = field(default_factory=list)
+    version: str = WARC_VERSION  # tests write WARC/1.0 files the way CC-NEWS does
 
     def serialize(self) -> bytes:
         headers = [
@@ -74,7 +75,7 @@ class OutRecord:
         if self.payload_start is not None:
             headers.append(("WARC-Payload-Digest", digest(self.block[self.payload_start :])))
         headers += [("Content-Type", self.content_type), ("Content-Length", str(len(self.block)))]
-        lines = [WARC_VERSION.encode()] + [f"{k}: {_clean(v)}".encode() for k, v in headers]
+        lines = [self.version.encode()] + [f"{k}: {_clean(v)}".encode() for k, v in headers]
         return CRLF.join(lines) + HEADER_END + self.block + CRLF + CRLF
 
 
@@ -88,6 +89,12 @@ def gzip_member(data: bytes, level: int = GZIP_LEVEL) -> bytes:
     return compressor.compress(data) + compressor.flush()
 
 
+@dataclass(frozen=True)
+class OutBlock:
+    data: bytes
+    payload_start: int
+
+
 def http_block(first_line: str, headers: list[tuple[bytes, bytes]], body: bytes) -> OutBlock:
     """An HTTP message as a record block: start line, headers as given, blank line, body."""
     head = [first_line.encode("latin-1")] + [name + b": " + value for name, value in headers]
@@ -95,10 +102,32 @@ def http_block(first_line: str, headers: list[tuple[bytes, bytes]], body: bytes)
     return OutBlock(start + body, len(start))
 
 
-@dataclass(frozen=True)
-class OutBlock:
-    data: bytes
-    payload_start: int
+def response_record(
+    url: str,
+    status: int,
+    headers: list[tuple[bytes, bytes]],
+    body: bytes,
+    *,
+    date: datetime | None = None,
+    record_id: str | None = None,
+    protocol: str = "HTTP/1.1",
+    extra: list[tuple[str, str]] | None = None,
+) -> OutRecord:
+    """A `response` record: status line, headers as given, body as given."""
+    block = http_block(f"{protocol} {status} {reason_phrase(status)}", headers, body)
+    return OutRecord(
+        "response", block.data, HTTP_RESPONSE_TYPE, url, date or datetime.now(UTC),
+        record_id or new_record_id(), block.payload_start, list(extra or []),
+    )  # fmt: skip
+
+
+def reason_phrase(status: int) -> str:
+    from http import HTTPStatus
+
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return "Unknown"
 
 
 def warcinfo_record(software: str, fields: dict[str, Any], filename: str) -> OutRecord:
