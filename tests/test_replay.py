@@ -1,0 +1,307 @@
+"""Replay: WARC files through the same pipeline as a crawl (`newsharvest replay`)."""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import http.server
+import re
+import signal
+import sqlite3
+import sys
+import threading
+import zlib
+from collections import Counter
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from crawler.cli.bench_replay import write_room_warc
+from crawler.cli.crawlrun import (
+    count_lines,
+    crawl_command,
+    crawl_env,
+    read_jsonl,
+    run_to_end,
+    start_crawl,
+    stats_from_log,
+    wait_for,
+)
+from crawler.newsroom import Newsroom, NewsroomServer
+from crawler.warc.records import OutRecord, gzip_member, http_block, new_record_id, response_record
+
+WARC_10 = "WARC/1.0"  # what CC-NEWS files are written as
+START = datetime(2024, 1, 1, 0, 0, tzinfo=UTC)
+ACCENTED = " thé café "  # replaces " the " in the legacy-charset pages, body and JSON-LD alike
+
+
+def replay_command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "crawler.cli", "replay", *args, "--log-level", "INFO"]
+
+
+def replay_env(workdir: Path, **extra: str) -> dict[str, str]:
+    """A fresh state, index and output for one replay (what crawl_env gives a crawl)."""
+    return crawl_env(workdir / "state", **extra)
+
+
+def run_replay(workdir: Path, *args: str, **env: str) -> str:
+    workdir.mkdir(parents=True, exist_ok=True)
+    return run_to_end(replay_command(*args), replay_env(workdir, **env), workdir / "replay.log")
+
+
+def index_rows(path: Path) -> int:
+    with sqlite3.connect(path) as db:
+        return db.execute("SELECT COUNT(*) FROM articles").fetchone()[0]
+
+
+# --- the round trip: crawl with capture, replay into a fresh index ---------------------------
+
+
+@pytest.mark.slow
+def test_a_captured_crawl_replays_into_the_same_articles_and_dedup_decisions(
+    tmp_path: Path,
+) -> None:
+    room = Newsroom(seed=3, n_domains=6, articles_per_domain=8)  # "wire" syndicates copies
+    crawl_dir, replay_dir = tmp_path / "crawl", tmp_path / "replay"
+    crawled_journal, replayed_journal = tmp_path / "crawled.jsonl", tmp_path / "replayed.jsonl"
+    warc_dir = tmp_path / "warc"
+    with NewsroomServer(room, port=0) as server:
+        command = crawl_command(room.feed_urls, server.proxy_url, [
+            f"HARVEST_JOURNAL_PATH={crawled_journal}", "WARC_CAPTURE_ENABLED=1",
+            f"WARC_DIR={warc_dir}", "CONCURRENT_REQUESTS_PER_DOMAIN=1",
+        ])  # fmt: skip
+        crawl_dir.mkdir()
+        run_to_end(command, crawl_env(crawl_dir / "state"), crawl_dir / "crawl.log")
+    log = run_replay(replay_dir, str(warc_dir / "*.warc.gz"), "--journal", str(replayed_journal))
+
+    crawled = {item["url"]: item for item in read_jsonl(crawled_journal)}
+    replayed = {item["url"]: item for item in read_jsonl(replayed_journal)}
+    assert len(crawled) == len(read_jsonl(crawled_journal)) > 30
+    assert replayed.keys() == crawled.keys()
+    fields = ("text", "title", "published", "authors", "content_hash", "entry_url", "version",
+              "feed_url", "guid", "duplicate_of", "notices_removed")  # fmt: skip
+    for url, item in crawled.items():
+        assert {f: item.get(f) for f in fields} == {f: replayed[url].get(f) for f in fields}, url
+    assert sum(1 for item in crawled.values() if item["duplicate_of"]) > 0, "no copy to judge"
+    stats = stats_from_log(log)
+    assert stats["replay/skipped/non_html"] > 0  # the feeds and robots.txt in the capture
+    assert index_rows(replay_dir / "state-index.sqlite3") == index_rows(
+        crawl_dir / "state-index.sqlite3"
+    )
+
+
+# --- a CC-NEWS-shaped file ---------------------------------------------------------------------
+
+
+def _article_pages(n: int) -> list[tuple[str, str]]:
+    room = Newsroom(seed=5, n_domains=2, articles_per_domain=n)
+    found = []
+    for page in room.articles()[:n]:
+        parts = urlsplit(page.url)
+        target = parts.path + (f"?{parts.query}" if parts.query else "")
+        status, _, body = room.render(parts.netloc, target)
+        assert status == 200 and isinstance(body, bytes)
+        found.append((page.url, body.decode("utf-8")))
+    return found
+
+
+def _legacy(html: str, charset: str) -> bytes:
+    """The page in a legacy charset, saying so in its meta tag, with accented words added."""
+    html = re.sub(r"charset=[\"']?utf-8[\"']?", f"charset={charset}", html, flags=re.I)
+    html = html.replace(" the ", ACCENTED)
+    return html.encode(charset, errors="xmlcharrefreplace")
+
+
+HTTP_TYPES = {
+    "response": "application/http; msgtype=response",
+    "request": "application/http; msgtype=request",
+    "revisit": "application/http; msgtype=response",
+}
+REVISIT_PROFILE = "http://netpreserve.org/warc/1.0/revisit/identical-payload-digest"
+
+
+def _cc_record(kind: str, url: str, block: bytes, when: datetime, **extra: str) -> bytes:
+    content_type = HTTP_TYPES.get(kind, "application/warc-fields")
+    record = OutRecord(kind, block, content_type, url, when, version=WARC_10,
+                       extra=list(extra.items()))  # fmt: skip
+    return record.serialize()
+
+
+def write_cc_news(path: Path, compress: bool = True) -> dict[str, object]:
+    """A file laid out like CC-NEWS: WARC/1.0, warcinfo, request + response pairs with HTTP/1.1
+    headers, pages in UTF-8, windows-1252 and ISO-8859-1 (one gzip-encoded), non-HTML records,
+    a revisit and a 404. Returns what a replay must find."""
+    pages = _article_pages(6)
+    records = [_cc_record("warcinfo", "", b"software: StormCrawler\r\n", START)]
+    expected_urls = []
+    for i, (url, html) in enumerate(pages):
+        when = START + timedelta(hours=i)
+        charset = ("utf-8", "windows-1252", "iso-8859-1")[i % 3]
+        body = html.encode() if charset == "utf-8" else _legacy(html, charset)
+        headers = [(b"Content-Type", f"text/html; charset={charset}".encode()),
+                   (b"Server", b"nginx")]  # fmt: skip
+        if i == 4:  # sent compressed, archived as sent
+            body = gzip.compress(body)
+            headers.append((b"Content-Encoding", b"gzip"))
+        request = http_block(f"GET {urlsplit(url).path} HTTP/1.1", [(b"Host", b"x")], b"")
+        records.append(_cc_record("request", url, request.data, when))
+        response = response_record(url, 200, headers, body, date=when)
+        response.version = WARC_10
+        records.append(response.serialize())
+        expected_urls.append(url)
+    extras = [
+        response_record("http://img.test/a.jpg", 200, [(b"Content-Type", b"image/jpeg")],
+                        b"\xff\xd8\xff\xe0" + bytes(200), date=START),
+        response_record("http://api.test/x.json", 200, [(b"Content-Type", b"application/json")],
+                        b'{"a": 1}', date=START),
+        response_record("http://gone.test/404", 404, [(b"Content-Type", b"text/html")],
+                        b"<html><body>not found</body></html>", date=START),
+    ]  # fmt: skip
+    for record in extras:
+        record.version = WARC_10
+        records.append(record.serialize())
+    revisit = http_block("HTTP/1.1 200 OK", [(b"Content-Type", b"text/html")], b"")
+    refers = {"WARC-Profile": REVISIT_PROFILE, "WARC-Refers-To": new_record_id()}
+    records.append(_cc_record("revisit", pages[0][0], revisit.data, START, **refers))
+    data = b"".join(gzip_member(r) for r in records) if compress else b"".join(records)
+    path.write_bytes(data)
+    return {"urls": expected_urls, "skips": {"non_html": 2, "status_404": 1, "revisit": 1}}
+
+
+@pytest.mark.parametrize(
+    ("name", "compress", "reader"),
+    [("cc.warc.gz", True, "fastwarc"), ("cc.warc", False, "warcio")],
+)
+def test_a_cc_news_shaped_file_replays_its_html_pages_and_counts_what_it_skips(
+    tmp_path: Path, name: str, compress: bool, reader: str
+) -> None:
+    path = tmp_path / name
+    expected = write_cc_news(path, compress=compress)
+    journal = tmp_path / "out.jsonl"
+    log = run_replay(tmp_path / "run", str(path), "--journal", str(journal),
+                     NEWSHARVEST_REPLAY_READER=reader)  # fmt: skip
+    items = read_jsonl(journal)
+    stats = stats_from_log(log)
+    assert sorted(item["url"] for item in items) == sorted(expected["urls"]), log[-3000:]
+    for reason, count in expected["skips"].items():  # type: ignore[union-attr]
+        assert stats.get(f"replay/skipped/{reason}") == count, (reason, stats)
+    legacy = [item for item in items if ACCENTED in item["text"]]
+    assert len(legacy) == 4, "windows-1252 / ISO-8859-1 pages decoded by their charset"
+    assert not any("th\ufffd" in item["text"] or "thÃ" in item["text"] for item in items)
+    assert all(item["entry_url"] and item["version"] == 1 for item in items)
+    assert all(item["replay_key"].startswith("warc:<urn:uuid:") for item in items)
+    assert {item["fetched_at"][:10] for item in items} == {"2024-01-01"}  # the WARC-Date
+
+
+def member_ends(data: bytes) -> list[int]:
+    """Where each gzip member of a gzip-per-record file ends."""
+    ends, position = [], 0
+    while position < len(data):
+        decompressor = zlib.decompressobj(31)
+        decompressor.decompress(data[position:])
+        position = len(data) - len(decompressor.unused_data)
+        ends.append(position)
+    return ends
+
+
+def test_a_file_cut_inside_its_last_record_replays_the_rest(tmp_path: Path) -> None:
+    path = tmp_path / "cut.warc.gz"
+    expected = write_cc_news(path)
+    data = path.read_bytes()
+    # Cut inside the member of the last page's response (followed by 3 extras + the revisit).
+    ends = member_ends(data)
+    path.write_bytes(data[: ends[-5] - 50])
+    journal = tmp_path / "out.jsonl"
+    log = run_replay(tmp_path / "run", str(path), "--journal", str(journal))
+    urls = [item["url"] for item in read_jsonl(journal)]
+    assert sorted(urls) == sorted(expected["urls"][:-1])  # type: ignore[index]
+    assert stats_from_log(log).get("replay/skipped/truncated") == 1
+
+
+def test_filters_choose_by_domain_date_and_count(tmp_path: Path) -> None:
+    path = tmp_path / "cc.warc.gz"
+    expected = write_cc_news(path)
+    urls: list[str] = expected["urls"]  # type: ignore[assignment]
+    domain = urlsplit(urls[0]).hostname or ""
+    cases = {
+        ("--domain", domain): [u for u in urls if urlsplit(u).hostname == domain],
+        ("--since", "2024-01-01T02:00:00Z", "--until", "2024-01-01T04:00:00Z"): urls[2:4],
+        ("--limit", "2"): urls[:2],
+    }
+    for n, (args, want) in enumerate(cases.items()):
+        journal = tmp_path / f"out-{n}.jsonl"
+        run_replay(tmp_path / f"run-{n}", str(path), "--journal", str(journal), *args)
+        assert sorted(item["url"] for item in read_jsonl(journal)) == sorted(want), args
+
+
+def test_a_remote_warc_is_streamed_over_http(tmp_path: Path) -> None:
+    """Over a loopback server (tests never leave the machine), as from data.commoncrawl.org."""
+    served = tmp_path / "served"
+    served.mkdir()
+    expected = write_cc_news(served / "CC-NEWS-20240101000000-00000.warc.gz")
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(served))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_port}/CC-NEWS-20240101000000-00000.warc.gz"
+        listing = tmp_path / "warc.paths"
+        listing.write_text(url + "\n")
+        journal = tmp_path / "out.jsonl"
+        run_replay(tmp_path / "run", str(listing), "--journal", str(journal))
+    finally:
+        server.shutdown()
+    assert sorted(i["url"] for i in read_jsonl(journal)) == sorted(expected["urls"])  # type: ignore[arg-type]
+
+
+# --- kill -9 during a replay --------------------------------------------------------------------
+
+KILL_AFTER_LINES = 40
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("store", ["embedded", "redis"])
+def test_kill_9_during_replay_then_restart_loses_nothing_and_repeats_nothing(
+    tmp_path: Path, store: str, request: pytest.FixtureRequest
+) -> None:
+    room = Newsroom(seed=2, n_domains=5, articles_per_domain=40)
+    warc = tmp_path / "fixture.warc.gz"
+    write_room_warc(room, warc)
+    extra = {"NEWSHARVEST_EXTRACT_WORKERS": "0", "NEWSHARVEST_REPLAY_CHECKPOINT_SECONDS": "0.1"}
+    if store == "redis":
+        extra["NEWSHARVEST_REDIS_URL"] = request.getfixturevalue("redis_url")
+        extra["NEWSHARVEST_REDIS_KEY_PREFIX"] = request.getfixturevalue("redis_prefix")
+    # The truth: one uninterrupted replay (own state, embedded).
+    reference = tmp_path / "reference.jsonl"
+    run_replay(tmp_path / "reference", str(warc), "--journal", str(reference),
+               NEWSHARVEST_EXTRACT_WORKERS="0")  # fmt: skip
+    truth = Counter(item["url"] for item in read_jsonl(reference))
+
+    journal = tmp_path / "out.jsonl"
+    workdir = tmp_path / "run"
+    workdir.mkdir()
+    env = replay_env(workdir, **extra)
+    command = replay_command(str(warc), "--journal", str(journal))
+    process = start_crawl(command, env, workdir / "killed.log")
+    try:
+        wait_for(lambda: count_lines(journal) >= KILL_AFTER_LINES, 60,
+                 f"{KILL_AFTER_LINES} articles in the journal")  # fmt: skip
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+    at_kill = count_lines(journal)
+    log = run_to_end(command, env, workdir / "final.log")
+
+    items = read_jsonl(journal)
+    got = Counter(item["url"] for item in items)
+    assert at_kill < sum(truth.values()), "the kill did not land mid-replay"
+    assert [u for u, n in got.items() if n > 1] == [], "an article was output twice"
+    assert got == truth, ("lost", set(truth) - set(got))
+    resumed = re.search(r"replaying \S+ from offset (\d+)", log)
+    assert resumed and int(resumed.group(1)) > 0, "the restart did not seek ahead"
+    stats = stats_from_log(log)
+    print(f"{store}: {sum(truth.values())} articles, {at_kill} at the kill, resumed at offset "
+          f"{resumed.group(1)}; re-read and skipped as done {stats.get('replay/skipped/done', 0)},"
+          f" reconciled {stats.get('journal/reconciled', 0)}")  # fmt: skip
