@@ -94,7 +94,6 @@ class ReplaySpider(scrapy.Spider):
         self.reading = True
         self._feeder: RecordFeeder | None = None
         self._progress_task: asyncio.Task[None] | None = None
-        self._last_checkpoint = 0.0
         self._started = time.monotonic()
 
     @classmethod
@@ -133,7 +132,7 @@ class ReplaySpider(scrapy.Spider):
         self._feeder = RecordFeeder(todo, starts, self.reader, self.max_bytes,
                                     self.archive_user_agent, queue_batches=8)  # fmt: skip
         self._feeder.start()
-        self._progress_task = asyncio.ensure_future(self._progress_loop())
+        self._progress_task = asyncio.ensure_future(self._background())
         while (batch := await asyncio.to_thread(self._feeder.next_batch)) is not None:
             for entry in batch:
                 async for item in self._handle(entry, pending):
@@ -174,7 +173,7 @@ class ReplaySpider(scrapy.Spider):
                             self.frontier.get(entry.source, 0), entry.error)  # fmt: skip
             else:
                 self.complete.add(entry.source)
-            await self._checkpoint(force=True)
+            await self._checkpoint()
             return
         self.records += 1
         stats.inc_value("replay/records")
@@ -201,7 +200,6 @@ class ReplaySpider(scrapy.Spider):
         self.yielded += 1
         inc_domain(stats, item["domain"], FETCHED)
         yield item
-        await self._checkpoint()
 
     def _filtered_item(self, page: Page) -> ArticleItem | None:
         stats = self.crawler.stats
@@ -250,17 +248,23 @@ class ReplaySpider(scrapy.Spider):
             points[source] = {"offset": lowest.get(source, frontier), "complete": complete}
         return points
 
-    async def _checkpoint(self, force: bool = False) -> None:
-        now = time.monotonic()
-        if not force and now - self._last_checkpoint < self.checkpoint_every:
-            return
-        self._last_checkpoint = now
+    async def _checkpoint(self) -> None:
         await self.offsets.save(self.resume_points())
 
-    async def _progress_loop(self) -> None:
+    async def _background(self) -> None:
+        """Save the resume offsets every REPLAY_CHECKPOINT_SECONDS, print progress every
+        REPLAY_PROGRESS_SECONDS."""
+        next_progress = time.monotonic() + self.progress_every
         while True:
-            await asyncio.sleep(self.progress_every)
-            print(self.progress_line(), file=sys.stderr, flush=True)
+            await asyncio.sleep(self.checkpoint_every)
+            try:
+                await self._checkpoint()
+            except Exception:  # a store hiccup costs a checkpoint, not the replay
+                log.exception("saving the replay offsets failed (next try in %.1f s)",
+                              self.checkpoint_every)  # fmt: skip
+            if time.monotonic() >= next_progress:
+                next_progress += self.progress_every
+                print(self.progress_line(), file=sys.stderr, flush=True)
 
     def progress_line(self) -> str:
         stats = self.crawler.stats
