@@ -92,6 +92,7 @@ class ReplaySpider(scrapy.Spider):
         self.records = 0
         self._room = asyncio.Event()
         self.reading = True
+        self.queued = 0  # claimed pages of the current batch not yielded yet
         self._feeder: RecordFeeder | None = None
         self._progress_task: asyncio.Task[None] | None = None
         self._started = time.monotonic()
@@ -134,13 +135,11 @@ class ReplaySpider(scrapy.Spider):
         self._feeder.start()
         self._progress_task = asyncio.ensure_future(self._background())
         while (batch := await asyncio.to_thread(self._feeder.next_batch)) is not None:
-            for entry in batch:
-                async for item in self._handle(entry, pending):
-                    yield item
-                if self.limit is not None and self.yielded >= self.limit:
-                    self._feeder.stop()
-                    self._exhausted()
-                    return
+            async for item in self._handle_batch(batch, pending):
+                yield item
+            if self.limit is not None and self.yielded >= self.limit:
+                self._feeder.stop()
+                break
         self._exhausted()
 
     def _exhausted(self) -> None:
@@ -159,47 +158,84 @@ class ReplaySpider(scrapy.Spider):
         if nextcall is not None:
             asyncio.get_running_loop().call_later(NUDGE_SECONDS, nextcall.schedule)
 
-    async def _handle(self, entry: Any, pending: set[str]) -> AsyncIterator[ArticleItem]:
+    async def _handle_batch(
+        self, batch: list[Any], pending: set[str]
+    ) -> AsyncIterator[ArticleItem]:
+        """Count and filter a batch of records, claim its pages in one ledger call, yield
+        what was claimed (or left pending by a killed replay). The resume points move past the
+        batch only once its claimed pages are in flight: a checkpoint (which may run during
+        the claim) never skips a page."""
+        items: list[tuple[ArticleItem, Page]] = []
+        read_to: dict[str, int] = {}
+        ends: list[SourceEnd] = []
+        for entry in batch:
+            if self.limit is not None and self.yielded + len(items) >= self.limit:
+                break
+            if isinstance(entry, SourceEnd):
+                ends.append(entry)
+                continue
+            page = self._account(entry)
+            if not isinstance(entry, SourceStart):
+                read_to[entry.source] = entry.offset
+            item = self._filtered_item(page) if page is not None else None
+            if item is not None and page is not None:
+                items.append((item, page))
+        taken = await self._claim(items, pending)
+        self.frontier.update(read_to)
+        for end in ends:
+            self._source_ended(end)
+        self.queued = len(taken)
+        for item in taken:
+            while len(self.in_flight) - self.queued >= self.max_in_flight:
+                self._room.clear()
+                await self._room.wait()
+            self.queued -= 1
+            self.yielded += 1
+            inc_domain(self.crawler.stats, item["domain"], FETCHED)
+            yield item
+
+    async def _claim(
+        self, items: list[tuple[ArticleItem, Page]], pending: set[str]
+    ) -> list[ArticleItem]:
+        if not items:
+            return []
+        entries = [Entry(item["replay_key"], None, {"source": page.source, "offset": page.offset})
+                   for item, page in items]  # fmt: skip
+        now = self.harvest.clock.now()
+        claimed = {claim.key for claim in await self.harvest.state.claim_entries(entries, now)}
+        taken = []
+        for item, page in items:
+            key = item["replay_key"]
+            if key not in claimed and key not in pending:
+                self.crawler.stats.inc_value("replay/skipped/done")  # output by an earlier run
+                continue
+            pending.discard(key)
+            self.in_flight[key] = (page.source, page.offset)
+            taken.append(item)
+        return taken
+
+    def _account(self, entry: Any) -> Page | None:
+        """Count a feeder entry (a source's start, a skip, a page); the page if it is one."""
         stats = self.crawler.stats
         if isinstance(entry, SourceStart):
             self.sizes[entry.source] = entry.size
             self.frontier[entry.source] = entry.offset
             log.info("replaying %s from offset %d", entry.source, entry.offset)
-            return
-        if isinstance(entry, SourceEnd):
-            if entry.error:
-                stats.inc_value("replay/skipped/broken")
-                log.warning("WARC %s is broken after offset %d: %s", entry.source,
-                            self.frontier.get(entry.source, 0), entry.error)  # fmt: skip
-            else:
-                self.complete.add(entry.source)
-            await self._checkpoint()
-            return
+            return None
         self.records += 1
         stats.inc_value("replay/records")
-        self.frontier[entry.source] = entry.offset
         if isinstance(entry, Skip):
             stats.inc_value(f"replay/skipped/{entry.reason}")
-            return
-        item = self._filtered_item(entry)
-        if item is None:
-            return
-        key = item["replay_key"]
-        claimed = await self.harvest.state.claim_entries(
-            [Entry(key, None, {"source": entry.source, "offset": entry.offset})],
-            self.harvest.clock.now(),
-        )
-        if not claimed and key not in pending:
-            stats.inc_value("replay/skipped/done")  # output by an earlier replay
-            return
-        pending.discard(key)
-        while len(self.in_flight) >= self.max_in_flight:
-            self._room.clear()
-            await self._room.wait()
-        self.in_flight[key] = (entry.source, entry.offset)
-        self.yielded += 1
-        inc_domain(stats, item["domain"], FETCHED)
-        yield item
+            return None
+        return entry
+
+    def _source_ended(self, end: SourceEnd) -> None:
+        if end.error:
+            self.crawler.stats.inc_value("replay/skipped/broken")
+            log.warning("WARC %s is broken after offset %d: %s", end.source,
+                        self.frontier.get(end.source, 0), end.error)  # fmt: skip
+        else:
+            self.complete.add(end.source)
 
     def _filtered_item(self, page: Page) -> ArticleItem | None:
         stats = self.crawler.stats
