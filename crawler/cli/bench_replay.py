@@ -202,11 +202,11 @@ def report(figures: dict[str, Any]) -> str:
         ),
     ]
     runs = [(name, figures[name]) for name in ("crawl", "replay", "series") if name in figures]
-    header = ["run", "articles", "NULLs", "articles/s", "wall s", "CPU s", "busy per core",
-              "peak MB (PSS)", "MB at articles"]  # fmt: skip
+    header = ["run", "articles", "NULLs", "articles/s", "wall s", "CPU s", "CPU ms/article",
+              "busy per core", "peak MB (PSS)", "MB at articles"]  # fmt: skip
     rows = [
         [name, r["articles"], r["nulls"], round(r["articles_per_second"], 1),
-         round(r["elapsed"], 1), round(r["cpu_seconds"], 1),
+         round(r["elapsed"], 1), round(r["cpu_seconds"], 1), round(r["cpu_per_article_ms"], 2),
          " ".join(f"{100 * b:.0f}%" for b in r["core_busy"]), round(r["peak_rss_mb"]),
          " ".join(f"{a}:{mb:.0f}" for a, mb in r["rss_series"])]
         for name, r in runs
@@ -222,6 +222,11 @@ def report(figures: dict[str, Any]) -> str:
         lines.append(f"replay {replay:.0f} articles/s = {ratio:.2f}x the crawl's {crawl:.0f}; "
                      f"target >= {TARGET_RATIO:.0f}x and >= {TARGET_ARTICLES_PER_SECOND:.0f}/s: "
                      f"{verdict}")  # fmt: skip
+        cpu_ratio = figures["crawl"]["cpu_per_article_ms"] / max(
+            figures["replay"]["cpu_per_article_ms"], 1e-9
+        )
+        lines.append(f"CPU per article: the crawl's is {cpu_ratio:.2f}x the replay's (the "
+                     "articles/s ratio when other work takes the cores)")  # fmt: skip
     if "series" in figures:
         series = dict(figures["series"]["rss_series"])
         marks = ", ".join(f"{a} articles: {mb:.0f} MB" for a, mb in sorted(series.items()))
