@@ -167,7 +167,8 @@ class BrokenArchive(Exception):
 
 def iter_records(stream: IO[bytes], reader: str = "fastwarc") -> Iterator[ArchivedRecord]:
     """The records of a WARC stream (gzip per record or uncompressed, WARC/1.0 or 1.1) from its
-    current position. Offsets are absolute as long as `stream.tell()` is."""
+    current position. Both readers take offsets from `stream.tell()`: absolute in the file for
+    a seeked file and for `RemoteStream` (crawler/warc/replay.py) alike."""
     if reader == "fastwarc":
         return _fastwarc_records(stream)
     if reader == "warcio":
@@ -178,15 +179,13 @@ def iter_records(stream: IO[bytes], reader: str = "fastwarc") -> Iterator[Archiv
 def _fastwarc_records(stream: IO[bytes]) -> Iterator[ArchivedRecord]:
     from fastwarc.warc import ArchiveIterator
 
-    base = _position(stream)
     iterator = ArchiveIterator(stream, parse_http=False, fsspec_args=False)
     try:
         for record in iterator:
             headers = record.headers
             block = record.reader.read()
-            offset = record.stream_pos
             yield ArchivedRecord(
-                offset=offset if offset >= base else base + offset,
+                offset=record.stream_pos,
                 type=str(headers.get("WARC-Type") or "unknown"),
                 record_id=str(record.record_id or ""),
                 target_uri=_uri(headers.get("WARC-Target-URI")),
@@ -205,7 +204,6 @@ def _warcio_records(stream: IO[bytes]) -> Iterator[ArchivedRecord]:
     from warcio.archiveiterator import ArchiveIterator
     from warcio.exceptions import ArchiveLoadFailed
 
-    base = _position(stream)
     iterator = ArchiveIterator(stream, no_record_parse=True, check_digests=False)
     try:
         for record in iterator:
@@ -213,7 +211,7 @@ def _warcio_records(stream: IO[bytes]) -> Iterator[ArchivedRecord]:
             block = record.raw_stream.read()
             length = int(headers.get_header("Content-Length") or 0)
             yield ArchivedRecord(
-                offset=base + iterator.get_record_offset(),
+                offset=iterator.get_record_offset(),
                 type=record.rec_type or "unknown",
                 record_id=headers.get_header("WARC-Record-ID") or "",
                 target_uri=_uri(headers.get_header("WARC-Target-URI")),
@@ -226,13 +224,6 @@ def _warcio_records(stream: IO[bytes]) -> Iterator[ArchivedRecord]:
             )
     except (ArchiveLoadFailed, OSError, EOFError, ValueError, zlib.error) as error:
         raise BrokenArchive(str(error)) from error
-
-
-def _position(stream: IO[bytes]) -> int:
-    try:
-        return stream.tell()
-    except (OSError, AttributeError):
-        return 0
 
 
 def _uri(value: Any) -> str:

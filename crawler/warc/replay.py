@@ -46,6 +46,9 @@ LISTING_SUFFIXES = (".paths", ".paths.gz", ".txt")
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 SNIFF_BYTES = 512  # a page without a Content-Type is HTML if it starts like it
 REMOTE_TIMEOUT_SECONDS = 60.0
+SKIP_CHUNK_BYTES = (
+    1 << 20
+)  # a server without Range support: read up to the offset this much at a time
 SQLITE_FILE = "replay.sqlite3"
 BUSY_TIMEOUT_SECONDS = 5.0
 _END = object()
@@ -137,8 +140,11 @@ def open_source(source: str, offset: int, user_agent: str) -> tuple[IO[bytes], i
     length = response.headers.get("Content-Length")
     if offset and response.status != 206:  # no Range support: read up to the offset
         skip = offset
-        while skip:
-            skip -= len(response.read(min(skip, 1 << 20)) or b"x" * skip)
+        while skip > 0:
+            data = response.read(min(skip, SKIP_CHUNK_BYTES))
+            if not data:
+                break  # shorter than the offset: the records stream ends at once
+            skip -= len(data)
     size = int(length) + (offset if response.status == 206 else 0) if length else None
     return RemoteStream(response, offset), size  # type: ignore[return-value]
 
