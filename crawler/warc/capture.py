@@ -6,7 +6,8 @@ sees the body as the server sent it, before decompression (Scrapy has already un
 transfer coding, so that header is kept under the name `X-Archive-Orig-Transfer-Encoding`, the
 convention of pywb and Common Crawl). Configured below 590 it would see decoded bodies: it then
 archives them with their Content-Encoding header renamed the same way and says so in a
-`WARC-Body-Note` header. Redirects (RedirectMiddleware, 600) are archived like any response.
+`WARC-Body-Note` header. A redirect (3xx) is not archived: RedirectMiddleware (600) turns it
+into the next request before the capture sees it; the response it leads to is, under its URL.
 
 Per response: a `request` record (method, path and headers as sent), the `response` record
 (status line and headers as received, body) and, for an article, a `metadata` record (JSON: its
