@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import io
 import signal
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from crawler.cli.crawlrun import (
 from crawler.newsroom import Newsroom, NewsroomServer
 from crawler.warc.records import (
     READERS,
+    BrokenArchive,
     OutRecord,
     digest,
     gzip_member,
@@ -201,3 +203,17 @@ def test_kill_9_during_capture_then_restart_repairs_and_archives_every_article(
     # article was in flight at the kill and fetched again.
     twice = len(archived) - len(archived_urls)
     assert 0 <= twice <= 2 * 4, twice  # at most CONCURRENT_REQUESTS_PER_DOMAIN per domain
+
+
+@pytest.mark.parametrize("reader", READERS)
+def test_garbage_after_good_records_ends_the_file_after_them(tmp_path: Path, reader: str) -> None:
+    good = b"".join(gzip_member(record.serialize()) for record in _responses(2))
+    found = []
+    with pytest.raises(BrokenArchive):
+        for page in pages(iter_records(io.BytesIO(good + bytes(range(256)) * 8), reader), "x",
+                          MAX_BYTES):  # fmt: skip
+            found.append(page)
+    assert [p.url for p in found if isinstance(p, Page)] == [
+        "http://news.test/0",
+        "http://news.test/1",
+    ]

@@ -173,22 +173,28 @@ class Skip:
 
 def pages(records: Iterator[ArchivedRecord], source: str, max_bytes: int) -> Iterator[Page | Skip]:
     """Pages and skips of a record stream. A response is held until the next record, which
-    may be our capture's metadata record about it."""
+    may be our capture's metadata record about it (and is passed on before a BrokenArchive
+    from what follows it propagates)."""
     held: Page | None = None
-    for record in records:
-        if held is not None and _describes(record, held):
-            held.metadata = _json(record.block)
-            continue
+    try:
+        for record in records:
+            if held is not None and _describes(record, held):
+                held.metadata = _json(record.block)
+                continue
+            if held is not None:
+                yield held
+                held = None
+            if record.type not in ("response", "revisit", "resource"):
+                continue  # request, warcinfo, metadata, conversion: nothing to replay
+            outcome = page_of(record, source, max_bytes)
+            if isinstance(outcome, Page):
+                held = outcome
+            else:
+                yield outcome
+    except BrokenArchive:
         if held is not None:
             yield held
-            held = None
-        if record.type not in ("response", "revisit", "resource"):
-            continue  # request, warcinfo, metadata, conversion: nothing to replay
-        outcome = page_of(record, source, max_bytes)
-        if isinstance(outcome, Page):
-            held = outcome
-        else:
-            yield outcome
+        raise
     if held is not None:
         yield held
 
