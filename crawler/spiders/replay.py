@@ -22,6 +22,7 @@ import asyncio
 import logging
 import sys
 import time
+from collections import OrderedDict
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from typing import Any
@@ -49,6 +50,7 @@ from crawler.warc.replay import (
 log = logging.getLogger(__name__)
 
 KEY_PREFIX = "warc:"
+RECENT_KEYS = 1_024  # finished pages remembered for an item_error signal that comes after
 NUDGE_SECONDS = 0.05  # after the last page: let the item's signals finish first
 
 
@@ -93,6 +95,8 @@ class ReplaySpider(scrapy.Spider):
         self._room = asyncio.Event()
         self.reading = True
         self.queued = 0  # claimed pages of the current batch not yielded yet
+        self.failed: dict[str, tuple[str, int]] = {}  # pages a stage raised on: tried again
+        self._recent: OrderedDict[str, tuple[str, int]] = OrderedDict()  # just finished
         self._feeder: RecordFeeder | None = None
         self._progress_task: asyncio.Task[None] | None = None
         self._started = time.monotonic()
@@ -110,6 +114,7 @@ class ReplaySpider(scrapy.Spider):
         spider.harvest = Harvest.of(crawler)
         spider.offsets = ReplayOffsets(settings)
         spider.harvest.on_done(spider._finished)
+        crawler.signals.connect(spider._failed, signal=signals.item_error)
         crawler.signals.connect(spider._closed, signal=signals.spider_closed)
         return spider
 
@@ -268,15 +273,28 @@ class ReplaySpider(scrapy.Spider):
 
     def _finished(self, item: Any, stored: bool) -> None:
         key = item.get("replay_key") if hasattr(item, "get") else None
-        if key and self.in_flight.pop(key, None) is not None:
+        if key and (where := self.in_flight.pop(key, None)) is not None:
+            self._recent[key] = where
+            if len(self._recent) > RECENT_KEYS:
+                self._recent.popitem(last=False)
             self._room.set()
             self._nudge_when_done()
 
+    def _failed(self, item: Any, **_: Any) -> None:
+        """A stage raised on a page: the ledger keeps it pending for another try (up to
+        HARVEST_MAX_ATTEMPTS), which the next replay makes, so the resume point stays at or
+        before it."""
+        key = item.get("replay_key") if hasattr(item, "get") else None
+        where = (self.in_flight.get(key) or self._recent.get(key)) if key else None
+        if key and where is not None:
+            self.failed[key] = where
+
     def resume_points(self) -> dict[str, dict[str, Any]]:
-        """Per source read so far: the lowest offset still in the pipeline, else the frontier
-        (the last record read: reading it again is harmless, the ledger skips it)."""
+        """Per source read so far: the lowest offset still in the pipeline (or of a page that
+        failed in it), else the frontier (the last record read: reading it again is harmless,
+        the ledger skips it)."""
         lowest: dict[str, int] = {}
-        for source, offset in self.in_flight.values():
+        for source, offset in [*self.in_flight.values(), *self.failed.values()]:
             lowest[source] = min(offset, lowest.get(source, offset))
         points = {}
         for source, frontier in self.frontier.items():
