@@ -32,7 +32,13 @@ from crawler.warc.records import (
     response_record,
 )
 from crawler.warc.replay import Page, Skip, pages
-from crawler.warc.writer import OPEN_SUFFIX, WarcWriter, complete_members, repair_directory
+from crawler.warc.writer import (
+    NEW_SUFFIX,
+    OPEN_SUFFIX,
+    WarcWriter,
+    complete_members,
+    repair_directory,
+)
 
 PAGE = b"<html><head><title>t</title></head><body><p>caf\xc3\xa9</p></body></html>"
 MAX_BYTES = 1 << 24
@@ -108,6 +114,8 @@ def test_a_file_left_open_by_a_killed_writer_is_cut_after_its_last_whole_record(
     left.write_bytes(b"".join(members[:3]) + members[3][: len(members[3]) // 2])
     empty = tmp_path / f"test-2-00001-host-1.warc.gz{OPEN_SUFFIX}"
     empty.write_bytes(members[0][:10])  # killed inside its first record
+    unborn = tmp_path / f"test-3-00001-host-1.warc.gz{OPEN_SUFFIX}{NEW_SUFFIX}"
+    unborn.write_bytes(b"")  # killed between creating its file and naming it
     writer = _writer(tmp_path)
     repaired = writer.start()
     writer.close()
@@ -118,6 +126,7 @@ def test_a_file_left_open_by_a_killed_writer_is_cut_after_its_last_whole_record(
     fixed = tmp_path / "test-1-00001-host-1.warc.gz"
     assert fixed.read_bytes() == b"".join(members[:3])
     assert not empty.exists() and not fixed.with_name(fixed.name + OPEN_SUFFIX).exists()
+    assert not unborn.exists()
     assert repair_directory(tmp_path) == []  # nothing left to repair
 
 

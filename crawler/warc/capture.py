@@ -101,7 +101,7 @@ class WarcCaptureMiddleware:
         records = self.records_of(request, response)
         try:
             await self.writer.write(records)
-        except OSError as error:  # a full disk must not stop the crawl; it is counted and logged
+        except Exception as error:  # a full disk must not stop the crawl: counted and logged
             self.stats.inc_value("warc/errors")
             log.error("WARC capture failed for %s: %s", response.url, error)
             return response

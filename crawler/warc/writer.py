@@ -25,8 +25,9 @@ import queue
 import socket
 import threading
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Future
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -37,6 +38,7 @@ from crawler.warc.records import GZIP_WBITS, OutRecord, gzip_member, warcinfo_re
 log = logging.getLogger(__name__)
 
 OPEN_SUFFIX = ".open"
+NEW_SUFFIX = ".new"  # a file being opened, not yet locked and named .open
 WARC_SUFFIX = ".warc.gz"
 REPAIR_CHUNK_BYTES = 1 << 20  # read a left-over file this much at a time while repairing it
 _STOP = object()
@@ -50,28 +52,49 @@ class RepairOutcome:
 
 
 def repair_directory(directory: Path) -> list[RepairOutcome]:
-    """Close every `.open` file that no live writer holds: cut a torn last member, rename."""
+    """Close every `.open` file that no live writer holds: cut a torn last member, rename.
+    Safe while other workers start in the same directory: each file is repaired by the one
+    that holds its lock, renamed before the lock goes, and skipped by the others."""
+    for path in directory.glob(f"*{WARC_SUFFIX}{OPEN_SUFFIX}{NEW_SUFFIX}"):
+        with _locked(path, "rb") as handle:
+            if handle is not None:
+                path.unlink()  # killed between creating and naming it: nothing was written
     outcomes = []
     for path in sorted(directory.glob(f"*{WARC_SUFFIX}{OPEN_SUFFIX}")):
-        with path.open("rb+") as handle:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                continue  # a live writer (another worker) is using it
+        with _locked(path, "rb+") as handle:
+            if handle is None or not path.exists():
+                continue  # a live writer holds it, or another repairer just closed it
             members, end = complete_members(handle)
             size = handle.seek(0, os.SEEK_END)
             if end < size:
                 handle.truncate(end)
                 os.fsync(handle.fileno())
-        final = path.with_name(path.name.removesuffix(OPEN_SUFFIX))
-        if members:
-            os.replace(path, final)
-        else:
-            path.unlink()
+            final = path.with_name(path.name.removesuffix(OPEN_SUFFIX))
+            if members:
+                os.replace(path, final)
+            else:
+                path.unlink()
         outcomes.append(RepairOutcome(final, members, size - end))
         log.warning("WARC %s was left open (killed writer?): kept %d record(s), cut %d byte(s)",
                     final, members, size - end)  # fmt: skip
     return outcomes
+
+
+@contextmanager
+def _locked(path: Path, mode: str) -> Iterator[Any]:
+    """The file opened and exclusively locked, or None if someone holds it (or it is gone)."""
+    try:
+        handle = path.open(mode)
+    except FileNotFoundError:
+        yield None
+        return
+    with handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            yield None
+            return
+        yield handle
 
 
 def complete_members(handle: Any) -> tuple[int, int]:
@@ -199,8 +222,12 @@ class WarcWriter:
         host = socket.gethostname().replace("-", "_") or "host"
         name = f"{self.prefix}-{stamp}-{self.serial:05d}-{host}-{os.getpid()}{WARC_SUFFIX}"
         self.path = self.directory / (name + OPEN_SUFFIX)
-        self.file = self.path.open("ab", buffering=0)
+        # Locked before it gets the name a repairer looks for: another worker starting in this
+        # directory can never take a file being born for a killed writer's.
+        hidden = self.path.with_name(self.path.name + NEW_SUFFIX)
+        self.file = hidden.open("ab", buffering=0)
         fcntl.flock(self.file, fcntl.LOCK_EX)
+        os.replace(hidden, self.path)
         self.size = 0
         info = warcinfo_record(self.software, self.info, name)
         member = gzip_member(info.serialize())
