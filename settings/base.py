@@ -206,7 +206,9 @@ WARC_ROTATE_BYTES = 1024**3  # a file is closed and a new one begun past 1 GB
 WARC_QUEUE_RECORDS = 256  # groups waiting for the writer thread; more waits off the reactor
 # Replay (`newsharvest replay`, crawler/spiders/replay.py): archived pages through the pipeline.
 REPLAY_READER = "fastwarc"  # "fastwarc" (C++, measured fastest) or "warcio" (pure Python)
-REPLAY_MAX_IN_FLIGHT = 64  # pages in the pipeline at once: keeps the workers fed, memory bound
+# Pages in the pipeline at once: bounds memory; 2 x SINK_BATCH_SIZE, so a sink's batch fills while
+# the previous one commits instead of waiting SINK_BATCH_SECONDS for pages that cannot come.
+REPLAY_MAX_IN_FLIGHT = 400
 REPLAY_CHECKPOINT_SECONDS = 2.0  # how often per-file resume offsets are saved
 REPLAY_PROGRESS_SECONDS = 5.0  # how often a progress line goes to stderr
 
