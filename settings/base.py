@@ -48,6 +48,14 @@ DOWNLOAD_MAXSIZE = 16 * 1024 * 1024  # refuse bodies over 16 MiB (bombs, huge du
 DOWNLOAD_WARNSIZE = 4 * 1024 * 1024  # log bodies over 4 MiB
 RETRY_TIMES = 2  # transient errors get two more attempts
 REDIRECT_MAX_TIMES = 5  # a news article needs at most a handful of hops
+# With REDIS_URL, the per-domain limit and delay above (and robots.txt crawl-delay, and the delay
+# AutoThrottle reaches) hold for all workers together: a request takes a slot of its domain in
+# Redis right before it is sent and frees it when the answer arrives (crawler/politeness.py).
+POLITENESS_SHARED_ENABLED = True  # off: each worker is polite on its own (N workers, N times)
+POLITENESS_LEASE_MARGIN_SECONDS = 10.0  # a dead worker's slot frees after DOWNLOAD_TIMEOUT + this
+POLITENESS_DELAY_MARGIN_SECONDS = 0.025  # added to a delay: sending takes varying time
+POLITENESS_POLL_SECONDS = 0.05  # a request that found every slot of its domain taken asks again
+POLITENESS_STATE_TTL_SECONDS = 60.0  # a quiet domain's shared delay is forgotten (as in Scrapy)
 
 # --- Network access ---------------------------------------------------------------------------
 

@@ -86,6 +86,17 @@ class RedisKeys:
         """Sorted set: request fingerprint scored by expiry (the TTL-bounded dupefilter)."""
         return self.key(f"{{{spider}}}", "dupefilter")
 
+    # --- politeness across workers ------------------------------------------------------
+    # One hash tag per domain: the acquire script reads and writes both keys at once.
+
+    def politeness_slots(self, domain: str) -> str:
+        """Sorted set: the requests to a domain in flight now (lease token -> lease end, µs)."""
+        return self.key("polite", f"{{{domain}}}", "slots")
+
+    def politeness_state(self, domain: str) -> str:
+        """Hash: a domain's earliest next request start (next, µs) and shared delay (delay, µs)."""
+        return self.key("polite", f"{{{domain}}}", "state")
+
     # --- index sinks --------------------------------------------------------------------
 
     def sink_stream(self, name: str = "articles") -> str:
