@@ -174,9 +174,9 @@ class DomainPoliteness:
             return None
 
     def _robots_middleware(self) -> RobotsTxtMiddleware | None:
-        if self._robots is False:
-            engine = self.crawler.engine
-            middlewares = engine.downloader.middleware.middlewares if engine else ()
+        engine = self.crawler._engine  # None before the crawl starts (as crawler/core/outage.py)
+        if self._robots is False and engine is not None:
+            middlewares = engine.downloader.middleware.middlewares
             found = [m for m in middlewares if isinstance(m, RobotsTxtMiddleware)]
             self._robots = found[0] if found else None
         return self._robots if isinstance(self._robots, RobotsTxtMiddleware) else None

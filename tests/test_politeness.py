@@ -3,16 +3,25 @@ Redis, then three real `scrapy crawl` workers measured at the fixture's server."
 
 from __future__ import annotations
 
+import asyncio
+import importlib
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from scrapy import Request, Spider
+from scrapy.core.downloader import Slot
+from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
+from scrapy.robotstxt import ProtegoRobotParser
+from scrapy.utils.test import get_crawler
 
 from crawler.cli.bench_politeness import CLOCK_TOLERANCE_SECONDS, measure_politeness, summary
-from crawler.core.connection import sync_redis
+from crawler.core.connection import async_redis, sync_redis
 from crawler.core.keys import RedisKeys
 from crawler.core.lua import register_lua
+from crawler.newsroom.tcpproxy import TcpProxy
+from crawler.politeness import DomainPoliteness
 
 DOMAIN = "dailyherald.test"
 MICROS = 1_000_000
@@ -97,6 +106,75 @@ def test_autothrottle_delay_published_by_one_worker_slows_every_worker(slots: Sl
     assert answer == 0 and shared == throttled_us and wait > floor_us
     slots.release("w2:1")  # a worker without AutoThrottle leaves the shared delay alone
     assert slots.acquire("w3:1", concurrency=5, delay_us=floor_us)[2] == throttled_us
+
+
+# --- the component a worker runs ---------------------------------------------------------------
+
+
+def politeness_of(redis_url: str, prefix: str, **settings: Any) -> DomainPoliteness | None:
+    profile = importlib.import_module("settings.distributed")
+    values = {
+        **{name: getattr(profile, name) for name in dir(profile) if name.isupper()},
+        "REDIS_URL": redis_url,
+        "REDIS_KEY_PREFIX": prefix,
+        **settings,
+    }
+    return DomainPoliteness.from_crawler(get_crawler(Spider, values))
+
+
+def test_without_redis_each_worker_keeps_scrapys_own_slots(redis_url: str) -> None:
+    assert politeness_of("", "nh") is None
+    assert politeness_of(redis_url, "nh", POLITENESS_SHARED_ENABLED=False) is None
+
+
+def test_robots_txt_crawl_delay_raises_the_delay_between_requests(
+    redis_url: str, redis_prefix: str
+) -> None:
+    politeness = politeness_of(redis_url, redis_prefix)
+    assert politeness is not None
+    robots = RobotsTxtMiddleware.from_crawler(politeness.crawler)
+    robots._parsers["slow.test"] = ProtegoRobotParser(b"User-agent: *\nCrawl-delay: 2\n", None)
+    robots._parsers["quiet.test"] = None  # robots.txt could not be read: no crawl-delay
+    politeness._robots = robots
+    assert politeness.floor_delay("slow.test", Request("http://slow.test/a")) == 2.0
+    assert politeness.floor_delay("quiet.test", Request("http://quiet.test/a")) == 0.5
+    assert politeness.floor_delay("new.test", Request("http://new.test/a")) == 0.5
+
+
+def test_a_release_redis_missed_is_sent_when_it_answers_again(
+    redis_url: str, redis_prefix: str
+) -> None:
+    """Redis cut between a request's start and its answer (the real server behind a
+    TcpProxy): the release never raises into the download; the gate pauses the crawl, and
+    when Redis answers the slot is freed at once, not when its lease runs out."""
+
+    async def scenario(proxy: TcpProxy) -> tuple[int, int, dict[str, Any]]:
+        url = redis_url.replace(":6379/", f":{proxy.port}/")
+        politeness = politeness_of(url, redis_prefix, REDIS_RETRY_SECONDS=0.05)
+        assert politeness is not None and politeness.gate is not None
+        slot = Slot(concurrency=1, delay=0.0, jitter=0.0)
+        token = await politeness.acquire(DOMAIN, slot, Request(f"http://{DOMAIN}/a"))
+        proxy.stop()
+        await politeness.release(DOMAIN, token, slot)
+        assert not politeness.gate.available
+        held = await count_slots()
+        proxy.start()
+        while not politeness.gate.available:  # the gate's probe runs the recovery hooks
+            await asyncio.sleep(0.05)
+        return held, await count_slots(), politeness.crawler.stats.get_stats()
+
+    async def count_slots() -> int:
+        client = async_redis(redis_url)
+        try:
+            return await client.zcard(RedisKeys(redis_prefix).politeness_slots(DOMAIN))
+        finally:
+            await client.aclose()
+
+    with TcpProxy(6379) as proxy:
+        held, after, stats = asyncio.run(scenario(proxy))
+    assert (held, after) == (1, 0)
+    assert stats["politeness/acquired"] == 1 and stats["politeness/release_deferred"] == 1
+    assert stats["backend/redis/unavailable"] == 1
 
 
 # --- at the publisher's server, three real workers ---------------------------------------------
