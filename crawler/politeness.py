@@ -20,10 +20,14 @@ domain in Redis right before it is sent and frees it when its response (or error
 * A worker that dies holding slots: each lease ends by itself after the request's download
   timeout plus POLITENESS_LEASE_MARGIN_SECONDS.
 * Redis unreachable: acquiring goes through the crawl's outage gate (the crawl pauses, the
-  request waits); a release that cannot be sent is kept and sent when Redis answers again.
+  request waits); a release that cannot be sent is kept and sent when Redis answers again. A
+  crawl that is closed during an outage sends what its downloader still holds with Scrapy's
+  per-process limits only (at most CONCURRENT_REQUESTS, once), as the gate promises for those
+  requests (crawler/core/outage.py): failing them would count articles as failed fetches.
 
 Stats: `politeness/acquired`, `politeness/waits` (answers "not yet"), `politeness/wait_seconds`,
-`politeness/release_deferred` (releases sent after an outage).
+`politeness/release_deferred` (releases sent after an outage), `politeness/unshared` (requests
+sent without a shared slot: closing during an outage).
 """
 
 from __future__ import annotations
@@ -45,7 +49,7 @@ from scrapy.utils.httpobj import urlparse_cached
 from crawler.core.connection import async_redis, redis_url
 from crawler.core.keys import RedisKeys
 from crawler.core.lua import register_lua
-from crawler.core.outage import RedisGate, attempt, is_connection_error
+from crawler.core.outage import RedisGate, RedisUnavailable, attempt, is_connection_error
 from crawler.core.worker import worker_identity
 
 log = logging.getLogger(__name__)
@@ -102,9 +106,10 @@ class DomainPoliteness:
 
     # --- the two calls the downloader makes --------------------------------------------------
 
-    async def acquire(self, domain: str, slot: Slot, request: Request) -> str:
+    async def acquire(self, domain: str, slot: Slot, request: Request) -> str | None:
         """Wait (without blocking the reactor) until `request` may be sent to `domain`; return
-        the lease token to release when its answer arrives."""
+        the lease token to release when its answer arrives (None: sent without a shared slot,
+        the crawl closing while Redis is unreachable)."""
         token = f"{self._token_prefix}:{next(self._serial)}"
         floor = self.floor_delay(domain, request)
         timeout = float(request.meta.get("download_timeout") or self.download_timeout)
@@ -120,7 +125,11 @@ class DomainPoliteness:
         keys = [self.keys.politeness_slots(domain), self.keys.politeness_state(domain)]
         stats = self.crawler.stats
         while True:
-            answer, wait_us, shared_us = await self._call(lambda: self._acquire(keys, args))
+            try:
+                answer, wait_us, shared_us = await self._call(lambda: self._acquire(keys, args))
+            except RedisUnavailable:
+                stats.inc_value("politeness/unshared")
+                return None
             if self.autothrottle and int(shared_us) > 0:
                 # Adopt the domain's shared AutoThrottle delay: this worker's AutoThrottle
                 # adjusts it from there, and the release publishes the result.
@@ -135,9 +144,11 @@ class DomainPoliteness:
             stats.inc_value("politeness/wait_seconds", wait)
             await asyncio.sleep(wait)
 
-    async def release(self, domain: str, token: str, slot: Slot) -> None:
+    async def release(self, domain: str, token: str | None, slot: Slot) -> None:
         """Free the slot `token` holds; publish this worker's AutoThrottle delay for the domain.
         Never raises for an outage: the release is kept and sent when Redis answers again."""
+        if token is None:
+            return
         delay = str(micros(slot.delay)) if self.autothrottle else ""
         keys = [self.keys.politeness_slots(domain), self.keys.politeness_state(domain)]
         try:

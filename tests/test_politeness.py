@@ -146,7 +146,8 @@ def test_a_release_redis_missed_is_sent_when_it_answers_again(
 ) -> None:
     """Redis cut between a request's start and its answer (the real server behind a
     TcpProxy): the release never raises into the download; the gate pauses the crawl, and
-    when Redis answers the slot is freed at once, not when its lease runs out."""
+    when Redis answers the slot is freed at once, not when its lease runs out. A request of a
+    crawl closing meanwhile is sent under Scrapy's per-process limits."""
 
     async def scenario(proxy: TcpProxy) -> tuple[int, int, dict[str, Any]]:
         url = redis_url.replace(":6379/", f":{proxy.port}/")
@@ -155,6 +156,9 @@ def test_a_release_redis_missed_is_sent_when_it_answers_again(
         slot = Slot(concurrency=1, delay=0.0, jitter=0.0)
         token = await politeness.acquire(DOMAIN, slot, Request(f"http://{DOMAIN}/a"))
         proxy.stop()
+        # No engine here, so the gate sees a closing crawl: a request it holds goes without a
+        # shared slot (Scrapy's own limits only) instead of failing.
+        assert await politeness.acquire(DOMAIN, slot, Request(f"http://{DOMAIN}/b")) is None
         await politeness.release(DOMAIN, token, slot)
         assert not politeness.gate.available
         held = await count_slots()
@@ -174,6 +178,7 @@ def test_a_release_redis_missed_is_sent_when_it_answers_again(
         held, after, stats = asyncio.run(scenario(proxy))
     assert (held, after) == (1, 0)
     assert stats["politeness/acquired"] == 1 and stats["politeness/release_deferred"] == 1
+    assert stats["politeness/unshared"] == 1
     assert stats["backend/redis/unavailable"] == 1
 
 
