@@ -12,9 +12,10 @@ domain in Redis right before it is sent and frees it when its response (or error
   crawl-delay when the domain gives one, and the delay AutoThrottle last reached for the domain
   in any worker: each release publishes the worker's AutoThrottle delay, each acquire hands the
   shared one back, so one slow publisher slows every worker down (one AutoThrottle per domain).
-* Requests are granted POLITENESS_DELAY_MARGIN_SECONDS more than the delay apart: the time
-  from the grant to the request's arrival at the server varies (a new connection, a busy
-  process), and the delay must hold at the server.
+* Requests are granted POLITENESS_DELAY_MARGIN_SECONDS more than DOWNLOAD_DELAY (or
+  crawl-delay) apart: the time from the grant to the request's arrival at the server varies (a
+  new connection, a busy process), and that delay must hold at the server. AutoThrottle's delay
+  is a target, not a promise: it gets no margin.
 * A request that may not go yet sleeps (asyncio: the reactor runs on) for the time the script
   returns (until the next start, or POLITENESS_POLL_SECONDS when every slot is taken).
 * A worker that dies holding slots: each lease ends by itself after the request's download
@@ -116,11 +117,11 @@ class DomainPoliteness:
         args = [
             token,
             max(1, slot.concurrency),
-            micros(floor),
+            # The margin keeps a hard delay at the server; AutoThrottle's own is a soft target.
+            micros(floor + self.delay_margin if floor > 0 else 0.0),
             micros(timeout + self.lease_margin),
             micros(self.poll),
             self.state_ttl_ms,
-            micros(self.delay_margin),
         ]
         keys = [self.keys.politeness_slots(domain), self.keys.politeness_state(domain)]
         stats = self.crawler.stats

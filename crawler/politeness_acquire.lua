@@ -2,10 +2,9 @@
 -- KEYS[1] slots: sorted set, lease token -> lease end (µs); KEYS[2] state: hash with `next` (the
 -- earliest start of the domain's next request, µs) and `delay` (the delay AutoThrottle last
 -- published for the domain, µs).
--- ARGV: token, concurrency, floor delay (µs: DOWNLOAD_DELAY or robots.txt crawl-delay),
--- lease (µs), poll (µs: when to ask again if every slot is taken), state TTL (ms), margin (µs:
--- added to a delay that is not 0, so that requests granted `delay` apart do not reach the server
--- closer than that when the second one is sent faster than the first).
+-- ARGV: token, concurrency, floor delay (µs: DOWNLOAD_DELAY or robots.txt crawl-delay, plus the
+-- margin that keeps it at the server), lease (µs), poll (µs: when to ask again if every slot is
+-- taken), state TTL (ms).
 -- Returns {answer, µs to wait before asking again, shared delay µs}; answer 1: go (slot leased),
 -- 0: too soon after the last start, -1: every slot taken.
 -- Time is Redis's own clock (TIME), so workers on machines whose clocks disagree still agree.
@@ -15,9 +14,6 @@ local concurrency = tonumber(ARGV[2])
 local lease = tonumber(ARGV[4])
 local shared = tonumber(redis.call('HGET', KEYS[2], 'delay')) or 0
 local delay = math.max(tonumber(ARGV[3]), shared)
-if delay > 0 then
-  delay = delay + tonumber(ARGV[7])
-end
 -- Leases of requests whose worker died (or never released) run out here.
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 local next_start = tonumber(redis.call('HGET', KEYS[2], 'next')) or 0
