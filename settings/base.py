@@ -53,7 +53,7 @@ REDIRECT_MAX_TIMES = 5  # a news article needs at most a handful of hops
 # Redis right before it is sent and frees it when the answer arrives (crawler/politeness.py).
 POLITENESS_SHARED_ENABLED = True  # off: each worker is polite on its own (N workers, N times)
 POLITENESS_LEASE_MARGIN_SECONDS = 10.0  # a dead worker's slot frees after DOWNLOAD_TIMEOUT + this
-POLITENESS_DELAY_MARGIN_SECONDS = 0.05  # added to DOWNLOAD_DELAY: a request may reach the server late
+POLITENESS_DELAY_MARGIN_SECONDS = 0.05  # added to DOWNLOAD_DELAY: requests reach the server late
 POLITENESS_POLL_SECONDS = 0.05  # a request that found every slot of its domain taken asks again
 POLITENESS_STATE_TTL_SECONDS = 60.0  # a quiet domain's shared delay is forgotten (as in Scrapy)
 
