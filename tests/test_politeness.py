@@ -16,12 +16,19 @@ from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 from scrapy.robotstxt import ProtegoRobotParser
 from scrapy.utils.test import get_crawler
 
-from crawler.cli.bench_politeness import CLOCK_TOLERANCE_SECONDS, measure_politeness, summary
+from crawler.cli.bench_politeness import (
+    CLOCK_TOLERANCE_SECONDS,
+    measure_politeness,
+    politeness_figures,
+    summary,
+)
 from crawler.core.connection import async_redis, sync_redis
 from crawler.core.keys import RedisKeys
 from crawler.core.lua import register_lua
+from crawler.newsroom import RequestTiming
 from crawler.newsroom.tcpproxy import TcpProxy
 from crawler.politeness import DomainPoliteness
+from tests.support.commands import newsharvest
 
 DOMAIN = "dailyherald.test"
 MICROS = 1_000_000
@@ -219,3 +226,31 @@ def test_three_workers_without_delays_never_exceed_the_domain_limit_together(
     figures = measured(tmp_path, redis_url, settings=settings, server_delay=SLOW_ANSWER_SECONDS)
     assert figures["limit"] == 2 and figures["delay"] == 0
     assert figures["max_in_flight"] == figures["limit"]  # the limit is used, and never passed
+
+
+def test_the_figures_count_overlaps_and_gaps_per_publisher() -> None:
+    spans = [
+        RequestTiming("a.test", 0.0, 1.0),
+        RequestTiming("a.test", 0.5, 1.5),  # overlaps the first: 2 in flight
+        RequestTiming("a.test", 1.5, 2.0),  # starts as the second ends: still 2 at most
+        RequestTiming("b.test", 0.0, 0.1),
+        RequestTiming("b.test", 0.3, 0.4),
+    ]
+    figures = politeness_figures(spans, limit=2, delay=0.3)
+    assert figures["max_in_flight_per_domain"] == {"a.test": 2, "b.test": 1}
+    assert figures["min_gap_per_domain"] == {"a.test": 0.5, "b.test": 0.3}
+    assert figures["requests"] == 5 and figures["polite"]
+    assert not politeness_figures(spans, limit=1, delay=0.3)["polite"]
+    assert not politeness_figures(spans, limit=2, delay=0.4)["polite"]
+    assert politeness_figures([], limit=2, delay=0.5)["min_gap"] is None
+
+
+@pytest.mark.slow
+def test_bench_politeness_prints_the_figures_per_publisher() -> None:
+    result = newsharvest("bench", "politeness", "--workers", "1", "--domains", "1",
+                         "--articles", "2", "--server-delay", "0")  # fmt: skip
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "max in flight" in result.stdout and "1 workers, politeness shared (Redis)" in (
+        result.stdout
+    )
+    assert ": held" in result.stdout
