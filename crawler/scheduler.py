@@ -14,8 +14,17 @@ scrapy-redis 0.9.1 works with Scrapy 2.19 except for three things this module ch
 
 The queue is scrapy-redis's (a Redis sorted set by priority), except that `RedisPriorityQueue`
 pops with a script that also notes what it popped, so a pop whose reply is lost when Redis goes
-away can be recovered. Articles do not rely on the dupefilter: the harvest ledger claims them
-(with versions and crash recovery) and their requests bypass it; it filters every other request.
+away can be recovered.
+
+Fair split and liveness: a worker pops only while fewer than SCHEDULER_PREFETCH of its requests
+wait (in its downloader's per-domain queues or before its item pipeline), so it never hoards a
+burst it cannot run now; an idle worker looks at the shared queue every
+SCHEDULER_IDLE_POLL_SECONDS (Scrapy's engine would look only every 5 s), so every worker joins a
+burst. A popped article request takes its claim over (crawler/ledger.py `ClaimTaker`): the claim
+follows the request, and an older copy of a claim handed out again is dropped here.
+
+Articles do not rely on the dupefilter: the harvest ledger claims them (with versions and crash
+recovery) and their requests bypass it; it filters every other request.
 
 Redis going away (crawler/core/outage.py): the scheduler reports it to the crawler's `RedisGate`
 (which pauses the crawl), holds the requests it cannot queue in memory, in order, says it has
@@ -45,12 +54,16 @@ from scrapy_redis import defaults
 from scrapy_redis.dupefilter import RFPDupeFilter
 from scrapy_redis.queue import PriorityQueue
 from scrapy_redis.scheduler import Scheduler
+from twisted.internet import task
 
 from crawler.core.clock import Clock, clock_from_settings
+from crawler.core.commit import ledger_of
 from crawler.core.connection import redis_url, sync_redis
 from crawler.core.keys import RedisKeys
 from crawler.core.lua import register_lua
 from crawler.core.outage import RedisGate, attempt_sync, is_connection_error
+from crawler.core.worker import claim_owner
+from crawler.ledger import ClaimTaker, RedisHarvestState
 
 log = logging.getLogger(__name__)
 
@@ -179,7 +192,13 @@ class RedisScheduler(Scheduler):
             serializer=_serializer(settings.get("SCHEDULER_SERIALIZER")),
         )
         scheduler.stats = crawler.stats
+        scheduler.crawler = crawler
         scheduler.keys = keys
+        scheduler.prefetch = settings.getint("SCHEDULER_PREFETCH")
+        scheduler.idle_poll = settings.getfloat("SCHEDULER_IDLE_POLL_SECONDS")
+        scheduler.taker = None
+        scheduler.idle = False
+        scheduler.poller = None
         scheduler.gate = gate = RedisGate.of(crawler)
         # Requests not queued because Redis was down, in order, each with whether the
         # dupefilter has yet to see it.
@@ -215,8 +234,28 @@ class RedisScheduler(Scheduler):
             return
         if queued:
             log.info("joining a crawl in progress: %d request(s) queued", queued)
+        self._start_liveness()
+
+    def _start_liveness(self) -> None:
+        """Claim taking (with a shared ledger) and the idle poll."""
+        if _shared_ledger(self.crawler):
+            owner = claim_owner(self.crawler.settings)
+            self.taker = ClaimTaker(self.server, self.keys, owner)
+        if self.idle_poll > 0:
+            self.poller = task.LoopingCall(self._wake_if_idle)
+            self.poller.start(self.idle_poll, now=False)
+
+    def _wake_if_idle(self) -> None:
+        """The last pop found the shared queue empty: have the engine look again (its own
+        heartbeat is every 5 s, long enough for a busy worker to take a whole burst)."""
+        engine = getattr(self.crawler, "_engine", None)
+        slot = getattr(engine, "_slot", None)  # the engine's only wake-up call
+        if self.idle and slot is not None:
+            slot.nextcall.schedule()
 
     def close(self, reason: str) -> None:
+        if self.poller is not None and self.poller.running:
+            self.poller.stop()
         if self.held and self.gate.available:
             try:
                 self._queue_held()
@@ -266,14 +305,46 @@ class RedisScheduler(Scheduler):
     def next_request(self) -> Request | None:
         if not self.gate.available:
             return None
+        if self._waiting() >= self.prefetch > 0:
+            self._inc("scheduler/prefetch_full")
+            return None  # a download or an item finishing has the engine ask again
+        while True:
+            try:
+                request = self.queue.pop(self.idle_before_close)
+            except redis.RedisError as error:
+                self._failed(error)
+                return None
+            self.idle = request is None
+            if request is None:
+                return None
+            self._inc("scheduler/dequeued/redis")
+            if self._take(request):
+                return request
+            self._inc("scheduler/dropped/stale")
+
+    def _waiting(self) -> int:
+        """This worker's requests not running yet: queued in its downloader's slots (per-domain
+        concurrency and delay hold them) or downloaded and waiting for the spider."""
+        engine = getattr(self.crawler, "_engine", None)  # None: not crawling (a tool, a test)
+        if engine is None:
+            return 0
+        waiting = sum(len(slot.queue) for slot in engine.downloader.slots.values())
+        scraper_slot = engine.scraper.slot
+        return waiting + (len(scraper_slot.queue) if scraper_slot is not None else 0)
+
+    def _take(self, request: Request) -> bool:
+        """Take over the claim of a popped article request; False: not to run."""
+        claim = request.meta.get("harvest")
+        if self.taker is None or not claim:
+            return True
+        taker = self.taker
         try:
-            request = self.queue.pop(self.idle_before_close)
+            return attempt_sync(
+                lambda: taker.take(claim["key"], int(claim["version"]), int(claim.get("g") or 0))
+            )
         except redis.RedisError as error:
             self._failed(error)
-            return None
-        if request is not None:
-            self._inc("scheduler/dequeued/redis")
-        return request
+            return True  # run it: the claim stays with its last owner (at worst, fetched twice)
 
     def _failed(self, error: redis.RedisError) -> None:
         if not is_connection_error(error):
@@ -306,3 +377,11 @@ class RedisScheduler(Scheduler):
     def _inc(self, key: str, count: int = 1) -> None:
         if self.stats and count:
             self.stats.inc_value(key, count)
+
+
+def _shared_ledger(crawler: Crawler) -> bool:
+    """Whether the crawl's harvest ledger is the Redis one (claims to take over on pop)."""
+    harvest = ledger_of(crawler)
+    state = getattr(harvest, "state", None)
+    inner = getattr(state, "inner", state)  # the guarded ledger wraps the Redis one
+    return isinstance(inner, RedisHarvestState)

@@ -93,6 +93,7 @@ class FeedsSpider(scrapy.Spider):
         self.polling: set[str] = set()  # feeds requested by this process, not yet answered
         self.rng = random.Random()
         self._loop: task.LoopingCall | None = None
+        self._liveness: task.LoopingCall | None = None
         self._next_maintenance = 0.0
 
     @classmethod
@@ -108,6 +109,7 @@ class FeedsSpider(scrapy.Spider):
         spider.policy = PollPolicy.from_settings(settings)
         spider.tick = settings.getfloat("HARVEST_TICK_SECONDS")
         spider.maintenance_every = settings.getfloat("HARVEST_MAINTENANCE_SECONDS")
+        spider.heartbeat_every = settings.getfloat("HEARTBEAT_SECONDS")
         spider.harvest = Harvest.of(crawler)
         spider.poller = FeedPoller(
             spider.harvest.state, spider.policy, spider.harvest.clock, spider.rng,
@@ -135,6 +137,13 @@ class FeedsSpider(scrapy.Spider):
             log.info("resuming %d pending article(s) from the last run", len(recovered))
         for claim in recovered:
             yield self.article_request(claim)
+        if not self.harvest.single_process:
+            # Alive first, then take over what gone workers (and this worker's last life) held.
+            await state.heartbeat()
+            for claim in await self._take_orphans(now):
+                yield self.article_request(claim)
+            self._liveness = task.LoopingCall(lambda: deferred_from_coro(self._beat()))
+            self._liveness.start(self.heartbeat_every, now=False)
         if self.continuous:
             self._loop = task.LoopingCall(lambda: deferred_from_coro(self._tick()))
             self._loop.start(self.tick, now=True)
@@ -165,6 +174,31 @@ class FeedsSpider(scrapy.Spider):
         except Exception:
             log.exception("continuous harvesting: tick failed (retrying at the next one)")
 
+    async def _take_orphans(self, now: float) -> list[Claim]:
+        orphans = await self.harvest.state.recover_orphans(now)
+        stats = self.crawler.stats
+        if orphans.claims or orphans.feeds:
+            stats.inc_value("harvest/recovered/orphans", len(orphans.claims))
+            stats.inc_value("harvest/recovered/feeds", orphans.feeds)
+            gone = ", ".join(orphans.gone) or "-"
+            log.info("took over %d article(s) and %d feed poll(s) of gone worker(s) %s",
+                     len(orphans.claims), orphans.feeds, gone)  # fmt: skip
+        return [claim for claim in orphans.claims if claim.key not in self.inflight]
+
+    async def _beat(self) -> None:
+        """Heartbeat, then take over what workers without one held (feed polls become due, the
+        continuous loop requests them)."""
+        if not self.harvest.available:
+            return  # Redis is down: nobody can take anything over now
+        try:
+            await self.harvest.state.heartbeat()
+            for claim in await self._take_orphans(self.harvest.clock.now()):
+                self._crawl(self.article_request(claim))
+        except RedisUnavailable:
+            return
+        except Exception:
+            log.exception("worker heartbeat failed (retrying at the next one)")
+
     def _time_scale(self) -> float:
         return float(getattr(self.harvest.clock, "scale", 1.0))
 
@@ -177,8 +211,9 @@ class FeedsSpider(scrapy.Spider):
             raise DontCloseSpider
 
     def _closed(self) -> None:
-        if self._loop is not None and self._loop.running:
-            self._loop.stop()
+        for loop in (self._loop, self._liveness):
+            if loop is not None and loop.running:
+                loop.stop()
 
     # --- feeds ------------------------------------------------------------------------------
 
@@ -297,7 +332,7 @@ class FeedsSpider(scrapy.Spider):
                 "entry": claim.payload.get("entry") or {},
             },
             meta={"harvest": {"key": claim.key, "version": claim.version,
-                              "updated": claim.updated}},
+                              "updated": claim.updated, "g": claim.generation}},
         )  # fmt: skip
 
     async def parse_article(
