@@ -480,6 +480,7 @@ _SCRIPTS = {
     "save_feed": "ledger_save_feed",
 }
 _TAKE_LUA = "ledger_take"
+_TAKE_FEED_LUA = "ledger_take_feed"
 _MILLISECONDS = 1000
 
 
@@ -674,6 +675,7 @@ class ClaimTaker:
         self.keys = keys
         self.owner = owner
         self._take = register_lua(server, "crawler", _TAKE_LUA)
+        self._take_feed = register_lua(server, "crawler", _TAKE_FEED_LUA)
 
     def take(self, key: str, version: int, generation: int) -> bool:
         k = self.keys
@@ -682,6 +684,14 @@ class ClaimTaker:
             args=[key, version, generation, self.owner, k.harvest_held_prefix()],
         )
         return result == 1
+
+    def take_feed(self, url: str) -> None:
+        """The lease of a feed poll (continuous mode) follows its popped request too."""
+        k = self.keys
+        self._take_feed(
+            keys=[k.harvest_feed_owners(), k.harvest_owners()],
+            args=[url, self.owner, k.harvest_held_prefix()],
+        )
 
 
 def open_harvest_state(settings: Any) -> HarvestState:

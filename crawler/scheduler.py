@@ -333,12 +333,16 @@ class RedisScheduler(Scheduler):
         return waiting + (len(scraper_slot.queue) if scraper_slot is not None else 0)
 
     def _take(self, request: Request) -> bool:
-        """Take over the claim of a popped article request; False: not to run."""
-        claim = request.meta.get("harvest")
-        if self.taker is None or not claim:
+        """Take over the claim of a popped article request (or the lease of a feed poll);
+        False: not to run."""
+        claim, feed = request.meta.get("harvest"), request.meta.get("feed_url")
+        if self.taker is None or not (claim or feed):
             return True
         taker = self.taker
         try:
+            if not claim:
+                attempt_sync(lambda: taker.take_feed(feed))
+                return True  # a poll is never dropped: a second one is harmless
             return attempt_sync(
                 lambda: taker.take(claim["key"], int(claim["version"]), int(claim.get("g") or 0))
             )

@@ -18,6 +18,7 @@ BENCH_MODULES: tuple[str, ...] = (
     "crawler.cli.bench_pipeline",
     "crawler.cli.bench_hostile",
     "crawler.cli.bench_feeds",
+    "crawler.cli.bench_distributed",
 )
 
 

@@ -164,7 +164,9 @@ class FeedsSpider(scrapy.Spider):
             if now >= self._next_maintenance:
                 self._next_maintenance = now + self.maintenance_every * self._time_scale()
                 for claim in await state.recover(now):
-                    if claim.key not in self.inflight:
+                    # Shared state: what this process requested may run in another worker
+                    # (which then took its claim over); a copy handed out again is dropped.
+                    if not self.harvest.single_process or claim.key not in self.inflight:
                         self.crawler.stats.inc_value("harvest/recovered")
                         self._crawl(self.article_request(claim))
                 purged = await state.purge(now)
@@ -183,7 +185,9 @@ class FeedsSpider(scrapy.Spider):
             gone = ", ".join(orphans.gone) or "-"
             log.info("took over %d article(s) and %d feed poll(s) of gone worker(s) %s",
                      len(orphans.claims), orphans.feeds, gone)  # fmt: skip
-        return [claim for claim in orphans.claims if claim.key not in self.inflight]
+        # Not filtered by self.inflight: that names what this process requested, and another
+        # worker may have popped it since; what was taken over was held by another owner.
+        return orphans.claims
 
     async def _beat(self) -> None:
         """Heartbeat, then take over what workers without one held (feed polls become due, the
