@@ -23,7 +23,8 @@ and this life of it), and every worker keeps a heartbeat key with a short TTL
 held, and what an earlier life of the same worker held (a restart under the same WORKER_ID);
 the long HARVEST_CLAIM_LEASE_SECONDS remains only for a worker that is alive but stuck. A claim
 handed out again gets a new generation, so an older copy of its request still in the shared
-queue is dropped when a worker pops it (`take`, crawler/scheduler.py): one fetch per hand-out.
+queue is dropped when a worker pops it (crawler/scheduler_pop.lua takes the claim over in the
+same step as the pop): one fetch per hand-out.
 """
 
 from __future__ import annotations
@@ -479,8 +480,6 @@ _SCRIPTS = {
     "claim_feeds": "ledger_claim_feeds",
     "save_feed": "ledger_save_feed",
 }
-_TAKE_LUA = "ledger_take"
-_TAKE_FEED_LUA = "ledger_take_feed"
 _MILLISECONDS = 1000
 
 
@@ -662,36 +661,6 @@ class RedisHarvestState(HarvestState):
             pipe.zcard(k.harvest_due())
             total, pending, feeds = await pipe.execute()
         return {"pending": pending, "seen": total - pending, "feeds": feeds}
-
-
-class ClaimTaker:
-    """For the shared request queue (crawler/scheduler.py, a blocking client): a worker that
-    pops an article request takes its claim over, so that the claim follows the request and a
-    worker's death hands back exactly what it held. Answers False for a request not to run
-    (done, superseded, or an older copy of a claim handed out again)."""
-
-    def __init__(self, server: Any, keys: RedisKeys, owner: str) -> None:
-        self.server = server
-        self.keys = keys
-        self.owner = owner
-        self._take = register_lua(server, "crawler", _TAKE_LUA)
-        self._take_feed = register_lua(server, "crawler", _TAKE_FEED_LUA)
-
-    def take(self, key: str, version: int, generation: int) -> bool:
-        k = self.keys
-        result = self._take(
-            keys=[k.harvest_articles(), k.harvest_owners()],
-            args=[key, version, generation, self.owner, k.harvest_held_prefix()],
-        )
-        return result == 1
-
-    def take_feed(self, url: str) -> None:
-        """The lease of a feed poll (continuous mode) follows its popped request too."""
-        k = self.keys
-        self._take_feed(
-            keys=[k.harvest_feed_owners(), k.harvest_owners()],
-            args=[url, self.owner, k.harvest_held_prefix()],
-        )
 
 
 def open_harvest_state(settings: Any) -> HarvestState:

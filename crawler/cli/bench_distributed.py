@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from crawler.cli.crawlrun import crawl_command, crawl_env, read_jsonl, start_crawl, wait_for
+from crawler.cli.crawlrun import crawl_command, crawl_env, start_crawl, wait_for
 from crawler.core.connection import sync_redis
 from crawler.core.keys import RedisKeys
 from crawler.newsroom import Newsroom, NewsroomServer
@@ -120,7 +120,13 @@ class Worker:
             return self.process.wait()
 
     def items(self) -> list[dict[str, Any]]:
-        return read_jsonl(self.journal)
+        """The journal's complete lines (a running worker may be writing the last one)."""
+        try:
+            data = self.journal.read_bytes()
+        except FileNotFoundError:
+            return []
+        complete = data[: data.rfind(b"\n") + 1].decode("utf-8")
+        return [json.loads(line) for line in complete.splitlines() if line.strip()]
 
 
 def redis_worker(
