@@ -29,6 +29,7 @@ same step as the pop): one fetch per hand-out.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import sqlite3
@@ -38,6 +39,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 from typing import Any
+
+import redis
 
 from crawler.core.connection import async_redis, redis_url
 from crawler.core.keys import RedisKeys
@@ -520,6 +523,11 @@ class RedisHarvestState(HarvestState):
 
     async def close(self) -> None:
         if self.client is not None:
+            if self.owner:
+                # Gone from now on: what this worker still holds (claims whose requests wait in
+                # the shared queue) is taken over at once, not after the heartbeat's TTL.
+                with contextlib.suppress(redis.RedisError, OSError):
+                    await self.client.delete(self.keys.harvest_alive(self.owner))
             await self.client.aclose()
             self.client = None
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import random
+import time
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -94,6 +95,7 @@ class FeedsSpider(scrapy.Spider):
         self.rng = random.Random()
         self._loop: task.LoopingCall | None = None
         self._liveness: task.LoopingCall | None = None
+        self._trust_heartbeats_at = 0.0  # monotonic: take nothing over before (see _beat)
         self._next_maintenance = 0.0
 
     @classmethod
@@ -110,6 +112,7 @@ class FeedsSpider(scrapy.Spider):
         spider.tick = settings.getfloat("HARVEST_TICK_SECONDS")
         spider.maintenance_every = settings.getfloat("HARVEST_MAINTENANCE_SECONDS")
         spider.heartbeat_every = settings.getfloat("HEARTBEAT_SECONDS")
+        spider.heartbeat_ttl = settings.getfloat("HEARTBEAT_TTL_SECONDS")
         spider.harvest = Harvest.of(crawler)
         spider.poller = FeedPoller(
             spider.harvest.state, spider.policy, spider.harvest.clock, spider.rng,
@@ -195,7 +198,14 @@ class FeedsSpider(scrapy.Spider):
         if not self.harvest.available:
             return  # Redis is down: nobody can take anything over now
         try:
-            await self.harvest.state.heartbeat()
+            if not await self.harvest.state.heartbeat():
+                # This worker's own heartbeat had lapsed (a Redis outage, a stalled reactor):
+                # the others' may have too, and they are not dead. Give them a TTL to beat.
+                self._trust_heartbeats_at = time.monotonic() + self.heartbeat_ttl
+                log.warning("this worker's heartbeat had lapsed; taking nothing over for %.0f s",
+                            self.heartbeat_ttl)  # fmt: skip
+            if time.monotonic() < self._trust_heartbeats_at:
+                return
             for claim in await self._take_orphans(self.harvest.clock.now()):
                 self._crawl(self.article_request(claim))
         except RedisUnavailable:
