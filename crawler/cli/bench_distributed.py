@@ -365,9 +365,9 @@ def split_section(context: Context) -> dict[str, Any]:
 # The sections `newsharvest bench distributed` runs, in order (name, function).
 SECTIONS: list[tuple[str, Section]] = [
     ("restart", restart_section),
-    ("feed lease (embedded state)", feed_lease_section),
-    ("monitoring after SIGKILL", monitoring_section),
-    ("split of a burst", split_section),
+    ("feed-lease", feed_lease_section),
+    ("monitoring", monitoring_section),
+    ("split", split_section),
 ]
 
 
@@ -419,7 +419,8 @@ def run(args: Any) -> int:
 
 
 def _print_section(name: str, values: dict[str, Any]) -> None:
-    print(name)
+    section = dict(SECTIONS)[name]
+    print(f"{name}: {(section.__doc__ or '').strip().splitlines()[0]}")
     width = max(len(key) for key in values)
     for key, value in values.items():
         print(f"  {key:<{width}}  {value}")
