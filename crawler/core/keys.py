@@ -74,6 +74,28 @@ class RedisKeys:
         """Sorted set: feed URL scored by its next poll time."""
         return self.key("{harvest}", "feeds", "due")
 
+    def harvest_owners(self) -> str:
+        """Set: the workers (owner ids, crawler/core/worker.py) that hold claims or feed leases."""
+        return self.key("{harvest}", "owners")
+
+    def harvest_held(self, owner: str) -> str:
+        """Set: what one worker holds, "a|<article URL>" (a claim) or "f|<feed URL>" (a poll)."""
+        return f"{self.harvest_held_prefix()}{owner}"
+
+    def harvest_held_prefix(self) -> str:
+        return self.key("{harvest}", "held", "")
+
+    def harvest_alive(self, owner: str) -> str:
+        """String with a short TTL (HEARTBEAT_TTL_SECONDS): the worker is alive while it exists."""
+        return f"{self.harvest_alive_prefix()}{owner}"
+
+    def harvest_alive_prefix(self) -> str:
+        return self.key("{harvest}", "alive", "")
+
+    def harvest_feed_owners(self) -> str:
+        """Hash: feed URL -> the worker whose poll of it is under way (its lease)."""
+        return self.key("{harvest}", "feeds", "owners")
+
     def scheduler_queue(self, spider: str) -> str:
         """scrapy-redis request queue shared by the workers of a distributed crawl."""
         return self.key(f"{{{spider}}}", "requests")
