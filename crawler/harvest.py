@@ -39,7 +39,7 @@ from twisted.python.failure import Failure
 
 from crawler import polling
 from crawler.core.clock import Clock, clock_from_settings
-from crawler.core.commit import install_ledger, item_version, ledger_of
+from crawler.core.commit import DoneCounter, install_ledger, item_version, ledger_of
 from crawler.core.outage import RedisGate
 from crawler.core.paths import state_dir
 from crawler.core.rejected import reject_item
@@ -72,6 +72,7 @@ class Harvest:
         self._opened = False
         self._open_lock = asyncio.Lock()
         self._done_listeners: list[Callable[[Any, bool], None]] = []
+        self._counters: list[DoneCounter] = []
 
     @classmethod
     def of(cls, crawler: Crawler) -> Harvest:
@@ -104,9 +105,19 @@ class Harvest:
                 self._opened = True
         return self.state
 
-    async def mark_done(self, key: str, version: int) -> bool:
+    async def mark_done(self, key: str, version: int, item: Any = None) -> bool:
         """Mark an article version done outside the item signals (a journal reconciling)."""
-        return await self.state.done(key, version, self.clock.now())
+        counts = self._counts(item) if item is not None else []
+        return await self.state.done(key, version, self.clock.now(), counts)
+
+    def count_on_done(self, counter: DoneCounter) -> bool:
+        if self.single_process:
+            return False  # nothing shared to count in: the counts stay the monitor's own
+        self._counters.append(counter)
+        return True
+
+    def _counts(self, item: Any) -> list[tuple[str, str]]:
+        return [count for counter in self._counters for count in counter(item)]
 
     def on_done(self, listener: Callable[[Any, bool], None]) -> None:
         """Call listener(item, outcome_stored) after an item's done/failed mark is stored."""
@@ -135,7 +146,8 @@ class Harvest:
         found = item_version(item)
         if found is None:
             return
-        await self.state.done(*found, self.clock.now())
+        counts = self._counts(item) if output else []
+        await self.state.done(*found, self.clock.now(), counts)
         self.crawler.stats.inc_value("harvest/done/output" if output else "harvest/done/dropped")
         self._notify(item, stored=output)
 

@@ -13,13 +13,23 @@ The article ledger is what makes a crash lose nothing and repeat nothing:
 * `done` runs once the article has left the item pipeline (every sink has written it, or a stage
   dropped it on purpose). Only then is the URL *seen*; it stays seen for HARVEST_SEEN_TTL_SECONDS
   after the last feed that listed it.
-* `recover` hands back pending claims to request again: on a local start all of them (nothing
-  else can be working on them), in a distributed crawl those whose lease ran out (a worker died)
-  or whose failed fetch is due for a retry.
+* `recover` hands back pending claims to request again: on a local start all of them and the
+  feed polls under way (nothing else can be working on them), in a distributed crawl those whose
+  lease ran out (a worker alive but stuck) or whose failed fetch is due for a retry.
+
+Worker liveness (Redis): every claim and feed lease names its owner (`claim_owner`: the worker
+and this life of it), and every worker keeps a heartbeat key with a short TTL
+(HEARTBEAT_TTL_SECONDS). `recover_orphans` takes over, at once, what owners without a heartbeat
+held, and what an earlier life of the same worker held (a restart under the same WORKER_ID);
+the long HARVEST_CLAIM_LEASE_SECONDS remains only for a worker that is alive but stuck. A claim
+handed out again gets a new generation, so an older copy of its request still in the shared
+queue is dropped when a worker pops it (crawler/scheduler_pop.lua takes the claim over in the
+same step as the pop): one fetch per hand-out.
 """
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import sqlite3
@@ -30,11 +40,14 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
+import redis
+
 from crawler.core.connection import async_redis, redis_url
 from crawler.core.keys import RedisKeys
 from crawler.core.lua import register_lua
 from crawler.core.paths import state_dir
 from crawler.core.sqlite import open_sqlite
+from crawler.core.worker import claim_owner, worker_of
 from crawler.polling import FeedState
 from settings import base as defaults
 
@@ -70,6 +83,9 @@ class LedgerConfig:
     feed_lease: float = (
         defaults.HARVEST_FEED_LEASE_SECONDS
     )  # a feed poll not answered within this is handed out again
+    heartbeat_ttl: float = (
+        defaults.HEARTBEAT_TTL_SECONDS
+    )  # a worker whose heartbeat is this old is gone: what it held is taken over
 
     @classmethod
     def from_settings(cls, settings: Any) -> LedgerConfig:
@@ -81,6 +97,7 @@ class LedgerConfig:
             retry_delay=settings.getfloat("HARVEST_RETRY_DELAY_SECONDS"),
             claim_lease=settings.getfloat("HARVEST_CLAIM_LEASE_SECONDS"),
             feed_lease=settings.getfloat("HARVEST_FEED_LEASE_SECONDS"),
+            heartbeat_ttl=settings.getfloat("HEARTBEAT_TTL_SECONDS"),
         )
 
 
@@ -96,13 +113,29 @@ class Entry:
 
 @dataclass(frozen=True)
 class Claim:
-    """An article to fetch: version 1 is the first fetch, 2... are revisions."""
+    """An article to fetch: version 1 is the first fetch, 2... are revisions. `generation`
+    counts the hand-outs of the version (Redis ledger; 0 = not tracked)."""
 
     key: str
     version: int
     updated: float | None
     payload: dict[str, Any]
     attempts: int = 0
+    generation: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True)
+class Orphans:
+    """What `recover_orphans` took over: claims to request again, feed polls made due now, and
+    the owners found gone."""
+
+    claims: list[Claim] = field(default_factory=list)
+    feeds: int = 0
+    gone: list[str] = field(default_factory=list)
+
+
+# A hash field to add 1 to, in the same step as a done mark (key, field): see `done`.
+Count = tuple[str, str]
 
 
 def decide(
@@ -149,8 +182,9 @@ _FAIL_OUTCOMES = {1: FailOutcome.RETRY, 0: FailOutcome.GIVEN_UP}
 class HarvestState(ABC):
     """Feed schedules, feed states and the article ledger (see the module docstring)."""
 
-    def __init__(self, config: LedgerConfig) -> None:
+    def __init__(self, config: LedgerConfig, owner: str = "") -> None:
         self.config = config
+        self.owner = owner  # what this process writes on its claims and leases
 
     async def open(self) -> None:  # noqa: B027  (optional hook)
         """Connect or create storage."""
@@ -182,9 +216,11 @@ class HarvestState(ABC):
         """Atomically claim the entries that are new or revised; touch the others' expiry."""
 
     @abstractmethod
-    async def done(self, key: str, version: int, now: float) -> bool:
+    async def done(self, key: str, version: int, now: float, counts: Sequence[Count] = ()) -> bool:
         """The article version left the pipeline: seen from now on. False if it was not the
-        pending version (already done, or superseded)."""
+        pending version (already done, or superseded). `counts`: hash fields (Redis) to add 1
+        to in the same atomic step, only if the mark is made (monitoring's article counts: a
+        crash can then neither lose nor double one)."""
 
     @abstractmethod
     async def fail(self, key: str, version: int, now: float) -> FailOutcome:
@@ -197,6 +233,15 @@ class HarvestState(ABC):
     async def recover(self, now: float, everything: bool = False) -> list[Claim]:
         """Pending claims to request again: those due by `now` (lease run out, retry due), or
         all of them (`everything`: a single local process starting). Their lease restarts."""
+
+    async def heartbeat(self) -> bool:
+        """Tell the other workers this one is alive (shared store); True if it was known
+        alive already."""
+        return True
+
+    async def recover_orphans(self, now: float) -> Orphans:
+        """Take over what workers without a heartbeat held (shared store; nothing locally)."""
+        return Orphans()
 
     @abstractmethod
     async def is_done(self, key: str, version: int) -> bool: ...
@@ -232,6 +277,7 @@ CREATE TABLE IF NOT EXISTS feeds (
     next_poll REAL NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS feeds_next_poll ON feeds (next_poll);
+CREATE TABLE IF NOT EXISTS feed_leases (url TEXT PRIMARY KEY);
 """
 
 
@@ -242,8 +288,8 @@ class SqliteHarvestState(HarvestState):
     microseconds in WAL mode), cheaper than a hop to a thread pool would be.
     """
 
-    def __init__(self, config: LedgerConfig, path: Path | str) -> None:
-        super().__init__(config)
+    def __init__(self, config: LedgerConfig, path: Path | str, owner: str = "") -> None:
+        super().__init__(config, owner)
         self.path = str(path)
         self.db: sqlite3.Connection | None = None
         self._lock_file: Any = None
@@ -302,6 +348,7 @@ class SqliteHarvestState(HarvestState):
                 "DO UPDATE SET state = excluded.state, next_poll = excluded.next_poll",
                 (state.url, json.dumps(state.to_json()), state.next_poll),
             )
+            self._db.execute("DELETE FROM feed_leases WHERE url = ?", (state.url,))
 
     async def claim_due_feeds(self, now: float, limit: int = 100) -> list[str]:
         with self._db:
@@ -313,6 +360,9 @@ class SqliteHarvestState(HarvestState):
             self._db.executemany(
                 "UPDATE feeds SET next_poll = ? WHERE url = ?",
                 [(now + self.config.feed_lease, url) for url in urls],
+            )
+            self._db.executemany(
+                "INSERT OR IGNORE INTO feed_leases (url) VALUES (?)", [(url,) for url in urls]
             )
         return urls
 
@@ -345,7 +395,7 @@ class SqliteHarvestState(HarvestState):
                     )
         return claims
 
-    async def done(self, key: str, version: int, now: float) -> bool:
+    async def done(self, key: str, version: int, now: float, counts: Sequence[Count] = ()) -> bool:
         with self._db:
             cursor = self._db.execute(
                 "UPDATE articles SET status = ?, payload = NULL, due = NULL, expires = ? "
@@ -388,6 +438,12 @@ class SqliteHarvestState(HarvestState):
                 "UPDATE articles SET due = ? WHERE key = ?",
                 [(now + self.config.claim_lease, row[0]) for row in rows],
             )
+            if everything:  # polls under way were cut off too: due at once
+                self._db.execute(
+                    "UPDATE feeds SET next_poll = ? WHERE url IN (SELECT url FROM feed_leases)",
+                    (now,),
+                )
+                self._db.execute("DELETE FROM feed_leases")
         return [Claim(k, v, u, json.loads(p or "{}"), a) for k, v, u, p, a in rows]
 
     async def is_done(self, key: str, version: int) -> bool:
@@ -413,37 +469,44 @@ class SqliteHarvestState(HarvestState):
         return {"pending": pending, "seen": sum(by_status.values()), "feeds": feeds}
 
 
-# --- Redis ----------------------------------------------------------------------------------
+# --- Redis ---------------------------------------------------------------------------------
 
-# KEYS: articles hash, expiry zset, pending zset.
-# ARGV: now, seen_ttl, min_revision, max_versions, claim_lease, entries JSON [{k, u?, p}],
-# claim token ('' for none). Same rule as `decide`, plus: an entry still pending under this very
-# token is claimed again (the call is a retry of one whose reply was lost).
-# Returns JSON [[key, version], ...] of the claims made.
-_CLAIM_LUA = "ledger_claim"  # ledger_claim.lua beside this module
+# Each operation is one Lua script (one round trip, atomic), a .lua file beside this module;
+# its first lines say its KEYS and ARGV.
+_SCRIPTS = {
+    "claim": "ledger_claim",  # claim rule of `decide`, plus owner, generation, claim token
+    "done": "ledger_done",
+    "fail": "ledger_fail",  # 1 (will retry), 0 (given up), -1 (not the pending version)
+    "recover": "ledger_recover",
+    "recover_owners": "ledger_recover_owners",
+    "purge": "ledger_purge",
+    "claim_feeds": "ledger_claim_feeds",
+    "save_feed": "ledger_save_feed",
+}
+_MILLISECONDS = 1000
 
-# KEYS: articles, expiry, pending. ARGV: key, version, now, seen_ttl.
-_DONE_LUA = "ledger_done"  # ledger_done.lua beside this module
 
-# KEYS: articles, pending. ARGV: key, version, now, max_attempts, retry_delay.
-# Returns 1 (will retry), 0 (given up), -1 (not the pending version).
-_FAIL_LUA = "ledger_fail"  # ledger_fail.lua beside this module
+def _decode_json(raw: Any) -> Any:
+    """A script's JSON answer; Lua's cjson writes an empty array as {}."""
+    data = json.loads(raw)
+    return [] if data == {} else data
 
-# KEYS: articles, pending. ARGV: max due score, now, claim_lease, limit.
-_RECOVER_LUA = "ledger_recover"  # ledger_recover.lua beside this module
 
-# KEYS: articles, expiry, pending. ARGV: now, limit.
-_PURGE_LUA = "ledger_purge"  # ledger_purge.lua beside this module
-
-# KEYS: due zset. ARGV: now, feed_lease, limit.
-_CLAIM_FEEDS_LUA = "ledger_claim_feeds"  # ledger_claim_feeds.lua beside this module
+def _claims_from(records: Any) -> list[Claim]:
+    if not isinstance(records, list):
+        return []  # cjson's empty array
+    return [
+        Claim(r["k"], r["v"], r.get("u"), json.loads(r.get("p") or "{}"), r.get("a", 0),
+              r.get("g", 0))
+        for r in records
+    ]  # fmt: skip
 
 
 class RedisHarvestState(HarvestState):
     """The shared backend: every worker of a distributed crawl sees the same ledger."""
 
-    def __init__(self, config: LedgerConfig, url: str, keys: RedisKeys) -> None:
-        super().__init__(config)
+    def __init__(self, config: LedgerConfig, url: str, keys: RedisKeys, owner: str = "") -> None:
+        super().__init__(config, owner)
         self.url = url
         self.keys = keys
         self.client: Any = None
@@ -453,21 +516,18 @@ class RedisHarvestState(HarvestState):
         if self.client is not None:
             return
         self.client = async_redis(self.url)
-        sources = {
-            "claim": _CLAIM_LUA,
-            "done": _DONE_LUA,
-            "fail": _FAIL_LUA,
-            "recover": _RECOVER_LUA,
-            "purge": _PURGE_LUA,
-            "claim_feeds": _CLAIM_FEEDS_LUA,
-        }
         self._scripts = {
-            name: register_lua(self.client, "crawler", src) for name, src in sources.items()
+            name: register_lua(self.client, "crawler", src) for name, src in _SCRIPTS.items()
         }
         await self.client.ping()
 
     async def close(self) -> None:
         if self.client is not None:
+            if self.owner:
+                # Gone from now on: what this worker still holds (claims whose requests wait in
+                # the shared queue) is taken over at once, not after the heartbeat's TTL.
+                with contextlib.suppress(redis.RedisError, OSError):
+                    await self.client.delete(self.keys.harvest_alive(self.owner))
             await self.client.aclose()
             self.client = None
 
@@ -475,6 +535,10 @@ class RedisHarvestState(HarvestState):
     def _article_keys(self) -> list[str]:
         k = self.keys
         return [k.harvest_articles(), k.harvest_expiry(), k.harvest_pending()]
+
+    @property
+    def _held(self) -> str:
+        return self.keys.harvest_held(self.owner)
 
     async def register_feeds(self, urls: Sequence[str]) -> None:
         if urls:
@@ -485,14 +549,18 @@ class RedisHarvestState(HarvestState):
         return FeedState.from_json(json.loads(raw)) if raw else FeedState(url=url)
 
     async def save_feed(self, state: FeedState) -> None:
-        async with self.client.pipeline(transaction=True) as pipe:
-            pipe.hset(self.keys.harvest_feeds(), state.url, json.dumps(state.to_json()))
-            pipe.zadd(self.keys.harvest_due(), {state.url: state.next_poll})
-            await pipe.execute()
+        k = self.keys
+        await self._scripts["save_feed"](
+            keys=[k.harvest_feeds(), k.harvest_due(), k.harvest_feed_owners()],
+            args=[state.url, json.dumps(state.to_json()), state.next_poll,
+                  k.harvest_held_prefix()],
+        )  # fmt: skip
 
     async def claim_due_feeds(self, now: float, limit: int = 100) -> list[str]:
+        k = self.keys
         urls = await self._scripts["claim_feeds"](
-            keys=[self.keys.harvest_due()], args=[now, self.config.feed_lease, limit]
+            keys=[k.harvest_due(), k.harvest_feed_owners(), k.harvest_owners()],
+            args=[now, self.config.feed_lease, limit, self.owner, self._held],
         )
         return [url.decode() if isinstance(url, bytes) else url for url in urls]
 
@@ -510,29 +578,35 @@ class RedisHarvestState(HarvestState):
         ]
         c = self.config
         raw = await self._scripts["claim"](
-            keys=self._article_keys,
+            keys=[*self._article_keys, self.keys.harvest_owners()],
             args=[now, c.seen_ttl, c.min_revision, c.max_versions, c.claim_lease,
-                  json.dumps(payload), token],
+                  json.dumps(payload), token, self.owner, self._held],
         )  # fmt: skip
-        claimed = json.loads(raw) if raw not in (b"{}", "{}") else []
-        return [Claim(k, v, by_key[k].updated, by_key[k].payload) for k, v in claimed]
+        return [
+            Claim(k, v, by_key[k].updated, by_key[k].payload, 0, g) for k, v, g in _decode_json(raw)
+        ]
 
-    async def done(self, key: str, version: int, now: float) -> bool:
+    async def done(self, key: str, version: int, now: float, counts: Sequence[Count] = ()) -> bool:
         result = await self._scripts["done"](
-            keys=self._article_keys, args=[key, version, now, self.config.seen_ttl]
-        )
+            keys=[*self._article_keys, *(hash_key for hash_key, _ in counts)],
+            args=[key, version, now, self.config.seen_ttl, self.keys.harvest_held_prefix(),
+                  *(name for _, name in counts)],
+        )  # fmt: skip
         return result == 1
 
     async def fail(self, key: str, version: int, now: float) -> FailOutcome:
         keys = [self.keys.harvest_articles(), self.keys.harvest_pending()]
         c = self.config
         result = await self._scripts["fail"](
-            keys=keys, args=[key, version, now, c.max_attempts, c.retry_delay]
-        )
+            keys=keys,
+            args=[key, version, now, c.max_attempts, c.retry_delay,
+                  self.keys.harvest_held_prefix()],
+        )  # fmt: skip
         return _FAIL_OUTCOMES.get(result, FailOutcome.NOT_PENDING)
 
     async def recover(self, now: float, everything: bool = False) -> list[Claim]:
-        keys = [self.keys.harvest_articles(), self.keys.harvest_pending()]
+        k = self.keys
+        keys = [k.harvest_articles(), k.harvest_pending(), k.harvest_owners()]
         lease = self.config.claim_lease
         # Recovered claims get the score now + lease, which puts them out of the window below
         # (exclusive bound), so repeated calls page through the rest.
@@ -540,15 +614,42 @@ class RedisHarvestState(HarvestState):
         claims: list[Claim] = []
         while True:
             raw = await self._scripts["recover"](
-                keys=keys, args=[window, now, lease, RECOVER_BATCH]
+                keys=keys,
+                args=[window, now, lease, RECOVER_BATCH, self.owner, k.harvest_held_prefix()],
             )
-            batch = json.loads(raw) if raw not in (b"{}", "{}") else []
-            claims += [
-                Claim(r["k"], r["v"], r.get("u"), json.loads(r.get("p") or "{}"), r.get("a", 0))
-                for r in batch
-            ]
+            batch = _claims_from(_decode_json(raw))
+            claims += batch
             if len(batch) < RECOVER_BATCH:
                 return claims
+
+    async def heartbeat(self) -> bool:
+        ttl = max(1, int(self.config.heartbeat_ttl * _MILLISECONDS))
+        previous = await self.client.set(
+            self.keys.harvest_alive(self.owner), worker_of(self.owner), px=ttl, get=True
+        )
+        return previous is not None
+
+    async def recover_orphans(self, now: float) -> Orphans:
+        k = self.keys
+        keys = [k.harvest_articles(), k.harvest_pending(), k.harvest_owners(), k.harvest_due(),
+                k.harvest_feed_owners()]  # fmt: skip
+        found = Orphans()
+        while True:
+            raw = await self._scripts["recover_owners"](
+                keys=keys,
+                args=[k.harvest_alive_prefix(), k.harvest_held_prefix(), now,
+                      self.config.claim_lease, self.owner, worker_of(self.owner),
+                      RECOVER_BATCH],
+            )  # fmt: skip
+            data = json.loads(raw)
+            gone = data.get("gone") or []
+            found = Orphans(
+                found.claims + _claims_from(data.get("claims")),
+                found.feeds + int(data.get("feeds") or 0),
+                found.gone + (gone if isinstance(gone, list) else []),
+            )
+            if not data.get("more"):
+                return found
 
     async def is_done(self, key: str, version: int) -> bool:
         raw = await self.client.hget(self.keys.harvest_articles(), key)
@@ -574,9 +675,10 @@ def open_harvest_state(settings: Any) -> HarvestState:
     """Redis when REDIS_URL is set, else SQLite in the state directory; HARVEST_STATE=memory
     keeps nothing (every run starts afresh, as the demo does)."""
     config = LedgerConfig.from_settings(settings)
+    owner = claim_owner(settings)
     if (settings.get("HARVEST_STATE") or "").strip().lower() == "memory":
-        return SqliteHarvestState(config, ":memory:")
+        return SqliteHarvestState(config, ":memory:", owner)
     url = redis_url(settings)
     if url:
-        return RedisHarvestState(config, url, RedisKeys.from_settings(settings))
-    return SqliteHarvestState(config, state_dir(settings) / SQLITE_FILE)
+        return RedisHarvestState(config, url, RedisKeys.from_settings(settings), owner)
+    return SqliteHarvestState(config, state_dir(settings) / SQLITE_FILE, owner)

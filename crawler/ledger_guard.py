@@ -26,7 +26,16 @@ from scrapy.statscollectors import StatsCollector
 
 from crawler.core.outage import RedisGate, attempt, is_connection_error
 from crawler.core.spill import JOURNAL_SUFFIX, Journal, journal_paths
-from crawler.ledger import DONE, FAILED, Claim, Entry, HarvestState, RedisHarvestState
+from crawler.ledger import (
+    DONE,
+    FAILED,
+    Claim,
+    Count,
+    Entry,
+    HarvestState,
+    Orphans,
+    RedisHarvestState,
+)
 from crawler.polling import FeedState
 
 log = logging.getLogger(__name__)
@@ -59,8 +68,12 @@ class MarkOutbox:
     def pending(self) -> int:
         return sum(journal.pending for journal in self._journals)
 
-    async def add(self, key: str, version: int, mark: str, at: float) -> None:
+    async def add(
+        self, key: str, version: int, mark: str, at: float, counts: Sequence[Count] = ()
+    ) -> None:
         record = {"canonical_url": key, "version": version, "mark": mark, "at": at}
+        if counts:
+            record["counts"] = [list(count) for count in counts]
         async with self._lock:
             if self._own is None:
                 self._own = await asyncio.to_thread(
@@ -99,14 +112,15 @@ async def _store(state: HarvestState, record: dict[str, Any]) -> None:
     if record.get("mark") == FAILED:
         await state.fail(key, version, at)
     else:
-        await state.done(key, version, at)
+        counts = [(str(hash_key), str(name)) for hash_key, name in record.get("counts") or ()]
+        await state.done(key, version, at, counts)
 
 
 class GuardedHarvestState(HarvestState):
     """A RedisHarvestState that waits out Redis outages (see the module docstring)."""
 
     def __init__(self, inner: RedisHarvestState, gate: RedisGate, outbox: MarkOutbox) -> None:
-        super().__init__(inner.config)
+        super().__init__(inner.config, inner.owner)
         self.inner = inner
         self.gate = gate
         self.outbox = outbox
@@ -148,22 +162,25 @@ class GuardedHarvestState(HarvestState):
 
     # --- marks: never wait ----------------------------------------------------------------
 
-    async def done(self, key: str, version: int, now: float) -> bool:
-        return await self._mark(DONE, key, version, now)
+    async def done(self, key: str, version: int, now: float, counts: Sequence[Count] = ()) -> bool:
+        return await self._mark(DONE, key, version, now, counts)
 
     async def fail(self, key: str, version: int, now: float) -> bool:
         return await self._mark(FAILED, key, version, now)
 
-    async def _mark(self, mark: str, key: str, version: int, now: float) -> bool:
+    async def _mark(
+        self, mark: str, key: str, version: int, now: float, counts: Sequence[Count] = ()
+    ) -> bool:
         if self.gate.available:
-            store = self.inner.done if mark == DONE else self.inner.fail
             try:
-                return await attempt(lambda: store(key, version, now))
+                if mark == DONE:
+                    return await attempt(lambda: self.inner.done(key, version, now, counts))
+                return await attempt(lambda: self.inner.fail(key, version, now))
             except Exception as error:
                 if not is_connection_error(error):
                     raise
                 self.gate.report(error)
-        await self.outbox.add(key, version, mark, now)
+        await self.outbox.add(key, version, mark, now, counts)
         self.stats.inc_value("harvest/outbox/buffered")
         return True  # as far as this process knows: stored for later, and retried if failed
 
@@ -190,6 +207,12 @@ class GuardedHarvestState(HarvestState):
 
     async def is_done(self, key: str, version: int) -> bool:
         return await self.gate.call(lambda: self.inner.is_done(key, version))
+
+    async def heartbeat(self) -> bool:
+        return await self.gate.call(self.inner.heartbeat)
+
+    async def recover_orphans(self, now: float) -> Orphans:
+        return await self.gate.call(lambda: self.inner.recover_orphans(now))
 
     async def purge(self, now: float) -> int:
         return await self.gate.call(lambda: self.inner.purge(now))

@@ -1,13 +1,25 @@
+-- KEYS: articles, pending, owners set. ARGV: max due score, now, claim_lease, limit, owner,
+-- held prefix. Each claim handed out again gets a new generation: an older copy of its request
+-- still queued is dropped when popped (ledger_take.lua).
 local keys = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[1], 'LIMIT', 0, ARGV[4])
+local owner, held = ARGV[5], ARGV[6]
 local out = {}
 for _, key in ipairs(keys) do
   local raw = redis.call('HGET', KEYS[1], key)
   local rec = raw and cjson.decode(raw) or nil
   if rec and rec.s == 'p' then
     redis.call('ZADD', KEYS[2], tonumber(ARGV[2]) + tonumber(ARGV[3]), key)
-    table.insert(out, {k = key, v = rec.v, u = rec.u, a = rec.a, p = rec.p})
+    if rec.o then redis.call('SREM', held .. rec.o, 'a|' .. key) end
+    rec.g = (rec.g or 0) + 1
+    if owner ~= '' then
+      rec.o = owner
+      redis.call('SADD', held .. owner, 'a|' .. key)
+    end
+    redis.call('HSET', KEYS[1], key, cjson.encode(rec))
+    table.insert(out, {k = key, v = rec.v, u = rec.u, a = rec.a, p = rec.p, g = rec.g})
   else
     redis.call('ZREM', KEYS[2], key)
   end
 end
+if #out > 0 and owner ~= '' then redis.call('SADD', KEYS[3], owner) end
 return cjson.encode(out)

@@ -14,8 +14,18 @@ scrapy-redis 0.9.1 works with Scrapy 2.19 except for three things this module ch
 
 The queue is scrapy-redis's (a Redis sorted set by priority), except that `RedisPriorityQueue`
 pops with a script that also notes what it popped, so a pop whose reply is lost when Redis goes
-away can be recovered. Articles do not rely on the dupefilter: the harvest ledger claims them
-(with versions and crash recovery) and their requests bypass it; it filters every other request.
+away can be recovered.
+
+Fair split and liveness: a worker pops only while fewer than SCHEDULER_PREFETCH of its requests
+wait (in its downloader's per-domain queues or before its item pipeline), so it never hoards a
+burst it cannot run now; an idle worker looks at the shared queue every
+SCHEDULER_IDLE_POLL_SECONDS (Scrapy's engine would look only every 5 s), so every worker joins a
+burst. A popped article request takes its claim over in the same step as the pop
+(scheduler_pop.lua): the claim follows the request, and an older copy of a claim handed out again
+is dropped there.
+
+Articles do not rely on the dupefilter: the harvest ledger claims them (with versions and crash
+recovery) and their requests bypass it; it filters every other request.
 
 Redis going away (crawler/core/outage.py): the scheduler reports it to the crawler's `RedisGate`
 (which pauses the crawl), holds the requests it cannot queue in memory, in order, says it has
@@ -29,6 +39,7 @@ from __future__ import annotations
 
 import importlib
 import itertools
+import json
 import logging
 import os
 import socket
@@ -45,12 +56,16 @@ from scrapy_redis import defaults
 from scrapy_redis.dupefilter import RFPDupeFilter
 from scrapy_redis.queue import PriorityQueue
 from scrapy_redis.scheduler import Scheduler
+from twisted.internet import task
 
 from crawler.core.clock import Clock, clock_from_settings
+from crawler.core.commit import ledger_of
 from crawler.core.connection import redis_url, sync_redis
 from crawler.core.keys import RedisKeys
 from crawler.core.lua import register_lua
 from crawler.core.outage import RedisGate, attempt_sync, is_connection_error
+from crawler.core.worker import claim_owner
+from crawler.ledger import RedisHarvestState
 
 log = logging.getLogger(__name__)
 
@@ -58,10 +73,12 @@ log = logging.getLogger(__name__)
 _SEEN_LUA = "scheduler_seen"  # scheduler_seen.lua beside this module
 
 
-# KEYS: the queue, this worker's last-pop note. ARGV: pop token, note TTL. Pops the first
-# request and notes "<token>|<request>", so that the request of a pop whose reply was lost can be
-# found again (see RedisPriorityQueue.recover_pop).
+# Pops the first request and notes "<token>|<request>", so that the request of a pop whose reply
+# was lost can be found again (see RedisPriorityQueue.recover_pop); takes the claim a request
+# carries over in the same step (see RedisPriorityQueue.take_claims). KEYS and ARGV: its header.
 _POP_LUA = "scheduler_pop"  # scheduler_pop.lua beside this module
+# Requests no longer to run that one pop may drop before it answers (the engine asks again).
+MAX_DROPPED_PER_POP = 100
 POP_NOTE_TTL_SECONDS = 7 * 86400  # a dead worker's last-pop note goes away by itself
 
 
@@ -120,7 +137,11 @@ def _serializer(name: str | None) -> Any:
 
 class RedisPriorityQueue(PriorityQueue):
     """scrapy-redis's priority queue whose pop survives a lost reply: each pop notes what it
-    took under this worker's key, and `recover_pop` reads the note back after a failed pop."""
+    took under this worker's key, and `recover_pop` reads the note back after a failed pop.
+
+    A harvested article's request carries its claim in front of the serialized request
+    (`H[key, version, generation]\n`, a feed poll `F[url]\n`), so that the pop script can take
+    the claim over in the same step (`take_claims`) and drop a copy no longer to run."""
 
     def __init__(
         self, server: Any, spider: Spider, key: str, serializer: Any = None, note_key: str = ""
@@ -130,6 +151,31 @@ class RedisPriorityQueue(PriorityQueue):
         self._pop = register_lua(server, "crawler", _POP_LUA)
         self._tokens = itertools.count()
         self.unconfirmed: bytes | None = None  # token of a pop that failed (its reply lost?)
+        self._claim_keys: list[str] = []
+        self._claim_args: list[str] = ["", ""]  # owner ('' = take nothing), held-set prefix
+        self.dropped = 0  # requests dropped by pops, for the scheduler's stats
+
+    def take_claims(self, keys: RedisKeys, owner: str) -> None:
+        """Pops take over the claims (and feed leases) of the requests they pop, for `owner`."""
+        self._claim_keys = [keys.harvest_articles(), keys.harvest_owners(),
+                            keys.harvest_feed_owners()]  # fmt: skip
+        self._claim_args = [owner, keys.harvest_held_prefix()]
+
+    def _encode_request(self, request: Request) -> bytes:
+        data = super()._encode_request(request)
+        data = data.encode() if isinstance(data, str) else data
+        claim, feed = request.meta.get("harvest"), request.meta.get("feed_url")
+        if claim:
+            header = [claim["key"], int(claim["version"]), int(claim.get("g") or 0)]
+            return b"H" + json.dumps(header).encode() + b"\n" + data
+        if feed:
+            return b"F" + json.dumps([feed]).encode() + b"\n" + data
+        return data
+
+    def _decode_request(self, encoded_request: bytes) -> Request:
+        if encoded_request[:1] in (b"H", b"F"):  # a serialized request never starts so
+            encoded_request = encoded_request.partition(b"\n")[2]
+        return super()._decode_request(encoded_request)
 
     def pop(self, timeout: int = 0) -> Request | None:
         try:
@@ -144,8 +190,12 @@ class RedisPriorityQueue(PriorityQueue):
     def _pop_once(self) -> Request | None:
         token = str(next(self._tokens)).encode()
         self.unconfirmed = token
-        data = self._pop(keys=[self.key, self.note_key], args=[token, POP_NOTE_TTL_SECONDS])
+        data, dropped = self._pop(
+            keys=[self.key, self.note_key, *self._claim_keys],
+            args=[token, POP_NOTE_TTL_SECONDS, *self._claim_args, MAX_DROPPED_PER_POP],
+        )
         self.unconfirmed = None
+        self.dropped += int(dropped)
         return self._decode_request(data) if data else None
 
     def recover_pop(self) -> Request | None:
@@ -179,7 +229,12 @@ class RedisScheduler(Scheduler):
             serializer=_serializer(settings.get("SCHEDULER_SERIALIZER")),
         )
         scheduler.stats = crawler.stats
+        scheduler.crawler = crawler
         scheduler.keys = keys
+        scheduler.prefetch = settings.getint("SCHEDULER_PREFETCH")
+        scheduler.idle_poll = settings.getfloat("SCHEDULER_IDLE_POLL_SECONDS")
+        scheduler.idle = False
+        scheduler.poller = None
         scheduler.gate = gate = RedisGate.of(crawler)
         # Requests not queued because Redis was down, in order, each with whether the
         # dupefilter has yet to see it.
@@ -215,8 +270,27 @@ class RedisScheduler(Scheduler):
             return
         if queued:
             log.info("joining a crawl in progress: %d request(s) queued", queued)
+        self._start_liveness()
+
+    def _start_liveness(self) -> None:
+        """Claim taking (with a shared ledger) and the idle poll."""
+        if _shared_ledger(self.crawler) and isinstance(self.queue, RedisPriorityQueue):
+            self.queue.take_claims(self.keys, claim_owner(self.crawler.settings))
+        if self.idle_poll > 0:
+            self.poller = task.LoopingCall(self._wake_if_idle)
+            self.poller.start(self.idle_poll, now=False)
+
+    def _wake_if_idle(self) -> None:
+        """The last pop found the shared queue empty: have the engine look again (its own
+        heartbeat is every 5 s, long enough for a busy worker to take a whole burst)."""
+        engine = getattr(self.crawler, "_engine", None)
+        slot = getattr(engine, "_slot", None)  # the engine's only wake-up call
+        if self.idle and slot is not None:
+            slot.nextcall.schedule()
 
     def close(self, reason: str) -> None:
+        if self.poller is not None and self.poller.running:
+            self.poller.stop()
         if self.held and self.gate.available:
             try:
                 self._queue_held()
@@ -266,14 +340,30 @@ class RedisScheduler(Scheduler):
     def next_request(self) -> Request | None:
         if not self.gate.available:
             return None
+        if self._waiting() >= self.prefetch > 0:
+            self._inc("scheduler/prefetch_full")
+            return None  # a download or an item finishing has the engine ask again
         try:
             request = self.queue.pop(self.idle_before_close)
         except redis.RedisError as error:
             self._failed(error)
             return None
+        dropped, self.queue.dropped = getattr(self.queue, "dropped", 0), 0
+        self._inc("scheduler/dropped/stale", dropped)
+        self.idle = request is None
         if request is not None:
             self._inc("scheduler/dequeued/redis")
         return request
+
+    def _waiting(self) -> int:
+        """This worker's requests not running yet: queued in its downloader's slots (per-domain
+        concurrency and delay hold them) or downloaded and waiting for the spider."""
+        engine = getattr(self.crawler, "_engine", None)  # None: not crawling (a tool, a test)
+        if engine is None:
+            return 0
+        waiting = sum(len(slot.queue) for slot in engine.downloader.slots.values())
+        scraper_slot = engine.scraper.slot
+        return waiting + (len(scraper_slot.queue) if scraper_slot is not None else 0)
 
     def _failed(self, error: redis.RedisError) -> None:
         if not is_connection_error(error):
@@ -306,3 +396,11 @@ class RedisScheduler(Scheduler):
     def _inc(self, key: str, count: int = 1) -> None:
         if self.stats and count:
             self.stats.inc_value(key, count)
+
+
+def _shared_ledger(crawler: Crawler) -> bool:
+    """Whether the crawl's harvest ledger is the Redis one (claims to take over on pop)."""
+    harvest = ledger_of(crawler)
+    state = getattr(harvest, "state", None)
+    inner = getattr(state, "inner", state)  # the guarded ledger wraps the Redis one
+    return isinstance(inner, RedisHarvestState)

@@ -83,8 +83,9 @@ class JournalPipeline:
             self.file.truncate(start + complete)
         marked = 0
         for line in tail[:complete].splitlines():
-            found = item_version(_parse_line(line))
-            if found and await self.harvest.mark_done(*found):
+            record = _parse_line(line)
+            found = item_version(record)
+            if found and await self.harvest.mark_done(*found, item=record):
                 marked += 1
         self.offset = start + complete
         self.file.seek(self.offset)

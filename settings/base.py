@@ -48,6 +48,14 @@ DOWNLOAD_MAXSIZE = 16 * 1024 * 1024  # refuse bodies over 16 MiB (bombs, huge du
 DOWNLOAD_WARNSIZE = 4 * 1024 * 1024  # log bodies over 4 MiB
 RETRY_TIMES = 2  # transient errors get two more attempts
 REDIRECT_MAX_TIMES = 5  # a news article needs at most a handful of hops
+# With REDIS_URL, the per-domain limit and delay above (and robots.txt crawl-delay, and the delay
+# AutoThrottle reaches) hold for all workers together: a request takes a slot of its domain in
+# Redis right before it is sent and frees it when the answer arrives (crawler/politeness.py).
+POLITENESS_SHARED_ENABLED = True  # off: each worker is polite on its own (N workers, N times)
+POLITENESS_LEASE_MARGIN_SECONDS = 10.0  # a dead worker's slot frees after DOWNLOAD_TIMEOUT + this
+POLITENESS_DELAY_MARGIN_SECONDS = 0.05  # added to DOWNLOAD_DELAY: requests reach the server late
+POLITENESS_POLL_SECONDS = 0.05  # a request that found every slot of its domain taken asks again
+POLITENESS_STATE_TTL_SECONDS = 60.0  # a quiet domain's shared delay is forgotten (as in Scrapy)
 
 # --- Network access ---------------------------------------------------------------------------
 
@@ -179,6 +187,11 @@ HARVEST_MAX_ATTEMPTS = 3
 HARVEST_RETRY_DELAY_SECONDS = 300.0  # before a failed article fetch is retried
 HARVEST_CLAIM_LEASE_SECONDS = 1800.0  # a claim still pending after this is handed out again
 HARVEST_FEED_LEASE_SECONDS = 300.0  # a feed poll unanswered after this is handed out again
+# Worker liveness (REDIS_URL): each worker refreshes a heartbeat key every HEARTBEAT_SECONDS; what
+# a worker without one held (claims, feed polls) is taken over at once by the others. The leases
+# above remain the last resort, for a worker alive but stuck.
+HEARTBEAT_TTL_SECONDS = 15.0  # a worker silent this long is gone
+HEARTBEAT_SECONDS = 3.0  # wall clock between heartbeats (and checks for gone workers)
 # Where state lives without Redis: "" = SQLite in STATE_DIR (kept across runs),
 # "memory" = nothing kept (every run starts afresh).
 HARVEST_STATE = ""
@@ -187,6 +200,10 @@ HARVEST_STATE = ""
 HARVEST_JOURNAL_PATH = ""
 HARVEST_JOURNAL_FSYNC = False  # also fsync each write (survives power loss, not just SIGKILL)
 DUPEFILTER_TTL_SECONDS = 7 * 86400.0  # distributed profile: its shared dupefilter remembers
+# Distributed profile, fair split: a worker pops from the shared queue only while fewer than this
+# many of its requests wait (in its downloader's per-domain queues or before its item pipeline).
+SCHEDULER_PREFETCH = 4
+SCHEDULER_IDLE_POLL_SECONDS = 0.25  # an idle worker looks at the shared queue this often
 # Simulated time for tests and benchmarks: now = START + (time.time() - ANCHOR) * SCALE.
 HARVEST_CLOCK_SCALE = 1.0  # 1.0 with no START = the system clock
 HARVEST_CLOCK_START = ""  # ISO 8601 instant (or epoch seconds) at ANCHOR

@@ -7,21 +7,26 @@ here when missing."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from lxml import html as lxml_html
 from prometheus_client.parser import text_string_to_metric_families
 
 from crawler.newsroom import Newsroom, NewsroomServer, Redesign
+from pipelines.monitoring.backends import MonitorState, StoreConfig
+from pipelines.monitoring.dashboard import chart_axis, chart_step
 
 CHROMIUM_FLAGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -177,9 +182,71 @@ def test_dashboard_renders_rows_charts_and_the_alert_in_chromium(
     assert "NULL rate" in alerts[0].text_content()
     assert "crawling" in page.get_element_by_id("status").text_content()
 
+    # The header names the worker (host:pid without WORKER_ID), linked to its metrics.
+    workers = page.get_element_by_id("workers")
+    named = workers.xpath(".//*[@data-worker]")
+    assert [w.text_content() for w in named] == [f"{socket.gethostname()}:{crawl.pid}"]
+    assert named[0].get("href") == metrics_url and "metrics metrics" not in workers.text_content()
+    # Every windowed column and tile says its window; the chart says its step.
+    titles = {th.get("data-key"): th.text_content() for th in page.xpath("//thead/tr/th")}
+    for key in ("yield_per_hour", "articles", "null_rate", "duplicate_rate", "errors"):
+        assert "(last " in titles[key], titles[key]
+    assert "(last " not in titles["staleness_seconds"]
+    tiles = page.get_element_by_id("tiles").text_content()
+    assert tiles.count("(last ") == 2, tiles  # articles and NULL rate (the crawl moves on)
+    assert "in steps of" in page.get_element_by_id("legend").text_content()
+
+    # A shorter span: the step adapts (5 s over 5 minutes at 1 s buckets), and so do the labels.
+    short = get_json(url + "api/state?span=300")
+    assert short["chart"]["step_seconds"] == 5 and short["window_seconds"] == 300
+    assert short["chart"]["points"] in (60, 61)
+    dumped = browser(chromium, tmp_path / "profile-span", "--dump-dom", url + "?span=300")
+    assert dumped.returncode == 0, dumped.stderr[-2000:]
+    page = lxml_html.fromstring(dumped.stdout)
+    assert page.xpath("//body/@data-ready") == ["1"]
+    assert "(last 5 min)" in page.xpath("//thead/tr/th[@data-key='null_rate']")[0].text_content()
+    assert "last 5 min in steps of 5 s" in page.get_element_by_id("legend").text_content()
+    assert page.xpath("//*[@id='spans']/a[@class='current']/@data-span") == ["300"]
+
     shot = artifacts / "dashboard.png"
     print(f"dashboard screenshot: {shot}")
     taken = browser(chromium, tmp_path / "profile-shot", "--window-size=1400,1100",
                     f"--screenshot={shot}", url)  # fmt: skip
     assert taken.returncode == 0, taken.stderr[-2000:]
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
+
+
+# --- the chart's step and window, without a browser ---------------------------------------
+
+
+def axis_of(series_buckets: list[int], config: StoreConfig, now: float, span: float | None) -> Any:
+    from pipelines.monitoring.alerts import DomainView
+
+    view = DomainView(counters={}, series={b: {"articles": 1} for b in series_buckets})
+    state = MonitorState("test", config, {"a.test": view}, [], [], {}, now, True)
+    return chart_axis(state, now, span)
+
+
+def test_the_chart_step_is_a_round_duration_that_fits_the_span_shown() -> None:
+    assert chart_step(45, 1.0) == 1  # 45 s at 1 s buckets: every bucket
+    assert chart_step(300, 1.0) == 5  # 5 minutes: 5 s steps
+    assert chart_step(3600, 1.0) == 60  # an hour: 1 min steps
+    assert chart_step(12, 300.0) == 1  # an hour of 5-minute buckets: one bucket per point
+    assert chart_step(576, 300.0) == 12  # 48 h of 5-minute buckets: 1 h steps
+    assert chart_step(2 * 10**7, 1.0) == 7 * 86400  # the ladder's top
+    assert chart_step(10**8, 1.0) == math.ceil(10**8 / 60)  # past it: whatever fits
+
+
+def test_the_chart_covers_the_span_asked_for_from_a_round_time() -> None:
+    config = StoreConfig(bucket_seconds=1.0, retention_seconds=3600.0)
+    now = 100_000.5
+    # All retained: from the first bucket with data; an hour-old crawl and a fresh one.
+    first, points, step = axis_of([int(now) - 3000, int(now) - 10], config, now, None)
+    assert step == 60 and first % 60 == 0 and first <= int(now) - 3000
+    assert first + points * step > int(now) and points <= 61
+    # The last 5 minutes: 5 s steps, the hour-old crawl outside the window.
+    first, points, step = axis_of([int(now) - 3000, int(now) - 10], config, now, 300)
+    assert step == 5 and first % 5 == 0 and int(now) - 305 < first <= int(now) - 299
+    # A span beyond the retention is cut to it.
+    first, points, step = axis_of([int(now) - 10], config, now, 7 * 86400)
+    assert first >= int(now) - 3600 and step == 60

@@ -172,3 +172,54 @@ def test_redis_scheduler_through_an_outage_holds_requests_and_recovers_a_lost_po
     assert stats["backend/redis/unavailable"] == 1
     assert stats["scheduler/held/redis"] == 2 and stats["scheduler/recovered_pop/redis"] == 1
     assert stats["scheduler/requeued/redis"] == 3  # the held ones and the lost pop
+
+
+def test_a_pop_takes_the_claim_over_and_drops_a_copy_handed_out_again(
+    redis_url: str, redis_prefix: str
+) -> None:
+    """The claim follows the popped request (so a worker killed after the pop hands it back),
+    and a copy of a claim handed out again since (a new generation) is dropped, not fetched."""
+    import json as jsonlib
+
+    from crawler.core.keys import RedisKeys
+    from crawler.ledger import Entry, LedgerConfig, RedisHarvestState
+
+    keys = RedisKeys(redis_prefix)
+    crawler = distributed_crawler(redis_url, redis_prefix)
+    crawler.spider = spider = FeedsSpider.from_crawler(crawler, feeds="http://a.test/rss")
+    scheduler = RedisScheduler.from_crawler(crawler)
+    scheduler.open(spider)
+    queue = scheduler.queue
+    queue.take_claims(keys, "popper/1")
+
+    async def claim() -> tuple[Any, list[Any]]:
+        state = RedisHarvestState(LedgerConfig(), redis_url, keys, "claimer/1")
+        await state.open()
+        claims = await state.claim_entries([Entry("http://a.test/1", None, {})], 1000.0)
+        await state.close()
+        return claims
+
+    (first,) = asyncio.run(claim())
+    queue.push(spider.article_request(first))
+    popped = scheduler.next_request()
+    assert popped is not None and popped.meta["harvest"]["g"] == first.generation == 1
+    record = jsonlib.loads(queue.server.hget(keys.harvest_articles(), "http://a.test/1"))
+    assert record["o"] == "popper/1"
+    assert queue.server.smembers(keys.harvest_held("popper/1")) == {b"a|http://a.test/1"}
+
+    async def take_over() -> list[Any]:  # the popper is gone (it never beat)
+        state = RedisHarvestState(LedgerConfig(), redis_url, keys, "other/2")
+        await state.open()
+        orphans = await state.recover_orphans(2000.0)
+        await state.close()
+        return orphans.claims
+
+    (again,) = asyncio.run(take_over())
+    assert again.generation == 2
+    queue.push(spider.article_request(first))  # a stale copy, still queued somewhere
+    queue.push(spider.article_request(again))
+    popped = scheduler.next_request()
+    assert popped is not None and popped.meta["harvest"]["g"] == 2
+    assert scheduler.next_request() is None
+    assert crawler.stats.get_value("scheduler/dropped/stale") == 1
+    scheduler.close("finished")

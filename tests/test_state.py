@@ -275,3 +275,100 @@ def test_done_marks_kept_in_the_outbox_are_stored_at_the_next_start(
             await state.close()
 
     asyncio.run(scenario())
+
+
+# --- worker liveness (Redis) ----------------------------------------------------------------
+
+
+def redis_states(redis_url: str, redis_prefix: str, ttl: float = 15.0) -> Callable[..., States]:
+    """States for named owners ("<worker>/<life>") on one Redis."""
+    config = LedgerConfig(**{**CONFIG.__dict__, "heartbeat_ttl": ttl})
+    keys = RedisKeys(redis_prefix)
+
+    def make(owners: list[str]) -> States:
+        queue = iter(owners)
+        return States(lambda: RedisHarvestState(config, redis_url, keys, next(queue)))
+
+    return make
+
+
+def test_what_a_worker_without_a_heartbeat_held_is_taken_over_at_once(
+    redis_url: str, redis_prefix: str
+) -> None:
+    states = redis_states(redis_url, redis_prefix)(["w1/a", "w2/b", "w3/c"])
+
+    async def scenario() -> None:
+        dead, alive, taker = await states(), await states(), await states()
+        for state in (alive, taker):
+            assert not await state.heartbeat()  # first beat: not known alive before
+            assert await state.heartbeat()
+        # `dead` claims and leases a feed poll but never beats (killed at once).
+        await dead.register_feeds(["http://f.test/rss", "http://g.test/rss"])
+        assert await dead.claim_due_feeds(T0, limit=1) == ["http://f.test/rss"]
+        claims = await dead.claim_entries([entry("http://a/1"), entry("http://a/2")], T0)
+        await alive.claim_entries([entry("http://a/3")], T0)
+        assert [c.generation for c in claims] == [1, 1]
+        assert await dead.done("http://a/2", 1, T0 + 1)  # done work is not handed back
+        orphans = await taker.recover_orphans(T0 + 2)
+        assert [(c.key, c.generation) for c in orphans.claims] == [("http://a/1", 2)]
+        assert orphans.feeds == 1 and orphans.gone == ["w1/a"]
+        # The feed is due at once (not after its 30 s lease); the live worker keeps its claim.
+        assert "http://f.test/rss" in await taker.claim_due_feeds(T0 + 2)
+        assert (await taker.recover_orphans(T0 + 3)).claims == []  # taken over once
+        assert (await alive.recover_orphans(T0 + 4)).claims == []  # the taker beats: its own
+
+    states.run(scenario)
+
+
+def test_a_restarted_worker_takes_back_what_its_last_life_held_although_it_beat(
+    redis_url: str, redis_prefix: str
+) -> None:
+    states = redis_states(redis_url, redis_prefix)(["w1/life1", "w1/life2", "w2/x"])
+
+    async def scenario() -> None:
+        first, second, other = await states(), await states(), await states()
+        await first.heartbeat()  # still alive as far as its TTL goes
+        await first.claim_entries([entry("http://a/1")], T0)
+        assert (await other.recover_orphans(T0 + 1)).claims == []  # w1 has a heartbeat
+        orphans = await second.recover_orphans(T0 + 1)
+        assert [c.key for c in orphans.claims] == ["http://a/1"]
+
+    states.run(scenario)
+
+
+def test_a_done_mark_makes_its_counts_in_the_same_step(redis_url: str, redis_prefix: str) -> None:
+    import redis
+
+    states = redis_states(redis_url, redis_prefix)(["w1/a"])
+    counter = f"{redis_prefix}:counted"
+
+    async def scenario() -> None:
+        state = await states()
+        await state.claim_entries([entry("http://a/1")], T0)
+        assert await state.done("http://a/1", 1, T0, [(counter, "articles"), (counter, "7:a")])
+        assert not await state.done("http://a/1", 1, T0, [(counter, "articles")])  # not twice
+
+    states.run(scenario)
+    client = redis.Redis.from_url(redis_url)
+    try:
+        assert client.hgetall(counter) == {b"articles": b"1", b"7:a": b"1"}
+    finally:
+        client.close()
+
+
+def test_the_embedded_store_releases_feed_polls_cut_off_by_a_crash(tmp_path: Path) -> None:
+    path = tmp_path / "harvest.sqlite3"
+    states = States(lambda: SqliteHarvestState(CONFIG, path))
+
+    async def scenario() -> None:
+        crashed = await states()
+        await crashed.register_feeds(["http://f.test/rss", "http://g.test/rss"])
+        assert len(await crashed.claim_due_feeds(T0)) == 2
+        await crashed.save_feed(FeedState(url="http://g.test/rss", next_poll=T0 + 600))
+        await crashed.close()  # the lock goes with the process
+        restarted = await states()
+        assert await restarted.claim_due_feeds(T0 + 1) == []  # leased for 30 s
+        await restarted.recover(T0 + 1, everything=True)  # what a local start does
+        assert await restarted.claim_due_feeds(T0 + 1) == ["http://f.test/rss"]
+
+    states.run(scenario)

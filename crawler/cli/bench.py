@@ -19,6 +19,8 @@ BENCH_MODULES: tuple[str, ...] = (
     "crawler.cli.bench_replay",
     "crawler.cli.bench_hostile",
     "crawler.cli.bench_feeds",
+    "crawler.cli.bench_politeness",
+    "crawler.cli.bench_distributed",
 )
 
 

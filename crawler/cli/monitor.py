@@ -58,7 +58,9 @@ def run(args: argparse.Namespace) -> int:
     host = args.host or settings.get("MONITOR_DASHBOARD_ADDRESS")
     port = settings.getint("MONITOR_DASHBOARD_PORT") if args.port is None else args.port
     try:
-        server = DashboardServer((host, port), lambda: dashboard_state(source.read()))
+        server = DashboardServer(
+            (host, port), lambda span: dashboard_state(source.read(), span_seconds=span)
+        )
     except OSError as error:
         print(f"cannot listen on {host}:{port}: {error}", file=sys.stderr)
         return 2
@@ -90,7 +92,8 @@ def render_text(state: dict[str, Any]) -> str:
         for row in state["domains"]
     ]  # fmt: skip
     header = ["domain", "yield/h", "articles", "NULL", "dups", "errors", "last article", "alerts"]
-    lines = [f"monitoring data: {state['source']}", "", render_table(header, rows), ""]
+    window = f"counts and rates over the last {duration(state['window_seconds'])}"
+    lines = [f"monitoring data: {state['source']}", window, "", render_table(header, rows), ""]
     if state["alerts"]:
         lines.append(f"{len(state['alerts'])} active alert(s):")
         lines += [f"  {a['kind']:<14} {a['domain']}: {a['message']}" for a in state["alerts"]]

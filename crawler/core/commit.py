@@ -12,7 +12,7 @@ The feeds spider installs its ledger on the crawler before Scrapy builds the ite
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from crawler.core.clock import Clock
@@ -20,6 +20,9 @@ from crawler.core.clock import Clock
 _ATTRIBUTE = "_newsharvest_harvest"
 
 DoneListener = Callable[[Any, bool], None]
+# What an output item adds 1 to in the same atomic step as its done mark: [(hash key, field)]
+# (monitoring's article counts, so a crash between the mark and a later flush loses none).
+DoneCounter = Callable[[Any], Sequence[tuple[str, str]]]
 
 
 class ArticleLedger(Protocol):
@@ -33,8 +36,13 @@ class ArticleLedger(Protocol):
     def on_done(self, listener: DoneListener) -> None:
         """Call listener(item, outcome_stored) after an item's done or failed mark is stored."""
 
-    async def mark_done(self, key: str, version: int) -> bool:
-        """Mark an article version done (idempotent); True if it was not done before."""
+    async def mark_done(self, key: str, version: int, item: Any = None) -> bool:
+        """Mark an article version done (idempotent); True if it was not done before. `item`:
+        the output article (its done counts are made with the mark)."""
+
+    def count_on_done(self, counter: DoneCounter) -> bool:
+        """Have counter(item)'s fields counted atomically with each output item's done mark;
+        False when the ledger's store cannot (the embedded one)."""
 
 
 def install_ledger(crawler: Any, ledger: ArticleLedger) -> None:

@@ -74,6 +74,28 @@ class RedisKeys:
         """Sorted set: feed URL scored by its next poll time."""
         return self.key("{harvest}", "feeds", "due")
 
+    def harvest_owners(self) -> str:
+        """Set: the workers (owner ids, crawler/core/worker.py) that hold claims or feed leases."""
+        return self.key("{harvest}", "owners")
+
+    def harvest_held(self, owner: str) -> str:
+        """Set: what one worker holds, "a|<article URL>" (a claim) or "f|<feed URL>" (a poll)."""
+        return f"{self.harvest_held_prefix()}{owner}"
+
+    def harvest_held_prefix(self) -> str:
+        return self.key("{harvest}", "held", "")
+
+    def harvest_alive(self, owner: str) -> str:
+        """String with a short TTL (HEARTBEAT_TTL_SECONDS): the worker is alive while it exists."""
+        return f"{self.harvest_alive_prefix()}{owner}"
+
+    def harvest_alive_prefix(self) -> str:
+        return self.key("{harvest}", "alive", "")
+
+    def harvest_feed_owners(self) -> str:
+        """Hash: feed URL -> the worker whose poll of it is under way (its lease)."""
+        return self.key("{harvest}", "feeds", "owners")
+
     def replay_offsets(self) -> str:
         """Hash: WARC source (path or URL) -> JSON resume point of `newsharvest replay`."""
         return self.key("{harvest}", "replay", "offsets")
@@ -89,6 +111,17 @@ class RedisKeys:
     def scheduler_dupefilter(self, spider: str) -> str:
         """Sorted set: request fingerprint scored by expiry (the TTL-bounded dupefilter)."""
         return self.key(f"{{{spider}}}", "dupefilter")
+
+    # --- politeness across workers ------------------------------------------------------
+    # One hash tag per domain: the acquire script reads and writes both keys at once.
+
+    def politeness_slots(self, domain: str) -> str:
+        """Sorted set: the requests to a domain in flight now (lease token -> lease end, µs)."""
+        return self.key("polite", f"{{{domain}}}", "slots")
+
+    def politeness_state(self, domain: str) -> str:
+        """Hash: a domain's earliest next request start (next, µs) and shared delay (delay, µs)."""
+        return self.key("polite", f"{{{domain}}}", "state")
 
     # --- index sinks --------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ from .clock import FixtureClock, ScaledClock
 from .model import BASE_DATE, Block, Page, Site
 from .redesign import REDESIGN_KINDS, Redesign
 from .room import Newsroom
-from .server import NewsroomServer, RequestRecord
+from .server import NewsroomServer, RequestRecord, RequestTiming
 from .styles import STYLES, Style
 
 __all__ = [
@@ -28,6 +28,7 @@ __all__ = [
     "Page",
     "Redesign",
     "RequestRecord",
+    "RequestTiming",
     "ScaledClock",
     "Site",
     "Style",

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import random
+import time
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -93,6 +94,8 @@ class FeedsSpider(scrapy.Spider):
         self.polling: set[str] = set()  # feeds requested by this process, not yet answered
         self.rng = random.Random()
         self._loop: task.LoopingCall | None = None
+        self._liveness: task.LoopingCall | None = None
+        self._trust_heartbeats_at = 0.0  # monotonic: take nothing over before (see _beat)
         self._next_maintenance = 0.0
 
     @classmethod
@@ -108,6 +111,8 @@ class FeedsSpider(scrapy.Spider):
         spider.policy = PollPolicy.from_settings(settings)
         spider.tick = settings.getfloat("HARVEST_TICK_SECONDS")
         spider.maintenance_every = settings.getfloat("HARVEST_MAINTENANCE_SECONDS")
+        spider.heartbeat_every = settings.getfloat("HEARTBEAT_SECONDS")
+        spider.heartbeat_ttl = settings.getfloat("HEARTBEAT_TTL_SECONDS")
         spider.harvest = Harvest.of(crawler)
         spider.poller = FeedPoller(
             spider.harvest.state, spider.policy, spider.harvest.clock, spider.rng,
@@ -135,6 +140,13 @@ class FeedsSpider(scrapy.Spider):
             log.info("resuming %d pending article(s) from the last run", len(recovered))
         for claim in recovered:
             yield self.article_request(claim)
+        if not self.harvest.single_process:
+            # Alive first, then take over what gone workers (and this worker's last life) held.
+            await state.heartbeat()
+            for claim in await self._take_orphans(now):
+                yield self.article_request(claim)
+            self._liveness = task.LoopingCall(lambda: deferred_from_coro(self._beat()))
+            self._liveness.start(self.heartbeat_every, now=False)
         if self.continuous:
             self._loop = task.LoopingCall(lambda: deferred_from_coro(self._tick()))
             self._loop.start(self.tick, now=True)
@@ -155,7 +167,9 @@ class FeedsSpider(scrapy.Spider):
             if now >= self._next_maintenance:
                 self._next_maintenance = now + self.maintenance_every * self._time_scale()
                 for claim in await state.recover(now):
-                    if claim.key not in self.inflight:
+                    # Shared state: what this process requested may run in another worker
+                    # (which then took its claim over); a copy handed out again is dropped.
+                    if not self.harvest.single_process or claim.key not in self.inflight:
                         self.crawler.stats.inc_value("harvest/recovered")
                         self._crawl(self.article_request(claim))
                 purged = await state.purge(now)
@@ -164,6 +178,40 @@ class FeedsSpider(scrapy.Spider):
             return  # the crawl is closing during an outage
         except Exception:
             log.exception("continuous harvesting: tick failed (retrying at the next one)")
+
+    async def _take_orphans(self, now: float) -> list[Claim]:
+        orphans = await self.harvest.state.recover_orphans(now)
+        stats = self.crawler.stats
+        if orphans.claims or orphans.feeds:
+            stats.inc_value("harvest/recovered/orphans", len(orphans.claims))
+            stats.inc_value("harvest/recovered/feeds", orphans.feeds)
+            gone = ", ".join(orphans.gone) or "-"
+            log.info("took over %d article(s) and %d feed poll(s) of gone worker(s) %s",
+                     len(orphans.claims), orphans.feeds, gone)  # fmt: skip
+        # Not filtered by self.inflight: that names what this process requested, and another
+        # worker may have popped it since; what was taken over was held by another owner.
+        return orphans.claims
+
+    async def _beat(self) -> None:
+        """Heartbeat, then take over what workers without one held (feed polls become due, the
+        continuous loop requests them)."""
+        if not self.harvest.available:
+            return  # Redis is down: nobody can take anything over now
+        try:
+            if not await self.harvest.state.heartbeat():
+                # This worker's own heartbeat had lapsed (a Redis outage, a stalled reactor):
+                # the others' may have too, and they are not dead. Give them a TTL to beat.
+                self._trust_heartbeats_at = time.monotonic() + self.heartbeat_ttl
+                log.warning("this worker's heartbeat had lapsed; taking nothing over for %.0f s",
+                            self.heartbeat_ttl)  # fmt: skip
+            if time.monotonic() < self._trust_heartbeats_at:
+                return
+            for claim in await self._take_orphans(self.harvest.clock.now()):
+                self._crawl(self.article_request(claim))
+        except RedisUnavailable:
+            return
+        except Exception:
+            log.exception("worker heartbeat failed (retrying at the next one)")
 
     def _time_scale(self) -> float:
         return float(getattr(self.harvest.clock, "scale", 1.0))
@@ -177,8 +225,9 @@ class FeedsSpider(scrapy.Spider):
             raise DontCloseSpider
 
     def _closed(self) -> None:
-        if self._loop is not None and self._loop.running:
-            self._loop.stop()
+        for loop in (self._loop, self._liveness):
+            if loop is not None and loop.running:
+                loop.stop()
 
     # --- feeds ------------------------------------------------------------------------------
 
@@ -297,7 +346,7 @@ class FeedsSpider(scrapy.Spider):
                 "entry": claim.payload.get("entry") or {},
             },
             meta={"harvest": {"key": claim.key, "version": claim.version,
-                              "updated": claim.updated}},
+                              "updated": claim.updated, "g": claim.generation}},
         )  # fmt: skip
 
     async def parse_article(

@@ -110,6 +110,7 @@ class ReplaySpider(scrapy.Spider):
         spider.max_bytes = settings.getint("DOWNLOAD_MAXSIZE")
         spider.checkpoint_every = settings.getfloat("REPLAY_CHECKPOINT_SECONDS")
         spider.progress_every = settings.getfloat("REPLAY_PROGRESS_SECONDS")
+        spider.heartbeat_every = settings.getfloat("HEARTBEAT_SECONDS")
         spider.archive_user_agent = settings.get("USER_AGENT")
         spider.harvest = Harvest.of(crawler)
         spider.offsets = ReplayOffsets(settings)
@@ -129,6 +130,7 @@ class ReplaySpider(scrapy.Spider):
         self.crawler.stats.set_value(
             "replay/sources_already_complete", len(self.sources) - len(todo)
         )
+        await state.heartbeat()  # a shared ledger: its claims are held by a live worker
         # Claims a killed replay left pending: this replay takes them back (see the docstring).
         now = self.harvest.clock.now()
         pending = {c.key for c in await state.recover(now, everything=True)}
@@ -306,16 +308,20 @@ class ReplaySpider(scrapy.Spider):
         await self.offsets.save(self.resume_points())
 
     async def _background(self) -> None:
-        """Save the resume offsets every REPLAY_CHECKPOINT_SECONDS, print progress every
-        REPLAY_PROGRESS_SECONDS."""
+        """Save the resume offsets every REPLAY_CHECKPOINT_SECONDS, keep this worker's
+        heartbeat in a shared ledger every HEARTBEAT_SECONDS (crawler/ledger.py: claims of a
+        worker without one are taken over), print progress every REPLAY_PROGRESS_SECONDS."""
         next_progress = time.monotonic() + self.progress_every
+        next_beat = time.monotonic() + self.heartbeat_every
         while True:
-            await asyncio.sleep(self.checkpoint_every)
+            await asyncio.sleep(min(self.checkpoint_every, self.heartbeat_every))
             try:
+                if time.monotonic() >= next_beat:
+                    next_beat += self.heartbeat_every
+                    await self.harvest.state.heartbeat()
                 await self._checkpoint()
             except Exception:  # a store hiccup costs a checkpoint, not the replay
-                log.exception("saving the replay offsets failed (next try in %.1f s)",
-                              self.checkpoint_every)  # fmt: skip
+                log.exception("saving the replay offsets or the heartbeat failed (retrying)")
             if time.monotonic() >= next_progress:
                 next_progress += self.progress_every
                 print(self.progress_line(), file=sys.stderr, flush=True)

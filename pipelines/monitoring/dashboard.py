@@ -17,6 +17,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs
 
 from crawler.core.domainstats import DUPLICATES
 from pipelines.monitoring.alerts import DomainView, Thresholds
@@ -31,7 +32,7 @@ from pipelines.monitoring.backends import (
 
 log = logging.getLogger(__name__)
 
-CHART_POINTS = 60  # at most this many points per chart (adjacent buckets are merged)
+CHART_POINTS = 60  # about this many points per chart at most (adjacent buckets are merged)
 ALERT_LOG_SHOWN = 50
 STATE_CACHE_SECONDS = 1.0  # several tabs or a fast refresh never hammer Redis
 TABLE_COUNTERS = ("fetched", "articles", "null", DUPLICATES, "errors", "feeds/polled", "feeds/304")
@@ -51,17 +52,58 @@ def _mean(view: DomainView, timing: str) -> float | None:
     )
 
 
-def chart_axis(state: MonitorState, now: float) -> tuple[int, int, int]:
-    """(first bucket, number of points, buckets per point), shared by every domain's chart."""
+# Chart steps a person reads at a glance. The step is the smallest of these (in whole time
+# buckets) that fits the span shown in CHART_POINTS points: 5 s over 5 minutes, 1 min over an
+# hour, 1 h over two days.
+NICE_STEPS_SECONDS = (
+    1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800,
+    3600, 2 * 3600, 3 * 3600, 6 * 3600, 12 * 3600, 86400, 2 * 86400, 7 * 86400,
+)  # fmt: skip
+# The spans the page offers (those within MONITOR_RETENTION_SECONDS), besides everything retained.
+SPAN_CHOICES_SECONDS = (300, 900, 3600, 6 * 3600, 24 * 3600, 7 * 86400)
+
+
+def chart_step(span_buckets: int, bucket_seconds: float) -> int:
+    """Buckets per chart point: the smallest nice step that shows `span_buckets` in at most
+    CHART_POINTS points (one more when the first point is moved back to a round time)."""
+    for seconds in NICE_STEPS_SECONDS:
+        step = max(1, math.ceil(seconds / bucket_seconds - 1e-9))  # whole buckets
+        if math.ceil(span_buckets / step) <= CHART_POINTS:
+            return step
+    return max(1, math.ceil(span_buckets / CHART_POINTS))
+
+
+def shown_buckets(
+    state: MonitorState, now: float, span_seconds: float | None = None
+) -> tuple[int, int] | None:
+    """(first, last) bucket of the window shown: the last `span_seconds` (at most the
+    retention), or with None everything retained from the first bucket with data (None when
+    there is no data)."""
     config = state.config
     buckets = [b for view in state.domains.values() for b in view.series]
+    last = config.bucket(now) if state.running or not buckets else max(buckets)
+    oldest = last - config.retention_buckets + 1
+    if span_seconds is not None:
+        span = max(1, math.ceil(span_seconds / config.bucket_seconds - 1e-9))
+        return max(oldest, last - span + 1), last
     if not buckets:
+        return None
+    return max(min(buckets), oldest), last
+
+
+def chart_axis(
+    state: MonitorState, now: float, span_seconds: float | None = None
+) -> tuple[int, int, int]:
+    """(first bucket, number of points, buckets per point), shared by every domain's chart:
+    the window shown, its first point moved back to a round time (bars stay put on refresh)."""
+    config = state.config
+    shown = shown_buckets(state, now, span_seconds)
+    if shown is None:
         return config.bucket(now), 0, 1
-    last = config.bucket(now) if state.running else max(buckets)
-    first = max(min(buckets), last - config.retention_buckets + 1)
-    span = last - first + 1
-    step = max(1, math.ceil(span / CHART_POINTS))
-    return first, math.ceil(span / step), step
+    first, last = shown
+    step = chart_step(last - first + 1, config.bucket_seconds)
+    first = max(last - config.retention_buckets + 1, first - first % step)
+    return first, math.ceil((last - first + 1) / step), step
 
 
 def domain_row(
@@ -71,22 +113,27 @@ def domain_row(
     axis: tuple[int, int, int],
     now: float,
     active_until: float,
+    shown: tuple[int, int] | None = None,
 ) -> dict[str, Any]:
-    """One table row; rates over the retained window, yield per hour of crawling (up to
-    `active_until`: now while a crawl runs, else its last flush)."""
+    """One table row: counts and rates over the window shown (buckets `shown`, first and last),
+    yield per hour of crawling within it (up to `active_until`: now while a crawl runs, else
+    its last flush); the chart over `axis`."""
     first, points, step = axis
+    window_first, window_last = shown or (first, first + points * step - 1)
     window = dict.fromkeys(TABLE_COUNTERS, 0.0)
     chart = {name: [0] * points for name in ("articles", "null", "fetched")}
     for bucket, counts in view.series.items():
-        for name in TABLE_COUNTERS:
-            window[name] += counts.get(name, 0)
+        if window_first <= bucket <= window_last:
+            for name in TABLE_COUNTERS:
+                window[name] += counts.get(name, 0)
         index = (bucket - first) // step
         if 0 <= index < points:
             for name, values in chart.items():
                 values[index] += int(counts.get(name, 0))
     counters = view.counters
     seen_since = counters.get("first_seen_at", now)
-    crawled = min(config.retention_seconds, active_until - seen_since)
+    shown_seconds = (window_last - window_first + 1) * config.bucket_seconds
+    crawled = min(shown_seconds, active_until - seen_since)
     hours = max(config.bucket_seconds, crawled) / 3600
     last_article = counters.get(LAST_ARTICLE_AT)
     fetched, null = window["fetched"], window["null"]
@@ -107,14 +154,17 @@ def domain_row(
     }
 
 
-def dashboard_state(state: MonitorState, now: float | None = None) -> dict[str, Any]:
-    """The JSON the page renders."""
+def dashboard_state(
+    state: MonitorState, now: float | None = None, span_seconds: float | None = None
+) -> dict[str, Any]:
+    """The JSON the page renders: the last `span_seconds`, or everything retained (None)."""
     now = time.time() if now is None else now
     config = state.config
-    axis = chart_axis(state, now)
+    axis = chart_axis(state, now, span_seconds)
+    shown = shown_buckets(state, now, span_seconds)
     until = now if state.running else (state.updated_at or now)
     rows = {
-        domain: domain_row(domain, view, config, axis, now, until)
+        domain: domain_row(domain, view, config, axis, now, until, shown)
         for domain, view in state.domains.items()
     }
     alerts = sorted(state.alerts, key=lambda a: (-a.fired_at, a.domain))
@@ -127,17 +177,27 @@ def dashboard_state(state: MonitorState, now: float | None = None) -> dict[str, 
         "running": state.running,
         "updated_at": state.updated_at,
         "bucket_seconds": config.bucket_seconds,
-        "window_seconds": config.retention_seconds,
+        "retention_seconds": config.retention_seconds,
+        "span_seconds": span_seconds,  # asked for; None = everything retained
+        "spans": [span for span in SPAN_CHOICES_SECONDS if span < config.retention_seconds],
+        # What every count and rate covers: the span asked for, or since the first data.
+        "window_seconds": (shown[1] - shown[0] + 1) * config.bucket_seconds if shown else 0.0,
         "chart": {
             "start": axis[0] * config.bucket_seconds,
             "points": axis[1],
             "step_seconds": axis[2] * config.bucket_seconds,
         },
-        "workers": [{"id": worker, **info} for worker, info in sorted(state.workers.items())],
+        "workers": workers_shown(state.workers),
         "alerts": [alert.__dict__ for alert in alerts],
         "alert_log": list(reversed(state.alert_log[-ALERT_LOG_SHOWN:])),
         "domains": sorted(rows.values(), key=lambda row: (-len(row["alerts"]), row["domain"])),
     }
+
+
+def workers_shown(workers: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every worker by its name (WORKER_ID, else host:pid), running ones first."""
+    shown = [{"id": worker, **info} for worker, info in workers.items()]
+    return sorted(shown, key=lambda worker: (bool(worker.get("closed")), worker["id"]))
 
 
 # --- Where the state comes from ------------------------------------------------------------
@@ -193,20 +253,37 @@ class DashboardServer(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
 
-    def __init__(self, address: tuple[str, int], read_state: Callable[[], dict[str, Any]]) -> None:
+    def __init__(
+        self, address: tuple[str, int], read_state: Callable[[float | None], dict[str, Any]]
+    ) -> None:
+        """`read_state(span_seconds)`: the page's JSON for the last span (None: all retained)."""
         super().__init__(address, DashboardHandler)
         self.read_state = read_state
         self.page = page_html()
         self._lock = threading.Lock()
-        self._cached: tuple[float, bytes] | None = None
+        self._cached: dict[float | None, tuple[float, bytes]] = {}
 
-    def state_json(self) -> bytes:
+    def state_json(self, span_seconds: float | None = None) -> bytes:
         with self._lock:
             now = time.monotonic()
-            if self._cached is None or now - self._cached[0] > STATE_CACHE_SECONDS:
-                body = json.dumps(self.read_state(), separators=(",", ":")).encode()
-                self._cached = (now, body)
-            return self._cached[1]
+            cached = self._cached.get(span_seconds)
+            if cached is None or now - cached[0] > STATE_CACHE_SECONDS:
+                body = json.dumps(self.read_state(span_seconds), separators=(",", ":")).encode()
+                if len(self._cached) >= len(SPAN_CHOICES_SECONDS) + 1:
+                    self._cached.clear()  # bounded: odd spans in URLs do not pile up
+                cached = self._cached[span_seconds] = (now, body)
+            return cached[1]
+
+
+def span_from_query(query: str) -> float | None:
+    """`span=SECONDS` of an /api/state query; None (everything retained) when absent or not a
+    positive number: a bad link shows the whole window, not an error."""
+    values = parse_qs(query).get("span", [])
+    try:
+        span = float(values[0]) if values else math.nan
+    except ValueError:
+        return None
+    return span if math.isfinite(span) and span > 0 else None
 
 
 class DashboardHandler(BaseHTTPRequestHandler):
@@ -220,12 +297,12 @@ class DashboardHandler(BaseHTTPRequestHandler):
         log.debug("%s - %s", self.address_string(), format % args)
 
     def do_GET(self) -> None:
-        path = self.path.split("?", 1)[0]
+        path, _, query = self.path.partition("?")
         if path in ("/", "/index.html"):
             self._send(200, "text/html; charset=utf-8", self.server.page)
         elif path == "/api/state":
             try:
-                body = self.server.state_json()
+                body = self.server.state_json(span_from_query(query))
             except Exception as error:  # the page shows it; the server keeps serving
                 log.warning("cannot read the monitoring state: %r", error)
                 body = json.dumps({"error": f"cannot read the monitoring state: {error}"}).encode()

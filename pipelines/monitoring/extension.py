@@ -32,6 +32,7 @@ from twisted.internet import task
 
 from crawler.core.connection import redis_url
 from crawler.core.domainstats import (
+    ARTICLES,
     DOMAIN_PREFIX,
     FETCH_TIME,
     MONITOR_TICKET,
@@ -131,6 +132,9 @@ class MonitoringExtension:
         # is, since it takes the tickets out of the items before the sinks and exporters.
         self.order = PageOrder(settings.getfloat("MONITOR_ORDER_MAX_WAIT_SECONDS"))
         self.ordering = False
+        # True: the harvest ledger stores the article counts with each done mark (done_counts);
+        # the batch then keeps them for this worker's own totals only.
+        self.ledger_counts = False
         self.recent_chars: dict[str, deque[int]] = {}  # article lengths this worker saw
         # Process-local totals and alert counts: what this worker's /metrics exposes.
         self.lock = threading.Lock()
@@ -187,6 +191,18 @@ class MonitoringExtension:
         counters[buckets.sum_name] += float(seconds)
         counters[buckets.count_name] += 1
         counters[buckets.bucket_name(seconds)] += 1
+
+    def done_counts(self, item: Any) -> list[tuple[str, str]]:
+        """The store fields an output article adds 1 to (its domain's total and time bucket),
+        made by the ledger with the article's done mark."""
+        domain = item.get("domain") if hasattr(item, "get") else None
+        if not domain:
+            return []
+        bucket = self.config.bucket(time.time())
+        return [
+            (self.keys.monitor_counters(domain), ARTICLES),
+            (self.keys.monitor_series(domain), f"{bucket}:{ARTICLES}"),
+        ]
 
     def page_ticket(self, domain: str) -> int | None:
         """A page entering the item pipeline: its place in the domain's order (see order.py)."""
@@ -301,6 +317,8 @@ class MonitoringExtension:
             for domain, delta in fresh.items():
                 apply_to_totals(self.totals.setdefault(domain, {}), delta, now)
         self._timings_to_stats(fresh)
+        if self.ledger_counts:
+            _strip_articles(fresh)
         outgoing, self.retry = self.retry, {}
         for domain, delta in fresh.items():
             if domain in outgoing:
@@ -432,3 +450,11 @@ class MonitoringExtension:
             "flush_seconds": self.flush_seconds_total,
         }
         return totals, fired, list(self.active.values()), monitor
+
+
+def _strip_articles(batch: Batch) -> None:
+    """Take the article counts out of a batch bound for the store (the ledger stored them)."""
+    for delta in batch.values():
+        delta.counters.pop(ARTICLES, None)
+        for counts in delta.series.values():
+            counts.pop(ARTICLES, None)

@@ -12,6 +12,7 @@ from typing import Any
 from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 
+from crawler.core.commit import ledger_of
 from crawler.core.domainstats import domain_listener
 from pipelines.monitoring.extension import MonitoringExtension
 
@@ -30,6 +31,11 @@ class MonitoringPipeline:
         extension = domain_listener(crawler.stats)
         if not isinstance(extension, MonitoringExtension):
             raise NotConfigured("monitoring is off (MONITOR_ENABLED)")
+        ledger = ledger_of(crawler)
+        if ledger is not None and extension.redis_url:
+            # Output articles are counted with their done mark, in one atomic step: a worker
+            # killed between the mark and its next flush then loses no count (nor doubles one).
+            extension.ledger_counts = ledger.count_on_done(extension.done_counts)
         return cls(extension)
 
     def open_spider(self) -> None:

@@ -1,0 +1,42 @@
+-- KEYS: articles, pending, owners set, feeds due zset, feed owners hash.
+-- ARGV: alive prefix, held prefix, now, claim_lease, owner (this process), its worker name,
+-- limit. Takes over what workers without a heartbeat held, and what an earlier life of this
+-- worker held (same worker name, another life: it cannot be working on it any more). Claims
+-- come back with a new generation and this process as owner; feed polls become due now.
+local articles, pending, owners, due, feed_owners = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local alive, held = ARGV[1], ARGV[2]
+local now, lease, me, my_worker = tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5], ARGV[6]
+local budget = tonumber(ARGV[7])
+local out, feeds, gone = {}, 0, {}
+for _, w in ipairs(redis.call('SMEMBERS', owners)) do
+  if budget <= 0 then break end
+  local worker = string.match(w, '^(.*)/[^/]*$') or w
+  if w ~= me and (worker == my_worker or redis.call('EXISTS', alive .. w) == 0) then
+    local members = redis.call('SPOP', held .. w, budget)
+    budget = budget - #members
+    for _, m in ipairs(members) do
+      local kind, id = string.sub(m, 1, 1), string.sub(m, 3)
+      if kind == 'a' then
+        local raw = redis.call('HGET', articles, id)
+        local rec = raw and cjson.decode(raw) or nil
+        if rec and rec.s == 'p' and rec.o == w then
+          rec.o, rec.g = me, (rec.g or 0) + 1
+          redis.call('HSET', articles, id, cjson.encode(rec))
+          redis.call('ZADD', pending, now + lease, id)
+          redis.call('SADD', held .. me, m)
+          table.insert(out, {k = id, v = rec.v, u = rec.u, a = rec.a, p = rec.p, g = rec.g})
+        end
+      elseif redis.call('HGET', feed_owners, id) == w then
+        redis.call('HDEL', feed_owners, id)
+        redis.call('ZADD', due, now, id)
+        feeds = feeds + 1
+      end
+    end
+    if redis.call('SCARD', held .. w) == 0 then
+      redis.call('SREM', owners, w)
+      table.insert(gone, w)
+    end
+  end
+end
+if #out > 0 then redis.call('SADD', owners, me) end
+return cjson.encode({claims = out, feeds = feeds, gone = gone, more = budget <= 0})
