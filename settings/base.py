@@ -213,7 +213,7 @@ HARVEST_CLOCK_ANCHOR = ""  # epoch seconds (wall clock); "" = when the crawler s
 
 # Capture (crawler/warc/capture.py, docs/archives.md): every fetched response as WARC/1.1
 # request/response records, one gzip member each, in rotating files. Off by default: archives
-# take disk (~15 KB per article page compressed); docker-compose.yml turns it on.
+# take disk (~6 KB per fetched page, compressed); docker-compose.yml turns it on.
 WARC_CAPTURE_ENABLED = False
 # After HttpCompressionMiddleware (590) in process_response order: it sees bodies as sent.
 DOWNLOADER_MIDDLEWARES["crawler.warc.capture.WarcCaptureMiddleware"] = 595
