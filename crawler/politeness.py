@@ -18,8 +18,11 @@ domain in Redis right before it is sent and frees it when its response (or error
   is a target, not a promise: it gets no margin.
 * A request that may not go yet sleeps (asyncio: the reactor runs on) for the time the script
   returns (until the next start, or POLITENESS_POLL_SECONDS when every slot is taken).
-* A worker that dies holding slots: each lease ends by itself after the request's download
-  timeout plus POLITENESS_LEASE_MARGIN_SECONDS.
+* A worker that dies holding slots: a restarted worker (same WORKER_ID) takes back its last
+  life's leases at once; when workers keep heartbeats (the Redis ledger), another worker's leases
+  are taken back as soon as its heartbeat is gone (HEARTBEAT_TTL_SECONDS), so a restarted
+  harvest does not wait for them; in any case each lease ends by itself after the request's
+  download timeout plus POLITENESS_LEASE_MARGIN_SECONDS.
 * Redis unreachable: acquiring goes through the crawl's outage gate (the crawl pauses, the
   request waits); a release that cannot be sent is kept and sent when Redis answers again. A
   crawl that is closed during an outage sends what its downloader still holds with Scrapy's
@@ -37,7 +40,6 @@ import asyncio
 import itertools
 import logging
 import random
-import uuid
 from typing import Any
 
 from scrapy import Request, signals
@@ -51,7 +53,7 @@ from crawler.core.connection import async_redis, redis_url
 from crawler.core.keys import RedisKeys
 from crawler.core.lua import register_lua
 from crawler.core.outage import RedisGate, RedisUnavailable, attempt, is_connection_error
-from crawler.core.worker import worker_identity
+from crawler.core.worker import claim_owner, worker_identity
 
 log = logging.getLogger(__name__)
 
@@ -86,9 +88,15 @@ class DomainPoliteness:
         self.state_ttl_ms = max(1, round(settings.getfloat("POLITENESS_STATE_TTL_SECONDS") * 1000))
         self.autothrottle = settings.getbool("AUTOTHROTTLE_ENABLED")
         self.robots_agent = settings.get("ROBOTSTXT_USER_AGENT") or settings.get("USER_AGENT")
-        # Tokens name the worker (an operator reading the slots sees who holds them) and this
-        # process's life (a restarted worker with the same WORKER_ID never frees an old lease).
-        self._token_prefix = f"{worker_identity(settings)}#{uuid.uuid4().hex[:8]}"
+        # Tokens name the owner (worker and this process's life, as on the ledger's claims): an
+        # operator reading the slots sees who holds them, and the script finds the heartbeat.
+        self.owner = claim_owner(settings)
+        self.worker = worker_identity(settings)
+        self._token_prefix = f"{self.owner}#"
+        # Heartbeats exist when the ledger is in Redis (crawler/ledger.py); else leases only expire.
+        keeps_heartbeats = (settings.get("HARVEST_STATE") or "").strip().lower() != "memory"
+        self.alive_prefix = self.keys.harvest_alive_prefix() if keeps_heartbeats else ""
+        self.heartbeat_grace_us = micros(settings.getfloat("HEARTBEAT_TTL_SECONDS"))
         self._serial = itertools.count(1)
         self._unreleased: list[tuple[str, str]] = []
         self._robots: RobotsTxtMiddleware | bool | None = False  # False: not looked up yet
@@ -111,7 +119,7 @@ class DomainPoliteness:
         """Wait (without blocking the reactor) until `request` may be sent to `domain`; return
         the lease token to release when its answer arrives (None: sent without a shared slot,
         the crawl closing while Redis is unreachable)."""
-        token = f"{self._token_prefix}:{next(self._serial)}"
+        token = f"{self._token_prefix}{next(self._serial)}"
         floor = self.floor_delay(domain, request)
         timeout = float(request.meta.get("download_timeout") or self.download_timeout)
         args = [
@@ -122,6 +130,10 @@ class DomainPoliteness:
             micros(timeout + self.lease_margin),
             micros(self.poll),
             self.state_ttl_ms,
+            self.alive_prefix,
+            self.heartbeat_grace_us,
+            self.worker,
+            self.owner,
         ]
         keys = [self.keys.politeness_slots(domain), self.keys.politeness_state(domain)]
         stats = self.crawler.stats

@@ -4,7 +4,13 @@
 -- published for the domain, µs).
 -- ARGV: token, concurrency, floor delay (µs: DOWNLOAD_DELAY or robots.txt crawl-delay, plus the
 -- margin that keeps it at the server), lease (µs), poll (µs: when to ask again if every slot is
--- taken), state TTL (ms).
+-- taken), state TTL (ms), the heartbeat key prefix ("" when workers keep no heartbeat), the grace
+-- (µs) before a lease whose worker has no heartbeat is taken back, this process's worker name
+-- and owner id (`<worker>/<life>`): a lease of the same worker's earlier life is taken back at
+-- once (a worker restarted with the same WORKER_ID: that life is over).
+-- A token is `<owner>#<serial>`; `<heartbeat prefix><owner>` exists while that worker lives (the
+-- ledger's heartbeat, crawler/ledger.py). A single Redis server is assumed (these keys do not
+-- share a hash slot with the domain's), as for the ledger's own take-over.
 -- Returns {answer, µs to wait before asking again, shared delay µs}; answer 1: go (slot leased),
 -- 0: too soon after the last start, -1: every slot taken.
 -- Time is Redis's own clock (TIME), so workers on machines whose clocks disagree still agree.
@@ -16,6 +22,24 @@ local shared = tonumber(redis.call('HGET', KEYS[2], 'delay')) or 0
 local delay = math.max(tonumber(ARGV[3]), shared)
 -- Leases of requests whose worker died (or never released) run out here.
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+-- ... and at once when their worker's heartbeat is gone (kill -9), once past the grace: a lease
+-- taken just before its worker's first heartbeat stays.
+local alive_prefix = ARGV[7]
+if alive_prefix ~= '' then
+  local grace = tonumber(ARGV[8])
+  local held = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
+  for i = 1, #held, 2 do
+    local owner = string.match(held[i], '^(.*)#[^#]*$')
+    if owner and owner ~= ARGV[10] then
+      local earlier_life = string.match(owner, '^(.*)/[^/]*$') == ARGV[9]
+      local taken_at = tonumber(held[i + 1]) - lease
+      if earlier_life or (now - taken_at > grace
+          and redis.call('EXISTS', alive_prefix .. owner) == 0) then
+        redis.call('ZREM', KEYS[1], held[i])
+      end
+    end
+  end
+end
 local next_start = tonumber(redis.call('HGET', KEYS[2], 'next')) or 0
 if next_start > now then
   return {0, next_start - now, shared}

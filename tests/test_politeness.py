@@ -49,10 +49,19 @@ class Slots:
         self._acquire = register_lua(self.client, "crawler", "politeness_acquire")
         self._release = register_lua(self.client, "crawler", "politeness_release")
 
+        self.alive_prefix = keys.harvest_alive_prefix()
+
     def acquire(
-        self, token: str, concurrency: int = 2, delay_us: int = 0, lease_us: int = LONG_LEASE_US
+        self,
+        token: str,
+        concurrency: int = 2,
+        delay_us: int = 0,
+        lease_us: int = LONG_LEASE_US,
+        heartbeats: tuple[str, int, str, str] = ("", 0, "", ""),
     ) -> tuple[int, int, int]:
-        args = [token, concurrency, delay_us, lease_us, POLL_US, STATE_TTL_MS]
+        """`heartbeats`: (heartbeat key prefix, grace µs, this worker, this owner), as
+        DomainPoliteness passes them; empty: no heartbeats, leases only expire."""
+        args = [token, concurrency, delay_us, lease_us, POLL_US, STATE_TTL_MS, *heartbeats]
         answer, wait, shared = self._acquire(self.keys, args)
         return int(answer), int(wait), int(shared)
 
@@ -98,6 +107,32 @@ def test_a_dead_workers_slot_frees_itself_when_its_lease_runs_out(slots: Slots) 
     time.sleep(lease_us / MICROS + 0.05)
     assert slots.acquire("live:1", concurrency=1, lease_us=lease_us)[0] == 1
     assert slots.holders() == ["live:1"]
+
+
+def test_a_slot_whose_worker_lost_its_heartbeat_is_taken_back_after_the_grace(
+    slots: Slots,
+) -> None:
+    grace_us = 150_000
+    alive = slots.client.set
+    alive(slots.alive_prefix + "live/a", "live", px=60_000)
+    alive(slots.alive_prefix + "busy/a", "busy", px=60_000)
+    as_live = (slots.alive_prefix, grace_us, "live", "live/a")
+    assert slots.acquire("dead/a#1", concurrency=2, heartbeats=as_live)[0] == 1  # no heartbeat
+    assert slots.acquire("busy/a#1", concurrency=2, heartbeats=as_live)[0] == 1  # heartbeat
+    # Within the grace a lease stays (its worker may not have written its first heartbeat yet).
+    assert slots.acquire("live/a#1", concurrency=2, heartbeats=as_live)[0] == -1
+    time.sleep(grace_us / MICROS + 0.05)
+    assert slots.acquire("live/a#1", concurrency=2, heartbeats=as_live)[0] == 1
+    assert sorted(slots.holders()) == ["busy/a#1", "live/a#1"]  # the live worker's lease stays
+
+
+def test_a_restarted_worker_takes_back_its_last_lifes_slots_at_once(slots: Slots) -> None:
+    slots.client.set(slots.alive_prefix + "w1/old", "w1", px=60_000)  # not yet expired
+    assert slots.acquire("w1/old#7", concurrency=1)[0] == 1
+    assert slots.acquire("w2/x#1", concurrency=1)[0] == -1  # another worker: waits
+    restarted = (slots.alive_prefix, LONG_LEASE_US, "w1", "w1/new")
+    assert slots.acquire("w1/new#1", concurrency=1, heartbeats=restarted)[0] == 1
+    assert slots.holders() == ["w1/new#1"]
 
 
 def test_autothrottle_delay_published_by_one_worker_slows_every_worker(slots: Slots) -> None:
