@@ -335,3 +335,19 @@ def test_kill_9_during_replay_then_restart_loses_nothing_and_repeats_nothing(
     print(f"{store}: {sum(truth.values())} articles, {at_kill} at the kill, resumed at offset "
           f"{resumed.group(1)}; re-read and skipped as done {stats.get('replay/skipped/done', 0)},"
           f" reconciled {stats.get('journal/reconciled', 0)}")  # fmt: skip
+
+
+def test_an_unknown_or_missing_reader_is_refused_before_the_replay_starts(tmp_path: Path) -> None:
+    from crawler.warc.records import check_reader
+    from tests.support.commands import newsharvest
+
+    with pytest.raises(ValueError, match="unknown WARC reader 'nope'"):
+        check_reader("nope")
+    archive = tmp_path / "empty.warc.gz"
+    archive.write_bytes(b"")
+    env = {"NEWSHARVEST_REPLAY_READER": "nope", "NEWSHARVEST_STATE_DIR": str(tmp_path / "s")}
+    result = newsharvest("replay", str(archive), env=env)
+    assert result.returncode == 2
+    assert result.stderr == (
+        "newsharvest replay: unknown WARC reader 'nope' (one of fastwarc, warcio)\n"
+    )

@@ -43,6 +43,7 @@ def run(args: argparse.Namespace) -> int:
     from scrapy.utils.project import get_project_settings
 
     from crawler.spiders.replay import ReplaySpider, parse_when
+    from crawler.warc.records import check_reader
     from crawler.warc.replay import expand_sources
 
     try:
@@ -64,6 +65,11 @@ def run(args: argparse.Namespace) -> int:
             )
             return 2
         settings.set(name.strip(), value, priority="cmdline")
+    try:
+        check_reader(settings.get("REPLAY_READER"))
+    except ValueError as error:
+        print(f"newsharvest replay: {error}", file=sys.stderr)
+        return 2
     process = CrawlerProcess(settings)
     crawler = process.create_crawler(ReplaySpider)
     process.crawl(crawler, warcs=sources, domain=args.domain, since=args.since,

@@ -37,6 +37,7 @@ from crawler.core.urls import canonical_article_url, publisher_domain
 from crawler.harvest import Harvest
 from crawler.ledger import Entry
 from crawler.spiders.feeds import article_item
+from crawler.warc.records import check_reader
 from crawler.warc.replay import (
     Page,
     RecordFeeder,
@@ -107,6 +108,7 @@ class ReplaySpider(scrapy.Spider):
         settings = crawler.settings
         spider.max_in_flight = settings.getint("REPLAY_MAX_IN_FLIGHT")
         spider.reader = settings.get("REPLAY_READER")
+        check_reader(spider.reader)
         spider.max_bytes = settings.getint("DOWNLOAD_MAXSIZE")
         spider.checkpoint_every = settings.getfloat("REPLAY_CHECKPOINT_SECONDS")
         spider.progress_every = settings.getfloat("REPLAY_PROGRESS_SECONDS")

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import importlib.util
 import uuid
 import zlib
 from collections.abc import Iterator
@@ -31,6 +32,16 @@ GZIP_WBITS = 31  # a gzip member (header and CRC), not a raw deflate stream
 HTTP_RESPONSE_TYPE = "application/http; msgtype=response"
 HTTP_REQUEST_TYPE = "application/http; msgtype=request"
 READERS = ("fastwarc", "warcio")
+
+
+def check_reader(reader: str) -> None:
+    """Raise ValueError, with what to do, when `reader` is unknown or not installed: a replay
+    must say so before it starts, not fail on its first record."""
+    if reader not in READERS:
+        raise ValueError(f"unknown WARC reader {reader!r} (one of {', '.join(READERS)})")
+    if importlib.util.find_spec(reader) is None:
+        raise ValueError(f"REPLAY_READER={reader}: the {reader} package is not installed "
+                         f"(pip install {reader})")  # fmt: skip
 
 
 def new_record_id() -> str:
