@@ -135,7 +135,7 @@ class DomainPoliteness:
             self.worker,
             self.owner,
         ]
-        keys = [self.keys.politeness_slots(domain), self.keys.politeness_state(domain)]
+        keys = self._domain_keys(domain)
         stats = self.crawler.stats
         while True:
             try:
@@ -163,7 +163,7 @@ class DomainPoliteness:
         if token is None:
             return
         delay = str(micros(slot.delay)) if self.autothrottle else ""
-        keys = [self.keys.politeness_slots(domain), self.keys.politeness_state(domain)]
+        keys = self._domain_keys(domain)
         try:
             await attempt(lambda: self._release(keys, [token, delay, self.state_ttl_ms]))
         except Exception as error:
@@ -174,6 +174,10 @@ class DomainPoliteness:
                 self.gate.report(error)
 
     # --- helpers -----------------------------------------------------------------------------
+
+    def _domain_keys(self, domain: str) -> list[str]:
+        """The two keys both scripts take: the domain's slots and its shared state."""
+        return [self.keys.politeness_slots(domain), self.keys.politeness_state(domain)]
 
     def floor_delay(self, domain: str, request: Request) -> float:
         """The least delay between two requests to `domain`: DOWNLOAD_DELAY (or the domain's
@@ -216,7 +220,7 @@ class DomainPoliteness:
         released = 0
         while self._unreleased:  # one at a time: a failure keeps the rest for the next hook run
             domain, token = self._unreleased[0]
-            keys = [self.keys.politeness_slots(domain), self.keys.politeness_state(domain)]
+            keys = self._domain_keys(domain)
             await self._release(keys, [token, "", self.state_ttl_ms])
             self._unreleased.pop(0)
             released += 1

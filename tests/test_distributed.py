@@ -13,6 +13,7 @@ import pytest
 from scrapy import Request
 from scrapy.utils.test import get_crawler
 
+from crawler.cli.bench_distributed import FIXTURE_SETTINGS  # settings.fixture over distributed
 from crawler.cli.crawlrun import crawl_command, crawl_env, read_jsonl, run_to_end, start_crawl
 from crawler.newsroom import Newsroom, NewsroomServer
 from crawler.newsroom.tcpproxy import TcpProxy
@@ -20,14 +21,6 @@ from crawler.scheduler import RedisPriorityQueue, RedisScheduler, TTLDupeFilter
 from crawler.spiders.feeds import FeedsSpider
 
 SLOW_RESPONSE_SECONDS = 0.1  # slow enough that both workers get a share of the work
-FIXTURE_OVERRIDES = (  # what settings.fixture changes, on top of settings.distributed
-    "DOWNLOAD_DELAY=0",
-    "AUTOTHROTTLE_START_DELAY=0.05",
-    "AUTOTHROTTLE_TARGET_CONCURRENCY=8",
-    "CONCURRENT_REQUESTS_PER_DOMAIN=4",
-    "RETRY_TIMES=0",
-    "NETWORK_ALLOWLIST=.test",
-)
 COMPARED_FIELDS = ("url", "version", "title", "text", "published", "domain", "authors")
 
 
@@ -98,7 +91,7 @@ def test_two_workers_output_what_one_worker_outputs_without_duplicates(
             f"REDIS_URL={redis_url}",
             f"REDIS_KEY_PREFIX={prefix}",
             f"HARVEST_JOURNAL_PATH={tmp_path / name}.jsonl",
-            *FIXTURE_OVERRIDES,
+            *FIXTURE_SETTINGS,
         ]
         command = crawl_command(room.feed_urls, server.proxy_url, settings)
         env = crawl_env(tmp_path / f"state-{name}", profile="settings.distributed")

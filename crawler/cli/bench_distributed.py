@@ -45,7 +45,7 @@ DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 DISTRIBUTED_PROFILE = "settings.distributed"
 LOCAL_PROFILE = "settings.fixture"
 # What the fixture profile changes on top of the distributed profile: the simulator is ours.
-FIXTURE_SETTINGS = (
+FIXTURE_SETTINGS = (  # tests/test_distributed.py runs its workers with these too
     "DOWNLOAD_DELAY=0",
     "AUTOTHROTTLE_START_DELAY=0.05",
     "AUTOTHROTTLE_TARGET_CONCURRENCY=8",
