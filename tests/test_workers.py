@@ -5,7 +5,9 @@ reason while the pool goes on."""
 from __future__ import annotations
 
 import asyncio
+import os
 import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -21,6 +23,7 @@ from pipelines.extraction.workers import (
     MIN_AUTO_WORKERS,
     NULL_TIMEOUT,
     NULL_WORKER_CRASHED,
+    TASKS_PER_WORKER,
     ExtractionPool,
     PageJob,
     worker_count,
@@ -175,3 +178,61 @@ def test_any_picklable_function_runs_in_a_worker() -> None:
             await pool.close()
 
     assert asyncio.run(in_worker()) == content_hash(text)
+
+
+def test_pages_queued_behind_a_faulty_one_are_not_blamed_for_it() -> None:
+    """One worker, pages sent ahead of time (TASKS_PER_WORKER): the page running when the worker
+    hangs or dies is the NULL; the page queued behind it goes to the replacement and gets its
+    article, with a budget of its own."""
+    assert TASKS_PER_WORKER >= 2
+    pipeline = _pipeline(1)
+    marks = [HANG_MARK, "ok-after-hang", CRASH_MARK, "ok-after-crash", EXIT_MARK, "ok-after-exit"]
+    items = [_item("dom-article.html", f"https://valleytimes.test/{mark}") for mark in marks]
+    results = asyncio.run(_run_all(pipeline, items))
+
+    assert [type(result).__name__ for result in results[::2]] == ["DropItem"] * 3
+    assert "NULL (timeout)" in str(results[0])
+    assert all("NULL (worker_crashed)" in str(result) for result in results[2::2])
+    assert [result["extraction_method"] for result in results[1::2]] == ["dom"] * 3
+    stats = pipeline.stats.get_stats()
+    assert stats["extract/null/timeout"] == 1 and stats["extract/null/worker_crashed"] == 2
+
+
+def test_worn_out_workers_are_replaced_between_pages_sent_ahead() -> None:
+    """EXTRACT_WORKER_MAX_TASKS with pages sent ahead: no worker serves more than its share."""
+    pool = ExtractionPool(1, TIMEOUT_SECONDS, FAULTY, max_tasks=2)
+
+    async def serving_pids() -> list[int]:
+        try:
+            return await asyncio.gather(*(pool.call(os.getpid) for _ in range(7)))
+        finally:
+            await pool.close()
+
+    served = Counter(asyncio.run(serving_pids()))
+    assert sum(served.values()) == 7 and max(served.values()) <= 2 and len(served) >= 4
+    assert os.getpid() not in served
+
+
+def test_a_cancelled_caller_leaves_the_pool_working() -> None:
+    """A call cancelled while its page waits in a worker (the crawl closing, a stage's timeout):
+    the reply is read and dropped, and the next calls are answered in order."""
+    pool = ExtractionPool(1, TIMEOUT_SECONDS, FAULTY)
+    html = (PAGES / "dom-article.html").read_bytes()
+
+    def job(name: str) -> PageJob:
+        return PageJob(html, f"https://valleytimes.test/{name}", None, "default")
+
+    async def crawl() -> list[str | None]:
+        try:
+            first = asyncio.ensure_future(pool.run(job("first")))
+            cancelled = asyncio.ensure_future(pool.run(job("cancelled")))
+            await asyncio.sleep(0)
+            cancelled.cancel()
+            rest = await asyncio.gather(first, *(pool.run(job(f"next-{n}")) for n in range(3)))
+            with pytest.raises(asyncio.CancelledError):
+                await cancelled
+            return [o.extraction.article.method if o.extraction.article else None for o in rest]
+        finally:
+            await pool.close()
+
+    assert asyncio.run(crawl()) == ["dom"] * 4
