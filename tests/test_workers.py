@@ -236,3 +236,19 @@ def test_a_cancelled_caller_leaves_the_pool_working() -> None:
             await pool.close()
 
     assert asyncio.run(crawl()) == ["dom"] * 4
+
+
+def test_a_page_being_sent_when_the_worker_is_killed_goes_to_the_next_one() -> None:
+    """A page larger than the socket's buffer waits, half sent, behind a page that hangs: the
+    hung worker is killed mid-send, and the page goes whole to its replacement."""
+    html = (PAGES / "dom-article.html").read_bytes()
+    padding = b"<!-- " + b"x" * (8 * 1024 * 1024) + b" -->"
+    big = _item("dom-article.html", "https://valleytimes.test/big-page")
+    big["html"] = html.replace(b"</body>", padding + b"</body>")
+    hang = _item("dom-article.html", f"https://valleytimes.test/{HANG_MARK}")
+    after = _item("dom-article.html", "https://valleytimes.test/after")
+    # Bounded: the bug this guards against left the page's send waiting forever.
+    results = asyncio.run(asyncio.wait_for(_run_all(_pipeline(1), [hang, big, after]), 60))
+
+    assert isinstance(results[0], DropItem) and "NULL (timeout)" in str(results[0])
+    assert [result["extraction_method"] for result in results[1:]] == ["dom", "dom"]

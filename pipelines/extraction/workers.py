@@ -274,6 +274,8 @@ class _Worker:
                 )
             except OSError:
                 pass  # the worker is gone: its reader sees the socket closed
+        if self.gone:  # killed or retired while this was being sent: close it now
+            self.sock.close()
 
     async def reply(self) -> bytes:
         """The next reply; EOFError when the worker died."""
@@ -299,13 +301,19 @@ class _Worker:
     def retire(self) -> None:
         """Closing the socket ends an idle worker's loop; the process exits on its own."""
         self.gone = True
-        self.sock.close()
+        self._close()
 
     def kill(self) -> None:
         self.gone = True
-        self.sock.close()
         if self.process.exitcode is None:
             self.process.kill()
+        self._close()
+
+    def _close(self) -> None:
+        """Close our end, unless a message is being sent on it: the event loop still watches
+        the socket then, and the send (which fails once the worker is dead) closes it."""
+        if not self.sending.locked():
+            self.sock.close()
 
 
 class ExtractionPool:
