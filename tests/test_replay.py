@@ -10,6 +10,7 @@ import signal
 import sqlite3
 import sys
 import threading
+import time
 import zlib
 from collections import Counter
 from datetime import UTC, datetime, timedelta
@@ -289,6 +290,22 @@ def test_a_remote_warc_is_streamed_over_http(tmp_path: Path) -> None:
 # --- kill -9 during a replay --------------------------------------------------------------------
 
 KILL_AFTER_LINES = 100  # of ~190: late enough for a checkpoint to have landed
+# Small sink batches and few pages in flight: the journal grows ten lines at a time and the
+# resume offsets move with it, so the kill lands mid-replay however fast the machine is (with
+# the defaults, one batch of 200 can finish the replay between two looks at the journal).
+GRADUAL = {"NEWSHARVEST_SINK_BATCH_SIZE": "10", "NEWSHARVEST_REPLAY_MAX_IN_FLIGHT": "20",
+           "NEWSHARVEST_REPLAY_CHECKPOINT_SECONDS": "0.1"}  # fmt: skip
+
+
+def archive_and_truth(tmp_path: Path) -> tuple[Path, Counter[str]]:
+    """A WARC of 5 domains x 40 articles, and the truth: what one uninterrupted replay (own
+    state, embedded) outputs of it."""
+    warc = tmp_path / "fixture.warc.gz"
+    write_room_warc(Newsroom(seed=2, n_domains=5, articles_per_domain=40), warc)
+    reference = tmp_path / "reference.jsonl"
+    run_replay(tmp_path / "reference", str(warc), "--journal", str(reference),
+               NEWSHARVEST_EXTRACT_WORKERS="0")  # fmt: skip
+    return warc, Counter(item["url"] for item in read_jsonl(reference))
 
 
 @pytest.mark.slow
@@ -296,18 +313,11 @@ KILL_AFTER_LINES = 100  # of ~190: late enough for a checkpoint to have landed
 def test_kill_9_during_replay_then_restart_loses_nothing_and_repeats_nothing(
     tmp_path: Path, store: str, request: pytest.FixtureRequest
 ) -> None:
-    room = Newsroom(seed=2, n_domains=5, articles_per_domain=40)
-    warc = tmp_path / "fixture.warc.gz"
-    write_room_warc(room, warc)
-    extra = {"NEWSHARVEST_EXTRACT_WORKERS": "0", "NEWSHARVEST_REPLAY_CHECKPOINT_SECONDS": "0.1"}
+    warc, truth = archive_and_truth(tmp_path)
+    extra = {"NEWSHARVEST_EXTRACT_WORKERS": "0", **GRADUAL}
     if store == "redis":
         extra["NEWSHARVEST_REDIS_URL"] = request.getfixturevalue("redis_url")
         extra["NEWSHARVEST_REDIS_KEY_PREFIX"] = request.getfixturevalue("redis_prefix")
-    # The truth: one uninterrupted replay (own state, embedded).
-    reference = tmp_path / "reference.jsonl"
-    run_replay(tmp_path / "reference", str(warc), "--journal", str(reference),
-               NEWSHARVEST_EXTRACT_WORKERS="0")  # fmt: skip
-    truth = Counter(item["url"] for item in read_jsonl(reference))
 
     journal = tmp_path / "out.jsonl"
     workdir = tmp_path / "run"
@@ -351,3 +361,99 @@ def test_an_unknown_or_missing_reader_is_refused_before_the_replay_starts(tmp_pa
     assert result.stderr == (
         "newsharvest replay: unknown WARC reader 'nope' (one of fastwarc, warcio)\n"
     )
+
+
+# --- a replay in several processes ---------------------------------------------------------
+
+
+def shard_journals(journal: Path) -> list[Path]:
+    return sorted(journal.parent.glob(f"{journal.stem}-*of*{journal.suffix}"))
+
+
+@pytest.mark.slow
+def test_a_replay_in_two_processes_outputs_every_article_once_split_by_domain(
+    tmp_path: Path, redis_url: str, redis_prefix: str
+) -> None:
+    from crawler.warc.replay import shard_of
+
+    room = Newsroom(seed=3, n_domains=6, articles_per_domain=15)
+    warc = tmp_path / "fixture.warc.gz"
+    write_room_warc(room, warc)
+    reference = tmp_path / "reference.jsonl"
+    run_replay(tmp_path / "reference", str(warc), "--journal", str(reference))
+    truth = Counter(item["url"] for item in read_jsonl(reference))
+
+    journal = tmp_path / "out.jsonl"
+    log = run_replay(tmp_path / "sharded", str(warc), "--journal", str(journal),
+                     "--processes", "2", NEWSHARVEST_REDIS_URL=redis_url,
+                     NEWSHARVEST_REDIS_KEY_PREFIX=redis_prefix)  # fmt: skip
+
+    journals = shard_journals(journal)
+    assert [path.name for path in journals] == ["out-0of2.jsonl", "out-1of2.jsonl"]
+    per_shard = [read_jsonl(path) for path in journals]
+    got = Counter(item["url"] for items in per_shard for item in items)
+    assert got == truth and max(got.values()) == 1
+    for index, items in enumerate(per_shard):  # each domain in the process it hashes to
+        assert items and {shard_of(item["domain"], 2) for item in items} == {index}
+    assert "replay 0/2:" in log and "replay 1/2:" in log
+
+
+@pytest.mark.slow
+def test_kill_9_of_a_two_process_replay_then_restart_loses_nothing_and_repeats_nothing(
+    tmp_path: Path, redis_url: str, redis_prefix: str
+) -> None:
+    """The parent killed with SIGKILL takes its shards with it (no old shard keeps running
+    beside the restarted replay); the restart resumes each shard where it stopped."""
+    warc, truth = archive_and_truth(tmp_path)
+
+    journal = tmp_path / "out.jsonl"
+    workdir = tmp_path / "run"
+    workdir.mkdir()
+    env = replay_env(
+        workdir,
+        NEWSHARVEST_EXTRACT_WORKERS="0",
+        NEWSHARVEST_REDIS_URL=redis_url,
+        NEWSHARVEST_REDIS_KEY_PREFIX=redis_prefix,
+        **GRADUAL,
+    )
+    command = replay_command(str(warc), "--journal", str(journal), "--processes", "2")
+
+    def journalled() -> int:
+        return sum(count_lines(path) for path in shard_journals(journal))
+
+    def both_under_way() -> bool:  # each shard has output half as much as the single replay
+        counts = [count_lines(path) for path in shard_journals(journal)]
+        return len(counts) == 2 and min(counts) >= KILL_AFTER_LINES // 2
+
+    process = start_crawl(command, env, workdir / "killed.log")
+    try:
+        wait_for(both_under_way, 60, f"{KILL_AFTER_LINES // 2} articles in each journal")
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+    at_kill = journalled()
+    time.sleep(1.0)  # the shards die with their parent: nothing is written after the kill
+    assert journalled() == at_kill, "a shard outlived the killed replay"
+    log = run_to_end(command, env, workdir / "final.log")
+
+    got = Counter(item["url"] for path in shard_journals(journal) for item in read_jsonl(path))
+    assert at_kill < sum(truth.values()), "the kill did not land mid-replay"
+    assert [u for u, n in got.items() if n > 1] == [], "an article was output twice"
+    assert got == truth, ("lost", set(truth) - set(got))
+    resumed = [int(o) for o in re.findall(r"replaying \S+ from offset (\d+)", log)]
+    assert len(resumed) == 2 and all(offset > 0 for offset in resumed), resumed
+
+
+def test_processes_need_redis_and_no_limit(tmp_path: Path) -> None:
+    from tests.support.commands import newsharvest
+
+    archive = tmp_path / "empty.warc.gz"
+    archive.write_bytes(b"")
+    env = {"NEWSHARVEST_STATE_DIR": str(tmp_path / "s"), "NEWSHARVEST_REDIS_URL": ""}
+    alone = newsharvest("replay", str(archive), "--processes", "2", env=env)
+    assert alone.returncode == 2 and "--processes needs REDIS_URL" in alone.stderr
+    env["NEWSHARVEST_REDIS_URL"] = "redis://127.0.0.1:6379/15"
+    limited = newsharvest("replay", str(archive), "--processes", "2", "--limit", "5", env=env)
+    assert limited.returncode == 2 and "--limit counts the pages of one process" in limited.stderr
+    wrong = newsharvest("replay", str(archive), "--shard", "2/2", env=env)
+    assert wrong.returncode == 2 and "INDEX must be within 0 .. COUNT-1" in wrong.stderr

@@ -44,10 +44,10 @@ from crawler.cli.crawlbench import (
     CRAWL_TIMEOUT_SECONDS,
     ROOT,
     add_fixture_arguments,
+    combined_stats,
     crawl_command,
     crawl_env,
     delete_prefix,
-    final_stats,
     prerender,
     redis_answers,
     run_settings,
@@ -171,10 +171,11 @@ def crawl_once(feed_urls: list[str], proxy: str, variant: str, workers: int, red
 
 
 def measure(command: list[str], variant: str, workers: int, workdir: Path,
-            profile: Path | None = None) -> Run:  # fmt: skip
-    """Run a `scrapy crawl` command (its journal at workdir/JOURNAL_FILE) in a subprocess,
-    watched from here: RSS of its tree, articles journalled, CPU, and its final stats."""
-    journal = workdir / JOURNAL_FILE
+            profile: Path | None = None, journals: list[Path] | None = None) -> Run:  # fmt: skip
+    """Run a `scrapy crawl` command (its journal at workdir/JOURNAL_FILE, or `journals` when it
+    runs several crawlers) in a subprocess, watched from here: RSS of its tree, articles
+    journalled, CPU, and its final stats (added up over its crawlers)."""
+    journals = journals or [workdir / JOURNAL_FILE]
     workdir.mkdir(parents=True)
     log_path = workdir / "crawl.log"
     before_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -184,7 +185,7 @@ def measure(command: list[str], variant: str, workers: int, workdir: Path,
             command = profiled(command, profile)
         process = subprocess.Popen(command, cwd=workdir, env=crawl_env(),
                                    stdout=subprocess.DEVNULL, stderr=log)  # fmt: skip
-        watcher = Watcher(process.pid, journal)
+        watcher = Watcher(process.pid, journals)
         thread = threading.Thread(target=watcher.watch, args=(process,), daemon=True)
         thread.start()
         try:
@@ -196,7 +197,7 @@ def measure(command: list[str], variant: str, workers: int, workdir: Path,
     after_cores = core_jiffies()
     after_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
     text = log_path.read_text(errors="replace")
-    stats = final_stats(text)
+    stats = combined_stats(text)
     if process.returncode != 0 or "elapsed_time_seconds" not in stats:
         raise SystemExit(f"{variant}: the crawl failed:\n{text[-3000:]}")
     if profile is not None:
@@ -221,13 +222,13 @@ def measure(command: list[str], variant: str, workers: int, workdir: Path,
 class Watcher:
     """Samples the crawler tree's RSS and the journal's line count until the crawl exits."""
 
-    def __init__(self, pid: int, journal: Path) -> None:
+    def __init__(self, pid: int, journals: list[Path]) -> None:
         self.pid = pid
-        self.journal = journal
+        self.journals = journals
         self.peak_rss = 0
         self.series: list[tuple[int, int]] = []  # (articles, RSS bytes) at each mark, then last
         self._articles = 0
-        self._read_to = 0
+        self._read_to = dict.fromkeys(journals, 0)
 
     def watch(self, process: subprocess.Popen[bytes]) -> None:
         marks = list(RSS_MARKS)
@@ -247,15 +248,16 @@ class Watcher:
 
     def _count_articles(self) -> int:
         """Lines journalled so far, reading only what was appended since the last sample."""
-        try:
-            with self.journal.open("rb") as handle:
-                handle.seek(self._read_to)
-                chunk = handle.read()
-        except FileNotFoundError:
-            return 0
-        complete = chunk.rfind(b"\n") + 1
-        self._articles += chunk.count(b"\n", 0, complete)
-        self._read_to += complete
+        for journal in self.journals:
+            try:
+                with journal.open("rb") as handle:
+                    handle.seek(self._read_to[journal])
+                    chunk = handle.read()
+            except FileNotFoundError:
+                continue
+            complete = chunk.rfind(b"\n") + 1
+            self._articles += chunk.count(b"\n", 0, complete)
+            self._read_to[journal] += complete
         return self._articles
 
 

@@ -10,6 +10,7 @@ articles; the feeds list every page):
 3. `scrapy crawl replay` over that WARC, through the same pipeline with the same settings and
    the same watcher (articles journalled, PSS of the process tree, CPU per core).
 
+`--processes N` adds a replay in N processes (`newsharvest replay --processes N`, Redis stores).
 `--memory-series` adds a replay of a 20,000-article WARC (50 x 400) and prints its memory at
 1,000 and 20,000 articles: flat means the replay holds a bounded window of pages, whatever the
 file's size. Target (issue #20): replay >= 2x the crawl's articles/s and >= 350 articles/s on two
@@ -70,6 +71,10 @@ def register(subparsers: Any) -> None:
     )  # fmt: skip
     parser.add_argument("--skip-crawl", action="store_true", help="replay only (no comparison)")
     parser.add_argument(
+        "--processes", type=int, default=1, metavar="N",
+        help="also replay with `newsharvest replay --processes N` (Redis stores)",
+    )  # fmt: skip
+    parser.add_argument(
         "--set", action="append", default=[], metavar="NAME=VALUE",
         help="an extra Scrapy setting for every run (repeatable)",
     )  # fmt: skip
@@ -116,15 +121,27 @@ def read_speed(path: Path, reader: str) -> dict[str, float]:
 
 
 def replay_once(warc: Path, variant: str, workers: int, redis_url: str, workdir: Path,
-                extra: list[str]) -> Run:  # fmt: skip
+                extra: list[str], processes: int = 1) -> Run:  # fmt: skip
+    """`scrapy crawl replay` over the WARC; with `processes` > 1, `newsharvest replay
+    --processes N` (its crawlers' stats added up, their journals counted together)."""
+    from crawler.cli.replay import shard_journal
+
     prefix = f"nhbench:{uuid.uuid4().hex[:8]}"
+    journal = workdir / JOURNAL_FILE
     settings = [*run_settings("", redis_url, prefix, workdir), f"EXTRACT_WORKERS={workers}",
-                f"HARVEST_JOURNAL_PATH={workdir / JOURNAL_FILE}",
-                "REPLAY_PROGRESS_SECONDS=3600", *extra]  # fmt: skip
-    command = [sys.executable, "-m", "scrapy", "crawl", "replay", "-a", f"warcs={warc}",
-               *(part for setting in settings for part in ("-s", setting))]  # fmt: skip
+                f"HARVEST_JOURNAL_PATH={journal}", "REPLAY_PROGRESS_SECONDS=3600",
+                *extra]  # fmt: skip
+    journals = [journal]
+    if processes > 1:
+        command = [sys.executable, "-m", "crawler.cli", "replay", str(warc),
+                   "--processes", str(processes), "--log-level", "INFO",
+                   *(part for setting in settings for part in ("--set", setting))]  # fmt: skip
+        journals = [Path(shard_journal(str(journal), (i, processes))) for i in range(processes)]
+    else:
+        command = [sys.executable, "-m", "scrapy", "crawl", "replay", "-a", f"warcs={warc}",
+                   *(part for setting in settings for part in ("-s", setting))]  # fmt: skip
     try:
-        return measure(command, f"replay {variant}", workers, workdir)
+        return measure(command, f"replay {variant}", workers, workdir, journals=journals)
     finally:
         if redis_url:
             delete_prefix(redis_url, prefix)
@@ -168,6 +185,13 @@ def run(args: argparse.Namespace) -> int:
         figures["replay"] = figures_of(replay)
         print(f"  replay: {replay.articles} articles, {replay.articles_per_second:.0f}/s",
               file=sys.stderr)  # fmt: skip
+        if args.processes > 1 and redis_url:
+            name = f"replay x{args.processes}"
+            sharded = replay_once(warc, variant, args.workers, redis_url, root / "sharded",
+                                  args.set, args.processes)  # fmt: skip
+            figures[name] = figures_of(sharded)
+            print(f"  {name}: {sharded.articles} articles, "
+                  f"{sharded.articles_per_second:.0f}/s", file=sys.stderr)  # fmt: skip
         if args.memory_series:
             big_room = Newsroom(seed=1, n_domains=args.domains,
                                 articles_per_domain=MEMORY_SERIES_ARTICLES_PER_DOMAIN)  # fmt: skip
@@ -201,7 +225,8 @@ def report(figures: dict[str, Any]) -> str:
             ],
         ),
     ]
-    runs = [(name, figures[name]) for name in ("crawl", "replay", "series") if name in figures]
+    names = ("crawl", "replay", *(k for k in figures if k.startswith("replay x")), "series")
+    runs = [(name, figures[name]) for name in names if name in figures]
     header = ["run", "articles", "NULLs", "articles/s", "wall s", "CPU s", "CPU ms/article",
               "busy per core", "peak MB (PSS)", "MB at articles"]  # fmt: skip
     rows = [

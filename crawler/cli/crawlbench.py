@@ -21,6 +21,7 @@ FAST = (
     "CONCURRENT_REQUESTS_PER_DOMAIN=8", "LOG_LEVEL=INFO",
 )  # fmt: skip
 # One numeric entry of Scrapy's final stats dump (global keys; per-domain keys hold dots).
+STATS_DUMP = "Dumping Scrapy stats"  # Scrapy's log line before a crawler's final stats
 _STAT = re.compile(r"'([\w/]+)': ([0-9.]+(?:e-?[0-9]+)?)")
 
 
@@ -69,6 +70,18 @@ def crawl_command(feed_urls: Sequence[str], settings: Sequence[str]) -> list[str
 def final_stats(log_text: str) -> dict[str, float]:
     """The numeric global entries of the stats Scrapy dumps in its log when the spider closes."""
     return {key: float(value) for key, value in _STAT.findall(log_text)}
+
+
+def combined_stats(log_text: str) -> dict[str, float]:
+    """The final stats of a log several crawlers wrote (a replay in several processes), added
+    up; `elapsed_time_seconds` is the longest one's."""
+    dumps = [final_stats(part) for part in log_text.split(STATS_DUMP)[1:]]
+    total: dict[str, float] = {}
+    for stats in dumps:
+        for key, value in stats.items():
+            merge = max if key == "elapsed_time_seconds" else float.__add__
+            total[key] = merge(total[key], value) if key in total else value
+    return total
 
 
 def redis_answers(url: str) -> bool:

@@ -10,8 +10,14 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
+import socket
+import subprocess
 import sys
+from pathlib import Path
 from typing import Any
+
+from crawler.core.process import die_with_parent
 
 DEFAULT_PROFILE = "settings.local"
 
@@ -34,6 +40,13 @@ def register(subparsers: Any) -> None:
         "--set", action="append", default=[], metavar="NAME=VALUE",
         help="a Scrapy setting (repeatable), e.g. STATE_DIR=replay-state",
     )  # fmt: skip
+    parser.add_argument(
+        "--processes", type=int, default=1, metavar="N",
+        help="replay in N processes, publisher domains split among them (needs REDIS_URL: they "
+        "share the ledger, notices and near-duplicate index); each writes its own journal, "
+        "NAME-<i>of<N>.jsonl",
+    )  # fmt: skip
+    parser.add_argument("--shard", help=argparse.SUPPRESS)  # I/N: one of --processes' children
     parser.add_argument("--log-level", default="WARNING")
     parser.set_defaults(handler=run)
 
@@ -44,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
 
     from crawler.spiders.replay import ReplaySpider, parse_when
     from crawler.warc.records import check_reader
-    from crawler.warc.replay import expand_sources
+    from crawler.warc.replay import expand_sources, parse_shard
 
     try:
         sources = expand_sources(args.warcs)
@@ -67,15 +80,96 @@ def run(args: argparse.Namespace) -> int:
         settings.set(name.strip(), value, priority="cmdline")
     try:
         check_reader(settings.get("REPLAY_READER"))
+        shard = parse_shard(args.shard) if args.shard else None
+        refuse_processes(args, settings)
     except ValueError as error:
         print(f"newsharvest replay: {error}", file=sys.stderr)
         return 2
+    if args.processes > 1:
+        return run_shards(args)
+    if shard is not None:
+        settings.set("WORKER_ID", shard_worker(settings, shard), priority="cmdline")
+        if journal := settings.get("HARVEST_JOURNAL_PATH"):
+            settings.set("HARVEST_JOURNAL_PATH", shard_journal(journal, shard), priority="cmdline")
     process = CrawlerProcess(settings)
     crawler = process.create_crawler(ReplaySpider)
     process.crawl(crawler, warcs=sources, domain=args.domain, since=args.since,
-                  until=args.until, limit=str(args.limit) if args.limit else None)  # fmt: skip
+                  until=args.until, limit=str(args.limit) if args.limit else None,
+                  shard=args.shard)  # fmt: skip
     process.start()
     stats = crawler.stats.get_stats() if crawler.stats else {}
     if process.bootstrap_failed or stats.get("finish_reason") not in ("finished", "shutdown"):
         return 1
     return 0
+
+
+def refuse_processes(args: argparse.Namespace, settings: Any) -> None:
+    """ValueError when --processes cannot be honoured as asked."""
+    from crawler.core.connection import redis_url
+
+    if args.processes < 1:
+        raise ValueError(f"--processes must be 1 or more, not {args.processes}")
+    if args.processes == 1:
+        return
+    if args.shard:
+        raise ValueError("--shard is one process of --processes: give one or the other")
+    if not redis_url(settings):
+        raise ValueError(
+            "--processes needs REDIS_URL (--set REDIS_URL=redis://...): the processes share "
+            "the ledger, notices and near-duplicate index through it"
+        )
+    if args.limit:
+        raise ValueError("--limit counts the pages of one process: use it without --processes")
+
+
+def shard_worker(settings: Any, shard: tuple[int, int]) -> str:
+    """The shard's WORKER_ID: the replay's own (or this host's) name and the shard, the same in
+    every run, so claims, heartbeats and monitoring name each process the same way."""
+    base = str(settings.get("WORKER_ID") or "").strip() or socket.gethostname()
+    return f"{base}:replay-{shard[0]}of{shard[1]}"
+
+
+def shard_journal(path: str, shard: tuple[int, int]) -> str:
+    """journal.jsonl -> journal-0of2.jsonl: one append-only journal per process."""
+    journal = Path(path)
+    return str(journal.with_name(f"{journal.stem}-{shard[0]}of{shard[1]}{journal.suffix}"))
+
+
+def shard_command(args: argparse.Namespace, index: int) -> list[str]:
+    """This replay's command line for one of its processes."""
+    command = [sys.executable, "-m", "crawler.cli", "replay", *args.warcs]
+    for option in ("domain", "since", "until", "journal"):
+        if value := getattr(args, option):
+            command += [f"--{option}", value]
+    for assignment in args.set:
+        command += ["--set", assignment]
+    return [*command, "--log-level", args.log_level, "--shard", f"{index}/{args.processes}"]
+
+
+def run_shards(args: argparse.Namespace) -> int:
+    """Start one process per shard and wait for them all. Ctrl-C reaches each of them (one
+    process group) and they stop cleanly; a SIGTERM here is passed on; they die with this
+    process (Linux), so a replay restarted after a kill -9 never runs beside its old shards."""
+    children = [
+        subprocess.Popen(shard_command(args, index), preexec_fn=die_with_parent)
+        for index in range(args.processes)
+    ]
+
+    def forward(signum: int, _frame: Any) -> None:
+        for child in children:
+            child.send_signal(signum)
+
+    previous = signal.signal(signal.SIGTERM, forward)
+    try:
+        codes = []
+        for child in children:
+            while True:
+                try:
+                    codes.append(child.wait())
+                    break
+                except KeyboardInterrupt:  # the children got it too: wait for their clean stop
+                    continue
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    failed = [code for code in codes if code != 0]
+    return failed[0] if failed else 0

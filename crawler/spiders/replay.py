@@ -1,7 +1,7 @@
 """The `replay` spider: archived pages (WARC) through the same item pipeline as a crawl.
 
 scrapy crawl replay -a warcs=a.warc.gz,b.warc.gz [-a domain=D] [-a since=ISO] [-a until=ISO]
-                    [-a limit=N]             # `newsharvest replay` is the friendly front end
+                    [-a limit=N] [-a shard=I/N]  # `newsharvest replay` is the friendly front end
 
 `start()` yields `ArticleItem`s built by the feeds spider's own `article_item`, so extraction,
 notices, dedup, monitoring, the sinks and the journal run unchanged with the same settings.
@@ -14,6 +14,13 @@ that mark. Per source, a resume offset (the lowest offset still in the pipeline)
 harvest state every REPLAY_CHECKPOINT_SECONDS: a restart seeks there and the ledger skips the
 pages done since. The replay takes back every claim a killed replay left pending, so run one
 replay at a time per ledger (STATE_DIR, or REDIS_URL + REDIS_KEY_PREFIX).
+
+A replay in several processes (`newsharvest replay --processes N`) runs one spider per shard
+(`-a shard=I/N`): each reads every source and takes the pages of the publisher domains that hash
+to it, with resume offsets of its own; they share the ledger, notices and near-duplicate index
+through Redis. A shard taking back pending claims at its start may take a sibling's too: that
+is harmless, since only the shard a page's domain hashes to yields it, and a done mark does not
+depend on who holds the claim.
 """
 
 from __future__ import annotations
@@ -46,6 +53,8 @@ from crawler.warc.replay import (
     SourceEnd,
     SourceStart,
     expand_sources,
+    parse_shard,
+    shard_of,
 )
 
 log = logging.getLogger(__name__)
@@ -76,6 +85,7 @@ class ReplaySpider(scrapy.Spider):
         since: str | None = None,
         until: str | None = None,
         limit: str | None = None,
+        shard: str | None = None,
         *args: Any,
         **kwargs: Any,
     ) -> None:
@@ -87,6 +97,9 @@ class ReplaySpider(scrapy.Spider):
         self.domain = (domain or "").strip().lower().removeprefix("www.") or None
         self.since, self.until = parse_when(since), parse_when(until)
         self.limit = int(limit) if limit else None
+        # One of several replay processes (`newsharvest replay --processes N`): this one takes
+        # the pages of the publisher domains that hash to it.
+        self.shard = parse_shard(shard) if shard else None
         self.in_flight: dict[str, tuple[str, int]] = {}  # replay key -> (source, offset)
         self.frontier: dict[str, int] = {}  # source -> offset of the last record handed over
         self.complete: set[str] = set()
@@ -115,7 +128,8 @@ class ReplaySpider(scrapy.Spider):
         spider.heartbeat_every = settings.getfloat("HEARTBEAT_SECONDS")
         spider.archive_user_agent = settings.get("USER_AGENT")
         spider.harvest = Harvest.of(crawler)
-        spider.offsets = ReplayOffsets(settings)
+        scope = f"{spider.shard[0]}/{spider.shard[1]}" if spider.shard else ""
+        spider.offsets = ReplayOffsets(settings, scope)
         spider.harvest.on_done(spider._finished)
         crawler.signals.connect(spider._failed, signal=signals.item_error)
         crawler.signals.connect(spider._closed, signal=signals.spider_closed)
@@ -248,8 +262,12 @@ class ReplaySpider(scrapy.Spider):
 
     def _filtered_item(self, page: Page) -> ArticleItem | None:
         stats = self.crawler.stats
-        if self.domain and not domain_matches(publisher_domain(page.url), self.domain):
+        domain = publisher_domain(page.url)
+        if self.domain and not domain_matches(domain, self.domain):
             stats.inc_value("replay/filtered/domain")
+            return None
+        if self.shard and shard_of(domain, self.shard[1]) != self.shard[0]:
+            stats.inc_value("replay/filtered/shard")  # another process's page
             return None
         when = page.date
         if (self.since and (when is None or when < self.since)) or (
@@ -334,7 +352,8 @@ class ReplaySpider(scrapy.Spider):
         articles = stats.get_value("item_scraped_count", 0)
         nulls = stats.get_value("extract/null", 0)
         skipped = sum(v for k, v in stats.get_stats().items() if k.startswith("replay/skipped/"))
-        line = (f"replay: {self.records} records ({self.records / elapsed:.0f}/s), "
+        name = f"replay {self.shard[0]}/{self.shard[1]}" if self.shard else "replay"
+        line = (f"{name}: {self.records} records ({self.records / elapsed:.0f}/s), "
                 f"{articles} articles, {nulls} NULLs, {skipped} skipped")  # fmt: skip
         eta = self._eta(elapsed)
         return line + (f", ETA {eta}" if eta else "")

@@ -434,10 +434,30 @@ CREATE TABLE IF NOT EXISTS offsets (source TEXT PRIMARY KEY, state TEXT NOT NULL
 """
 
 
-class ReplayOffsets:
-    """Per source: {"offset": where to resume, "complete": read to its end}."""
+def parse_shard(value: str) -> tuple[int, int]:
+    """ "2/4" -> (2, 4): the third of four replay processes (0-based), ValueError otherwise."""
+    index, slash, count = value.partition("/")
+    if not (slash and index.strip().isdigit() and count.strip().isdigit()):
+        raise ValueError(f"a shard is INDEX/COUNT, e.g. 0/2, not {value!r}")
+    shard = int(index), int(count)
+    if not 0 <= shard[0] < shard[1]:
+        raise ValueError(f"shard {value!r}: INDEX must be within 0 .. COUNT-1")
+    return shard
 
-    def __init__(self, settings: Any) -> None:
+
+def shard_of(domain: str, count: int) -> int:
+    """Which of `count` replay processes takes a publisher domain's pages: a stable hash (the
+    same in every process and run), so each domain's notices are learned in one process, in
+    the order of the archive."""
+    return zlib.crc32(domain.encode("utf-8", "surrogatepass")) % count
+
+
+class ReplayOffsets:
+    """Per source: {"offset": where to resume, "complete": read to its end}. A shard of a
+    replay in several processes (`scope`, e.g. "1/2") keeps offsets of its own per source."""
+
+    def __init__(self, settings: Any, scope: str = "") -> None:
+        self.scope = scope
         self.memory = (settings.get("HARVEST_STATE") or "").strip().lower() == "memory"
         self.url = "" if self.memory else redis_url(settings)
         self.keys = RedisKeys.from_settings(settings)
@@ -453,20 +473,25 @@ class ReplayOffsets:
             path = state_dir(self.settings) / SQLITE_FILE
             self.db = open_sqlite(path, timeout_seconds=BUSY_TIMEOUT_SECONDS, schema=_SCHEMA)
 
+    def _key(self, source: str) -> str:
+        return f"{source} shard {self.scope}" if self.scope else source
+
     async def load(self, sources: list[str]) -> dict[str, dict[str, Any]]:
+        keys = {self._key(source): source for source in sources}
         if self.client is not None and sources:
-            raw = await self.client.hmget(self.keys.replay_offsets(), sources)
-            found = {s: json.loads(r) for s, r in zip(sources, raw, strict=True) if r}
+            raw = await self.client.hmget(self.keys.replay_offsets(), list(keys))
+            found = {keys[k]: json.loads(r) for k, r in zip(keys, raw, strict=True) if r}
         elif self.db is not None:
             rows = self.db.execute("SELECT source, state FROM offsets").fetchall()
-            found = {source: json.loads(state) for source, state in rows if source in sources}
+            found = {keys[key]: json.loads(state) for key, state in rows if key in keys}
         else:
-            found = {s: self.values[s] for s in sources if s in self.values}
+            found = {keys[k]: self.values[k] for k in keys if k in self.values}
         return found
 
     async def save(self, states: dict[str, dict[str, Any]]) -> None:
         if not states:
             return
+        states = {self._key(source): state for source, state in states.items()}
         if self.client is not None:
             encoded = {source: json.dumps(state) for source, state in states.items()}
             await self.client.hset(self.keys.replay_offsets(), mapping=encoded)

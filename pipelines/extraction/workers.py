@@ -24,7 +24,6 @@ what the fork server preloads, so it imports no Scrapy.
 from __future__ import annotations
 
 import asyncio
-import ctypes
 import importlib
 import logging
 import multiprocessing
@@ -34,13 +33,13 @@ import resource
 import signal
 import socket
 import struct
-import sys
 import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from crawler.core.process import die_with_parent
 from extractors import Extraction, extract_verbose
 from extractors.article import running_text
 from extractors.chain import NULL_EXTRACTOR_ERROR
@@ -72,7 +71,6 @@ EXIT_WAIT_SECONDS = 1.0  # how long a worker that closed its socket may take to 
 START_TIMEOUT_SECONDS = 60.0
 MIB = 1024 * 1024
 FRAME = struct.Struct("!Q")  # a message on a worker's socket: its length, then its pickle
-PR_SET_PDEATHSIG = 1  # Linux prctl: a signal for the process when its parent dies
 T = TypeVar("T")
 # What a new worker runs once before its first page, as (function, args): e.g. state the crawler
 # computed that the worker would otherwise compute (or import) itself.
@@ -163,8 +161,7 @@ def _reply(sock: socket.socket, request: bytes) -> None:
 def _prepare_worker(memory_limit_bytes: int) -> None:
     # Ctrl-C reaches the whole process group; the crawler decides when its workers stop.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if sys.platform == "linux":  # a crawler killed with SIGKILL takes a stuck worker with it
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    die_with_parent()  # a crawler killed with SIGKILL takes a stuck worker with it
     # Cap the address space, so a page that makes lxml allocate without bound fails
     # (MemoryError or a dead worker: one NULL) instead of swapping the machine.
     if memory_limit_bytes > 0:
