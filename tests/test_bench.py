@@ -172,3 +172,15 @@ def test_process_tree_memory_counts_the_descendants() -> None:
     finally:
         os.killpg(child.pid, signal.SIGKILL)
         child.wait()
+
+
+def test_the_stats_of_several_crawlers_in_one_log_are_added_up() -> None:
+    """A replay in several processes logs one final stats dump per process."""
+    from crawler.cli.crawlbench import STATS_DUMP, combined_stats
+
+    log = (
+        f"INFO: {STATS_DUMP}:\n{{'elapsed_time_seconds': 15.2, 'item_scraped_count': 2500,\n"
+        " 'domain/a.test/fetched': 9}\n"
+        f"INFO: {STATS_DUMP}:\n{{'elapsed_time_seconds': 15.6, 'item_scraped_count': 2499}}\n"
+    )
+    assert combined_stats(log) == {"elapsed_time_seconds": 15.6, "item_scraped_count": 4999.0}

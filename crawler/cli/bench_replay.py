@@ -185,7 +185,9 @@ def run(args: argparse.Namespace) -> int:
         figures["replay"] = figures_of(replay)
         print(f"  replay: {replay.articles} articles, {replay.articles_per_second:.0f}/s",
               file=sys.stderr)  # fmt: skip
-        if args.processes > 1 and redis_url:
+        if args.processes > 1 and not redis_url:
+            print("  (--processes needs Redis stores: not run)", file=sys.stderr)
+        elif args.processes > 1:
             name = f"replay x{args.processes}"
             sharded = replay_once(warc, variant, args.workers, redis_url, root / "sharded",
                                   args.set, args.processes)  # fmt: skip

@@ -20,8 +20,8 @@ FAST = (
     "DOWNLOAD_DELAY=0", "AUTOTHROTTLE_ENABLED=False", "CONCURRENT_REQUESTS=32",
     "CONCURRENT_REQUESTS_PER_DOMAIN=8", "LOG_LEVEL=INFO",
 )  # fmt: skip
-# One numeric entry of Scrapy's final stats dump (global keys; per-domain keys hold dots).
 STATS_DUMP = "Dumping Scrapy stats"  # Scrapy's log line before a crawler's final stats
+# One numeric entry of Scrapy's final stats dump (global keys; per-domain keys hold dots).
 _STAT = re.compile(r"'([\w/]+)': ([0-9.]+(?:e-?[0-9]+)?)")
 
 

@@ -435,7 +435,8 @@ CREATE TABLE IF NOT EXISTS offsets (source TEXT PRIMARY KEY, state TEXT NOT NULL
 
 
 def parse_shard(value: str) -> tuple[int, int]:
-    """ "2/4" -> (2, 4): the third of four replay processes (0-based), ValueError otherwise."""
+    """Parse a shard, "2/4" -> (2, 4): the third of four replay processes (0-based);
+    ValueError when it is not one."""
     index, slash, count = value.partition("/")
     if not (slash and index.strip().isdigit() and count.strip().isdigit()):
         raise ValueError(f"a shard is INDEX/COUNT, e.g. 0/2, not {value!r}")
