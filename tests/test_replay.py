@@ -297,11 +297,11 @@ GRADUAL = {"NEWSHARVEST_SINK_BATCH_SIZE": "10", "NEWSHARVEST_REPLAY_MAX_IN_FLIGH
            "NEWSHARVEST_REPLAY_CHECKPOINT_SECONDS": "0.1"}  # fmt: skip
 
 
-def archive_and_truth(tmp_path: Path) -> tuple[Path, Counter[str]]:
-    """A WARC of 5 domains x 40 articles, and the truth: what one uninterrupted replay (own
-    state, embedded) outputs of it."""
+def archive_and_truth(tmp_path: Path, room: Newsroom | None = None) -> tuple[Path, Counter[str]]:
+    """A WARC of the room (default 5 domains x 40 articles), and the truth: what one
+    uninterrupted replay (own state, embedded) outputs of it."""
     warc = tmp_path / "fixture.warc.gz"
-    write_room_warc(Newsroom(seed=2, n_domains=5, articles_per_domain=40), warc)
+    write_room_warc(room or Newsroom(seed=2, n_domains=5, articles_per_domain=40), warc)
     reference = tmp_path / "reference.jsonl"
     run_replay(tmp_path / "reference", str(warc), "--journal", str(reference),
                NEWSHARVEST_EXTRACT_WORKERS="0")  # fmt: skip
@@ -376,12 +376,7 @@ def test_a_replay_in_two_processes_outputs_every_article_once_split_by_domain(
 ) -> None:
     from crawler.warc.replay import shard_of
 
-    room = Newsroom(seed=3, n_domains=6, articles_per_domain=15)
-    warc = tmp_path / "fixture.warc.gz"
-    write_room_warc(room, warc)
-    reference = tmp_path / "reference.jsonl"
-    run_replay(tmp_path / "reference", str(warc), "--journal", str(reference))
-    truth = Counter(item["url"] for item in read_jsonl(reference))
+    warc, truth = archive_and_truth(tmp_path, Newsroom(seed=3, n_domains=6, articles_per_domain=15))
 
     journal = tmp_path / "out.jsonl"
     log = run_replay(tmp_path / "sharded", str(warc), "--journal", str(journal),

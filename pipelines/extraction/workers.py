@@ -24,6 +24,7 @@ what the fork server preloads, so it imports no Scrapy.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import logging
 import multiprocessing
@@ -261,16 +262,12 @@ class _Worker:
                 if not task.reply.done():
                     task.reply.set_exception(_Resend())
                 return
+            loop = asyncio.get_running_loop()
             self.tasks += 1
-            task.sent_at = asyncio.get_running_loop().time()
+            task.sent_at = loop.time()
             self.queue.append(task)
-            try:
-                message = task.message
-                await asyncio.get_running_loop().sock_sendall(
-                    self.sock, FRAME.pack(len(message)) + message
-                )
-            except OSError:
-                pass  # the worker is gone: its reader sees the socket closed
+            with contextlib.suppress(OSError):  # the worker is gone: its reader sees that
+                await loop.sock_sendall(self.sock, FRAME.pack(len(task.message)) + task.message)
         if self.gone:  # killed or retired while this was being sent: close it now
             self.sock.close()
 
