@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import pickle
 import re
 import sqlite3
 import time
@@ -19,6 +20,8 @@ from scrapy.utils.test import get_crawler
 from crawler.core.connection import async_redis, sync_redis
 from crawler.core.keys import RedisKeys
 from crawler.newsroom import Newsroom, textgen
+from extractors import Article
+from pipelines.extraction.workers import run_preparations
 from pipelines.notices import (
     NULL_ONLY_NOTICES,
     EmbeddedNoticeStore,
@@ -43,6 +46,8 @@ from pipelines.notices.learner import (
     PRIOR_RIGHTS,
     UNAVAILABLE,
     is_editorial_note,
+    prepare,
+    prepare_extracted,
     prior_kind,
     split_slot,
 )
@@ -606,6 +611,55 @@ def test_pipeline_can_be_switched_off() -> None:
     crawler = crawler_with(NOTICES_ENABLED=False)
     with pytest.raises(NotConfigured):
         NoticePipeline.from_crawler(crawler)
+    assert NoticePipeline.worker_preparation(crawler.settings) is None  # nothing to take out
+
+
+def test_the_stage_takes_the_workers_preparation_and_judges_as_if_it_prepared_itself(
+    tmp_path: Path,
+) -> None:
+    """The extraction worker prepares the article (`prepare_extracted`, pickled across): the
+    stage takes it out of the item, and the verdicts are those of preparing in the stage; a
+    preparation made for other blocks (a stage between changed them) is not used."""
+    path = NoticePipeline.worker_preparation(crawler_with().settings)
+    stories = Stories()
+    bodies = [[*stories.body(), ("paragraph", COPYRIGHT), ("paragraph", SOCIAL)] for _ in range(6)]
+
+    def with_preparation(item: dict[str, Any], blocks: Blocks) -> dict[str, Any]:
+        article = Article(blocks=blocks, method="dom", language=item.get("language"))
+        return {**item, "prepared": pickle.loads(pickle.dumps(run_preparations(article, (path,))))}
+
+    async def run(prepare: str) -> tuple[list[Any], dict[str, Any]]:
+        crawler = crawler_with(STATE_DIR=str(tmp_path / prepare), REDIS_URL="")
+        pipeline = NoticePipeline.from_crawler(crawler)
+        out = []
+        for n, blocks in enumerate(bodies):
+            item = article_item(blocks, n)
+            if prepare == "worker":
+                item = with_preparation(item, blocks)
+            elif prepare == "stale":
+                item = with_preparation(item, [*blocks, ("paragraph", "An update.")])
+            out.append(await pipeline.process_item(item))
+        await pipeline.close_spider()
+        return out, crawler.stats.get_stats()
+
+    here, here_stats = asyncio.run(run("stage"))
+    worker, worker_stats = asyncio.run(run("worker"))
+    stale, stale_stats = asyncio.run(run("stale"))
+    assert [i["text"] for i in worker] == [i["text"] for i in here] == [i["text"] for i in stale]
+    assert sum(i["notices_removed"] for i in here) >= 6  # the rights line at least, every time
+    assert all("prepared" not in i for i in worker + stale)
+    assert "notices/prepared_here" not in worker_stats
+    assert here_stats["notices/prepared_here"] == stale_stats["notices/prepared_here"] == 6
+    assert worker_stats["notices/status/counted"] == here_stats["notices/status/counted"] == 6
+
+
+def test_a_prepared_article_pickles_to_its_equal_and_placed_matches_prepare() -> None:
+    blocks = [*Stories().body(), ("paragraph", COPYRIGHT)]
+    article = Article(blocks=blocks, method="dom", language="en")
+    identities = ("https://example.test/story/1", "hash")
+    made_here = prepare(DOMAIN, blocks, identities, T0, "en")
+    placed = pickle.loads(pickle.dumps(prepare_extracted(article))).placed(DOMAIN, identities, T0)
+    assert placed == made_here
 
 
 # --- Helpers ---------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from scrapy.exceptions import DropItem
 from scrapy.utils.test import get_crawler
 
 from crawler.core.items import ArticleItem
+from extractors import Article
 from pipelines.extraction.faulty import CRASH_MARK, EXIT_MARK, HANG_MARK
 from pipelines.extraction.pipeline import ExtractionPipeline
 from pipelines.extraction.workers import (
@@ -26,8 +27,10 @@ from pipelines.extraction.workers import (
     TASKS_PER_WORKER,
     ExtractionPool,
     PageJob,
+    run_preparations,
     worker_count,
 )
+from pipelines.notices.pipeline import WORKER_PREPARATION
 
 PAGES = Path(__file__).parent / "fixtures" / "pages"
 FAULTY = "pipelines.extraction.faulty.faulty_extract_page"
@@ -109,6 +112,28 @@ def test_workers_never_import_datasketch_scipy_or_scrapy() -> None:
 def test_fingerprint_is_left_out_when_no_dedup_stage_will_take_it() -> None:
     (item,) = asyncio.run(_run_all(_pipeline(1), [_item("dom-article.html")]))
     assert "fingerprint" not in item
+
+
+NOTICES_ON = {"ITEM_PIPELINES": {"pipelines.notices.pipeline.NoticePipeline": 200}}
+
+
+def test_the_worker_prepares_the_article_for_a_later_stage_that_asks() -> None:
+    """The notices stage asks for its preparation: the worker makes it beside the article (its
+    module preloaded by the fork server) and it reaches the item; off, nothing is made."""
+    (item,) = asyncio.run(_run_all(_pipeline(1, **NOTICES_ON), [_item("dom-article.html")]))
+    prepared = item["prepared"][WORKER_PREPARATION]
+    assert prepared.blocks == [(b["kind"], b["text"]) for b in item["blocks"]]
+    assert len(prepared.facts) == len(item["blocks"]) and prepared.observation.signatures
+    off = _pipeline(1, NOTICES_ENABLED=False, **NOTICES_ON)
+    (item,) = asyncio.run(_run_all(off, [_item("dom-article.html")]))
+    assert "prepared" not in item
+
+
+def test_a_failing_preparation_is_left_out_for_its_stage_to_do() -> None:
+    article = Article(blocks=[("paragraph", "Some words of an article.")], method="dom")
+    missing = "pipelines.notices.learner:no_such_function"
+    prepared = run_preparations(article, (missing, WORKER_PREPARATION))
+    assert list(prepared) == [WORKER_PREPARATION]
 
 
 def test_hang_and_crashes_are_nulls_and_the_pool_goes_on() -> None:

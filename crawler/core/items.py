@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import scrapy
 
 # Fields that only travel between stages and are never exported.
@@ -42,6 +44,9 @@ class ArticleItem(scrapy.Item):
     # The text's near-duplicate Fingerprint, computed with the extraction; the dedup stage takes
     # it out (never exported), the notices stage drops it when it changes the text.
     fingerprint = scrapy.Field()
+    # Work later stages asked the extraction worker to do on the article, by the stage's
+    # `worker_preparation` path (take_prepared); each stage takes its own out, never exported.
+    prepared = scrapy.Field()
     # The page's place in its domain's order for monitoring (domainstats.take_page_ticket); the
     # monitoring stage takes it out before the sinks, a dropped page's signal reads it.
     monitor_ticket = scrapy.Field()
@@ -50,3 +55,15 @@ class ArticleItem(scrapy.Item):
     html = scrapy.Field()  # response body bytes
     http_encoding = scrapy.Field()  # charset from the Content-Type header
     feed_entry = scrapy.Field()  # FeedEntry.to_meta() of the entry that listed the article
+
+
+def take_prepared(item: Any, path: str) -> Any:
+    """Take out what the extraction worker prepared for the stage whose preparation is `path`
+    (None when it did not); the field goes with the last taker."""
+    prepared = item.get("prepared")
+    if not prepared:
+        return None
+    found = prepared.pop(path, None)
+    if not prepared:
+        del item["prepared"]
+    return found

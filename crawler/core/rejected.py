@@ -30,7 +30,8 @@ log = logging.getLogger(__name__)
 
 PIPELINE_REJECTED_FILE = f"pipeline{REJECTED_SUFFIX}"
 REJECTED = "rejected"  # errors/rejected: articles given up after a stage failed on every try
-LEFT_OUT = ("html", "fingerprint")  # item fields not kept: large, binary, given back by the URL
+# Item fields not kept: large, binary, or work made from the page (given back by the URL).
+LEFT_OUT = ("html", "fingerprint", "prepared")
 MAX_ERROR_CHARS = 500
 
 

@@ -64,6 +64,7 @@ class ExtractionPipeline:
         pool: ExtractionPool | None = None,
         function: str = defaults.EXTRACT_FUNCTION,
         lsh: LshParams | None = None,
+        preparations: tuple[str, ...] = (),
     ) -> None:
         self.stats = stats
         self.keep_html = keep_html
@@ -71,6 +72,7 @@ class ExtractionPipeline:
         self.pool = pool
         self.function = resolve_function(function)
         self.lsh = lsh
+        self.preparations = preparations
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> ExtractionPipeline:
@@ -82,13 +84,17 @@ class ExtractionPipeline:
             if dedup_runs(settings)
             else None
         )
+        preparations = worker_preparations(settings)
         return cls(
             crawler.stats,
             settings.getbool("EXTRACT_KEEP_HTML"),
             settings.get("EXTRACT_EXTRACTOR"),
-            ExtractionPool.from_settings(settings, fingerprint_setup(lsh)),
+            ExtractionPool.from_settings(
+                settings, fingerprint_setup(lsh), preload=modules_of(preparations)
+            ),
             settings.get("EXTRACT_FUNCTION"),
             lsh,
+            preparations,
         )
 
     def open_spider(self) -> None:
@@ -110,6 +116,7 @@ class ExtractionPipeline:
             item.get("http_encoding"),
             self.extractor,
             self.lsh,
+            self.preparations,
         )
         if self.pool is None:
             outcome = self.function(job)
@@ -129,6 +136,8 @@ class ExtractionPipeline:
         self.stats.inc_value(f"extract/method/{result.article.method}")
         inc_domain(self.stats, domain, f"{EXTRACT_METHOD}/{result.article.method}")
         fill_item(item, result.article, entry, outcome.fingerprint)
+        if outcome.prepared:
+            item["prepared"] = outcome.prepared
         return item
 
     def _count_null(self, domain: str, reason: str) -> None:
@@ -138,16 +147,36 @@ class ExtractionPipeline:
         inc_domain(self.stats, domain, f"{NULL}/{reason}")
 
 
+def item_stages(settings: BaseSettings) -> list[Any]:
+    """The classes of the enabled item pipelines."""
+    pipelines = settings.getwithbase("ITEM_PIPELINES")
+    return [load_object(path) for path, order in pipelines.items() if order is not None]
+
+
 def dedup_runs(settings: BaseSettings) -> bool:
     """Whether the dedup stage will take the fingerprint out of the item (else none is made:
     it must never reach an exporter)."""
     if not settings.getbool("DEDUP_ENABLED"):
         return False
-    pipelines = settings.getwithbase("ITEM_PIPELINES")
-    return any(
-        order is not None and getattr(load_object(path), "TAKES_FINGERPRINT", False)
-        for path, order in pipelines.items()
-    )
+    return any(getattr(stage, "TAKES_FINGERPRINT", False) for stage in item_stages(settings))
+
+
+def worker_preparations(settings: BaseSettings) -> tuple[str, ...]:
+    """The CPU work later stages want done on each article in the extraction worker: a stage's
+    `worker_preparation(settings)` names a `module:function(article)` (None when the stage is
+    off: nothing may be left in the item for no one to take). The stage takes the result out of
+    the item with `take_prepared`, and does the work itself when it is not there."""
+    paths = []
+    for stage in item_stages(settings):
+        wanted = getattr(stage, "worker_preparation", None)
+        if wanted is not None and (path := wanted(settings)):
+            paths.append(path)
+    return tuple(paths)
+
+
+def modules_of(paths: tuple[str, ...]) -> tuple[str, ...]:
+    """The modules `module:function` paths live in (for the fork server to preload)."""
+    return tuple(path.replace(":", ".").rpartition(".")[0] for path in paths)
 
 
 def fingerprint_setup(lsh: LshParams | None) -> Initializer | None:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import importlib
 import logging
 import multiprocessing
@@ -41,7 +42,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from crawler.core.process import die_with_parent
-from extractors import Extraction, extract_verbose
+from extractors import Article, Extraction, extract_verbose
 from extractors.article import running_text
 from extractors.chain import NULL_EXTRACTOR_ERROR
 from pipelines.fingerprints import Fingerprint, LshParams, fingerprint
@@ -87,34 +88,59 @@ class PageJob:
     encoding: str | None
     extractor: str
     lsh: LshParams | None = None  # set when the dedup stage will want the text's fingerprint
+    # Later stages' CPU work on the article (`module:function(article)` paths), done here too.
+    preparations: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)
 class PageOutcome:
     """The extraction, the near-duplicate fingerprint of its text (MinHash: CPU work the dedup
-    stage would otherwise do in the reactor) and the CPU seconds it all took in the worker."""
+    stage would otherwise do in the reactor), what the job's preparations made of the article,
+    by path, and the CPU seconds it all took in the worker."""
 
     extraction: Extraction
     cpu_seconds: float
     fingerprint: Fingerprint | None = None
+    prepared: dict[str, Any] | None = None
 
 
 def extract_page(job: PageJob) -> PageOutcome:
     """The default worker function (also what the in-reactor mode calls)."""
     started = time.process_time()
     extraction = extract_verbose(job.html, job.url, encoding=job.encoding, extractor=job.extractor)
-    found = None
-    if extraction.article is not None and job.lsh is not None:
-        found = fingerprint(running_text(extraction.article.blocks), job.lsh)
-    return PageOutcome(extraction, time.process_time() - started, found)
+    article = extraction.article
+    found = prepared = None
+    if article is not None and job.lsh is not None:
+        found = fingerprint(running_text(article.blocks), job.lsh)
+    if article is not None and job.preparations:
+        prepared = run_preparations(article, job.preparations)
+    return PageOutcome(extraction, time.process_time() - started, found, prepared)
+
+
+def run_preparations(article: Article, paths: tuple[str, ...]) -> dict[str, Any]:
+    """Each preparation's result, by path. One that fails is left out: its stage then does the
+    work itself, in the reactor, and meets (and reports) the error there."""
+    prepared = {}
+    for path in paths:
+        try:
+            prepared[path] = function_at(path, "a worker preparation")(article)
+        except Exception:
+            continue
+    return prepared
 
 
 def resolve_function(path: str) -> Callable[[PageJob], PageOutcome]:
     """`module:function` or `module.function` -> the function (tests inject faulty workers)."""
+    return function_at(path, "EXTRACT_FUNCTION")
+
+
+@functools.lru_cache(maxsize=16)
+def function_at(path: str, what: str) -> Callable[..., Any]:
+    """`module:function` or `module.function` -> the function; `what` names it in the error."""
     module_name, _, name = path.replace(":", ".").rpartition(".")
     function = getattr(importlib.import_module(module_name), name, None)
     if not callable(function):
-        raise ValueError(f"EXTRACT_FUNCTION {path!r} is not a function")
+        raise ValueError(f"{what} {path!r} is not a function")
     return function
 
 
@@ -323,6 +349,7 @@ class ExtractionPool:
         max_tasks: int = 0,
         memory_limit_mb: int = 0,
         initializer: Initializer | None = None,
+        preload: tuple[str, ...] = (),
     ) -> None:
         if workers < 1:
             raise ValueError(f"an extraction pool needs at least one worker, not {workers}")
@@ -335,7 +362,7 @@ class ExtractionPool:
         self._context = multiprocessing.get_context("forkserver")
         # The fork server imports the extractors once; every worker (and every replacement for a
         # killed one) is a fork of it. Must be set before the server starts.
-        self._context.set_forkserver_preload([__name__, self.function.__module__])
+        self._context.set_forkserver_preload([__name__, self.function.__module__, *preload])
         self._free: deque[_Worker] = deque()  # a worker per free place in it
         self._waiting: deque[asyncio.Future[_Worker]] = deque()  # calls waiting for a place
         self._all: set[_Worker] = set()
@@ -345,9 +372,13 @@ class ExtractionPool:
 
     @classmethod
     def from_settings(
-        cls, settings: BaseSettings, initializer: Initializer | None = None
+        cls,
+        settings: BaseSettings,
+        initializer: Initializer | None = None,
+        preload: tuple[str, ...] = (),
     ) -> ExtractionPool | None:
-        """The pool EXTRACT_* describe, None with EXTRACT_WORKERS=0."""
+        """The pool EXTRACT_* describe, None with EXTRACT_WORKERS=0; `preload`: modules the
+        workers will need besides the extractors."""
         workers = worker_count(settings.getint("EXTRACT_WORKERS"))
         if not workers:
             return None
@@ -358,6 +389,7 @@ class ExtractionPool:
             max_tasks=settings.getint("EXTRACT_WORKER_MAX_TASKS"),
             memory_limit_mb=settings.getint("EXTRACT_WORKER_MEMORY_MB"),
             initializer=initializer,
+            preload=preload,
         )
 
     def start(self) -> None:

@@ -43,11 +43,14 @@ import re
 import time
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Protocol
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Protocol
 
 from pipelines.notices import lexicon
 from settings import base as defaults
+
+if TYPE_CHECKING:
+    from extractors.article import Article
 
 Block = tuple[str, str]  # (kind, text), as in extractors.article
 
@@ -424,12 +427,26 @@ class BlockFacts:
     prior_seen: int = NO_SIGNATURE  # "the domain's articles have <prior> lines"
     templated: bool = False  # a fixed part, a separator and a slot ("Related: <headline>")
 
+    def __reduce__(self) -> tuple[type[BlockFacts], tuple[object, ...]]:
+        # Pickled as its field values: an article's facts cross from the extraction worker, and
+        # a slotted dataclass's default pickle costs the reactor six times more to load.
+        return BlockFacts, tuple(getattr(self, name) for name in self.__slots__)
+
 
 @dataclass(slots=True)
 class PreparedArticle:
     blocks: list[Block]
     facts: list[BlockFacts]
     observation: Observation
+    language: str | None = None  # as given to `prepare` (the item's, not yet a lexicon code)
+
+    def placed(self, domain: str, identities: Sequence[str], now: float) -> PreparedArticle:
+        """The article as prepared away from the crawl (`prepare_extracted`), given what only
+        the crawl knows: its domain, identities and arrival time."""
+        observation = replace(
+            self.observation, domain=domain, now=now, identities=identity_digests(identities)
+        )
+        return PreparedArticle(self.blocks, self.facts, observation, self.language)
 
 
 def block_zone(n: int, position: int) -> str:
@@ -455,7 +472,7 @@ def prepare(
     language: str | None = None,
 ) -> PreparedArticle:
     """Normalise and hash an article's blocks (CPU only; bounded on hostile input)."""
-    language = language_code(language)
+    given_language, language = language, language_code(language)
     signatures = _Signatures()
     evidence: list[tuple[int, tuple[int, ...]]] = []
     n = min(len(blocks), MAX_BLOCKS)
@@ -482,11 +499,22 @@ def prepare(
     observation = Observation(
         domain=domain,
         now=now,
-        identities=tuple(dict.fromkeys(digest("i", i) for i in identities if i)),
+        identities=identity_digests(identities),
         signatures=tuple(signatures.index),
         evidence=tuple(evidence),
     )
-    return PreparedArticle(list(blocks), facts, observation)
+    return PreparedArticle(list(blocks), facts, observation, given_language)
+
+
+def prepare_extracted(article: Article) -> PreparedArticle:
+    """`prepare` in an extraction worker, beside the extraction (the notices stage's
+    `worker_preparation`): the CPU half of the stage on a free core instead of the reactor.
+    What only the crawl knows is filled in there (`PreparedArticle.placed`)."""
+    return prepare("", article.blocks, (), 0.0, article.language)
+
+
+def identity_digests(identities: Sequence[str]) -> tuple[bytes, ...]:
+    return tuple(dict.fromkeys(digest("i", i) for i in identities if i))
 
 
 def _block_facts(kind: str, text: str, language: str | None) -> tuple[BlockFacts, list[list[str]]]:
