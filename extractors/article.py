@@ -60,7 +60,12 @@ def running_text(blocks: list[Block]) -> str:
     Captions describe a picture (schema.org's articleBody and readers leave them out); every
     stage that rebuilds `text` from `blocks` uses this, so the two never disagree.
     """
-    return "\n".join(text for kind, text in blocks if kind != CAPTION)
+    return "\n".join(running_texts(blocks))
+
+
+def running_texts(blocks: list[Block]) -> list[str]:
+    """The blocks the running text is made of (all but captions), in order."""
+    return [text for kind, text in blocks if kind != CAPTION]
 
 
 # Control characters (and the noncharacters U+FFFE, U+FFFF) a browser does not show: the parser

@@ -14,10 +14,12 @@ process; the indexes (Redis, embedded) only store and compare fingerprints.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import math
 import re
 import zlib
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from functools import lru_cache
 from statistics import NormalDist
 
@@ -172,6 +174,38 @@ class Fingerprint:
     sketch: bytes  # SKETCH_BITS of each of NUM_PERM min-hashes, packed
     buckets: tuple[str, ...]  # one LSH bucket id (hex) per band
     words: int  # words the sketch covers
+    # The blocks it was made of (fingerprint_blocks), for `revised`; not part of its identity.
+    parts: TextParts | None = field(default=None, compare=False, repr=False)
+
+    def revised(self, texts: Sequence[str]) -> Fingerprint | None:
+        """The fingerprint of the text now made of `texts` (the notices stage took blocks out):
+        the blocks it was made of are not normalised or hashed again. None without parts, or
+        when no word is left."""
+        if self.parts is None:
+            return None
+        return fingerprint_blocks(texts, self.parts.params, self.parts)
+
+
+@dataclass(frozen=True)
+class TextParts:
+    """A text's blocks, each normalised and its words hashed: the first half of a fingerprint,
+    kept so that the text without some blocks is fingerprinted from it."""
+
+    texts: tuple[str, ...]  # the blocks as given
+    normalized: tuple[str, ...]  # normalize() of each
+    word_hashes: bytes  # CRC-32 of every word of every block, in order (uint32, native order)
+    word_ends: tuple[int, ...]  # where each block's words end in word_hashes, in words
+    params: LshParams
+
+    def block(self, text: str) -> tuple[str, np.ndarray] | None:
+        """The normalised block and its word hashes, if `text` is one of the blocks."""
+        try:
+            i = self.texts.index(text)
+        except ValueError:
+            return None
+        start = self.word_ends[i - 1] if i else 0
+        hashes = np.frombuffer(self.word_hashes, dtype=np.uint32)[start : self.word_ends[i]]
+        return self.normalized[i], hashes
 
 
 def fingerprint(text: str, params: LshParams) -> Fingerprint | None:
@@ -179,15 +213,48 @@ def fingerprint(text: str, params: LshParams) -> Fingerprint | None:
     normalized = normalize(text)
     if not normalized:
         return None
-    digest = _content_digest(normalized)
     words = normalized.encode("utf-8").split(b" ", MAX_SHINGLE_WORDS)[:MAX_SHINGLE_WORDS]
-    values = minhash(shingle_hashes(words, params.shingle_words), params.num_perm, params.seed)
+    return _fingerprint_of(normalized, word_hashes(words), params)
+
+
+def fingerprint_blocks(
+    texts: Sequence[str], params: LshParams, known: TextParts | None = None
+) -> Fingerprint | None:
+    """`fingerprint("\n".join(texts))`, made block by block and keeping its parts (`revised`).
+    The same value: a newline is no word character, so normalising the joined text is joining
+    the normalised blocks that have words with single spaces. Blocks `known` holds are taken
+    from it."""
+    normalized: list[str] = []
+    hashes: list[np.ndarray] = []
+    for text in texts:
+        found = known.block(text) if known is not None else None
+        if found is None:
+            block = normalize(text)
+            words = block.encode("utf-8").split(b" ", MAX_SHINGLE_WORDS)[:MAX_SHINGLE_WORDS]
+            found = block, word_hashes(words) if block else np.empty(0, dtype=np.uint32)
+        normalized.append(found[0])
+        hashes.append(found[1])
+    joined = " ".join(block for block in normalized if block)
+    if not joined:
+        return None
+    every_word = np.concatenate(hashes)
+    ends = tuple(itertools.accumulate(map(len, hashes)))
+    parts = TextParts(tuple(texts), tuple(normalized), every_word.tobytes(), ends, params)
+    return _fingerprint_of(joined, every_word[:MAX_SHINGLE_WORDS], params, parts)
+
+
+def _fingerprint_of(
+    normalized: str, hashes: np.ndarray, params: LshParams, parts: TextParts | None = None
+) -> Fingerprint:
+    digest = _content_digest(normalized)
+    values = minhash(shingles_of(hashes, params.shingle_words), params.num_perm, params.seed)
     return Fingerprint(
         content_hash=digest.hexdigest(),
         docnum=int.from_bytes(digest.digest()[:8], "big") >> 11,
         sketch=pack_sketch(values),
         buckets=bucket_ids(values, params.bands, params.rows),
-        words=len(words),
+        words=len(hashes),
+        parts=parts,
     )
 
 
@@ -207,14 +274,24 @@ def true_jaccard(a: str, b: str, shingle_words: int = SHINGLE_WORDS) -> float:
 
 def shingle_hashes(words: list[bytes], shingle_words: int = SHINGLE_WORDS) -> np.ndarray:
     """32-bit hashes of the word n-grams (one n-gram of all words if there are fewer)."""
+    return shingles_of(word_hashes(words), shingle_words)
+
+
+def word_hashes(words: list[bytes]) -> np.ndarray:
+    """CRC-32 of each word."""
+    return np.fromiter(map(zlib.crc32, words), dtype=np.uint32, count=len(words))
+
+
+def shingles_of(hashes: np.ndarray, shingle_words: int = SHINGLE_WORDS) -> np.ndarray:
+    """32-bit hashes of the word n-grams, from the words' hashes."""
     if shingle_words > len(_SHINGLE_MULTIPLIERS):
         raise ValueError(f"shingles of at most {len(_SHINGLE_MULTIPLIERS)} words")
-    word_hashes = np.fromiter(map(zlib.crc32, words), dtype=np.uint64, count=len(words))
-    width = min(shingle_words, len(words))
-    count = len(words) - width + 1
-    combined = word_hashes[:count] * _SHINGLE_MULTIPLIERS[0]
+    wide = hashes.astype(np.uint64)
+    width = min(shingle_words, len(wide))
+    count = len(wide) - width + 1
+    combined = wide[:count] * _SHINGLE_MULTIPLIERS[0]
     for offset in range(1, width):
-        combined += word_hashes[offset : offset + count] * _SHINGLE_MULTIPLIERS[offset]
+        combined += wide[offset : offset + count] * _SHINGLE_MULTIPLIERS[offset]
     return (combined >> _SHIFT_32).astype(np.uint32)
 
 

@@ -6,9 +6,11 @@ import gzip
 import json
 import os
 import re
+import resource
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -154,7 +156,9 @@ def test_bench_pipeline_crawls_every_article_and_reports_sane_figures(redis_url:
         0 <= articles <= run["articles"] and 0 < mb <= run["peak_rss_mb"]
         for articles, mb in run["rss_series"]
     )
-    for stage in ("extract", "notices", "dedup", "sink/sqlite"):
+    # Not dedup: its fingerprints are made with the extraction (and made again from their
+    # blocks by the notices stage), so it does no CPU work of its own here.
+    for stage in ("extract", "notices", "sink/sqlite"):
         assert run["stages"][f"{stage}/seconds"] > 0, stage
 
 
@@ -172,6 +176,27 @@ def test_process_tree_memory_counts_the_descendants() -> None:
     finally:
         os.killpg(child.pid, signal.SIGKILL)
         child.wait()
+
+
+def test_the_cpu_of_descendants_the_crawler_never_waits_for_is_counted() -> None:
+    """Extraction workers are the fork server's children: their CPU time never reaches the
+    crawler's rusage, so the watcher samples every process of the tree."""
+    from crawler.cli.bench_pipeline import Watcher, tree_cpu_seconds
+
+    burn = "import time\nend = time.process_time() + 0.6\nwhile time.process_time() < end: pass\n"
+    burner = f"{burn}time.sleep(1.0)"  # asleep for a few samples before it exits
+    spawn = f"subprocess.Popen([sys.executable, '-c', {burner!r}])"
+    parent = f"import subprocess, sys, time; {spawn}; time.sleep(2.0)"
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    root = subprocess.Popen([sys.executable, "-c", parent])
+    watcher = Watcher(root.pid, [])
+    thread = threading.Thread(target=watcher.watch, args=(root,))
+    thread.start()
+    root.wait()
+    thread.join()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    crawler_alone = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    assert crawler_alone < 0.5 <= tree_cpu_seconds(watcher, before, after) - crawler_alone
 
 
 def test_the_stats_of_several_crawlers_in_one_log_are_added_up() -> None:

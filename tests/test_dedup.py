@@ -18,6 +18,8 @@ import numpy as np
 import pytest
 import redis
 from datasketch import MinHash, MinHashLSH, bBitMinHash
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scrapy.exceptions import DropItem
 from scrapy.utils.test import get_crawler
 
@@ -45,6 +47,7 @@ from pipelines.fingerprints import (
     LSH_WEIGHTS,
     MAX_SHINGLE_WORDS,
     NUM_PERM,
+    fingerprint_blocks,
     minhash,
     normalize,
     shingle_hashes,
@@ -83,6 +86,31 @@ def test_content_hash_ignores_case_punctuation_and_spacing() -> None:
     import hashlib
 
     assert content_hash("A b") == hashlib.blake2b(b"a b", digest_size=16).hexdigest()
+
+
+# Blocks as extraction makes them, and as hostile pages do: punctuation-only, empty, symbols,
+# case folding that changes length ("\u00df" -> "ss"), underscores (word characters).
+BLOCK_TEXT = st.text(
+    alphabet=st.sampled_from(list("ab \u00dfIs_.\u2014\u201c'\n1\u0301\u03a3")), max_size=40
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(blocks=st.lists(BLOCK_TEXT, max_size=8), keep=st.lists(st.booleans(), max_size=8))
+def test_a_fingerprint_made_block_by_block_and_revised_is_the_joined_texts(
+    blocks: list[str], keep: list[bool]
+) -> None:
+    """Extraction fingerprints an article block by block; the notices stage revises it for the
+    blocks it keeps. Both must be exactly the fingerprint of the running text."""
+    made = fingerprint_blocks(blocks, PARAMS)
+    assert made == fingerprint("\n".join(blocks), PARAMS)
+    if made is None:
+        return
+    kept = [block for block, wanted in zip(blocks, keep, strict=False) if wanted]
+    assert made.revised(kept) == fingerprint("\n".join(kept), PARAMS)
+    assert made.revised([*kept, "A new block."]) == fingerprint(
+        "\n".join([*kept, "A new block."]), PARAMS
+    )
 
 
 def test_minhash_is_datasketchs_minhash_computed_for_all_shingles_at_once() -> None:

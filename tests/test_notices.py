@@ -21,7 +21,9 @@ from crawler.core.connection import async_redis, sync_redis
 from crawler.core.keys import RedisKeys
 from crawler.newsroom import Newsroom, textgen
 from extractors import Article
+from extractors.article import running_texts
 from pipelines.extraction.workers import run_preparations
+from pipelines.fingerprints import LshParams, content_hash, fingerprint, fingerprint_blocks
 from pipelines.notices import (
     NULL_ONLY_NOTICES,
     EmbeddedNoticeStore,
@@ -520,8 +522,6 @@ def test_embedded_store_forgets_idle_domains(tmp_path: Path) -> None:
 
 
 def article_item(blocks: Blocks, n: int, domain: str = DOMAIN) -> dict[str, Any]:
-    from pipelines.dedup import content_hash
-
     text = "\n".join(t for _, t in blocks)
     return {
         "url": f"https://{domain}/story/{n}",
@@ -651,6 +651,26 @@ def test_the_stage_takes_the_workers_preparation_and_judges_as_if_it_prepared_it
     assert "notices/prepared_here" not in worker_stats
     assert here_stats["notices/prepared_here"] == stale_stats["notices/prepared_here"] == 6
     assert worker_stats["notices/status/counted"] == here_stats["notices/status/counted"] == 6
+
+
+def test_the_dedup_fingerprint_is_made_again_for_the_text_without_its_notices(
+    tmp_path: Path,
+) -> None:
+    params = LshParams.for_threshold(base.DEDUP_THRESHOLD)
+    pipeline = NoticePipeline.from_crawler(crawler_with(STATE_DIR=str(tmp_path), REDIS_URL=""))
+    blocks = [*Stories().body(), ("caption", "A photo."), ("paragraph", COPYRIGHT)]
+    item = article_item(blocks, 1)
+    item["fingerprint"] = fingerprint_blocks(running_texts(blocks), params)
+
+    async def run() -> Any:
+        result = await pipeline.process_item(item)
+        await pipeline.close_spider()
+        return result
+
+    result = asyncio.run(run())
+    assert result["notices_removed"] == 1 and COPYRIGHT not in result["text"]
+    assert result["fingerprint"] == fingerprint(result["text"], params)
+    assert result["content_hash"] == content_hash(result["text"])
 
 
 def test_a_prepared_article_pickles_to_its_equal_and_placed_matches_prepare() -> None:

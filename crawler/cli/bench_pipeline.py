@@ -65,6 +65,8 @@ TARGET_ARTICLES_PER_SECOND = 200.0  # with Redis dedup and the SQLite index (iss
 TARGET_PEAK_RSS_MB = 500.0  # at 20k articles, growing flat
 MB = 1024 * 1024
 KB = 1024  # /proc reports PSS and VmRSS in kB
+UTIME_FIELD = 11  # /proc/<pid>/stat after the command name: utime, then stime (clock ticks)
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 JOURNAL_FILE = "articles.jsonl"
 # /proc/stat per-CPU fields: user nice system idle iowait irq softirq steal (guest is in user).
 IDLE_FIELDS = (3, 4)
@@ -210,13 +212,23 @@ def measure(command: list[str], variant: str, workers: int, workdir: Path,
         nulls=int(stats.get("item_dropped_count", 0)),
         pages=int(stats.get("response_received_count", 0)),
         elapsed=stats["elapsed_time_seconds"],
-        cpu_seconds=(after_cpu.ru_utime + after_cpu.ru_stime)
-        - (before_cpu.ru_utime + before_cpu.ru_stime),
+        cpu_seconds=tree_cpu_seconds(watcher, before_cpu, after_cpu),
         core_busy=busy_shares(before_cores, after_cores),
         peak_rss_mb=watcher.peak_rss / MB,
         rss_series=[(articles, rss / MB) for articles, rss in watcher.series],
         stages={key: value for key, value in stats.items() if key.endswith("/seconds")},
     )
+
+
+def tree_cpu_seconds(
+    watcher: Watcher, before: resource.struct_rusage, after: resource.struct_rusage
+) -> float:
+    """CPU seconds of the crawler's tree: the crawler's own from its rusage (complete: it was
+    waited for), every other process's as last sampled (the time after its last sample, at
+    most SAMPLE_SECONDS of its exit, is missed)."""
+    crawler = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    others = (seconds for pid, seconds in watcher.cpu_seconds.items() if pid != watcher.pid)
+    return crawler + sum(others)
 
 
 class Watcher:
@@ -229,12 +241,18 @@ class Watcher:
         self.series: list[tuple[int, int]] = []  # (articles, RSS bytes) at each mark, then last
         self._articles = 0
         self._read_to = dict.fromkeys(journals, 0)
+        # Own CPU seconds of every process of the tree, as last seen. The extraction workers
+        # are not the crawler's children (the fork server's), so their time never reaches
+        # the crawler's rusage: only sampling counts it.
+        self.cpu_seconds: dict[int, float] = {}
 
     def watch(self, process: subprocess.Popen[bytes]) -> None:
         marks = list(RSS_MARKS)
         last: tuple[int, int] | None = None
         while process.poll() is None:
-            rss = tree_memory(self.pid)
+            pids = tree_pids(self.pid)
+            rss = sum(process_memory(pid) for pid in pids)
+            self._sample_cpu(pids)
             articles = self._count_articles()
             if rss:  # zero once the process is gone (between poll and sample)
                 self.peak_rss = max(self.peak_rss, rss)
@@ -245,6 +263,11 @@ class Watcher:
             time.sleep(SAMPLE_SECONDS)
         if last is not None and (not self.series or last[0] > self.series[-1][0]):
             self.series.append(last)  # the crawl ended between marks: its last figure too
+
+    def _sample_cpu(self, pids: list[int]) -> None:
+        for pid in pids:
+            if (seconds := process_cpu_seconds(pid)) is not None:
+                self.cpu_seconds[pid] = seconds
 
     def _count_articles(self) -> int:
         """Lines journalled so far, reading only what was appended since the last sample."""
@@ -266,6 +289,11 @@ def tree_memory(root: int) -> int:
     Linux). PSS splits each shared page among the processes mapping it, so the sum is what the
     tree really occupies; summed RSS would count the fork server's pages (lxml, numpy, the
     extractors) once in every worker forked from it."""
+    return sum(process_memory(pid) for pid in tree_pids(root))
+
+
+def tree_pids(root: int) -> list[int]:
+    """`root` and every live descendant (/proc)."""
     children: dict[int, list[int]] = {}
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
@@ -275,12 +303,21 @@ def tree_memory(root: int) -> int:
                 continue  # exited meanwhile
             parent = int(stat.rsplit(")", 1)[1].split()[1])
             children.setdefault(parent, []).append(int(entry.name))
-    total, todo = 0, [root]
+    found, todo = [], [root]
     while todo:
         pid = todo.pop()
-        total += process_memory(pid)
+        found.append(pid)
         todo.extend(children.get(pid, []))
-    return total
+    return found
+
+
+def process_cpu_seconds(pid: int) -> float | None:
+    """The process's own CPU time so far (user + system, /proc/<pid>/stat); None once gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[UTIME_FIELD]) + int(fields[UTIME_FIELD + 1])) / CLOCK_TICKS
 
 
 def process_memory(pid: int) -> int:

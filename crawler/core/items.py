@@ -42,7 +42,7 @@ class ArticleItem(scrapy.Item):
     content_hash = scrapy.Field()  # hash of the normalised text (exact duplicates)
     duplicate_of = scrapy.Field()  # canonical URL of the first near-duplicate copy, or None
     # The text's near-duplicate Fingerprint, computed with the extraction; the dedup stage takes
-    # it out (never exported), the notices stage drops it when it changes the text.
+    # it out (never exported), the notices stage makes it again when it changes the text.
     fingerprint = scrapy.Field()
     # Work later stages asked the extraction worker to do on the article, by the stage's
     # `worker_preparation` path (take_prepared); each stage takes its own out, never exported.

@@ -126,9 +126,10 @@ class DedupPipeline:
 
     def _fingerprint(self, item: Any) -> Fingerprint | None:
         """The fingerprint of the item's final text: the one the extraction worker made with the
-        article, else (no worker, or the notices stage changed the text since) made here. Not a
-        second trip to the workers: it would queue behind every page waiting to be extracted,
-        and articles would reach the later stages (and monitoring) long after NULL pages."""
+        article (made again from its blocks by the notices stage when it took notices out), else
+        made here. Not a second trip to the workers: it would queue behind every page waiting to
+        be extracted, and articles would reach the later stages (and monitoring) long after NULL
+        pages."""
         found = item.pop("fingerprint", None)
         text = item.get("text")
         if found is not None or not text:

@@ -43,9 +43,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from crawler.core.process import die_with_parent
 from extractors import Article, Extraction, extract_verbose
-from extractors.article import running_text
+from extractors.article import running_texts
 from extractors.chain import NULL_EXTRACTOR_ERROR
-from pipelines.fingerprints import Fingerprint, LshParams, fingerprint
+from pipelines.fingerprints import Fingerprint, LshParams, fingerprint_blocks
 
 if TYPE_CHECKING:
     from multiprocessing.context import ForkServerContext, ForkServerProcess
@@ -111,7 +111,7 @@ def extract_page(job: PageJob) -> PageOutcome:
     article = extraction.article
     found = prepared = None
     if article is not None and job.lsh is not None:
-        found = fingerprint(running_text(article.blocks), job.lsh)
+        found = fingerprint_blocks(running_texts(article.blocks), job.lsh)
     if article is not None and job.preparations:
         prepared = run_preparations(article, job.preparations)
     return PageOutcome(extraction, time.process_time() - started, found, prepared)

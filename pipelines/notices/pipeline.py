@@ -30,7 +30,7 @@ from crawler.core.items import take_prepared
 from crawler.core.keys import RedisKeys
 from crawler.core.outage import REDIS_CALL_FAILURES, RedisGate, RedisUnavailable
 from crawler.core.paths import state_dir
-from extractors.article import running_text
+from extractors.article import running_text, running_texts
 from pipelines.fingerprints import content_hash
 from pipelines.notices.backends import EmbeddedNoticeStore, NoticeStoreError, RedisNoticeStore
 from pipelines.notices.learner import (
@@ -144,11 +144,23 @@ class NoticePipeline:
             raise DropItem(f"NULL ({verdict.null_reason}): {item.get('url')}", log_level="INFO")
         item["notices_removed"] = len(verdict.removed)
         if verdict.removed:
-            item["blocks"] = [{"kind": kind, "text": text} for kind, text in verdict.blocks]
-            item["text"] = running_text(verdict.blocks)
-            item["content_hash"] = content_hash(item["text"])
-            item.pop("fingerprint", None)  # of the text before the notices went
+            self._revise(item, verdict.blocks)
         return item
+
+    def _revise(self, item: Any, blocks: list[tuple[str, str]]) -> None:
+        """The item without its notices: blocks, text and the text's hashes. The dedup stage's
+        fingerprint (there when it runs) is made again from the blocks it was made of, here:
+        the content hash comes with it."""
+        item["blocks"] = [{"kind": kind, "text": text} for kind, text in blocks]
+        item["text"] = running_text(blocks)
+        found = item.pop("fingerprint", None)
+        with stage_seconds(self.stats, STAGE_SECONDS):
+            found = found.revised(running_texts(blocks)) if found is not None else None
+            if found is None:  # no dedup stage, or no word left
+                item["content_hash"] = content_hash(item["text"])
+                return
+        item["fingerprint"] = found
+        item["content_hash"] = found.content_hash
 
     async def _observe(self, observation: Observation) -> DomainEvidence:
         """The store's evidence for the article; through Redis outages, waiting for it."""
