@@ -101,7 +101,7 @@ EXTRACT_KEEP_HTML = False  # drop the raw HTML from items once extracted (output
 # Which extractor turns pages into articles: "default" (the production chain) or any name in
 # extractors.EXTRACTORS, e.g. "boilerpipe-tree" (high precision), "cetr", "boilerpipe+justext".
 EXTRACT_EXTRACTOR = "default"
-# Worker processes that extract pages off the reactor: -1 = cores - 1 (1 to 4), 0 = in the reactor
+# Worker processes that extract pages off the reactor: -1 = cores - 1 (2 to 4), 0 = in the reactor
 # thread (no time budget; for debugging). `newsharvest bench pipeline` measured the choice.
 EXTRACT_WORKERS = -1
 EXTRACT_TIMEOUT_SECONDS = 10.0  # per-page budget in a worker; over it the page is NULL (timeout)

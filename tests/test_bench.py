@@ -162,6 +162,26 @@ def test_bench_pipeline_crawls_every_article_and_reports_sane_figures(redis_url:
         assert run["stages"][f"{stage}/seconds"] > 0, stage
 
 
+@pytest.mark.slow
+def test_bench_replay_repeated_compares_alternate_runs_and_keeps_the_medians(
+    redis_url: str,
+) -> None:
+    from crawler.newsroom import Newsroom
+
+    result = newsharvest("bench", "replay", "--domains", "2", "--articles-per-domain", "4",
+                         "--repeat", "3", "--redis-url", redis_url, "--json")  # fmt: skip
+    assert result.returncode == 0, result.stderr[-2000:]
+    figures = json.loads(result.stdout)
+    expected = len(Newsroom(seed=1, n_domains=2, articles_per_domain=4).articles())
+    assert len(figures["rounds"]) == 3
+    for found in figures["rounds"]:
+        assert found["crawl"]["articles"] == found["replay"]["articles"] == expected
+    for kind in ("crawl", "replay"):
+        speeds = sorted(found[kind]["articles_per_second"] for found in figures["rounds"])
+        assert figures[kind]["articles_per_second"] == speeds[1]  # the median of three
+        assert figures[kind]["cpu_seconds"] > 0
+
+
 def test_process_tree_memory_counts_the_descendants() -> None:
     from crawler.cli.bench_pipeline import process_memory, tree_memory
 

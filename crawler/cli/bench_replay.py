@@ -71,6 +71,10 @@ def register(subparsers: Any) -> None:
     )  # fmt: skip
     parser.add_argument("--skip-crawl", action="store_true", help="replay only (no comparison)")
     parser.add_argument(
+        "--repeat", type=int, default=1, metavar="N",
+        help="crawl and replay N times, alternately; the figures are each kind's median run",
+    )  # fmt: skip
+    parser.add_argument(
         "--processes", type=int, default=1, metavar="N",
         help="also replay with `newsharvest replay --processes N` (Redis stores)",
     )  # fmt: skip
@@ -148,7 +152,7 @@ def replay_once(warc: Path, variant: str, workers: int, redis_url: str, workdir:
 
 
 def run(args: argparse.Namespace) -> int:
-    from crawler.newsroom import Newsroom, NewsroomServer
+    from crawler.newsroom import Newsroom
 
     variant = args.variant
     if variant == "redis" and not (args.redis_url and redis_answers(args.redis_url)):
@@ -169,22 +173,22 @@ def run(args: argparse.Namespace) -> int:
         print(f"fixture: {len(room.articles())} articles; WARC {records} records, "
               f"{warc.stat().st_size / MB:.1f} MB", file=sys.stderr)  # fmt: skip
         figures["readers"] = {reader: read_speed(warc, reader) for reader in ("fastwarc", "warcio")}
-        if not args.skip_crawl:
-            with NewsroomServer(room, port=0) as server:
-                prefix = f"nhbench:{uuid.uuid4().hex[:8]}"
-                try:
-                    crawl = crawl_once(room.feed_urls, server.proxy_url, variant, args.workers,
-                                       redis_url, prefix, root / "crawl", args.set)  # fmt: skip
-                finally:
-                    if redis_url:
-                        delete_prefix(redis_url, prefix)
-            figures["crawl"] = figures_of(crawl)
-            print(f"  crawl: {crawl.articles} articles, {crawl.articles_per_second:.0f}/s",
-                  file=sys.stderr)  # fmt: skip
-        replay = replay_once(warc, variant, args.workers, redis_url, root / "replay", args.set)
-        figures["replay"] = figures_of(replay)
-        print(f"  replay: {replay.articles} articles, {replay.articles_per_second:.0f}/s",
-              file=sys.stderr)  # fmt: skip
+        rounds: list[dict[str, Any]] = []
+        for number in range(1, args.repeat + 1):
+            found = {}
+            if not args.skip_crawl:
+                crawl = crawl_fixture(room, variant, args, redis_url, root / f"crawl-{number}")
+                found["crawl"] = figures_of(crawl)
+            replay = replay_once(warc, variant, args.workers, redis_url, root / f"replay-{number}",
+                                 args.set)  # fmt: skip
+            found["replay"] = figures_of(replay)
+            print("  " + ", ".join(f"{name}: {run['articles']} articles, "
+                                   f"{run['articles_per_second']:.0f}/s"
+                                   for name, run in found.items()), file=sys.stderr)  # fmt: skip
+            rounds.append(found)
+        figures.update(median_round(rounds))
+        if len(rounds) > 1:
+            figures["rounds"] = rounds
         if args.processes > 1 and not redis_url:
             print("  (--processes needs Redis stores: not run)", file=sys.stderr)
         elif args.processes > 1:
@@ -204,6 +208,32 @@ def run(args: argparse.Namespace) -> int:
             figures["series"] = figures_of(series)
     print(json.dumps(figures, indent=2) if args.json else report(figures))
     return 0
+
+
+def crawl_fixture(room: Any, variant: str, args: argparse.Namespace, redis_url: str,
+                  workdir: Path) -> Run:  # fmt: skip
+    """`bench pipeline`'s crawl of the fixture, its stores deleted after."""
+    from crawler.newsroom import NewsroomServer
+
+    with NewsroomServer(room, port=0) as server:
+        prefix = f"nhbench:{uuid.uuid4().hex[:8]}"
+        try:
+            return crawl_once(room.feed_urls, server.proxy_url, variant, args.workers,
+                              redis_url, prefix, workdir, args.set)  # fmt: skip
+        finally:
+            if redis_url:
+                delete_prefix(redis_url, prefix)
+
+
+def median_round(rounds: list[dict[str, Any]]) -> dict[str, Any]:
+    """Each run kind's median run by articles/s (the one run when there was one). Runs of one
+    round share the machine's moment; the median keeps one slow or fast moment out."""
+    return {
+        name: sorted((r[name] for r in rounds), key=lambda run: run["articles_per_second"])[
+            (len(rounds) - 1) // 2
+        ]
+        for name in rounds[0]
+    }
 
 
 def report(figures: dict[str, Any]) -> str:
@@ -254,6 +284,18 @@ def report(figures: dict[str, Any]) -> str:
         )
         lines.append(f"CPU per article: the crawl's is {cpu_ratio:.2f}x the replay's (the "
                      "articles/s ratio when other work takes the cores)")  # fmt: skip
+    if "rounds" in figures:
+        lines.append(f"{len(figures['rounds'])} rounds (articles/s; the table shows the median "
+                     "run of each kind):")  # fmt: skip
+        for number, found in enumerate(figures["rounds"], 1):
+            runs_of = ", ".join(f"{name} {run['articles_per_second']:.0f}"
+                                for name, run in found.items())  # fmt: skip
+            if "crawl" in found:
+                ratio = found["replay"]["articles_per_second"] / max(
+                    found["crawl"]["articles_per_second"], 1e-9
+                )
+                runs_of += f" ({ratio:.2f}x)"
+            lines.append(f"  round {number}: {runs_of}")
     if "series" in figures:
         series = dict(figures["series"]["rss_series"])
         marks = ", ".join(f"{a} articles: {mb:.0f} MB" for a, mb in sorted(series.items()))

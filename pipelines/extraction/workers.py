@@ -57,10 +57,13 @@ log = logging.getLogger(__name__)
 NULL_TIMEOUT = "timeout"  # the page used up its time budget; its worker was killed
 NULL_WORKER_CRASHED = "worker_crashed"  # the worker died on the page (native crash, memory)
 AUTO_WORKERS = -1  # EXTRACT_WORKERS value: a worker per core but the reactor's, within bounds
-# On 2 cores one worker was as fast as two (bench pipeline, 5,000 articles: 203 vs 185/s with
-# Redis, 220 vs 207/s embedded) and 50 MB smaller; a second one only keeps extracting while a
-# stuck page runs out its EXTRACT_TIMEOUT_SECONDS (set EXTRACT_WORKERS=2 for that).
-MIN_AUTO_WORKERS = 1
+# At least two, so two on 2 cores. A worker makes the fingerprint and the notices stage's block
+# signatures besides the article (~2 ms a page): alone, it idled whenever the busy reactor was
+# late sending it a page, and the reactor idled waiting for it (`bench replay`, alternating runs:
+# 292, 304, 314 articles/s with one, 336, 330, 380 with two). A crawl, bound by its reactor,
+# neither gains nor loses (`bench pipeline`: 172, 172 vs 170, 181/s) and holds 21 MB more. The
+# second worker also goes on extracting while a stuck page runs out its EXTRACT_TIMEOUT_SECONDS.
+MIN_AUTO_WORKERS = 2
 MAX_AUTO_WORKERS = 4  # one worker keeps up with ~500 pages/s; the reactor thread saturates first
 # Requests sent ahead to a worker: its next page already waits in its socket when it answers, so
 # it does not idle while the busy reactor gets round to sending one. One at a time, the worker
