@@ -77,21 +77,24 @@ class ExtractionPipeline:
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> ExtractionPipeline:
         settings = crawler.settings
+        preparations = worker_preparations(settings)
+        pool = ExtractionPool.from_settings(settings, preload=modules_of(preparations))
+        if pool is not None:
+            pool.warm_up()  # its fork server loads the extractors while the crawler starts
         # The dedup stage's fingerprint is computed with the article (same process, text
-        # already in hand); it is used unless the notices stage changes the text.
+        # already in hand), and made again from its parts when the notices stage changes it.
         lsh = (
             LshParams.for_threshold(settings.getfloat("DEDUP_THRESHOLD"))
             if dedup_runs(settings)
             else None
         )
-        preparations = worker_preparations(settings)
+        if pool is not None:
+            pool.initializer = fingerprint_setup(lsh)
         return cls(
             crawler.stats,
             settings.getbool("EXTRACT_KEEP_HTML"),
             settings.get("EXTRACT_EXTRACTOR"),
-            ExtractionPool.from_settings(
-                settings, fingerprint_setup(lsh), preload=modules_of(preparations)
-            ),
+            pool,
             settings.get("EXTRACT_FUNCTION"),
             lsh,
             preparations,
