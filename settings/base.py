@@ -23,6 +23,7 @@ SPIDER_MODULES = ["crawler.spiders"]  # where `scrapy crawl feeds` finds its spi
 NEWSPIDER_MODULE = "crawler.spiders"  # where `scrapy genspider` would put a new one
 LOG_LEVEL = "INFO"  # DEBUG logs every request
 LOG_FORMATTER = "crawler.logformatter.NewsLogFormatter"  # dropped items: URL + reason, not the HTML
+STATS_CLASS = "crawler.core.stats.HarvestStatsCollector"  # Scrapy's, without a per-call shim
 TELNETCONSOLE_ENABLED = False  # an open telnet port is a liability on a harvester
 FEED_EXPORT_ENCODING = "utf-8"  # JSON Lines as UTF-8, not \u-escaped
 # Items processed in parallel per response. Scrapy starts this many asyncio tasks for every

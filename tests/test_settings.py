@@ -250,3 +250,21 @@ def test_settings_follow_the_naming_rule() -> None:
             assert name.endswith(("_SECONDS", "_DAYS")), name
         if isinstance(getattr(base, name), bool) and name.endswith("_ON"):
             pytest.fail(f"{name}: a switch is named *_ENABLED")
+
+
+def test_the_crawl_counts_with_the_stats_collector_without_scrapys_per_call_shim() -> None:
+    from scrapy.utils.test import get_crawler
+
+    from crawler.core.stats import HarvestStatsCollector
+    from settings import base
+
+    crawler = get_crawler(settings_dict={"STATS_CLASS": base.STATS_CLASS})
+    stats = crawler.stats
+    assert isinstance(stats, HarvestStatsCollector)
+    stats.inc_value("extract/null")
+    stats.inc_value("extract/null", 2)
+    stats.max_value("peak", 3)
+    stats.max_value("peak", 1)
+    assert stats.get_stats() == {"extract/null": 3, "peak": 3}
+    # Scrapy's shim caches a wrapper per method on the instance; without it, none is made.
+    assert not any(name.startswith("_cached_") for name in vars(stats))
