@@ -40,9 +40,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from crawler.cli.bench_extraction import PEER_INSTALL_HINT
+
 OURS = "newsharvest"
 PEERS = {"feedparser": "feedparser", "feedparser-rs": "feedparser_rs"}  # name -> module
-PEER_INSTALL_HINT = ".venv/bin/pip install -e '.[bench]'"
 BASELINE = "feedparser"  # speed ratios are against it
 FEED_URL = "https://news.example.com/feed"
 GENERATED_ENTRIES = 500

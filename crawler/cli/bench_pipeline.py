@@ -41,6 +41,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from crawler.cli.bench_extraction import PEER_INSTALL_HINT
 from crawler.cli.crawlbench import (
     CRAWL_TIMEOUT_SECONDS,
     ROOT,
@@ -434,7 +435,7 @@ def profiled(command: list[str], output: Path) -> list[str]:
     """`command` under py-spy, writing raw collapsed stacks to `output`."""
     py_spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
     if not Path(py_spy).exists():
-        raise SystemExit("--profile needs py-spy: .venv/bin/pip install -e '.[bench]'")
+        raise SystemExit(f"--profile needs py-spy: {PEER_INSTALL_HINT}")
     return [py_spy, "record", "--rate", str(PROFILE_RATE), "--format", "raw",
             "--output", str(output), "--", *command]  # fmt: skip
 
