@@ -60,8 +60,9 @@ NULL_WORKER_CRASHED = "worker_crashed"  # the worker died on the page (native cr
 AUTO_WORKERS = -1  # EXTRACT_WORKERS value: a worker per core but the reactor's, within bounds
 # At least two, so two on 2 cores. A worker makes the fingerprint and the notices stage's block
 # signatures besides the article (~2 ms a page): alone, it idled whenever the busy reactor was
-# late sending it a page, and the reactor idled waiting for it (`bench replay`, alternating runs:
-# 292, 304, 314 articles/s with one, 336, 330, 380 with two). A crawl, bound by its reactor,
+# late sending it a page, and the reactor idled waiting for it (a replay of `bench replay`'s WARC,
+# alternating runs: 292, 304, 314 articles/s with one, 336, 330, 380 with two; docs/benchmarks.md
+# has seven pairs). A crawl, bound by its reactor,
 # neither gains nor loses (`bench pipeline`: 172, 172 vs 170, 181/s) and holds 21 MB more. The
 # second worker also goes on extracting while a stuck page runs out its EXTRACT_TIMEOUT_SECONDS.
 MIN_AUTO_WORKERS = 2
