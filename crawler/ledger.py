@@ -29,16 +29,17 @@ same step as the pop): one fetch per hand-out.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import fcntl
 import json
 import sqlite3
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import redis
 
@@ -475,7 +476,7 @@ class SqliteHarvestState(HarvestState):
 # its first lines say its KEYS and ARGV.
 _SCRIPTS = {
     "claim": "ledger_claim",  # claim rule of `decide`, plus owner, generation, claim token
-    "done": "ledger_done",
+    "done": "ledger_done",  # a batch of done marks (GroupCommit): 1, 0 (not pending), -1 each
     "fail": "ledger_fail",  # 1 (will retry), 0 (given up), -1 (not the pending version)
     "recover": "ledger_recover",
     "recover_owners": "ledger_recover_owners",
@@ -502,6 +503,58 @@ def _claims_from(records: Any) -> list[Claim]:
     ]  # fmt: skip
 
 
+# Done marks one script call makes at most. A sink releases its articles a batch at a time
+# (SINK_BATCH_SIZE), so their marks come in bursts: 200 outstanding at once in a replay.
+DONE_MARKS_PER_CALL = 256
+DoneMark = tuple[str, int, float, tuple[Count, ...]]  # key, version, now, counts
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+class GroupCommit(Generic[T, R]):
+    """Requests made while an earlier batch is on its way to the store go together in the
+    next (group commit): one round trip for a burst, and none added when requests come one at a
+    time. Each caller gets its own result (an exception instance is raised to that caller
+    alone); a failed round trip fails every request of its batch."""
+
+    def __init__(self, flush: Callable[[list[T]], Awaitable[list[R | Exception]]],
+                 most: int) -> None:  # fmt: skip
+        self._flush = flush
+        self._most = most
+        self._queue: list[tuple[T, asyncio.Future[R]]] = []
+        self._draining: asyncio.Future[None] | None = None
+
+    async def submit(self, request: T) -> R:
+        future: asyncio.Future[R] = asyncio.get_running_loop().create_future()
+        self._queue.append((request, future))
+        if self._draining is None:
+            self._draining = asyncio.ensure_future(self._drain())
+        return await future
+
+    async def _drain(self) -> None:
+        try:
+            while self._queue:
+                batch, self._queue = self._queue[: self._most], self._queue[self._most :]
+                try:
+                    results = await self._flush([request for request, _ in batch])
+                except Exception as error:
+                    results = [error] * len(batch)
+                except BaseException:  # cancelled (the loop is closing): nobody gets an answer
+                    for _, future in batch + self._queue:
+                        future.cancel()
+                    self._queue = []
+                    raise
+                for (_, future), result in zip(batch, results, strict=True):
+                    if future.done():  # its caller was cancelled
+                        continue
+                    if isinstance(result, Exception):
+                        future.set_exception(result)
+                    else:
+                        future.set_result(result)
+        finally:
+            self._draining = None
+
+
 class RedisHarvestState(HarvestState):
     """The shared backend: every worker of a distributed crawl sees the same ledger."""
 
@@ -511,6 +564,7 @@ class RedisHarvestState(HarvestState):
         self.keys = keys
         self.client: Any = None
         self._scripts: dict[str, Any] = {}
+        self._done_marks = GroupCommit(self._mark_done, DONE_MARKS_PER_CALL)
 
     async def open(self) -> None:
         if self.client is not None:
@@ -587,12 +641,25 @@ class RedisHarvestState(HarvestState):
         ]
 
     async def done(self, key: str, version: int, now: float, counts: Sequence[Count] = ()) -> bool:
-        result = await self._scripts["done"](
-            keys=[*self._article_keys, *(hash_key for hash_key, _ in counts)],
-            args=[key, version, now, self.config.seen_ttl, self.keys.harvest_held_prefix(),
-                  *(name for _, name in counts)],
-        )  # fmt: skip
-        return result == 1
+        return await self._done_marks.submit((key, version, now, tuple(counts)))
+
+    async def _mark_done(self, marks: list[DoneMark]) -> list[bool | Exception]:
+        """One script call for a batch of done marks (their count hashes listed once)."""
+        hashes = list(dict.fromkeys(hash_key for *_, counts in marks for hash_key, _ in counts))
+        first_hash = len(self._article_keys) + 1  # KEYS index (Lua counts from 1)
+        where = {hash_key: first_hash + i for i, hash_key in enumerate(hashes)}
+        args: list[Any] = [self.config.seen_ttl, self.keys.harvest_held_prefix()]
+        for key, version, now, counts in marks:
+            args += [key, version, now, len(counts)]
+            for hash_key, name in counts:
+                args += [where[hash_key], name]
+        results = await self._scripts["done"](keys=[*self._article_keys, *hashes], args=args)
+        return [
+            redis.ResponseError(f"unreadable ledger record for {mark[0]!r}")
+            if result == -1
+            else result == 1
+            for mark, result in zip(marks, results, strict=True)
+        ]
 
     async def fail(self, key: str, version: int, now: float) -> FailOutcome:
         keys = [self.keys.harvest_articles(), self.keys.harvest_pending()]

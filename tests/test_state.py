@@ -372,3 +372,46 @@ def test_the_embedded_store_releases_feed_polls_cut_off_by_a_crash(tmp_path: Pat
         assert await restarted.claim_due_feeds(T0 + 1) == ["http://f.test/rss"]
 
     states.run(scenario)
+
+
+def test_done_marks_made_together_go_in_few_script_calls_each_with_its_answer(
+    redis_url: str, redis_prefix: str
+) -> None:
+    """A sink releases its articles a batch at a time: their done marks share script calls
+    (group commit), and each caller still gets its own answer, an unreadable record included."""
+    import redis
+
+    states = redis_states(redis_url, redis_prefix)(["w1/a"])
+    counter = f"{redis_prefix}:counted"
+    keys = [f"http://a/{n}" for n in range(60)]
+
+    answers: list[object] = []
+
+    async def scenario() -> None:
+        state = await states()
+        await state.claim_entries([entry(key) for key in keys], T0)
+        await state.client.hset(state.keys.harvest_articles(), keys[7], "not json")
+        sent = 0
+        call = state._scripts["done"]
+
+        async def counted(**kwargs: object) -> object:
+            nonlocal sent
+            sent += 1
+            return await call(**kwargs)
+
+        state._scripts["done"] = counted
+        marks = [state.done(key, 1, T0, [(counter, "articles")]) for key in keys]
+        marks.append(state.done(keys[0], 1, T0, [(counter, "articles")]))  # a second time
+        answers.extend(await asyncio.gather(*marks, return_exceptions=True))
+        assert sent <= 3  # 61 marks
+        assert all([await state.is_done(key, 1) for key in keys if key != keys[7]])
+
+    states.run(scenario)
+    assert answers[:7] == [True] * 7 and answers[8:60] == [True] * 52
+    assert isinstance(answers[7], redis.ResponseError) and "http://a/7" in str(answers[7])
+    assert answers[60] is False  # already done by the first mark of the batch
+    client = redis.Redis.from_url(redis_url)
+    try:
+        assert client.hget(counter, "articles") == b"59"  # counted once each, not the bad one
+    finally:
+        client.close()
