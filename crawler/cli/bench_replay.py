@@ -10,7 +10,9 @@ articles; the feeds list every page):
 3. `scrapy crawl replay` over that WARC, through the same pipeline with the same settings and
    the same watcher (articles journalled, PSS of the process tree, CPU per core).
 
-`--processes N` adds a replay in N processes (`newsharvest replay --processes N`, Redis stores).
+`--repeat N` runs the crawl and the replay N times, alternately, and reports each kind's median
+run (the machine's speed drifts between runs). `--processes N` adds a replay in N processes
+(`newsharvest replay --processes N`, Redis stores).
 `--memory-series` adds a replay of a 20,000-article WARC (50 x 400) and prints its memory at
 1,000 and 20,000 articles: flat means the replay holds a bounded window of pages, whatever the
 file's size. Target (issue #20): replay >= 2x the crawl's articles/s and >= 350 articles/s on two
@@ -154,6 +156,8 @@ def replay_once(warc: Path, variant: str, workers: int, redis_url: str, workdir:
 def run(args: argparse.Namespace) -> int:
     from crawler.newsroom import Newsroom
 
+    if args.repeat < 1:
+        raise SystemExit(f"--repeat must be at least 1, not {args.repeat}")
     variant = args.variant
     if variant == "redis" and not (args.redis_url and redis_answers(args.redis_url)):
         print(f"(no Redis answers at {args.redis_url!r}: embedded stores)", file=sys.stderr)
