@@ -288,6 +288,12 @@ def report(figures: dict[str, Any]) -> str:
         )
         lines.append(f"CPU per article: the crawl's is {cpu_ratio:.2f}x the replay's (the "
                      "articles/s ratio when other work takes the cores)")  # fmt: skip
+    extract = figures["replay"]["stages"].get("extract/seconds")
+    if extract and figures["replay"]["articles"]:
+        # The machine's pace, to compare runs across machines: the 350/s target assumes
+        # extraction at about 2 ms a page (the workers also fingerprint and prepare notices).
+        per_article = 1000 * extract / figures["replay"]["articles"]
+        lines.append(f"extraction workers' CPU per article in the replay: {per_article:.2f} ms")
     if "rounds" in figures:
         lines.append(f"{len(figures['rounds'])} rounds (articles/s; the table shows the median "
                      "run of each kind):")  # fmt: skip
