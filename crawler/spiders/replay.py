@@ -142,7 +142,7 @@ class ReplaySpider(scrapy.Spider):
         await self.offsets.open()
         saved = await self.offsets.load(self.sources)
         todo = [s for s in self.sources if not saved.get(s, {}).get("complete")]
-        for source in set(self.sources) - set(todo):
+        for source in (s for s in self.sources if s not in todo):
             log.info("skipping %s: read to its end by an earlier run", source)
         self.crawler.stats.set_value("replay/sources", len(self.sources))
         self.crawler.stats.set_value(
