@@ -158,6 +158,24 @@ def test_a_truncated_last_record_is_skipped_and_the_rest_read(tmp_path: Path, re
         assert [s.reason for s in found if isinstance(s, Skip)] in (["truncated"], []), found
 
 
+@pytest.mark.parametrize("reader", READERS)
+def test_a_record_over_the_limit_is_skipped_without_being_held_and_the_next_one_read(
+    reader: str,
+) -> None:
+    """A gzip bomb: a few kB that inflate to a block far over the limit."""
+    limit = 64 * 1024
+    bomb = response_record("http://news.test/bomb", 200, [(b"Content-Type", b"text/html")],
+                           b"<p>" + b"a" * (64 * limit))  # fmt: skip
+    data = b"".join(gzip_member(r.serialize()) for r in [bomb, *_responses(1)])
+    assert len(data) < limit // 4
+    read = list(iter_records(io.BytesIO(data), reader, max_block_bytes=limit))
+    assert [(r.oversized, len(r.block) > 0) for r in read] == [(True, False), (False, True)]
+    assert not read[0].truncated
+    found = list(pages(iter(read), "x", limit))
+    assert [getattr(p, "reason", None) for p in found] == ["too_large", None]
+    assert isinstance(found[1], Page) and found[1].url == "http://news.test/0"
+
+
 # --- capture during a real crawl --------------------------------------------------------------
 
 SLOW_RESPONSE_SECONDS = 0.2

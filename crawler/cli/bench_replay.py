@@ -118,7 +118,8 @@ def read_speed(path: Path, reader: str) -> dict[str, float]:
     for _ in range(READ_REPEATS):
         start = time.perf_counter()
         with path.open("rb") as handle:
-            found = pages(iter_records(handle, reader), str(path), MAX_RECORD_BYTES)
+            records = iter_records(handle, reader, MAX_RECORD_BYTES)
+            found = pages(records, str(path), MAX_RECORD_BYTES)
             count = sum(1 for page in found if isinstance(page, Page))
         best = min(best, time.perf_counter() - start)
     size = path.stat().st_size

@@ -170,31 +170,38 @@ class ArchivedRecord:
     block: bytes
     truncated: bool  # fewer bytes than its Content-Length: the file ends inside it
     profile: str | None = None  # WARC-Profile (revisits)
+    oversized: bool = False  # longer than the reader's limit: block left empty, never held
 
 
 class BrokenArchive(Exception):
     """The stream is not WARC (or is damaged) from some point on: nothing more to read."""
 
 
-def iter_records(stream: IO[bytes], reader: str = "fastwarc") -> Iterator[ArchivedRecord]:
+def iter_records(
+    stream: IO[bytes], reader: str = "fastwarc", max_block_bytes: int | None = None
+) -> Iterator[ArchivedRecord]:
     """The records of a WARC stream (gzip per record or uncompressed, WARC/1.0 or 1.1) from its
     current position. Both readers take offsets from `stream.tell()`: absolute in the file for
-    a seeked file and for `RemoteStream` (crawler/warc/replay.py) alike."""
+    a seeked file and for `RemoteStream` (crawler/warc/replay.py) alike. A block longer than
+    `max_block_bytes` is not read into memory (a hostile file can declare gigabytes, or inflate
+    to them): its record comes `oversized`, with an empty block, and the reader skips the rest."""
+    limit = -1 if max_block_bytes is None else max_block_bytes + 1
     if reader == "fastwarc":
-        return _fastwarc_records(stream)
+        return _fastwarc_records(stream, limit)
     if reader == "warcio":
-        return _warcio_records(stream)
+        return _warcio_records(stream, limit)
     raise ValueError(f"unknown WARC reader {reader!r} (one of {', '.join(READERS)})")
 
 
-def _fastwarc_records(stream: IO[bytes]) -> Iterator[ArchivedRecord]:
+def _fastwarc_records(stream: IO[bytes], limit: int) -> Iterator[ArchivedRecord]:
     from fastwarc.warc import ArchiveIterator
 
     iterator = ArchiveIterator(stream, parse_http=False, fsspec_args=False)
     try:
         for record in iterator:
             headers = record.headers
-            block = record.reader.read()
+            block = record.reader.read(limit)
+            oversized = 0 <= limit <= len(block)
             yield ArchivedRecord(
                 offset=record.stream_pos,
                 type=str(headers.get("WARC-Type") or "unknown"),
@@ -203,15 +210,16 @@ def _fastwarc_records(stream: IO[bytes]) -> Iterator[ArchivedRecord]:
                 date=_date(headers.get("WARC-Date")),
                 content_type=str(headers.get("Content-Type") or ""),
                 concurrent_to=headers.get("WARC-Concurrent-To"),
-                block=block,
-                truncated=len(block) < record.content_length,
+                block=b"" if oversized else block,
+                truncated=not oversized and len(block) < record.content_length,
                 profile=headers.get("WARC-Profile"),
+                oversized=oversized,
             )
     except OSError as error:
         raise BrokenArchive(str(error)) from error
 
 
-def _warcio_records(stream: IO[bytes]) -> Iterator[ArchivedRecord]:
+def _warcio_records(stream: IO[bytes], limit: int) -> Iterator[ArchivedRecord]:
     from warcio.archiveiterator import ArchiveIterator
     from warcio.exceptions import ArchiveLoadFailed
 
@@ -219,7 +227,8 @@ def _warcio_records(stream: IO[bytes]) -> Iterator[ArchivedRecord]:
     try:
         for record in iterator:
             headers = record.rec_headers
-            block = record.raw_stream.read()
+            block = record.raw_stream.read() if limit < 0 else record.raw_stream.read(limit)
+            oversized = 0 <= limit <= len(block)
             length = int(headers.get_header("Content-Length") or 0)
             yield ArchivedRecord(
                 offset=iterator.get_record_offset(),
@@ -229,9 +238,10 @@ def _warcio_records(stream: IO[bytes]) -> Iterator[ArchivedRecord]:
                 date=_date(headers.get_header("WARC-Date")),
                 content_type=headers.get_header("Content-Type") or "",
                 concurrent_to=headers.get_header("WARC-Concurrent-To"),
-                block=block,
-                truncated=len(block) < length,
+                block=b"" if oversized else block,
+                truncated=not oversized and len(block) < length,
                 profile=headers.get_header("WARC-Profile"),
+                oversized=oversized,
             )
     except (ArchiveLoadFailed, OSError, EOFError, ValueError, zlib.error) as error:
         raise BrokenArchive(str(error)) from error

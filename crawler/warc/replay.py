@@ -216,7 +216,7 @@ def page_of(record: ArchivedRecord, source: str, max_bytes: int) -> Page | Skip:
         return skip(REVISIT)  # "same as an earlier capture": that capture is the article
     if record.truncated:
         return skip(TRUNCATED)
-    if len(record.block) > max_bytes:
+    if record.oversized or len(record.block) > max_bytes:
         return skip(TOO_LARGE)
     if record.type == "resource":  # a body without HTTP headers (some archivers)
         body, content_type = record.block, record.content_type
@@ -411,7 +411,7 @@ class RecordFeeder:
         batch: list[Any] = [SourceStart(source, offset, size)]
         error: str | None = None
         try:
-            records = iter_records(stream, self.reader)
+            records = iter_records(stream, self.reader, self.max_bytes)
             for item in pages(records, source, self.max_bytes):
                 batch.append(item)
                 if len(batch) >= self.BATCH:
