@@ -22,6 +22,7 @@ from crawler.cli.crawlrun import (
 )
 from crawler.newsroom import Newsroom, NewsroomServer
 from crawler.warc.records import (
+    MAX_HTTP_HEAD_BYTES,
     READERS,
     BrokenArchive,
     OutRecord,
@@ -31,7 +32,7 @@ from crawler.warc.records import (
     parse_http_response,
     response_record,
 )
-from crawler.warc.replay import Page, Skip, pages
+from crawler.warc.replay import Page, Skip, dechunk, pages
 from crawler.warc.writer import (
     NEW_SUFFIX,
     OPEN_SUFFIX,
@@ -174,6 +175,32 @@ def test_a_record_over_the_limit_is_skipped_without_being_held_and_the_next_one_
     found = list(pages(iter(read), "x", limit))
     assert [getattr(p, "reason", None) for p in found] == ["too_large", None]
     assert isinstance(found[1], Page) and found[1].url == "http://news.test/0"
+
+
+def test_http_heads_folded_or_hostile_are_parsed_or_refused() -> None:
+    folded = (
+        b"HTTP/1.1 200 OK\r\nX-Long: a\r\n" + b" b\r\n" * 3 + b"Content-Type: text/html\r\n\r\n<p>"
+    )
+    message = parse_http_response(folded)
+    assert message is not None and message.headers == [("X-Long", "a b b b"),
+                                                       ("Content-Type", "text/html")]  # fmt: skip
+    # Megabytes of headers: no server sends them; the record is not parsed as HTTP at all.
+    huge = b"HTTP/1.1 200 OK\r\n" + b"X-A: b\r\n" * (MAX_HTTP_HEAD_BYTES // 8 + 1) + b"\r\n<p>"
+    assert parse_http_response(huge) is None
+    message = parse_http_response(b"HTTP/1.1 200 OK\nContent-Type: text/html\n\n" + PAGE)
+    assert message is not None and message.body == PAGE  # bare LF line ends, as some write
+
+
+@pytest.mark.parametrize(
+    "body",
+    [b"-6\r\nabc", b"+5\r\nhello\r\n0\r\n\r\n", b"0x5\r\nhello\r\n0\r\n\r\n", b"<p>no chunks</p>"],
+)
+def test_a_body_that_is_not_validly_chunked_is_kept_as_is(body: bytes) -> None:
+    assert dechunk(body) == body  # "-6" once sent the reader back to the same line forever
+
+
+def test_a_chunked_body_is_joined() -> None:
+    assert dechunk(b"5;ext=1\r\nhello\r\n6\r\n world\r\n0\r\n\r\n") == b"hello world"
 
 
 # --- capture during a real crawl --------------------------------------------------------------

@@ -27,6 +27,9 @@ from typing import IO, Any
 WARC_VERSION = "WARC/1.1"
 CRLF = b"\r\n"
 HEADER_END = b"\r\n\r\n"
+# An HTTP response head (status line and headers) longer than this is no server's: servers
+# refuse far shorter ones (8-64 KiB); a hostile record's megabytes of headers are not parsed.
+MAX_HTTP_HEAD_BYTES = 1024 * 1024
 GZIP_LEVEL = 6  # zlib's default: ~4x smaller HTML at ~1 ms per 50 KB page (in the writer thread)
 GZIP_WBITS = 31  # a gzip member (header and CRC), not a raw deflate stream
 HTTP_RESPONSE_TYPE = "application/http; msgtype=response"
@@ -280,11 +283,12 @@ class HttpMessage:
 
 
 def parse_http_response(block: bytes) -> HttpMessage | None:
-    """The status, headers and body of an HTTP response block; None if it is not one."""
-    end = block.find(HEADER_END)
+    """The status, headers and body of an HTTP response block; None if it is not one (or if
+    its head is over MAX_HTTP_HEAD_BYTES)."""
+    end = block.find(HEADER_END, 0, MAX_HTTP_HEAD_BYTES)
     separator = len(HEADER_END)
     if end < 0:  # some writers end header lines with a bare LF
-        end, separator = block.find(b"\n\n"), 2
+        end, separator = block.find(b"\n\n", 0, MAX_HTTP_HEAD_BYTES), 2
         if end < 0:
             return None
     lines = block[:end].decode("latin-1").splitlines()
@@ -293,13 +297,13 @@ def parse_http_response(block: bytes) -> HttpMessage | None:
     parts = lines[0].split(None, 2)
     if len(parts) < 2 or not parts[1].isdigit():
         return None
-    headers: list[tuple[str, str]] = []
+    fields: list[tuple[str, list[str]]] = []
     for line in lines[1:]:
-        if line[:1] in (" ", "\t") and headers:  # an obsolete folded continuation line
-            name, value = headers[-1]
-            headers[-1] = (name, f"{value} {line.strip()}")
+        if line[:1] in (" ", "\t") and fields:  # an obsolete folded continuation line
+            fields[-1][1].append(line.strip())  # joined once below: no quadratic concatenation
             continue
         name, colon, value = line.partition(":")
         if colon:
-            headers.append((name.strip(), value.strip()))
+            fields.append((name.strip(), [value.strip()]))
+    headers = [(name, " ".join(values)) for name, values in fields]
     return HttpMessage(int(parts[1]), headers, block[end + separator :])

@@ -21,6 +21,7 @@ import gzip
 import json
 import logging
 import queue
+import re
 import threading
 import zlib
 from collections.abc import Iterator
@@ -52,6 +53,7 @@ SKIP_CHUNK_BYTES = (
 SQLITE_FILE = "replay.sqlite3"
 BUSY_TIMEOUT_SECONDS = 5.0
 _END = object()
+_CHUNK_SIZE = re.compile(rb"[0-9A-Fa-f]{1,16}")  # a chunked body's size line, extensions cut off
 
 # Skip reasons (stats `replay/skipped/<reason>`).
 REVISIT, NON_HTML, TRUNCATED, NOT_HTTP, STATUS, TOO_LARGE, UNDECODABLE, BROKEN = (
@@ -294,16 +296,18 @@ def _unbrotli(body: bytes, max_bytes: int) -> bytes:
 
 
 def dechunk(body: bytes) -> bytes:
-    """Undo chunked transfer coding left in an archived body; the body as is if it is not."""
+    """Undo chunked transfer coding left in an archived body; the body as is if it is not.
+    A chunk size is hex digits only: `int()` would also take "-6", which sends the reading
+    position back to the same size line forever."""
     out, position = [], 0
     while True:
         end = body.find(b"\r\n", position)
         if end < 0:
             return body
-        try:
-            size = int(body[position:end].split(b";", 1)[0], 16)
-        except ValueError:
+        size_field = body[position:end].split(b";", 1)[0].strip()
+        if not _CHUNK_SIZE.fullmatch(size_field):
             return body
+        size = int(size_field, 16)
         if size == 0:
             return b"".join(out)
         out.append(body[end + 2 : end + 2 + size])
