@@ -6,6 +6,7 @@ import asyncio
 import gzip
 import io
 import signal
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -32,7 +33,7 @@ from crawler.warc.records import (
     parse_http_response,
     response_record,
 )
-from crawler.warc.replay import Page, Skip, dechunk, pages
+from crawler.warc.replay import Page, Skip, dechunk, decode_body, pages
 from crawler.warc.writer import (
     NEW_SUFFIX,
     OPEN_SUFFIX,
@@ -197,6 +198,25 @@ def test_http_heads_folded_or_hostile_are_parsed_or_refused() -> None:
 )
 def test_a_body_that_is_not_validly_chunked_is_kept_as_is(body: bytes) -> None:
     assert dechunk(body) == body  # "-6" once sent the reader back to the same line forever
+
+
+@pytest.mark.parametrize("coding", ["gzip", "br"])
+def test_a_compressed_bomb_is_refused_without_being_inflated_whole(coding: str) -> None:
+    import brotli
+
+    limit = 1 << 20
+    compress = brotli.compress if coding == "br" else gzip.compress
+    page = b"<html><body>" + b"<p>A paragraph of the page.</p>" * 1000 + b"</body></html>"
+    assert decode_body(compress(page), coding, limit) == page
+    bomb = compress(b"a" * (64 * limit))  # a few kB that stand for 64 MiB
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError, match="too large"):
+            decode_body(bomb, coding, limit)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 * limit, peak  # the output stops past the limit (it was all 64 MiB once)
 
 
 def test_a_chunked_body_is_joined() -> None:

@@ -286,13 +286,23 @@ def _unbrotli(body: bytes, max_bytes: int) -> bytes:
         import brotli
     except ImportError as error:
         raise ValueError("brotli is not installed") from error
+    # Never more than max_bytes + 1 out: a few kB of brotli can stand for gigabytes.
+    decompressor = brotli.Decompressor()
+    pieces: list[bytes] = []
+    size = 0
     try:
-        data = brotli.decompress(body)
+        piece = decompressor.process(body, output_buffer_limit=max_bytes + 1)
+        while piece:
+            pieces.append(piece)
+            size += len(piece)
+            if size > max_bytes or decompressor.is_finished():
+                break
+            piece = decompressor.process(b"", output_buffer_limit=max_bytes + 1 - size)
     except brotli.error as error:
         raise ValueError(str(error)) from error
-    if len(data) > max_bytes:
+    if size > max_bytes:
         raise ValueError("decoded body too large")
-    return data
+    return b"".join(pieces)
 
 
 def dechunk(body: bytes) -> bytes:
