@@ -22,6 +22,7 @@ from crawler.cli.crawlrun import (
     wait_for,
 )
 from crawler.newsroom import Newsroom, NewsroomServer
+from crawler.warc.capture import METADATA_TYPE
 from crawler.warc.records import (
     MAX_HTTP_HEAD_BYTES,
     READERS,
@@ -217,6 +218,16 @@ def test_a_compressed_bomb_is_refused_without_being_inflated_whole(coding: str) 
     finally:
         tracemalloc.stop()
     assert peak < 4 * limit, peak  # the output stops past the limit (it was all 64 MiB once)
+
+
+def test_a_metadata_record_nested_past_the_parser_is_ignored_and_the_pages_kept() -> None:
+    first, second = _responses(2)
+    nested = OutRecord("metadata", b"[" * 200_000, METADATA_TYPE, target_uri=first.target_uri,
+                       extra=[("WARC-Concurrent-To", first.record_id)])  # fmt: skip
+    data = b"".join(gzip_member(r.serialize()) for r in (first, nested, second))
+    found = list(pages(iter_records(io.BytesIO(data)), "x", MAX_BYTES))
+    assert [(p.url, p.metadata) for p in found if isinstance(p, Page)] == [
+        ("http://news.test/0", {}), ("http://news.test/1", {})]  # fmt: skip
 
 
 def test_a_chunked_body_is_joined() -> None:

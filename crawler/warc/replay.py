@@ -188,7 +188,12 @@ def pages(records: Iterator[ArchivedRecord], source: str, max_bytes: int) -> Ite
                 held = None
             if record.type not in ("response", "revisit", "resource"):
                 continue  # request, warcinfo, metadata, conversion: nothing to replay
-            outcome = page_of(record, source, max_bytes)
+            try:
+                outcome = page_of(record, source, max_bytes)
+            except Exception:  # what no rule foresaw in one record: skip it, not the file
+                log.warning("WARC %s: record at offset %d not decodable", source, record.offset,
+                            exc_info=True)  # fmt: skip
+                outcome = Skip(source, record.offset, UNDECODABLE)
             if isinstance(outcome, Page):
                 held = outcome
             else:
@@ -327,7 +332,7 @@ def dechunk(body: bytes) -> bytes:
 def _json(block: bytes) -> dict[str, Any]:
     try:
         value = json.loads(block)
-    except ValueError:
+    except (ValueError, RecursionError):  # "[[[[..." nests past the parser's stack
         return {}
     return value if isinstance(value, dict) else {}
 
@@ -435,6 +440,9 @@ class RecordFeeder:
                     batch = []
         except (BrokenArchive, OSError, EOFError, zlib.error) as failure:
             error = str(failure) or type(failure).__name__
+        except Exception as failure:  # a reader's own failure: the file ends here, reported
+            log.warning("reading %s failed", source, exc_info=True)
+            error = f"{type(failure).__name__}: {failure}"
         finally:
             stream.close()
         batch.append(SourceEnd(source, error))
