@@ -34,7 +34,7 @@ from crawler.warc.records import (
     parse_http_response,
     response_record,
 )
-from crawler.warc.replay import Page, Skip, dechunk, decode_body, pages
+from crawler.warc.replay import Page, Skip, article_metadata, dechunk, decode_body, pages
 from crawler.warc.writer import (
     NEW_SUFFIX,
     OPEN_SUFFIX,
@@ -228,6 +228,34 @@ def test_a_metadata_record_nested_past_the_parser_is_ignored_and_the_pages_kept(
     found = list(pages(iter_records(io.BytesIO(data)), "x", MAX_BYTES))
     assert [(p.url, p.metadata) for p in found if isinstance(p, Page)] == [
         ("http://news.test/0", {}), ("http://news.test/1", {})]  # fmt: skip
+
+
+def test_records_with_addresses_no_crawl_could_fetch_are_skipped_and_the_rest_kept() -> None:
+    uris = ["file:///etc/passwd", "", "javascript:alert(1)", "http://[broken/x",
+            "https://news.test:99999/x", "http://ex ample.test/x",
+            "http://" + "a" * 9000 + ".test/", "HTTP://News.Test/kept?utm_source=feed"]  # fmt: skip
+    data = b"".join(
+        gzip_member(response_record(uri, 200, [(b"Content-Type", b"text/html")], PAGE).serialize())
+        for uri in uris
+    )
+    found = list(pages(iter_records(io.BytesIO(data)), "x", MAX_BYTES))
+    assert [getattr(p, "reason", None) for p in found] == ["bad_uri"] * 7 + [None]
+    assert found[-1].canonical_url == "http://news.test/kept"
+
+
+def test_capture_metadata_of_the_wrong_shape_is_left_out_field_by_field() -> None:
+    entry = {"title": "T", "authors": ["A", "B"], "summary": ["not", "text"], "guid": 7}
+    good = {"entry_url": "http://news.test/a", "version": 2, "feed_url": "http://news.test/f",
+            "updated": 1700000000.0, "entry": entry}  # fmt: skip
+    assert article_metadata(good) == {
+        "entry_url": "http://news.test/a", "version": 2, "feed_url": "http://news.test/f",
+        "updated": 1700000000.0, "entry": {"title": "T", "authors": ["A", "B"]},
+    }  # fmt: skip
+    for wrong in ({**good, "version": "2"}, {**good, "version": True}, {**good, "version": 0},
+                  {**good, "entry_url": ["x"]}, [good], "text"):  # fmt: skip
+        assert article_metadata(wrong) == {}, wrong  # no identity: keyed by its record
+    odd = article_metadata({**good, "updated": "yesterday", "feed_url": 3, "entry": "x"})
+    assert (odd["updated"], odd["feed_url"], odd["entry"]) == (None, None, {})
 
 
 def test_a_chunked_body_is_joined() -> None:

@@ -40,7 +40,7 @@ from scrapy.crawler import Crawler
 
 from crawler.core.domainstats import FETCHED, inc_domain
 from crawler.core.items import ArticleItem
-from crawler.core.urls import canonical_article_url, publisher_domain
+from crawler.core.urls import publisher_domain
 from crawler.harvest import Harvest
 from crawler.ledger import Entry
 from crawler.spiders.feeds import article_item
@@ -278,8 +278,8 @@ class ReplaySpider(scrapy.Spider):
             stats.inc_value("replay/filtered/date")
             return None
         meta = page.metadata
-        entry_url = meta.get("entry_url") or canonical_article_url(page.url)
-        version = int(meta.get("version") or 1)
+        entry_url = meta.get("entry_url") or page.canonical_url
+        version = meta.get("version", 1)
         key = f"{KEY_PREFIX}{entry_url}#{version}" if meta else f"{KEY_PREFIX}{page.record_id}"
         item = article_item(
             url=page.url,

@@ -20,6 +20,7 @@ from __future__ import annotations
 import gzip
 import json
 import logging
+import math
 import queue
 import re
 import threading
@@ -30,6 +31,7 @@ from datetime import datetime
 from glob import glob
 from pathlib import Path
 from typing import IO, Any
+from urllib.parse import urlsplit
 from urllib.request import Request as UrlRequest
 from urllib.request import urlopen
 
@@ -37,6 +39,7 @@ from crawler.core.connection import async_redis, redis_url
 from crawler.core.keys import RedisKeys
 from crawler.core.paths import state_dir
 from crawler.core.sqlite import open_sqlite
+from crawler.core.urls import canonical_article_url
 from crawler.warc.capture import METADATA_TYPE
 from crawler.warc.records import ArchivedRecord, BrokenArchive, iter_records, parse_http_response
 
@@ -56,10 +59,17 @@ _END = object()
 _CHUNK_SIZE = re.compile(rb"[0-9A-Fa-f]{1,16}")  # a chunked body's size line, extensions cut off
 
 # Skip reasons (stats `replay/skipped/<reason>`).
-REVISIT, NON_HTML, TRUNCATED, NOT_HTTP, STATUS, TOO_LARGE, UNDECODABLE, BROKEN = (
+REVISIT, NON_HTML, TRUNCATED, NOT_HTTP, STATUS, TOO_LARGE, UNDECODABLE, BROKEN, BAD_URI = (
     "revisit", "non_html", "truncated", "not_http", "status", "too_large", "undecodable",
-    "broken",
+    "broken", "bad_uri",
 )  # fmt: skip
+# A page address longer than this is no page's (servers refuse request lines of 8 KiB).
+MAX_URI_CHARS = 8192
+# A host name (IDNs arrive as punycode) or an IP address, as urlsplit gives it: lower case.
+_HOST = re.compile(r"[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?|[0-9a-f:.]+")
+# Our capture's metadata record about a page, field by field: the type capture writes
+# (crawler/warc/capture.py `article_metadata`; the entry is `FeedEntry.to_meta()`).
+_ENTRY_TEXT_FIELDS = ("link", "title", "guid", "published", "updated", "summary")
 
 
 def expand_sources(arguments: list[str]) -> list[str]:
@@ -163,7 +173,8 @@ class Page:
     date: datetime | None
     body: bytes
     content_type: str
-    metadata: dict[str, Any] = field(default_factory=dict)
+    canonical_url: str = ""  # canonical_article_url(url)
+    metadata: dict[str, Any] = field(default_factory=dict)  # article_metadata()
 
 
 @dataclass
@@ -181,7 +192,7 @@ def pages(records: Iterator[ArchivedRecord], source: str, max_bytes: int) -> Ite
     try:
         for record in records:
             if held is not None and _describes(record, held):
-                held.metadata = _json(record.block)
+                held.metadata = article_metadata(_json(record.block))
                 continue
             if held is not None:
                 yield held
@@ -225,6 +236,9 @@ def page_of(record: ArchivedRecord, source: str, max_bytes: int) -> Page | Skip:
         return skip(TRUNCATED)
     if record.oversized or len(record.block) > max_bytes:
         return skip(TOO_LARGE)
+    canonical_url = _canonical(record.target_uri)
+    if canonical_url is None:
+        return skip(BAD_URI)
     if record.type == "resource":  # a body without HTTP headers (some archivers)
         body, content_type = record.block, record.content_type
     else:
@@ -243,7 +257,53 @@ def page_of(record: ArchivedRecord, source: str, max_bytes: int) -> Page | Skip:
     if not looks_html(content_type, body):
         return skip(NON_HTML)
     return Page(source, record.offset, record.record_id, record.target_uri, record.date, body,
-                content_type)  # fmt: skip
+                content_type, canonical_url)  # fmt: skip
+
+
+def _canonical(uri: str) -> str | None:
+    """The page's canonical URL; None when its record's address is none a crawl could have
+    fetched (no http(s), no host, a bad port, too long)."""
+    if len(uri) > MAX_URI_CHARS or not uri.lower().startswith(("http://", "https://")):
+        return None
+    try:
+        canonical = canonical_article_url(uri)
+    except ValueError:
+        return None
+    host = urlsplit(canonical).hostname or ""
+    return canonical if _HOST.fullmatch(host) else None
+
+
+def article_metadata(value: Any) -> dict[str, Any]:
+    """Our capture's metadata about a page, each field kept only with the type capture writes
+    (a file is input from anywhere). Without a usable identity (entry URL and version), none:
+    the page is then keyed by its record, like any archive's."""
+    if not isinstance(value, dict):
+        return {}
+    entry_url, version = value.get("entry_url"), value.get("version")
+    if not (isinstance(entry_url, str) and 0 < len(entry_url) <= MAX_URI_CHARS):
+        return {}
+    if type(version) is not int or version < 1:
+        return {}
+    raw_entry = value.get("entry") if isinstance(value.get("entry"), dict) else {}
+    entry: dict[str, Any] = {
+        name: raw_entry[name] for name in _ENTRY_TEXT_FIELDS if isinstance(raw_entry.get(name), str)
+    }
+    authors = raw_entry.get("authors")
+    if isinstance(authors, list) and all(isinstance(author, str) for author in authors):
+        entry["authors"] = authors
+    feed_url, updated = value.get("feed_url"), value.get("updated")
+    return {
+        "entry_url": entry_url,
+        "version": version,
+        "entry": entry,
+        "feed_url": feed_url if isinstance(feed_url, str) else None,
+        # the ledger's epoch seconds; a bool is an int to Python, never a time
+        "updated": updated
+        if isinstance(updated, int | float)
+        and not isinstance(updated, bool)
+        and math.isfinite(updated)
+        else None,
+    }
 
 
 def looks_html(content_type: str, body: bytes) -> bool:
