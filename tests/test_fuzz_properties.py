@@ -11,13 +11,16 @@ from hypothesis import HealthCheck, given, settings
 from crawler.cli.fuzzing import (
     FeedInput,
     PageInput,
+    WarcInput,
     check_extract,
     check_feed,
     check_url,
+    check_warc,
     feed_inputs,
     fixture_seeds,
     page_inputs,
     urls,
+    warc_inputs,
 )
 
 DEADLINE = timedelta(seconds=5)  # per example: real inputs take milliseconds; a hang fails
@@ -41,3 +44,11 @@ def test_feed_parser_never_raises_and_entries_are_fetchable(feed: FeedInput) -> 
 @given(urls())
 def test_url_canonicaliser_and_network_policy_hold_on_any_string(url: str) -> None:
     check_url(url)
+
+
+@settings(max_examples=200, **QUICK)
+@given(warc_inputs(fixture_seeds("warc")))
+def test_warc_reading_yields_pages_and_skips_or_a_broken_file_and_nothing_else(
+    warc: WarcInput,
+) -> None:
+    check_warc(warc)

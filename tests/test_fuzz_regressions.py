@@ -3,18 +3,48 @@ kept, each with the invariant it broke. They run through the same checks as the 
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
 import pytest
 
-from crawler.cli.fuzzing import FeedInput, PageInput, check_extract, check_feed, check_url
+from crawler.cli.fuzzing import (
+    FeedInput,
+    PageInput,
+    WarcInput,
+    check_extract,
+    check_feed,
+    check_url,
+    check_warc,
+)
 from crawler.core.urls import canonical_article_url
 from crawler.feedparse import parse_feed
+from crawler.warc.records import READERS, iter_records
+from crawler.warc.replay import Page, pages
 from extractors import extract_verbose
 
 FIXTURES = Path(__file__).parent / "fixtures" / "fuzz"
 PROSE = "The island ferry returned to its normal timetable on Sunday after the storm passed. "
+
+
+@pytest.mark.parametrize("reader", READERS)
+@pytest.mark.parametrize(
+    ("name", "broke"),
+    [
+        ("warc-negative-chunk-size.warc", "a chunk size of -6 sent dechunk back to it forever"),
+        ("warc-nested-metadata.warc.gz", "RecursionError killed the reading thread"),
+        ("warc-file-uri.warc.gz", "a URI without a host stopped the whole replay"),
+    ],
+)
+def test_hostile_warc_records_are_skipped_and_the_next_page_read(
+    name: str, broke: str, reader: str
+) -> None:
+    data = (FIXTURES / name).read_bytes()
+    check_warc(WarcInput(data, reader))
+    found = list(pages(iter_records(io.BytesIO(data), reader), name, 1 << 20))
+    assert isinstance(found[-1], Page), broke
+    assert found[-1].url.startswith("http://news.example.com/"), broke
 
 
 def test_a_nul_in_an_xml_encoding_label_is_no_crash() -> None:

@@ -258,6 +258,16 @@ def test_capture_metadata_of_the_wrong_shape_is_left_out_field_by_field() -> Non
     assert (odd["updated"], odd["feed_url"], odd["entry"]) == (None, None, {})
 
 
+def test_a_chunked_compressed_body_is_dechunked_then_decompressed() -> None:
+    sent = gzip.compress(PAGE)  # the transfer coding wraps the content coding
+    chunked = f"{len(sent):x}".encode() + b"\r\n" + sent + b"\r\n0\r\n\r\n"
+    headers = [(b"Content-Type", b"text/html"), (b"Content-Encoding", b"gzip"),
+               (b"Transfer-Encoding", b"chunked")]  # fmt: skip
+    record = response_record("http://news.test/c", 200, headers, chunked)
+    [page] = pages(iter_records(io.BytesIO(gzip_member(record.serialize()))), "x", MAX_BYTES)
+    assert isinstance(page, Page) and page.body == PAGE
+
+
 def test_a_chunked_body_is_joined() -> None:
     assert dechunk(b"5;ext=1\r\nhello\r\n6\r\n world\r\n0\r\n\r\n") == b"hello world"
 

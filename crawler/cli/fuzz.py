@@ -3,17 +3,17 @@
     newsharvest fuzz --minutes 10 --target extract,feeds
     newsharvest fuzz --replay output/fuzz-crashes/extract-1a2b3c4d.bin
 
-Each target (crawler/cli/fuzzing.py: extract, feeds, urls) runs in its own worker process, so a
-native crash, a hang or a memory blow-up costs a worker, not the session: the supervisor records
-the input the worker was on (it is written to disk before each run), restarts the worker and goes
-on until the time is up. Python-level failures (an exception, a broken invariant, an input over
-the per-input time budget) are caught in the worker and saved without stopping it. Crashes land
-in --crash-dir as `<target>-<signature>.bin` (the raw input) plus `.json` (target, input
-metadata, error, traceback), the smallest input kept per signature; `--replay` re-runs one.
+Each target (crawler/cli/fuzzing.py: extract, feeds, urls, warc) runs in its own worker process,
+so a native crash, a hang or a memory blow-up costs a worker, not the session: the supervisor
+records the input the worker was on (it is written to disk before each run), restarts the worker
+and goes on until the time is up. Python-level failures (an exception, a broken invariant, an
+input over the per-input time budget) are caught in the worker and saved without stopping it.
+Crashes land in --crash-dir as `<target>-<signature>.bin` (the raw input) plus `.json` (target,
+input metadata, error, traceback), the smallest input kept per signature; `--replay` re-runs one.
 
 Engines: `atheris` (coverage-guided libFuzzer; Linux x86-64) mutates two kinds of input side by
 side: raw documents, starting from a corpus of the seed documents, and choice sequences of
-Hypothesis' structure-aware strategies (generated HTML, feeds and URLs), fed through
+Hypothesis' structure-aware strategies (generated HTML, feeds, URLs and WARC files), fed through
 `fuzz_one_input` (inputs whose first byte is below STRUCTURED_BELOW). The corpus grows in the
 work directory for the whole session, across worker restarts. `hypothesis` feeds the structured
 strategies (which include mutated seeds) random choice sequences. `auto` picks atheris when it
@@ -40,7 +40,7 @@ from typing import Any
 
 DEFAULT_CRASH_DIR = Path("output") / "fuzz-crashes"
 OUR_CODE = str(Path(__file__).resolve().parent.parent.parent)  # the repository
-TARGET_NAMES = ("extract", "feeds", "urls")
+TARGET_NAMES = ("extract", "feeds", "urls", "warc")
 SLOW_INPUT_SECONDS = 5.0  # an input taking longer than this is a finding (a near-hang)
 HANG_SECONDS = 60.0  # a worker whose count has not moved for this long is killed as hung
 STATUS_INTERVAL_SECONDS = 1.0
@@ -71,7 +71,8 @@ def register(subparsers: Any) -> None:
         type=Path,
         action="append",
         default=[],
-        help="more seed documents to mutate (pages for extract, feeds for feeds; .gz is read)",
+        help="more seed documents to mutate (pages for extract, feeds for feeds, WARC files for "
+        "warc; .gz is read)",
     )
     parser.add_argument("--replay", type=Path, nargs="+", help="re-run saved crash inputs")
     parser.set_defaults(handler=run)

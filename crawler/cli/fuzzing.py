@@ -14,19 +14,23 @@ there, else from the news-site simulator's pages and feeds (an installed product
 
 from __future__ import annotations
 
+import importlib.util
+import io
 import json
 import logging
 import re
 import socket
 import string
+import zlib
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
+from uuid import UUID
 
 from hypothesis import strategies as st
 
@@ -36,6 +40,19 @@ SIMULATOR_SEED_PAGES = 12  # simulator documents used as seeds when the fixtures
 MAX_SEED_BYTES = 256 * 1024  # longer seed documents are cut (mutations stay cheap)
 MAX_MUTATIONS = 8
 FEED_MAX_ENTRIES = 5  # small, so that truncation is exercised
+WARC_MAX_BYTES = 64 * 1024  # the record and body limit of the warc target (DOWNLOAD_MAXSIZE)
+WARC_SEED_PAGES = 3
+WARC_RECORD_TYPES = ("response", "response", "response", "resource", "revisit", "metadata",
+                     "metadata", "request", "warcinfo")  # fmt: skip
+HOSTILE_JSON = (b"[" * 100_000, b'{"a":' * 50_000, b"1e999999", b'"\\ud800"')
+WARC_CONTENT_TYPES = (b"text/html", b"text/html; charset=windows-1252", b"application/pdf", b"")
+CONTENT_CODINGS = ("", "gzip", "deflate", "br", "gzip, gzip", "identity", "x-unknown")
+CHUNK_SIZE_LINES = ("-6", "+5", "0x10", "ffffffffffffffffff", "1;ext=1", "")
+WARC_DATE = datetime(2026, 11, 1, tzinfo=UTC)
+GOOD_URLS = ("https://news.example.com/2026/story.html", "http://www.example.org/a?id=1")
+GOOD_METADATA = {"entry_url": "https://news.example.com/2026/story.html", "version": 1,
+                 "feed_url": "https://news.example.com/rss", "updated": 1.7e9,
+                 "entry": {"title": "T", "authors": ["A"]}}  # fmt: skip
 DEFAULT_FEED_URL = "http://feeds.example.com/rss"
 SEED_URLS = (
     b"https://www.example.com/news/2026/11/01/story.html?utm_source=rss&id=7#comments",
@@ -69,6 +86,12 @@ class FeedInput:
     body: bytes
     url: str
     max_entries: int = FEED_MAX_ENTRIES
+
+
+@dataclass(frozen=True)
+class WarcInput:
+    data: bytes  # a WARC file, gzip per record or not, whole, cut or damaged
+    reader: str = "fastwarc"
 
 
 # --- invariants ----------------------------------------------------------------------------------
@@ -192,6 +215,32 @@ def check_feed(feed: FeedInput) -> None:
         _json_line(entry.to_meta())
     for link in parsed.subfeeds:
         _require(_is_http_url(link), f"subfeed {link!r} is not http(s)")
+
+
+def check_warc(warc: WarcInput) -> None:
+    """Reading any bytes as a WARC file gives pages and skips, and may end in one of the errors
+    that mark a file broken from there on (READ_ERRORS); nothing else escapes. Every page has
+    a fetchable address, a body within the limit, and metadata of the shape capture writes."""
+    from crawler.warc.records import iter_records
+    from crawler.warc.replay import READ_ERRORS, SKIP_REASONS, STATUS, Page, Skip, pages
+
+    found: list[Any] = []
+    try:
+        records = iter_records(io.BytesIO(warc.data), warc.reader, WARC_MAX_BYTES)
+        found.extend(pages(records, "fuzz.warc", WARC_MAX_BYTES))
+    except READ_ERRORS:
+        pass
+    for item in found:
+        if isinstance(item, Skip):
+            reason = item.reason
+            _require(reason in SKIP_REASONS or reason.startswith(f"{STATUS}_"), reason)
+            continue
+        _require(isinstance(item, Page), f"neither page nor skip: {item!r}")
+        _require(_is_http_url(item.canonical_url), f"page address {item.canonical_url!r}")
+        _require(len(item.body) <= WARC_MAX_BYTES, f"body of {len(item.body)} bytes")
+        meta = item.metadata
+        _require(not meta or isinstance(meta.get("version"), int), f"metadata {meta!r}")
+        _json_line(meta)
 
 
 def _is_http_url(url: str) -> bool:
@@ -655,6 +704,83 @@ def urls() -> st.SearchStrategy[str]:
     return st.one_of(_url(), st.text(max_size=60))
 
 
+@st.composite
+def _http_block(draw: st.DrawFn) -> tuple[bytes, bytes]:
+    """An HTTP response as an archive holds it (head, then the body as sent), and the body
+    before its codings."""
+    import brotli
+
+    body = draw(st.one_of(_html_document(), st.binary(max_size=512)))
+    sent = body
+    coding = draw(st.sampled_from(("", "", *CONTENT_CODINGS)))
+    for name in reversed([c.strip() for c in coding.split(",") if c.strip()]):
+        if name in ("gzip", "deflate"):
+            sent = zlib.compress(sent, wbits=31 if name == "gzip" else 15)
+        elif name == "br":
+            sent = brotli.compress(sent)
+    if draw(st.integers(0, 4)) == 0:
+        sent = sent[: draw(st.integers(0, len(sent)))]  # cut short
+    headers = [b"Content-Type: " + draw(st.sampled_from(WARC_CONTENT_TYPES))]
+    if coding:
+        headers.append(b"Content-Encoding: " + coding.encode())
+    if draw(st.booleans()):  # chunked, as some archivers leave it; sizes right or not
+        size = draw(st.one_of(st.just(f"{len(sent):x}"), st.sampled_from(CHUNK_SIZE_LINES)))
+        sent = size.encode() + b"\r\n" + sent + b"\r\n0\r\n\r\n"
+        headers.append(b"Transfer-Encoding: chunked")
+    headers += draw(st.lists(st.binary(max_size=40), max_size=3))  # junk header lines
+    status = draw(st.sampled_from(["200 OK", "200 OK", "200 OK", "404 Not Found", "abc", "200"]))
+    head = b"\r\n".join([f"HTTP/1.1 {status}".encode(), *headers])
+    end = draw(st.sampled_from([b"\r\n\r\n", b"\r\n\r\n", b"\n\n", b"\r\n"]))
+    return head + end + sent, body
+
+
+@st.composite
+def _warc_file(draw: st.DrawFn) -> bytes:
+    """A few records of every type replay meets, gzip per record or not, possibly cut."""
+    from crawler.warc.capture import METADATA_TYPE
+    from crawler.warc.records import OutRecord, gzip_member
+
+    parts = []
+    compressed = draw(st.booleans())
+    response_id = None  # the last response's: a metadata record describes it
+    for number in range(draw(st.integers(1, 4))):
+        kind = draw(st.sampled_from(WARC_RECORD_TYPES))
+        uri = draw(st.one_of(st.sampled_from(GOOD_URLS), st.sampled_from(GOOD_URLS), _url()))
+        extra = []
+        if kind == "metadata" and response_id is not None:
+            block = draw(st.one_of(
+                st.builds(lambda value: json.dumps(value).encode(), _json_value()),
+                st.just(json.dumps(GOOD_METADATA).encode()), st.sampled_from(HOSTILE_JSON),
+            ))  # fmt: skip
+            content_type = METADATA_TYPE
+            extra.append(("WARC-Concurrent-To", response_id))
+        elif kind == "resource":
+            block, content_type = draw(_html_document()), "text/html"
+        else:
+            block, content_type = draw(_http_block())[0], "application/http; msgtype=response"
+        # Fixed ids and dates: a random one changes the gzip size, and so the draws after it.
+        record = OutRecord(kind, block, content_type, target_uri=uri, extra=extra,
+                           date=WARC_DATE, record_id=f"<urn:uuid:{UUID(int=number)}>",
+                           version=draw(st.sampled_from(["WARC/1.0", "WARC/1.1"])))  # fmt: skip
+        response_id = record.record_id if kind == "response" else response_id
+        data = record.serialize()
+        parts.append(gzip_member(data) if compressed else data)
+    data = b"".join(parts)
+    if draw(st.integers(0, 3)) == 0:
+        data = data[: draw(st.integers(0, len(data)))]
+    return data
+
+
+@cache
+def warc_inputs(seeds: Sequence[bytes] = ()) -> st.SearchStrategy[WarcInput]:
+    from crawler.warc.records import READERS
+
+    readers = [name for name in READERS if importlib.util.find_spec(name) is not None]
+    files = _warc_file()  # mostly well-formed files: the record and HTTP parsers get reached
+    return st.builds(WarcInput, data=st.one_of(files, files, files, _documents(seeds)),
+                     reader=st.sampled_from(readers))  # fmt: skip
+
+
 # --- targets -------------------------------------------------------------------------------------
 
 
@@ -671,6 +797,8 @@ class Target:
             return {"url": value.url, "encoding": value.encoding}, value.html
         if isinstance(value, FeedInput):
             return {"url": value.url, "max_entries": value.max_entries}, value.body
+        if isinstance(value, WarcInput):
+            return {"reader": value.reader}, value.data
         return {}, str(value).encode("utf-8", "surrogatepass")
 
     def load(self, meta: dict[str, Any], payload: bytes) -> Any:
@@ -680,6 +808,8 @@ class Target:
         if self.name == "feeds":
             url = meta.get("url", DEFAULT_FEED_URL)
             return FeedInput(payload, url, meta.get("max_entries", FEED_MAX_ENTRIES))
+        if self.name == "warc":
+            return WarcInput(payload, meta.get("reader", "fastwarc"))
         return payload.decode("utf-8", "surrogatepass" if meta else "replace")
 
 
@@ -691,6 +821,9 @@ TARGETS: dict[str, Target] = {
     "urls": Target(
         "urls", lambda seeds: urls(), check_url, ("crawler.core.urls", "crawler.safety")
     ),
+    "warc": Target(
+        "warc", warc_inputs, check_warc, ("crawler.warc.records", "crawler.warc.replay")
+    ),
 }
 
 
@@ -699,6 +832,8 @@ def fixture_seeds(kind: str) -> tuple[bytes, ...]:
     """Seed inputs from the repository's fixtures: pages for `extract`, feeds for `feeds`."""
     if kind == "urls":
         return SEED_URLS
+    if kind == "warc":
+        return warc_seeds()
     directory = SEED_DIRS[0] if kind == "extract" else SEED_DIRS[1]
     if not directory.is_dir():
         return simulator_seeds(kind)
@@ -719,3 +854,17 @@ def simulator_seeds(kind: str) -> tuple[bytes, ...]:
         urls = room.feed_urls[:SIMULATOR_SEED_PAGES]
     bodies = (room.render(split(url).netloc, split(url).path)[2] for url in urls)
     return tuple(body[:MAX_SEED_BYTES] for body in bodies if isinstance(body, bytes))
+
+
+@cache
+def warc_seeds() -> tuple[bytes, ...]:
+    """WARC files of simulator pages: one gzip per record, one uncompressed (whose mutations
+    reach the record and HTTP parsers rather than only breaking a gzip member)."""
+    from crawler.warc.records import gzip_member, response_record
+
+    records = [
+        response_record(f"https://news.example.com/{i}.html", 200,
+                        [(b"Content-Type", b"text/html; charset=utf-8")], body).serialize()
+        for i, body in enumerate(simulator_seeds("extract")[:WARC_SEED_PAGES])
+    ]  # fmt: skip
+    return (b"".join(gzip_member(record) for record in records), b"".join(records))

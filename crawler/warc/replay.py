@@ -63,6 +63,11 @@ REVISIT, NON_HTML, TRUNCATED, NOT_HTTP, STATUS, TOO_LARGE, UNDECODABLE, BROKEN, 
     "revisit", "non_html", "truncated", "not_http", "status", "too_large", "undecodable",
     "broken", "bad_uri",
 )  # fmt: skip
+SKIP_REASONS = frozenset(  # and f"{STATUS}_<code>"
+    (REVISIT, NON_HTML, TRUNCATED, NOT_HTTP, TOO_LARGE, UNDECODABLE, BROKEN, BAD_URI)
+)
+# What ends a file as broken (the readers' and zlib's errors); anything else is a bug.
+READ_ERRORS = (BrokenArchive, OSError, EOFError, zlib.error)
 # A page address longer than this is no page's (servers refuse request lines of 8 KiB).
 MAX_URI_CHARS = 8192
 # A host name (IDNs arrive as punycode) or an IP address, as urlsplit gives it: lower case.
@@ -248,10 +253,11 @@ def page_of(record: ArchivedRecord, source: str, max_bytes: int) -> Page | Skip:
         if message.status != 200:
             return skip(f"{STATUS}_{message.status}")
         content_type = message.header("Content-Type") or ""
+        body = message.body
+        if (message.header("Transfer-Encoding") or "").lower() == "chunked":
+            body = dechunk(body)  # the transfer coding wraps the content coding: undone first
         try:
-            body = decode_body(message.body, message.header("Content-Encoding"), max_bytes)
-            if (message.header("Transfer-Encoding") or "").lower() == "chunked":
-                body = dechunk(body)
+            body = decode_body(body, message.header("Content-Encoding"), max_bytes)
         except ValueError:
             return skip(UNDECODABLE)
     if not looks_html(content_type, body):
@@ -498,7 +504,7 @@ class RecordFeeder:
                     if not self._put(batch):
                         return False
                     batch = []
-        except (BrokenArchive, OSError, EOFError, zlib.error) as failure:
+        except READ_ERRORS as failure:
             error = str(failure) or type(failure).__name__
         except Exception as failure:  # a reader's own failure: the file ends here, reported
             log.warning("reading %s failed", source, exc_info=True)
