@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -15,6 +16,7 @@ from typing import Any
 
 CRAWL_TIMEOUT_SECONDS = 180
 POLL_SECONDS = 0.05
+_ERROR_LINE = re.compile(r"\b(ERROR|CRITICAL|Traceback|exited with)\b|Error:")
 
 
 def crawl_command(
@@ -65,7 +67,13 @@ def run_to_end(command: list[str], env: dict[str, str], log_path: Path) -> str:
         if process.poll() is None:
             process.kill()
     text = log_path.read_text()
-    assert process.returncode == 0, text[-3000:]
+    if process.returncode != 0:  # the errors first: several processes may share one log
+        errors = [line for line in text.splitlines() if _ERROR_LINE.search(line)]
+        raise AssertionError(
+            f"exit code {process.returncode}; error lines:\n"
+            + "\n".join(errors[-40:])
+            + f"\n--- log tail:\n{text[-3000:]}"
+        )
     return text
 
 

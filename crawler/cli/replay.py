@@ -171,5 +171,9 @@ def run_shards(args: argparse.Namespace) -> int:
                     continue
     finally:
         signal.signal(signal.SIGTERM, previous)
+    for index, code in enumerate(codes):
+        if code != 0:
+            print(f"replay: process {index}/{args.processes} exited with code {code}",
+                  file=sys.stderr)  # fmt: skip
     failed = [code for code in codes if code != 0]
     return failed[0] if failed else 0
