@@ -297,19 +297,21 @@ def article_metadata(value: Any) -> dict[str, Any]:
     authors = raw_entry.get("authors")
     if isinstance(authors, list) and all(isinstance(author, str) for author in authors):
         entry["authors"] = authors
-    feed_url, updated = value.get("feed_url"), value.get("updated")
+    feed_url = value.get("feed_url")
     return {
         "entry_url": entry_url,
         "version": version,
         "entry": entry,
         "feed_url": feed_url if isinstance(feed_url, str) else None,
-        # the ledger's epoch seconds; a bool is an int to Python, never a time
-        "updated": updated
-        if isinstance(updated, int | float)
-        and not isinstance(updated, bool)
-        and math.isfinite(updated)
-        else None,
+        "updated": _epoch_seconds(value.get("updated")),
     }
+
+
+def _epoch_seconds(value: Any) -> float | None:
+    """The ledger's `updated` (epoch seconds), if `value` is one (a bool is an int to Python)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return value if math.isfinite(value) else None
 
 
 def looks_html(content_type: str, body: bytes) -> bool:
