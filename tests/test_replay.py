@@ -442,6 +442,23 @@ def test_kill_9_of_a_two_process_replay_then_restart_loses_nothing_and_repeats_n
     assert len(resumed) + len(finished) == 2 and all(offset > 0 for offset in resumed), log[-3000:]
 
 
+def test_filters_that_cannot_be_read_or_select_nothing_are_refused(tmp_path: Path) -> None:
+    from tests.support.commands import newsharvest
+
+    archive = tmp_path / "empty.warc.gz"
+    archive.write_bytes(b"")
+    env = {"NEWSHARVEST_STATE_DIR": str(tmp_path / "s"), "NEWSHARVEST_REDIS_URL": ""}
+    for options, said in [
+        (["--limit", "0"], "--limit must be 1 or more"),
+        (["--since", "yesterday"], "--since: Invalid isoformat string"),
+        (["--since", "2026-02-01", "--until", "2026-01-01"], "--until (2026-01-01) must be after"),
+    ]:
+        refused = newsharvest("replay", str(archive), *options, env=env)
+        assert refused.returncode == 2 and said in refused.stderr, (options, refused.stderr)
+    folder = newsharvest("replay", str(tmp_path), env=env)
+    assert folder.returncode == 2 and "is a directory: name its files" in folder.stderr
+
+
 def test_processes_need_redis_and_no_limit(tmp_path: Path) -> None:
     from tests.support.commands import newsharvest
 

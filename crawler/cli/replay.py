@@ -55,13 +55,13 @@ def run(args: argparse.Namespace) -> int:
     from scrapy.crawler import CrawlerProcess
     from scrapy.utils.project import get_project_settings
 
-    from crawler.spiders.replay import ReplaySpider, parse_when
+    from crawler.spiders.replay import ReplaySpider
     from crawler.warc.records import check_reader
     from crawler.warc.replay import expand_sources, parse_shard
 
     try:
         sources = expand_sources(args.warcs)
-        parse_when(args.since), parse_when(args.until)
+        refuse_filters(args)
     except ValueError as error:
         print(f"newsharvest replay: {error}", file=sys.stderr)
         return 2
@@ -101,6 +101,23 @@ def run(args: argparse.Namespace) -> int:
     if process.bootstrap_failed or stats.get("finish_reason") not in ("finished", "shutdown"):
         return 1
     return 0
+
+
+def refuse_filters(args: argparse.Namespace) -> None:
+    """ValueError when the filters cannot be read or cannot select anything: a replay that
+    runs and outputs nothing would hide the mistake."""
+    from crawler.spiders.replay import parse_when
+
+    if args.limit is not None and args.limit < 1:
+        raise ValueError(f"--limit must be 1 or more, not {args.limit}")
+    bounds = {}
+    for name in ("since", "until"):
+        try:
+            bounds[name] = parse_when(getattr(args, name))
+        except ValueError as error:
+            raise ValueError(f"--{name}: {error}") from error
+    if bounds["since"] and bounds["until"] and bounds["until"] <= bounds["since"]:
+        raise ValueError(f"--until ({args.until}) must be after --since ({args.since})")
 
 
 def refuse_processes(args: argparse.Namespace, settings: Any) -> None:

@@ -92,6 +92,9 @@ def expand_sources(arguments: list[str]) -> list[str]:
             sources += [str(Path(path).resolve()) for path in matched]
         elif Path(argument).is_file():
             sources.append(str(Path(argument).resolve()))
+        elif Path(argument).is_dir():
+            raise ValueError(f"{argument!r} is a directory: name its files, e.g. "
+                             f"'{Path(argument) / '*.warc.gz'}'")  # fmt: skip
         else:
             raise ValueError(f"no such WARC file: {argument!r}")
     return list(dict.fromkeys(sources))
