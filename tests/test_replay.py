@@ -95,6 +95,7 @@ def test_a_captured_crawl_replays_into_the_same_articles_and_dedup_decisions(
     assert flagged[0] == flagged[1]
     stats = stats_from_log(log)
     assert stats["replay/skipped/non_html"] > 0  # the feeds and robots.txt in the capture
+    assert stats["gc/frozen_objects"] > 10_000  # a real crawl process freezes its start-up heap
     assert index_rows(replay_dir / "state-index.sqlite3") == index_rows(
         crawl_dir / "state-index.sqlite3"
     )

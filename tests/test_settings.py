@@ -22,6 +22,7 @@ import pytest
 from scrapy.settings import Settings
 from scrapy.signalmanager import SignalManager
 
+from crawler.core.heap import HeapTuning
 from crawler.core.outage import RedisGate
 from crawler.ledger import LedgerConfig
 from crawler.polling import PollPolicy
@@ -131,6 +132,15 @@ COMPONENTS: list[tuple[str, Callable[[Settings], Any], dict[str, tuple[str, Call
             "timeout_seconds": ("EXTRACT_TIMEOUT_SECONDS", SAME),
             "max_tasks": ("EXTRACT_WORKER_MAX_TASKS", int),
             "memory_limit_bytes": ("EXTRACT_WORKER_MEMORY_MB", lambda mb: mb * 1024 * 1024),
+            "niceness": ("EXTRACT_WORKER_NICENESS", int),
+        },
+    ),
+    (
+        "heap",
+        lambda s: HeapTuning.from_crawler(_crawler(s)),
+        {
+            "freeze": ("GC_FREEZE_ENABLED", bool),
+            "gen0_threshold": ("GC_GEN0_THRESHOLD", int),
         },
     ),
     (
@@ -147,8 +157,8 @@ COMPONENTS: list[tuple[str, Callable[[Settings], Any], dict[str, tuple[str, Call
 
 
 def _crawler(settings: Settings) -> Any:
-    """What the gate reads of a crawler: its settings, and signals to connect to."""
-    return SimpleNamespace(settings=settings, signals=SignalManager())
+    """What the gate and the heap tuning read of a crawler: settings, signals, stats."""
+    return SimpleNamespace(settings=settings, signals=SignalManager(), stats=None)
 
 
 def _with(settings: Settings, **values: Any) -> Settings:

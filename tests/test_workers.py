@@ -205,6 +205,20 @@ def test_any_picklable_function_runs_in_a_worker() -> None:
     assert asyncio.run(in_worker()) == content_hash(text)
 
 
+def test_workers_run_nicer_than_the_reactor_by_the_niceness_asked() -> None:
+    pool = ExtractionPool(2, TIMEOUT_SECONDS, FAULTY, niceness=4)
+
+    async def in_workers() -> list[int]:
+        try:
+            return list(await asyncio.gather(*(pool.call(os.nice, 0) for _ in range(4))))
+        finally:
+            await pool.close()
+
+    assert asyncio.run(in_workers()) == [min(os.nice(0) + 4, 19)] * 4  # 19: the lowest priority
+    with pytest.raises(ValueError, match="EXTRACT_WORKER_NICENESS"):
+        ExtractionPool(1, TIMEOUT_SECONDS, FAULTY, niceness=20)
+
+
 def test_pages_queued_behind_a_faulty_one_are_not_blamed_for_it() -> None:
     """One worker, pages sent ahead of time (TASKS_PER_WORKER): the page running when the worker
     hangs or dies is the NULL; the page queued behind it goes to the replacement and gets its

@@ -77,11 +77,20 @@ EXIT_WAIT_SECONDS = 1.0  # how long a worker that closed its socket may take to 
 # module) is not part of any page's budget; a worker not up after this long counts as crashed.
 START_TIMEOUT_SECONDS = 60.0
 MIB = 1024 * 1024
+MAX_NICENESS = 19  # the lowest scheduling priority Linux gives
 FRAME = struct.Struct("!Q")  # a message on a worker's socket: its length, then its pickle
 T = TypeVar("T")
 # What a new worker runs once before its first page, as (function, args): e.g. state the crawler
 # computed that the worker would otherwise compute (or import) itself.
 Initializer = tuple[Callable[..., object], tuple[Any, ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerLimits:
+    """What a worker process sets on itself at its start."""
+
+    memory_bytes: int  # address-space cap (0: none)
+    niceness: int  # added to its scheduling niceness (0: the crawler's priority)
 
 
 @dataclass(slots=True)
@@ -161,10 +170,10 @@ def worker_count(setting: int) -> int:
 # --- the worker process -------------------------------------------------------------------
 
 
-def _serve(sock: socket.socket, memory_limit_bytes: int, initializer: Initializer | None) -> None:
+def _serve(sock: socket.socket, limits: WorkerLimits, initializer: Initializer | None) -> None:
     """A worker's life: run `(function, args)` requests one at a time until the crawler closes
     the socket; only that or a fault of the process ends it."""
-    _prepare_worker(memory_limit_bytes)
+    _prepare_worker(limits)
     if initializer is not None:
         function, args = initializer
         function(*args)
@@ -190,14 +199,18 @@ def _reply(sock: socket.socket, request: bytes) -> None:
     sock.sendall(FRAME.pack(len(message)) + message)
 
 
-def _prepare_worker(memory_limit_bytes: int) -> None:
+def _prepare_worker(limits: WorkerLimits) -> None:
     # Ctrl-C reaches the whole process group; the crawler decides when its workers stop.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     die_with_parent()  # a crawler killed with SIGKILL takes a stuck worker with it
     # Cap the address space, so a page that makes lxml allocate without bound fails
     # (MemoryError or a dead worker: one NULL) instead of swapping the machine.
-    if memory_limit_bytes > 0:
-        resource.setrlimit(resource.RLIMIT_AS, (memory_limit_bytes, memory_limit_bytes))
+    if limits.memory_bytes > 0:
+        resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
+    # The reactor thread is the one serial step every page goes through: when the cores are
+    # short, it runs first and the workers take what it leaves (they have pages queued ahead).
+    if limits.niceness > 0:
+        os.nice(limits.niceness)
 
 
 def _read_message(sock: socket.socket) -> bytes | None:
@@ -254,12 +267,12 @@ class _Worker:
     (sent, reply not read yet) says which one is running: its head."""
 
     def __init__(
-        self, context: ForkServerContext, memory_limit_bytes: int, initializer: Initializer | None
+        self, context: ForkServerContext, limits: WorkerLimits, initializer: Initializer | None
     ) -> None:
         ours, theirs = socket.socketpair()
         self.process: ForkServerProcess = context.Process(
             target=_serve,
-            args=(theirs, memory_limit_bytes, initializer),
+            args=(theirs, limits, initializer),
             name="newsharvest-extract",
         )
         self.process.daemon = True
@@ -353,6 +366,7 @@ class ExtractionPool:
         *,
         max_tasks: int = 0,
         memory_limit_mb: int = 0,
+        niceness: int = 0,
         initializer: Initializer | None = None,
         preload: tuple[str, ...] = (),
     ) -> None:
@@ -362,7 +376,10 @@ class ExtractionPool:
         self.timeout_seconds = timeout_seconds
         self.function = resolve_function(function)
         self.max_tasks = max_tasks
+        if not 0 <= niceness <= MAX_NICENESS:
+            raise ValueError(f"EXTRACT_WORKER_NICENESS must be 0 to {MAX_NICENESS}, not {niceness}")
         self.memory_limit_bytes = memory_limit_mb * MIB
+        self.niceness = niceness
         self.initializer = initializer
         self._context = multiprocessing.get_context("forkserver")
         # The fork server imports the extractors once; every worker (and every replacement for a
@@ -393,6 +410,7 @@ class ExtractionPool:
             settings.get("EXTRACT_FUNCTION"),
             max_tasks=settings.getint("EXTRACT_WORKER_MAX_TASKS"),
             memory_limit_mb=settings.getint("EXTRACT_WORKER_MEMORY_MB"),
+            niceness=settings.getint("EXTRACT_WORKER_NICENESS"),
             initializer=initializer,
             preload=preload,
         )
@@ -408,7 +426,8 @@ class ExtractionPool:
             self._add_worker()
 
     def _add_worker(self) -> None:
-        worker = _Worker(self._context, self.memory_limit_bytes, self.initializer)
+        limits = WorkerLimits(self.memory_limit_bytes, self.niceness)
+        worker = _Worker(self._context, limits, self.initializer)
         self._all.add(worker)
         for _ in range(TASKS_PER_WORKER):
             self._give(worker)
