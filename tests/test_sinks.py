@@ -8,6 +8,8 @@ import json
 import sqlite3
 import subprocess
 import sys
+import threading
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -23,12 +25,13 @@ from crawler.cli.sinkrun import feed, outage
 from crawler.core.keys import RedisKeys
 from crawler.core.outage import BACKEND_UNAVAILABLE
 from crawler.core.spill import Journal, journal_paths
+from crawler.core.sqlite import open_sqlite
 from crawler.newsroom import Newsroom
 from crawler.newsroom.items import article_items
 from crawler.newsroom.tcpproxy import TcpProxy
 from pipelines.sinks.postgres import PostgresSink, search_config
 from pipelines.sinks.redis_stream import RedisStreamSink
-from pipelines.sinks.sqlite import SQLiteIndex, SQLiteSink, fts_query
+from pipelines.sinks.sqlite import MIGRATIONS, SQLiteIndex, SQLiteSink, fts_query
 
 ROOT = Path(__file__).resolve().parent.parent
 FAST = {  # retries and reconnects in milliseconds, not seconds
@@ -92,6 +95,38 @@ def test_sqlite_upserts_by_canonical_url_and_counts_versions(tmp_path, items) ->
     hits, total = index.search("zqxjkvw")
     index.close()
     assert [hit.canonical_url for hit in hits] == [first["canonical_url"]] and total == 1
+
+
+def test_two_processes_opening_one_new_index_at_once_both_get_it(tmp_path: Path) -> None:
+    """The shards of `newsharvest replay --processes N` open the same new index together: the
+    one that waited for the write lock finds the schema made (it once failed with `table
+    articles already exists`, and its shard exited)."""
+    path = tmp_path / "index.sqlite3"
+    first = SQLiteIndex(open_sqlite(path, timeout_seconds=10), path)
+    first.connection.execute("BEGIN IMMEDIATE")  # it holds the write lock, schema not made yet
+    opened: list[object] = []
+    second = threading.Thread(target=lambda: opened.append(_open_or_error(path)))
+    second.start()
+    time.sleep(0.5)  # the second one read version 0 and now waits for the lock
+    for statement in MIGRATIONS[0]:
+        first.connection.execute(statement)
+    first.connection.execute(f"PRAGMA user_version = {len(MIGRATIONS)}")
+    first.connection.execute("COMMIT")
+    second.join(timeout=30)
+    first.close()
+    assert opened == [len(MIGRATIONS)]
+
+
+def _open_or_error(path: Path) -> object:
+    """The schema version the opened index has, or the error opening it raised."""
+    try:
+        index = SQLiteIndex.open(path)
+    except sqlite3.Error as error:
+        return error
+    try:
+        return index.schema_version()
+    finally:
+        index.close()
 
 
 def test_sqlite_search_ranks_filters_and_never_chokes_on_a_query(tmp_path, items) -> None:

@@ -165,6 +165,11 @@ class SQLiteIndex:
             if self.schema_version() >= number:
                 continue
             with self._transaction():
+                # Read again under the write lock: another process opening the same new file
+                # (the shards of `newsharvest replay --processes N`) may have applied it while
+                # this one waited for the lock.
+                if self.schema_version() >= number:
+                    continue
                 for statement in statements:
                     self.connection.execute(statement)
                 self.connection.execute(f"PRAGMA user_version = {number}")
