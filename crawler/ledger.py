@@ -29,20 +29,20 @@ same step as the pop): one fetch per hand-out.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import fcntl
 import json
 import sqlite3
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 import redis
 
+from crawler.core.batching import GroupCommit
 from crawler.core.connection import async_redis, redis_url
 from crawler.core.keys import RedisKeys
 from crawler.core.lua import register_lua
@@ -507,52 +507,6 @@ def _claims_from(records: Any) -> list[Claim]:
 # (SINK_BATCH_SIZE), so their marks come in bursts: 200 outstanding at once in a replay.
 DONE_MARKS_PER_CALL = 256
 DoneMark = tuple[str, int, float, tuple[Count, ...]]  # key, version, now, counts
-T = TypeVar("T")
-R = TypeVar("R")
-
-
-class GroupCommit(Generic[T, R]):
-    """Requests made while an earlier batch is on its way to the store go together in the
-    next (group commit): one round trip for a burst, and none added when requests come one at a
-    time. Each caller gets its own result (an exception instance is raised to that caller
-    alone); a failed round trip fails every request of its batch."""
-
-    def __init__(self, flush: Callable[[list[T]], Awaitable[list[R | Exception]]],
-                 most: int) -> None:  # fmt: skip
-        self._flush = flush
-        self._most = most
-        self._queue: list[tuple[T, asyncio.Future[R]]] = []
-        self._draining: asyncio.Future[None] | None = None
-
-    async def submit(self, request: T) -> R:
-        future: asyncio.Future[R] = asyncio.get_running_loop().create_future()
-        self._queue.append((request, future))
-        if self._draining is None:
-            self._draining = asyncio.ensure_future(self._drain())
-        return await future
-
-    async def _drain(self) -> None:
-        try:
-            while self._queue:
-                batch, self._queue = self._queue[: self._most], self._queue[self._most :]
-                try:
-                    results = await self._flush([request for request, _ in batch])
-                except Exception as error:
-                    results = [error] * len(batch)
-                except BaseException:  # cancelled (the loop is closing): nobody gets an answer
-                    for _, future in batch + self._queue:
-                        future.cancel()
-                    self._queue = []
-                    raise
-                for (_, future), result in zip(batch, results, strict=True):
-                    if future.done():  # its caller was cancelled
-                        continue
-                    if isinstance(result, Exception):
-                        future.set_exception(result)
-                    else:
-                        future.set_result(result)
-        finally:
-            self._draining = None
 
 
 class RedisHarvestState(HarvestState):

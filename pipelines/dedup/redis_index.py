@@ -29,7 +29,7 @@ import redis
 import redis.asyncio
 
 from crawler.core.keys import RedisKeys
-from crawler.core.lua import register_lua
+from crawler.core.lua import register_batched_lua, register_lua
 from pipelines.dedup.index import (
     EXACT,
     MAX_BUCKET_DOCS,
@@ -121,7 +121,7 @@ class AsyncRedisNearDuplicateIndex:
         self.params = params
         self.keys = keys
         self._call = ScriptCall(params, keys, checked_ttl(ttl_seconds))
-        self._script = register_lua(client, "pipelines.dedup", CHECK_AND_ADD)
+        self._script = register_batched_lua(client, "pipelines.dedup", CHECK_AND_ADD)
 
     async def open(self) -> None:
         """Check (or record) the layout: a misconfigured worker fails before its first item."""

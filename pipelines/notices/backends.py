@@ -32,7 +32,7 @@ from pathlib import Path
 import redis.asyncio
 
 from crawler.core.keys import RedisKeys
-from crawler.core.lua import register_lua
+from crawler.core.lua import register_batched_lua
 from crawler.core.sqlite import open_sqlite
 from pipelines.notices.learner import (
     COPY,
@@ -76,7 +76,9 @@ class RedisNoticeStore:
         self.client = client
         self.keys = keys
         self.config = config or NoticeConfig()
-        self._script = register_lua(client, "pipelines.notices", OBSERVE_LUA, OBSERVE_CONSTANTS)
+        self._script = register_batched_lua(
+            client, "pipelines.notices", OBSERVE_LUA, OBSERVE_CONSTANTS
+        )
 
     async def observe(self, observation: Observation) -> DomainEvidence:
         config = self.config
