@@ -34,6 +34,22 @@ class CountedBatches(BatchedScript):
         return await super()._pipeline(calls)
 
 
+def _run_counted(
+    redis_url: str, key: str, names: list[str], source: str = COUNTING, most: int = 64
+) -> tuple[list[Any], list[int]]:
+    """The answers to calls made together, and the size of each pipeline that carried them."""
+
+    async def run() -> tuple[list[Any], list[int]]:
+        client = async_redis(redis_url)
+        try:
+            script = CountedBatches(client, client.register_script(source), most)
+            return await _calls(script, key, names), script.pipelines
+        finally:
+            await client.aclose()
+
+    return asyncio.run(run())
+
+
 async def _calls(script: BatchedScript, key: str, names: list[str]) -> list[Any]:
     async def one(name: str) -> Any:
         try:
@@ -47,17 +63,8 @@ async def _calls(script: BatchedScript, key: str, names: list[str]) -> list[Any]
 def test_calls_made_together_share_pipelines_and_run_in_the_order_they_were_made(
     redis_url: str, redis_prefix: str
 ) -> None:
-    async def run() -> tuple[list[Any], list[int]]:
-        client = async_redis(redis_url)
-        try:
-            script = CountedBatches(client, client.register_script(COUNTING), most=16)
-            return await _calls(script, f"{redis_prefix}:n", [f"a{i}" for i in range(50)]), (
-                script.pipelines
-            )
-        finally:
-            await client.aclose()
-
-    results, pipelines = asyncio.run(run())
+    names = [f"a{i}" for i in range(50)]
+    results, pipelines = _run_counted(redis_url, f"{redis_prefix}:n", names, most=16)
     assert results == [f"{i + 1}:a{i}" for i in range(50)]
     # All 50 were made before the first pipeline left: 16 at most a pipeline.
     assert pipelines == [16, 16, 16, 2]
@@ -84,17 +91,8 @@ def test_a_redis_without_the_script_runs_every_call_exactly_once(
 ) -> None:
     source = COUNTING + f"-- {redis_prefix}\n"  # a script no other test has loaded
 
-    async def run() -> tuple[list[Any], list[int]]:
-        client = async_redis(redis_url)
-        try:
-            script = CountedBatches(client, client.register_script(source))
-            return await _calls(script, f"{redis_prefix}:n", [f"a{i}" for i in range(5)]), (
-                script.pipelines
-            )
-        finally:
-            await client.aclose()
-
-    results, pipelines = asyncio.run(run())
+    names = [f"a{i}" for i in range(5)]
+    results, pipelines = _run_counted(redis_url, f"{redis_prefix}:n", names, source)
     assert results == [f"{i + 1}:a{i}" for i in range(5)]
     assert pipelines == [5, 5]  # NOSCRIPT: loaded, then the same calls once more
     assert int(redis.Redis.from_url(redis_url).get(f"{redis_prefix}:n")) == 5
@@ -114,14 +112,6 @@ def test_an_unreachable_redis_fails_every_call_of_the_batch() -> None:
 
 @pytest.mark.parametrize("most", [1, 3])
 def test_the_batch_bound_is_kept(redis_url: str, redis_prefix: str, most: int) -> None:
-    async def run() -> list[int]:
-        client = async_redis(redis_url)
-        try:
-            script = CountedBatches(client, client.register_script(COUNTING), most=most)
-            await _calls(script, f"{redis_prefix}:n", [f"a{i}" for i in range(7)])
-            return script.pipelines
-        finally:
-            await client.aclose()
-
-    pipelines = asyncio.run(run())
+    names = [f"a{i}" for i in range(7)]
+    _, pipelines = _run_counted(redis_url, f"{redis_prefix}:n", names, most=most)
     assert sum(pipelines) == 7 and max(pipelines) == most
