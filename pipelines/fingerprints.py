@@ -18,7 +18,7 @@ import itertools
 import math
 import re
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from statistics import NormalDist
@@ -197,15 +197,23 @@ class TextParts:
     word_ends: tuple[int, ...]  # where each block's words end in word_hashes, in words
     params: LshParams
 
-    def block(self, text: str) -> tuple[str, np.ndarray] | None:
-        """The normalised block and its word hashes, if `text` is one of the blocks."""
-        try:
-            i = self.texts.index(text)
-        except ValueError:
-            return None
-        start = self.word_ends[i - 1] if i else 0
-        hashes = np.frombuffer(self.word_hashes, dtype=np.uint32)[start : self.word_ends[i]]
-        return self.normalized[i], hashes
+    def lookup(self) -> Callable[[str], tuple[str, np.ndarray] | None]:
+        """A function giving the normalised block and its word hashes of a text that is one of
+        the blocks (None for another text). Found by hashing, not by scanning the blocks: an
+        article of many thousands of blocks is revised in linear time, in the reactor."""
+        where: dict[str, int] = {}
+        for i, text in enumerate(self.texts):
+            where.setdefault(text, i)
+        every_word = np.frombuffer(self.word_hashes, dtype=np.uint32)
+
+        def block(text: str) -> tuple[str, np.ndarray] | None:
+            i = where.get(text)
+            if i is None:
+                return None
+            start = self.word_ends[i - 1] if i else 0
+            return self.normalized[i], every_word[start : self.word_ends[i]]
+
+        return block
 
 
 def fingerprint(text: str, params: LshParams) -> Fingerprint | None:
@@ -226,8 +234,9 @@ def fingerprint_blocks(
     from it."""
     normalized: list[str] = []
     hashes: list[np.ndarray] = []
+    known_block = known.lookup() if known is not None else None
     for text in texts:
-        found = known.block(text) if known is not None else None
+        found = known_block(text) if known_block is not None else None
         if found is None:
             block = normalize(text)
             words = block.encode("utf-8").split(b" ", MAX_SHINGLE_WORDS)[:MAX_SHINGLE_WORDS]
