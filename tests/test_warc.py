@@ -34,7 +34,16 @@ from crawler.warc.records import (
     parse_http_response,
     response_record,
 )
-from crawler.warc.replay import Page, Skip, article_metadata, dechunk, decode_body, pages
+from crawler.warc.replay import (
+    BROKEN,
+    Page,
+    Skip,
+    article_metadata,
+    dechunk,
+    decode_body,
+    pages,
+    source_pages,
+)
 from crawler.warc.writer import (
     NEW_SUFFIX,
     OPEN_SUFFIX,
@@ -336,6 +345,60 @@ def test_garbage_after_good_records_ends_the_file_after_them(tmp_path: Path, rea
         for page in pages(iter_records(io.BytesIO(good + bytes(range(256)) * 8), reader), "x",
                           MAX_BYTES):  # fmt: skip
             found.append(page)
+    assert [p.url for p in found if isinstance(p, Page)] == [
+        "http://news.test/0",
+        "http://news.test/1",
+    ]
+
+
+def _damaged(member: bytes, how: str) -> bytes:
+    """One gzip member (one record) damaged as a disk, a download or a writer can damage it."""
+    if how == "bit_flips":  # the gzip header intact, the deflate stream corrupt
+        flipped = bytearray(member)
+        for i in range(20, len(flipped) - 12, 7):
+            flipped[i] ^= 0x55
+        return bytes(flipped)
+    if how == "cut_member":  # half a member, then the next member
+        return member[: len(member) // 2]
+    if how == "not_a_warc_header":
+        return gzip_member(b"JUNK" + gzip.decompress(member)[4:])
+    if how == "garbage":
+        return b"\x00garbage" * 50
+    raise ValueError(how)
+
+
+@pytest.mark.parametrize("reader", READERS)
+@pytest.mark.parametrize("how", ["bit_flips", "cut_member", "not_a_warc_header", "garbage"])
+def test_a_damaged_record_in_the_middle_is_skipped_and_the_records_after_it_read(
+    reader: str, how: str
+) -> None:
+    members = [gzip_member(record.serialize()) for record in _responses(6)]
+    members[2] = _damaged(members[2], how)
+    archive = io.BytesIO(b"".join(members))
+    found = list(source_pages(archive, "x", reader, MAX_BYTES))
+    pages_read = [p.url.rsplit("/", 1)[1] for p in found if isinstance(p, Page)]
+    assert pages_read == ["0", "1", "3", "4", "5"]
+    [skip] = [p for p in found if isinstance(p, Skip)]  # one skip for the damaged stretch
+    assert skip.reason == BROKEN
+    assert skip.offset == sum(map(len, members[:3]))  # where the next whole record begins
+
+
+@pytest.mark.parametrize("reader", READERS)
+def test_a_record_declaring_more_than_its_member_holds_costs_only_itself(reader: str) -> None:
+    members = [gzip_member(record.serialize()) for record in _responses(4)]
+    text = gzip.decompress(members[1])
+    members[1] = gzip_member(text.replace(b"Content-Length: ", b"Content-Length: 99999", 1))
+    found = list(source_pages(io.BytesIO(b"".join(members)), "x", reader, MAX_BYTES))
+    assert [p.url.rsplit("/", 1)[1] for p in found if isinstance(p, Page)] == ["0", "2", "3"]
+
+
+@pytest.mark.parametrize("reader", READERS)
+def test_damage_with_no_whole_record_after_it_still_ends_the_file(reader: str) -> None:
+    good = b"".join(gzip_member(record.serialize()) for record in _responses(2))
+    found: list[Page | Skip] = []
+    with pytest.raises(BrokenArchive):
+        found.extend(source_pages(io.BytesIO(good + b"\x1f\x8b\x08garbage" * 64), "x", reader,
+                                  MAX_BYTES))  # fmt: skip
     assert [p.url for p in found if isinstance(p, Page)] == [
         "http://news.test/0",
         "http://news.test/1",

@@ -68,6 +68,12 @@ SKIP_REASONS = frozenset(  # and f"{STATUS}_<code>"
 )
 # What ends a file as broken (the readers' and zlib's errors); anything else is a bug.
 READ_ERRORS = (BrokenArchive, OSError, EOFError, zlib.error)
+# A damaged stretch of a gzip-per-record file is skipped: reading goes on at the next gzip
+# member (RFC 1952: ID1 ID2, CM = deflate) that inflates to the start of a WARC record.
+GZIP_MEMBER_START = b"\x1f\x8b\x08"
+RESYNC_SCAN_BYTES = 1 << 20  # looked through at a time for the next member
+RESYNC_PROBE_BYTES = 64 * 1024  # at most this much of a candidate member is inflated to judge it
+WARC_START = b"WARC/"
 # A page address longer than this is no page's (servers refuse request lines of 8 KiB).
 MAX_URI_CHARS = 8192
 # A host name (IDNs arrive as punycode) or an IP address, as urlsplit gives it: lower case.
@@ -142,6 +148,9 @@ class RemoteStream:
 
     def tell(self) -> int:
         return self.position
+
+    def seekable(self) -> bool:
+        return False  # a damaged stretch ends a remote file: nothing after it is looked for
 
     def close(self) -> None:
         self.response.close()
@@ -223,6 +232,87 @@ def pages(records: Iterator[ArchivedRecord], source: str, max_bytes: int) -> Ite
         raise
     if held is not None:
         yield held
+
+
+def source_pages(
+    stream: IO[bytes], source: str, reader: str, max_bytes: int
+) -> Iterator[Page | Skip]:
+    """`pages` of a whole source from the stream's position. A damaged stretch of a local
+    gzip-per-record file (a corrupt member, a record header that is not one, garbage) is one
+    BROKEN skip at the offset of the next whole record, where reading goes on; a record that
+    declares more bytes than its member holds is skipped (TRUNCATED or TOO_LARGE) and reading
+    goes on after it too. So one bad record does not cost the records after it. BrokenArchive
+    when nothing after the damage can be read, or the stream cannot seek (a remote file)."""
+    resumed_at = stream.tell()
+    damage: tuple[int, str] | None = None  # a damaged stretch began after offset, why
+    while True:
+        last: Page | Skip | None = None
+        cause: Exception | None = None
+        try:
+            for item in pages(iter_records(stream, reader, max_bytes), source, max_bytes):
+                if damage is not None:  # the stretch ends where this read began
+                    yield _skipped_damage(source, damage, resumed_at)
+                    damage = None
+                last = item
+                yield item
+        except READ_ERRORS as failure:
+            cause = failure
+        # A record that ran to the end of the file may have declared more than it holds.
+        overran = isinstance(last, Skip) and last.reason in (TRUNCATED, TOO_LARGE)
+        if cause is None and not overran:
+            if damage is not None:  # only records that are no pages after the damage
+                yield _skipped_damage(source, damage, resumed_at)
+            return
+        # Past the last record handed over; with none, past where this read began (it failed).
+        after = last.offset if last is not None else resumed_at
+        seekable = getattr(stream, "seekable", None)
+        found = next_record_member(stream, after + 1) if seekable and seekable() else None
+        if found is None:
+            if cause is None:
+                return  # a truncated last record: the file ends there
+            raise BrokenArchive(str(cause) or type(cause).__name__) from cause
+        if cause is None:
+            log.warning("WARC %s: the record at offset %d declares more than its member holds: "
+                        "reading on at offset %d", source, after, found)  # fmt: skip
+        elif damage is None:
+            damage = after, str(cause) or type(cause).__name__
+        stream.seek(found)
+        resumed_at = found
+
+
+def _skipped_damage(source: str, damage: tuple[int, str], resumed_at: int) -> Skip:
+    after, cause = damage
+    log.warning("WARC %s is damaged after offset %d (%s): skipped to the next whole record, "
+                "at offset %d", source, after, cause, resumed_at)  # fmt: skip
+    return Skip(source, resumed_at, BROKEN)
+
+
+def next_record_member(stream: IO[bytes], start: int) -> int | None:
+    """The offset of the first gzip member at or after `start` that inflates to the start of
+    a WARC record; None when there is none. Reads the file forward once (a bounded probe per
+    candidate), so a long damaged stretch costs a scan, not a hang."""
+    position = start
+    while True:
+        stream.seek(position)
+        # Overlapping by the marker's length less one: a marker across two reads is found.
+        chunk = stream.read(RESYNC_SCAN_BYTES + len(GZIP_MEMBER_START) - 1)
+        found = chunk.find(GZIP_MEMBER_START)
+        while 0 <= found < RESYNC_SCAN_BYTES:
+            if _starts_record(stream, position + found):
+                return position + found
+            found = chunk.find(GZIP_MEMBER_START, found + 1)
+        if len(chunk) <= RESYNC_SCAN_BYTES:
+            return None
+        position += RESYNC_SCAN_BYTES
+
+
+def _starts_record(stream: IO[bytes], offset: int) -> bool:
+    stream.seek(offset)
+    inflater = zlib.decompressobj(wbits=31)  # 31: a gzip header and trailer
+    try:
+        return inflater.decompress(stream.read(RESYNC_PROBE_BYTES), len(WARC_START)) == WARC_START
+    except zlib.error:
+        return False
 
 
 def _describes(record: ArchivedRecord, page: Page) -> bool:
@@ -501,8 +591,7 @@ class RecordFeeder:
         batch: list[Any] = [SourceStart(source, offset, size)]
         error: str | None = None
         try:
-            records = iter_records(stream, self.reader, self.max_bytes)
-            for item in pages(records, source, self.max_bytes):
+            for item in source_pages(stream, source, self.reader, self.max_bytes):
                 batch.append(item)
                 if len(batch) >= self.BATCH:
                     self.position = item.offset
