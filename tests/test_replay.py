@@ -288,6 +288,59 @@ def test_a_remote_warc_is_streamed_over_http(tmp_path: Path) -> None:
     assert resumed and int(resumed.group(1)) > 0
 
 
+class FlakyArchiveHandler(http.server.BaseHTTPRequestHandler):
+    """Serves one file with Range support; the first answer is cut off halfway (the connection
+    closes inside the body, as a reset or a proxy timeout does), and a 503 comes next."""
+
+    body = b""
+    requests: list[str | None] = []  # the Range header of each request, in order
+
+    def do_GET(self) -> None:
+        served = type(self).requests
+        served.append(self.headers.get("Range"))
+        if len(served) == 2:
+            self.send_error(503, "Slow Down")
+            return
+        start = int(re.fullmatch(r"bytes=(\d+)-", self.headers.get("Range") or "bytes=0-")[1])
+        self.send_response(206 if start else 200)
+        self.send_header("Content-Length", str(len(self.body) - start))
+        self.end_headers()
+        part = self.body[start:]
+        self.wfile.write(part[: len(part) // 2] if len(served) == 1 else part)
+        self.close_connection = True
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_a_remote_warc_whose_connection_fails_is_opened_again_where_it_stopped(
+    tmp_path: Path,
+) -> None:
+    archive = tmp_path / "CC-NEWS-20240101000000-00000.warc.gz"
+    expected = write_cc_news(archive)
+    handler = type(
+        "Handler", (FlakyArchiveHandler,), {"body": archive.read_bytes(), "requests": []}
+    )
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_port}/{archive.name}"
+        journal = tmp_path / "out.jsonl"
+        log = run_replay(tmp_path / "run", url, "--journal", str(journal),
+                         NEWSHARVEST_REPLAY_REMOTE_RETRY_SECONDS="0.05")  # fmt: skip
+    finally:
+        server.shutdown()
+    urls = [item["url"] for item in read_jsonl(journal)]
+    assert sorted(urls) == sorted(expected["urls"])  # type: ignore[arg-type]  # each once
+    assert re.search(r"opening it again at offset [1-9]\d* in 0.05 s \(1/5\)", log)
+    assert "in 0.1 s (2/5)" in log
+    first, throttled, resumed = handler.requests
+    assert first is None and throttled == resumed
+    assert resumed is not None and int(resumed[len("bytes=") : -1]) > 0  # not from the start
+    assert "replay/skipped/broken" not in stats_from_log(log)
+
+
 # --- kill -9 during a replay --------------------------------------------------------------------
 
 KILL_AFTER_LINES = 100  # of ~190: late enough for a checkpoint to have landed

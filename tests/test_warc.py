@@ -8,6 +8,7 @@ import io
 import signal
 import tracemalloc
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -101,6 +102,35 @@ def test_every_record_is_one_gzip_member_with_digests_and_reads_back_with_both_r
             assert [r.record_id for r in iter_records(handle, reader)] == [
                 r.record_id for r in records[3:]
             ]
+
+
+class CountedWrites:
+    """A file whose write() calls are kept (the writer thread writes; the test reads after)."""
+
+    def __init__(self, file: Any) -> None:
+        self.file = file
+        self.writes: list[bytes] = []
+
+    def write(self, data: bytes) -> int:
+        self.writes.append(bytes(data))
+        return self.file.write(data)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.file, name)
+
+
+def test_a_group_of_records_goes_to_the_file_in_one_write(tmp_path: Path) -> None:
+    """A kill -9 cannot fall between a page's response and the metadata record naming its
+    article: a write() to a file is whole when the process dies, so the group is all there or
+    not there at all."""
+    writer = _writer(tmp_path)
+    writer.start()
+    asyncio.run(writer.write(_responses(1)))  # the file is open
+    writer.file = counted = CountedWrites(writer.file)
+    asyncio.run(writer.write(_responses(3)))
+    writer.close()
+    [group] = counted.writes
+    assert complete_members(io.BytesIO(group)) == (3, len(group))
 
 
 def test_files_rotate_by_size_and_each_starts_with_warcinfo(tmp_path: Path) -> None:

@@ -155,8 +155,12 @@ class ReplaySpider(scrapy.Spider):
         pending = {key for key in pending if key.startswith(KEY_PREFIX)}
         self.crawler.stats.set_value("replay/recovered", len(pending))
         starts = {s: int(saved.get(s, {}).get("offset", 0)) for s in todo}
-        self._feeder = RecordFeeder(todo, starts, self.reader, self.max_bytes,
-                                    self.archive_user_agent, queue_batches=8)  # fmt: skip
+        settings = self.crawler.settings
+        self._feeder = RecordFeeder(
+            todo, starts, self.reader, self.max_bytes, self.archive_user_agent, queue_batches=8,
+            remote_retries=settings.getint("REPLAY_REMOTE_RETRIES"),
+            remote_retry_seconds=settings.getfloat("REPLAY_REMOTE_RETRY_SECONDS"),
+        )  # fmt: skip
         self._feeder.start()
         self._progress_task = asyncio.ensure_future(self._background())
         while (batch := await asyncio.to_thread(self._feeder.next_batch)) is not None:

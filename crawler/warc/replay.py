@@ -50,6 +50,7 @@ LISTING_SUFFIXES = (".paths", ".paths.gz", ".txt")
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 SNIFF_BYTES = 512  # a page without a Content-Type is HTML if it starts like it
 REMOTE_TIMEOUT_SECONDS = 60.0
+TOO_MANY_REQUESTS = 429  # a throttled remote source: worth opening again later
 SKIP_CHUNK_BYTES = (
     1 << 20
 )  # a server without Range support: read up to the offset this much at a time
@@ -125,6 +126,12 @@ def is_remote(source: str) -> bool:
     return source.startswith(("http://", "https://"))
 
 
+def _worth_retrying(error: Exception) -> bool:
+    """A remote source's failure to open that may pass: not an HTTP answer that will not."""
+    status = getattr(error, "code", None)
+    return not (isinstance(status, int) and 400 <= status < 500 and status != TOO_MANY_REQUESTS)
+
+
 def source_size(source: str) -> int | None:
     if is_remote(source):
         return None  # known once the stream is open (Content-Length)
@@ -135,15 +142,21 @@ def source_size(source: str) -> int | None:
 
 
 class RemoteStream:
-    """A streamed HTTP body that knows its offset in the remote file (for record offsets)."""
+    """A streamed HTTP body that knows its offset in the remote file (for record offsets).
+    A body that ends before the length its server announced raises ConnectionError: a
+    connection closed halfway must not read as the end of the file (the rest would be lost,
+    and the source taken as read to its end)."""
 
-    def __init__(self, response: Any, start: int) -> None:
+    def __init__(self, response: Any, start: int, end: int | None = None) -> None:
         self.response = response
         self.position = start
+        self.end = end  # the file's size, when the server said
 
     def read(self, size: int = -1) -> bytes:
         data = self.response.read(size) if size is not None and size >= 0 else self.response.read()
         self.position += len(data)
+        if not data and size != 0 and self.end is not None and self.position < self.end:
+            raise ConnectionError(f"connection closed at byte {self.position} of {self.end}")
         return data
 
     def tell(self) -> int:
@@ -175,7 +188,7 @@ def open_source(source: str, offset: int, user_agent: str) -> tuple[IO[bytes], i
                 break  # shorter than the offset: the records stream ends at once
             skip -= len(data)
     size = int(length) + (offset if response.status == 206 else 0) if length else None
-    return RemoteStream(response, offset), size  # type: ignore[return-value]
+    return RemoteStream(response, offset, size), size  # type: ignore[return-value]
 
 
 # --- records -> pages -------------------------------------------------------------------------
@@ -529,8 +542,12 @@ class RecordFeeder:
         max_bytes: int,
         user_agent: str,
         queue_batches: int,
+        remote_retries: int = 0,
+        remote_retry_seconds: float = 1.0,
     ) -> None:
         self.sources = sources
+        self.remote_retries = remote_retries
+        self.remote_retry_seconds = remote_retry_seconds
         self.offsets = offsets
         self.reader = reader
         self.max_bytes = max_bytes
@@ -583,28 +600,55 @@ class RecordFeeder:
                     return
 
     def _read(self, source: str) -> bool:
+        """Hand over the source's pages from its resume offset. A remote source whose
+        connection fails (reset, timeout, a 5xx or 429 answer) is opened again, with a Range
+        from the last record handed over, up to `remote_retries` times in a row, waiting
+        longer each time; what was handed over is not handed over again."""
         offset = self.offsets.get(source, 0)
-        try:
-            stream, size = open_source(source, offset, self.user_agent)
-        except (OSError, ValueError) as error:
-            return self._put([SourceStart(source, offset, None), SourceEnd(source, str(error))])
-        batch: list[Any] = [SourceStart(source, offset, size)]
-        error: str | None = None
-        try:
-            for item in source_pages(stream, source, self.reader, self.max_bytes):
-                batch.append(item)
-                if len(batch) >= self.BATCH:
-                    self.position = item.offset
-                    if not self._put(batch):
-                        return False
-                    batch = []
-        except READ_ERRORS as failure:
-            error = str(failure) or type(failure).__name__
-        except Exception as failure:  # a reader's own failure: the file ends here, reported
-            log.warning("reading %s failed", source, exc_info=True)
-            error = f"{type(failure).__name__}: {failure}"
-        finally:
-            stream.close()
+        batch: list[Any] = []
+        started = False
+        last = -1  # offset of the last record handed over
+        failures = 0
+        while True:
+            progressed, error, retryable = False, None, is_remote(source)
+            try:
+                stream, size = open_source(source, offset, self.user_agent)
+            except (OSError, ValueError) as failure:
+                error, retryable = str(failure), retryable and _worth_retrying(failure)
+            else:
+                if not started:
+                    batch.append(SourceStart(source, offset, size))
+                    started = True
+                try:
+                    for item in source_pages(stream, source, self.reader, self.max_bytes):
+                        if item.offset <= last:
+                            continue  # read again after a reconnection
+                        batch.append(item)
+                        last, progressed = item.offset, True
+                        if len(batch) >= self.BATCH:
+                            self.position = item.offset
+                            if not self._put(batch):
+                                return False
+                            batch = []
+                except READ_ERRORS as failure:
+                    error = str(failure) or type(failure).__name__
+                except Exception as failure:  # a reader's own failure (or http.client's)
+                    log.warning("reading %s failed", source, exc_info=True)
+                    error = f"{type(failure).__name__}: {failure}"
+                finally:
+                    stream.close()
+            failures = 0 if progressed else failures
+            if error is None or not retryable or failures >= self.remote_retries:
+                break
+            delay = self.remote_retry_seconds * 2**failures
+            failures += 1
+            offset = max(offset, last)
+            log.warning("reading %s failed (%s): opening it again at offset %d in %g s (%d/%d)",
+                        source, error, offset, delay, failures, self.remote_retries)  # fmt: skip
+            if self.stopping.wait(delay):
+                return False
+        if not started:
+            batch.append(SourceStart(source, offset, None))
         batch.append(SourceEnd(source, error))
         return self._put(batch)
 

@@ -196,8 +196,11 @@ class WarcWriter:
                 return
             records, done = job
             try:
-                for record in records:
-                    self._write(gzip_member(record.serialize()))
+                # A group (request, response, metadata) in one write: a kill -9 cannot fall
+                # between its records (a response without the metadata naming its article
+                # would replay as an article of its own, beside its fetch after the restart).
+                self._write(b"".join(gzip_member(record.serialize()) for record in records),
+                            len(records))  # fmt: skip
                 done.set_result(None)
             except BaseException as error:  # a full disk: the capture reports it, item by item
                 self.error = error
@@ -205,16 +208,16 @@ class WarcWriter:
             if self.file is not None and self.size >= self.rotate_bytes:
                 self._finish_file()
 
-    def _write(self, member: bytes) -> None:
+    def _write(self, members: bytes, records: int) -> None:
         if self.file is None:
             self._open_file()
-        view = memoryview(member)
-        while view:
+        view = memoryview(members)
+        while view:  # one write() but on a full disk, which may take part of it
             written = self.file.write(view)
             view = view[written:]
-        self.size += len(member)
-        self.records += 1
-        self.bytes += len(member)
+        self.size += len(members)
+        self.records += records
+        self.bytes += len(members)
 
     def _open_file(self) -> None:
         self.serial += 1
