@@ -127,6 +127,8 @@ class ReplaySpider(scrapy.Spider):
         spider.progress_every = settings.getfloat("REPLAY_PROGRESS_SECONDS")
         spider.heartbeat_every = settings.getfloat("HEARTBEAT_SECONDS")
         spider.archive_user_agent = settings.get("USER_AGENT")
+        spider.remote_retries = settings.getint("REPLAY_REMOTE_RETRIES")
+        spider.remote_retry_seconds = settings.getfloat("REPLAY_REMOTE_RETRY_SECONDS")
         spider.harvest = Harvest.of(crawler)
         scope = f"{spider.shard[0]}/{spider.shard[1]}" if spider.shard else ""
         spider.offsets = ReplayOffsets(settings, scope)
@@ -155,11 +157,9 @@ class ReplaySpider(scrapy.Spider):
         pending = {key for key in pending if key.startswith(KEY_PREFIX)}
         self.crawler.stats.set_value("replay/recovered", len(pending))
         starts = {s: int(saved.get(s, {}).get("offset", 0)) for s in todo}
-        settings = self.crawler.settings
         self._feeder = RecordFeeder(
             todo, starts, self.reader, self.max_bytes, self.archive_user_agent, queue_batches=8,
-            remote_retries=settings.getint("REPLAY_REMOTE_RETRIES"),
-            remote_retry_seconds=settings.getfloat("REPLAY_REMOTE_RETRY_SECONDS"),
+            remote_retries=self.remote_retries, remote_retry_seconds=self.remote_retry_seconds,
         )  # fmt: skip
         self._feeder.start()
         self._progress_task = asyncio.ensure_future(self._background())
