@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import gzip
 import http.server
@@ -13,8 +14,10 @@ import threading
 import time
 import zlib
 from collections import Counter
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
@@ -263,25 +266,30 @@ def test_filters_choose_by_domain_date_and_count(tmp_path: Path) -> None:
         assert sorted(item["url"] for item in read_jsonl(journal)) == sorted(want), args
 
 
+@contextlib.contextmanager
+def loopback_server(handler: Any) -> Iterator[str]:
+    """An HTTP server on 127.0.0.1 in a thread (tests never leave the machine): its base URL."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+
+
 def test_a_remote_warc_is_streamed_over_http(tmp_path: Path) -> None:
     """Over a loopback server (tests never leave the machine), as from data.commoncrawl.org."""
     served = tmp_path / "served"
     served.mkdir()
     expected = write_cc_news(served / "CC-NEWS-20240101000000-00000.warc.gz")
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(served))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        url = f"http://127.0.0.1:{server.server_port}/CC-NEWS-20240101000000-00000.warc.gz"
+    with loopback_server(handler) as base:
         listing = tmp_path / "warc.paths"
-        listing.write_text(url + "\n")
+        listing.write_text(f"{base}/CC-NEWS-20240101000000-00000.warc.gz\n")
         journal = tmp_path / "out.jsonl"
         run_replay(tmp_path / "run", str(listing), "--journal", str(journal), "--limit", "2")
         # Again: it resumes past what is done (this server ignores Range: read up to there).
         log = run_replay(tmp_path / "run", str(listing), "--journal", str(journal))
-    finally:
-        server.shutdown()
     urls = [item["url"] for item in read_jsonl(journal)]
     assert sorted(urls) == sorted(expected["urls"])  # type: ignore[arg-type]
     resumed = re.search(r"replaying \S+ from offset (\d+)", log)
@@ -321,16 +329,10 @@ def test_a_remote_warc_whose_connection_fails_is_opened_again_where_it_stopped(
     handler = type(
         "Handler", (FlakyArchiveHandler,), {"body": archive.read_bytes(), "requests": []}
     )
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        url = f"http://127.0.0.1:{server.server_port}/{archive.name}"
-        journal = tmp_path / "out.jsonl"
-        log = run_replay(tmp_path / "run", url, "--journal", str(journal),
+    journal = tmp_path / "out.jsonl"
+    with loopback_server(handler) as base:
+        log = run_replay(tmp_path / "run", f"{base}/{archive.name}", "--journal", str(journal),
                          NEWSHARVEST_REPLAY_REMOTE_RETRY_SECONDS="0.05")  # fmt: skip
-    finally:
-        server.shutdown()
     urls = [item["url"] for item in read_jsonl(journal)]
     assert sorted(urls) == sorted(expected["urls"])  # type: ignore[arg-type]  # each once
     assert re.search(r"opening it again at offset [1-9]\d* in 0.05 s \(1/5\)", log)
