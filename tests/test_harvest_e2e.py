@@ -14,11 +14,11 @@ from crawler.cli.crawlrun import (
     count_lines,
     crawl_command,
     crawl_env,
+    kill_when,
     read_jsonl,
     run_to_end,
     start_crawl,
     stats_from_log,
-    wait_for,
 )
 from crawler.newsroom import Newsroom, NewsroomServer, ScaledClock
 from crawler.newsroom.room import UPDATE_NOTE_PREFIX
@@ -40,13 +40,9 @@ def test_sigkill_mid_run_then_restart_loses_nothing_and_repeats_nothing(tmp_path
     with NewsroomServer(room, port=0, delay=SLOW_RESPONSE_SECONDS) as server:
         command = crawl_command(room.feed_urls, server.proxy_url, settings)
         for n, threshold in enumerate(KILL_AFTER_LINES):
-            process = start_crawl(command, env, tmp_path / f"killed-{n}.log")
-            try:
-                wait_for(lambda t=threshold: count_lines(journal) >= t, START_TIMEOUT_SECONDS,
-                         f"{threshold} articles in the journal")  # fmt: skip
-            finally:
-                process.send_signal(signal.SIGKILL)
-                process.wait()
+            kill_when(command, env, tmp_path / f"killed-{n}.log",
+                      lambda t=threshold: count_lines(journal) >= t, START_TIMEOUT_SECONDS,
+                      f"{threshold} articles in the journal")  # fmt: skip
             kills.append(count_lines(journal))
         log = run_to_end(command, env, tmp_path / "final.log")
         requests = server.request_log

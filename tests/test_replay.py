@@ -7,7 +7,6 @@ import functools
 import gzip
 import http.server
 import re
-import signal
 import sqlite3
 import sys
 import threading
@@ -27,11 +26,10 @@ from crawler.cli.crawlrun import (
     count_lines,
     crawl_command,
     crawl_env,
+    kill_when,
     read_jsonl,
     run_to_end,
-    start_crawl,
     stats_from_log,
-    wait_for,
 )
 from crawler.newsroom import Newsroom, NewsroomServer
 from crawler.warc.records import OutRecord, gzip_member, http_block, new_record_id, response_record
@@ -120,13 +118,9 @@ def test_a_capture_killed_and_restarted_replays_into_every_article_once(tmp_path
             f"HARVEST_JOURNAL_PATH={journal}", "WARC_CAPTURE_ENABLED=1", f"WARC_DIR={warc_dir}",
             "CONCURRENT_REQUESTS_PER_DOMAIN=2",
         ])  # fmt: skip
-        process = start_crawl(command, env, tmp_path / "killed.log")
-        try:
-            wait_for(lambda: count_lines(journal) >= CAPTURE_KILL_AFTER_LINES, 60,
-                     f"{CAPTURE_KILL_AFTER_LINES} articles in the journal")  # fmt: skip
-        finally:
-            process.send_signal(signal.SIGKILL)
-            process.wait()
+        kill_when(command, env, tmp_path / "killed.log",
+                  lambda: count_lines(journal) >= CAPTURE_KILL_AFTER_LINES, 60,
+                  f"{CAPTURE_KILL_AFTER_LINES} articles in the journal")  # fmt: skip
         at_kill = count_lines(journal)
         run_to_end(command, env, tmp_path / "final.log")
     run_replay(tmp_path / "replay", str(warc_dir / "*.warc.gz"), "--journal", str(replayed_journal))
@@ -417,13 +411,9 @@ def test_kill_9_during_replay_then_restart_loses_nothing_and_repeats_nothing(
     workdir.mkdir()
     env = replay_env(workdir, **extra)
     command = replay_command(str(warc), "--journal", str(journal))
-    process = start_crawl(command, env, workdir / "killed.log")
-    try:
-        wait_for(lambda: count_lines(journal) >= KILL_AFTER_LINES, 60,
-                 f"{KILL_AFTER_LINES} articles in the journal")  # fmt: skip
-    finally:
-        process.send_signal(signal.SIGKILL)
-        process.wait()
+    kill_when(command, env, workdir / "killed.log",
+              lambda: count_lines(journal) >= KILL_AFTER_LINES, 60,
+              f"{KILL_AFTER_LINES} articles in the journal")  # fmt: skip
     at_kill = count_lines(journal)
     log = run_to_end(command, env, workdir / "final.log")
 
@@ -513,12 +503,8 @@ def test_kill_9_of_a_two_process_replay_then_restart_loses_nothing_and_repeats_n
         counts = [count_lines(path) for path in shard_journals(journal)]
         return len(counts) == 2 and min(counts) >= KILL_AFTER_LINES // 2
 
-    process = start_crawl(command, env, workdir / "killed.log")
-    try:
-        wait_for(both_under_way, 60, f"{KILL_AFTER_LINES // 2} articles in each journal")
-    finally:
-        process.send_signal(signal.SIGKILL)
-        process.wait()
+    kill_when(command, env, workdir / "killed.log", both_under_way, 60,
+              f"{KILL_AFTER_LINES // 2} articles in each journal")  # fmt: skip
     at_kill = journalled()
     time.sleep(1.0)  # the shards die with their parent: nothing is written after the kill
     assert journalled() == at_kill, "a shard outlived the killed replay"

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import gzip
 import io
-import signal
 import tracemalloc
 from pathlib import Path
 from typing import Any
@@ -16,11 +15,10 @@ from crawler.cli.crawlrun import (
     count_lines,
     crawl_command,
     crawl_env,
+    kill_when,
     read_jsonl,
     run_to_end,
-    start_crawl,
     stats_from_log,
-    wait_for,
 )
 from crawler.newsroom import Newsroom, NewsroomServer
 from crawler.warc.capture import METADATA_TYPE
@@ -341,13 +339,9 @@ def test_kill_9_during_capture_then_restart_repairs_and_archives_every_article(
                 f"WARC_DIR={warc_dir}", "CONCURRENT_REQUESTS_PER_DOMAIN=2"]  # fmt: skip
     with NewsroomServer(room, port=0, delay=SLOW_RESPONSE_SECONDS) as server:
         command = crawl_command(room.feed_urls, server.proxy_url, settings)
-        process = start_crawl(command, env, tmp_path / "killed.log")
-        try:
-            wait_for(lambda: count_lines(journal) >= KILL_AFTER_LINES, START_TIMEOUT_SECONDS,
-                     f"{KILL_AFTER_LINES} articles in the journal")  # fmt: skip
-        finally:
-            process.send_signal(signal.SIGKILL)
-            process.wait()
+        kill_when(command, env, tmp_path / "killed.log",
+                  lambda: count_lines(journal) >= KILL_AFTER_LINES, START_TIMEOUT_SECONDS,
+                  f"{KILL_AFTER_LINES} articles in the journal")  # fmt: skip
         left_open = list(warc_dir.glob(f"*{OPEN_SUFFIX}"))
         log = run_to_end(command, env, tmp_path / "final.log")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -57,6 +58,18 @@ def start_crawl(command: list[str], env: dict[str, str], log_path: Path) -> subp
     return subprocess.Popen(
         command, cwd=log_path.parent, env=env, stdout=log, stderr=subprocess.STDOUT
     )
+
+
+def kill_when(command: list[str], env: dict[str, str], log_path: Path, ready: Callable[[], bool],
+              timeout: float, what: str) -> None:  # fmt: skip
+    """Start a crawler, wait until `ready()` holds (at most `timeout` s, else AssertionError
+    naming `what`), then kill -9 it and reap it: a crash at that moment."""
+    process = start_crawl(command, env, log_path)
+    try:
+        wait_for(ready, timeout, what)
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait()
 
 
 def run_to_end(command: list[str], env: dict[str, str], log_path: Path) -> str:
