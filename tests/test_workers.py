@@ -237,6 +237,38 @@ def test_pages_queued_behind_a_faulty_one_are_not_blamed_for_it() -> None:
     assert stats["extract/null/timeout"] == 1 and stats["extract/null/worker_crashed"] == 2
 
 
+def _waiting_for_replies(pool: ExtractionPool, count: int) -> bool:
+    """`count` tasks sent and a reader waiting on their worker's socket, its budget running."""
+    workers = [worker for worker in pool._all if worker.queue]
+    sent = sum(len(worker.queue) for worker in workers)
+    return sent >= count and all(worker.reader and worker.reader._fut_waiter for worker in workers)
+
+
+def test_a_reactor_stall_longer_than_the_budget_does_not_null_pages_answered_during_it() -> None:
+    """The budget runs on the event loop's clock, which also runs while the loop is stalled (a
+    long synchronous stage): replies that came in during the stall are read, not timed out."""
+    pool = ExtractionPool(1, TIMEOUT_SECONDS, FAULTY)
+    html = (PAGES / "dom-article.html").read_bytes()
+
+    def job(name: str) -> PageJob:
+        return PageJob(html, f"https://valleytimes.test/{name}", None, "default")
+
+    async def crawl() -> list[str | None]:
+        try:
+            await pool.run(job("warm-up"))
+            pages = [asyncio.ensure_future(pool.run(job(f"page-{n}"))) for n in range(2)]
+            while not _waiting_for_replies(pool, len(pages)):
+                await asyncio.sleep(0)
+            time.sleep(TIMEOUT_SECONDS * 2)  # the loop stalled: the worker answers meanwhile
+            outcomes = await asyncio.gather(*pages)
+            return [o.extraction.article.method if o.extraction.article else o.extraction.reason
+                    for o in outcomes]  # fmt: skip
+        finally:
+            await pool.close()
+
+    assert asyncio.run(asyncio.wait_for(crawl(), 30)) == ["dom", "dom"]
+
+
 def test_worn_out_workers_are_replaced_between_pages_sent_ahead() -> None:
     """EXTRACT_WORKER_MAX_TASKS with pages sent ahead: no worker serves more than its share."""
     pool = ExtractionPool(1, TIMEOUT_SECONDS, FAULTY, max_tasks=2)

@@ -250,10 +250,38 @@ class _Task:
     sent_at: float = 0.0
 
 
-def _expire(reader: asyncio.Task[None], overdue: list[bool]) -> None:
-    """A worker's head task used up its budget: stop waiting for its reply."""
-    overdue.append(True)
-    reader.cancel()
+class _Budget:
+    """The time budget of a worker's head task, on the event loop's clock, and the timer that
+    enforces it by cancelling the worker's reader.
+
+    The loop's clock also runs while the loop itself is stalled (a long synchronous stage),
+    and a reply that came in meanwhile is read only after the stall: in the same pass as the
+    timer, whose handle runs after the reply's read has been scheduled. So the verdict waits
+    one pass, and a task whose reply is being read by then was not over its budget."""
+
+    def __init__(
+        self, worker: _Worker, head: _Task, reader: asyncio.Task[None], seconds: float, start: float
+    ) -> None:
+        self.worker, self.head, self.reader, self.seconds = worker, head, reader, seconds
+        self.loop = asyncio.get_running_loop()
+        self.overdue = False
+        self._handle: asyncio.Handle = self.loop.call_at(start + seconds, self._expire)
+
+    def cancel(self) -> None:
+        self._handle.cancel()
+
+    def _expire(self) -> None:
+        self._handle = self.loop.call_soon(self._judge)
+
+    def _judge(self) -> None:
+        worker = self.worker
+        if not worker.queue or worker.queue[0] is not self.head:
+            return  # answered in the pass just run
+        if worker.replying:  # its work is done, the (long) reply on its way: bounded again
+            self._handle = self.loop.call_later(self.seconds, self._expire)
+            return
+        self.overdue = True
+        self.reader.cancel()
 
 
 class _Resend(Exception):
@@ -285,6 +313,7 @@ class _Worker:
         self.gone = False  # killed or retired: takes no more tasks
         self.queue: deque[_Task] = deque()
         self.reader: asyncio.Task[None] | None = None
+        self.replying = False  # the head's reply is being read: its work is done
         self.sending = asyncio.Lock()  # one message at a time on the socket, in queue order
 
     async def started(self) -> None:
@@ -319,7 +348,11 @@ class _Worker:
         """The next reply; EOFError when the worker died."""
         loop = asyncio.get_running_loop()
         (size,) = FRAME.unpack(await self._receive(loop, FRAME.size))
-        return await self._receive(loop, size)
+        self.replying = True
+        try:
+            return await self._receive(loop, size)
+        finally:
+            self.replying = False
 
     async def _receive(self, loop: asyncio.AbstractEventLoop, size: int) -> bytes:
         buffer = bytearray(size)
@@ -502,25 +535,25 @@ class ExtractionPool:
         loop = asyncio.get_running_loop()
         reader = asyncio.current_task()
         assert reader is not None
-        overdue: list[bool] = []  # set by the timer: the cancellation is the budget's
+        budget: _Budget | None = None  # its `overdue` says the cancellation is the budget's
         try:
             await worker.started()
             clock = loop.time()
             while worker.queue:
                 head = worker.queue[0]
                 clock = max(clock, head.sent_at)
-                timer = loop.call_at(clock + self.timeout_seconds, _expire, reader, overdue)
+                budget = _Budget(worker, head, reader, self.timeout_seconds, clock)
                 try:
                     reply = await worker.reply()
                 finally:
-                    timer.cancel()
+                    budget.cancel()
                 clock = loop.time()
                 worker.queue.popleft()
                 if not head.reply.done():  # its caller may have been cancelled
                     head.reply.set_result(reply)
                 self._answered(worker)
         except asyncio.CancelledError:
-            if not overdue:
+            if budget is None or not budget.overdue:
                 raise
             self._fail(worker, NULL_TIMEOUT, f"took over {self.timeout_seconds:g} s")
         except (EOFError, ConnectionError, OSError):
