@@ -35,6 +35,10 @@ from crawler.warc.records import (
 )
 from crawler.warc.replay import (
     BROKEN,
+    RESYNC_MAX_PROBED_BYTES,
+    RESYNC_PROBE_BYTES,
+    RESYNC_SCAN_BYTES,
+    TRUNCATED,
     Page,
     Skip,
     article_metadata,
@@ -405,6 +409,79 @@ def test_a_damaged_record_in_the_middle_is_skipped_and_the_records_after_it_read
     [skip] = [p for p in found if isinstance(p, Skip)]  # one skip for the damaged stretch
     assert skip.reason == BROKEN
     assert skip.offset == sum(map(len, members[:3]))  # where the next whole record begins
+
+
+@pytest.mark.parametrize("reader", READERS)
+def test_a_damaged_first_record_is_skipped_too(reader: str) -> None:
+    """The file's first bytes, which say whether it is compressed, are the damaged ones."""
+    members = [gzip_member(record.serialize()) for record in _responses(3)]
+    members[0] = _damaged(members[0], "garbage")
+    found = list(source_pages(io.BytesIO(b"".join(members)), "x", reader, MAX_BYTES))
+    assert [p.url.rsplit("/", 1)[1] for p in found if isinstance(p, Page)] == ["1", "2"]
+    assert [p.reason for p in found if isinstance(p, Skip)] == [BROKEN]
+
+
+def _damaged_plain(record: bytes, how: str) -> bytes:
+    """One record of an uncompressed file damaged; "WARC/1.0" quoted in the damage is no
+    record's start."""
+    if how == "garbage":
+        return b"\x00garbage WARC/1.0 quoted\r\n" * 20
+    if how == "not_a_warc_header":
+        return b"JUNK" + record[4:]
+    if how == "declares_more":
+        return record.replace(b"Content-Length: ", b"Content-Length: 9", 1)
+    raise ValueError(how)
+
+
+@pytest.mark.parametrize("reader", READERS)
+@pytest.mark.parametrize("how", ["garbage", "not_a_warc_header", "declares_more"])
+def test_a_damaged_record_of_an_uncompressed_file_costs_only_itself(reader: str, how: str) -> None:
+    records = [record.serialize() for record in _responses(6)]
+    records[2] = _damaged_plain(records[2], how)
+    found = list(source_pages(io.BytesIO(b"".join(records)), "x", reader, MAX_BYTES))
+    assert [p.url.rsplit("/", 1)[1] for p in found if isinstance(p, Page)] == [
+        "0",
+        "1",
+        "3",
+        "4",
+        "5",
+    ]
+    [skip] = [p for p in found if isinstance(p, Skip)]
+    assert skip.reason == (TRUNCATED if how == "declares_more" else BROKEN)
+    if skip.reason == BROKEN:
+        assert skip.offset == sum(map(len, records[:3]))  # where the next whole record begins
+
+
+class _CountedReads(io.BytesIO):
+    def __init__(self, data: bytes) -> None:
+        super().__init__(data)
+        self.bytes_read = 0
+
+    def read(self, size: int | None = -1) -> bytes:
+        data = super().read(size)
+        self.bytes_read += len(data)
+        return data
+
+    def readline(self, size: int | None = -1) -> bytes:
+        line = super().readline(size)
+        self.bytes_read += len(line)
+        return line
+
+
+@pytest.mark.parametrize("near_record", [b"WARC/1.0\r\nA: x\r\n", b"\x1f\x8b\x08"])
+def test_a_stretch_crafted_of_near_records_costs_a_bounded_search(near_record: bytes) -> None:
+    """A search for the next whole record probes a bounded number of bytes: 64 MB of
+    candidates cost at most RESYNC_MAX_PROBED_BYTES of probing, then the file ends there."""
+    head, tail = (record.serialize() for record in _responses(2))
+    if near_record.startswith(b"\x1f"):
+        head, tail = gzip_member(head), gzip_member(tail)
+    archive = _CountedReads(head + b"JUNK" + near_record * (64_000_000 // len(near_record)) + tail)
+    found: list[Page | Skip] = []
+    with pytest.raises(BrokenArchive):
+        found.extend(source_pages(archive, "x", "fastwarc", MAX_BYTES))
+    assert [p.url for p in found if isinstance(p, Page)] == ["http://news.test/0"]
+    scanned = 2 * RESYNC_SCAN_BYTES  # the chunks the candidates were found in
+    assert archive.bytes_read < RESYNC_MAX_PROBED_BYTES + RESYNC_PROBE_BYTES + scanned + MAX_BYTES
 
 
 @pytest.mark.parametrize("reader", READERS)

@@ -25,7 +25,7 @@ import queue
 import re
 import threading
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from glob import glob
@@ -69,11 +69,21 @@ SKIP_REASONS = frozenset(  # and f"{STATUS}_<code>"
 )
 # What ends a file as broken (the readers' and zlib's errors); anything else is a bug.
 READ_ERRORS = (BrokenArchive, OSError, EOFError, zlib.error)
-# A damaged stretch of a gzip-per-record file is skipped: reading goes on at the next gzip
-# member (RFC 1952: ID1 ID2, CM = deflate) that inflates to the start of a WARC record.
-GZIP_MEMBER_START = b"\x1f\x8b\x08"
-RESYNC_SCAN_BYTES = 1 << 20  # looked through at a time for the next member
-RESYNC_PROBE_BYTES = 64 * 1024  # at most this much of a candidate member is inflated to judge it
+# A damaged stretch of a local file is skipped: reading goes on at the next whole record. In a
+# gzip-per-record file, that is the next gzip member (RFC 1952: ID1 ID2, CM = deflate) that
+# inflates to the start of a WARC record; in an uncompressed file, the next line that opens a
+# WARC/1.x record header with the fields every record has (ISO 28500).
+GZIP_MAGIC = b"\x1f\x8b"
+GZIP_MEMBER_START = GZIP_MAGIC + b"\x08"
+PLAIN_RECORD_START = b"WARC/1."
+PLAIN_VERSION_LINES = (b"WARC/1.0\r\n", b"WARC/1.1\r\n")
+PLAIN_RECORD_FIELDS = (b"warc-type", b"warc-record-id", b"warc-date", b"content-length")
+RESYNC_SCAN_BYTES = 1 << 20  # looked through at a time for the next record
+RESYNC_PROBE_BYTES = 64 * 1024  # at most this much of a candidate is read (or inflated) to judge it
+RESYNC_PROBE_STEP_BYTES = 1024  # a gzip candidate is inflated this much at a time
+# Bytes probed in one search at most: a stretch crafted to be all near-records costs that
+# much, then the file ends there (a real damaged stretch has a handful of candidates).
+RESYNC_MAX_PROBED_BYTES = 8 << 20
 WARC_START = b"WARC/"
 # A page address longer than this is no page's (servers refuse request lines of 8 KiB).
 MAX_URI_CHARS = 8192
@@ -279,7 +289,7 @@ def source_pages(
         # Past the last record handed over; with none, past where this read began (it failed).
         after = last.offset if last is not None else resumed_at
         seekable = getattr(stream, "seekable", None)
-        found = next_record_member(stream, after + 1) if seekable and seekable() else None
+        found = next_record(stream, after + 1) if seekable and seekable() else None
         if found is None:
             if cause is None:
                 return  # a truncated last record: the file ends there
@@ -300,32 +310,81 @@ def _skipped_damage(source: str, damage: tuple[int, str], resumed_at: int) -> Sk
     return Skip(source, resumed_at, BROKEN)
 
 
-def next_record_member(stream: IO[bytes], start: int) -> int | None:
-    """The offset of the first gzip member at or after `start` that inflates to the start of
-    a WARC record; None when there is none. Reads the file forward once (a bounded probe per
-    candidate), so a long damaged stretch costs a scan, not a hang."""
-    position = start
+def next_record(stream: IO[bytes], start: int) -> int | None:
+    """The offset of the first whole record at or after `start`: a gzip member that inflates to
+    the start of a WARC record in a gzip-per-record file, a record header in an uncompressed
+    one (the file's first bytes say which; both are looked for when they are damaged too); None
+    when there is none. Reads the file forward (a bounded probe per candidate), so a long
+    damaged stretch costs a scan, not a hang."""
+    stream.seek(0)
+    first = stream.read(len(WARC_START))
+    found = []
+    if not first.startswith(WARC_START):
+        found.append(_next_candidate(stream, start, GZIP_MEMBER_START, _inflates_to_record))
+    if not first.startswith(GZIP_MAGIC):
+        found.append(_next_candidate(stream, start, PLAIN_RECORD_START, _opens_record))
+    return min((offset for offset in found if offset is not None), default=None)
+
+
+def _next_candidate(
+    stream: IO[bytes], start: int, marker: bytes, judge: Callable[[IO[bytes], int], bool]
+) -> int | None:
+    position, probed = start, 0
     while True:
         stream.seek(position)
         # Overlapping by the marker's length less one: a marker across two reads is found.
-        chunk = stream.read(RESYNC_SCAN_BYTES + len(GZIP_MEMBER_START) - 1)
-        found = chunk.find(GZIP_MEMBER_START)
+        chunk = stream.read(RESYNC_SCAN_BYTES + len(marker) - 1)
+        found = chunk.find(marker)
         while 0 <= found < RESYNC_SCAN_BYTES:
-            if _starts_record(stream, position + found):
+            if judge(stream, position + found):
                 return position + found
-            found = chunk.find(GZIP_MEMBER_START, found + 1)
+            probed += stream.tell() - (position + found)
+            if probed > RESYNC_MAX_PROBED_BYTES:
+                return None
+            found = chunk.find(marker, found + 1)
         if len(chunk) <= RESYNC_SCAN_BYTES:
             return None
         position += RESYNC_SCAN_BYTES
 
 
-def _starts_record(stream: IO[bytes], offset: int) -> bool:
+def _inflates_to_record(stream: IO[bytes], offset: int) -> bool:
+    """Fed a little at a time: a candidate that is no gzip member fails in its first bytes."""
     stream.seek(offset)
     inflater = zlib.decompressobj(wbits=31)  # 31: a gzip header and trailer
-    try:
-        return inflater.decompress(stream.read(RESYNC_PROBE_BYTES), len(WARC_START)) == WARC_START
-    except zlib.error:
+    inflated = b""
+    for _ in range(RESYNC_PROBE_BYTES // RESYNC_PROBE_STEP_BYTES):
+        data = stream.read(RESYNC_PROBE_STEP_BYTES)
+        try:
+            inflated += inflater.decompress(data, len(WARC_START) - len(inflated))
+        except zlib.error:
+            return False
+        if len(inflated) >= len(WARC_START) or not data or inflater.eof:
+            break
+    return inflated == WARC_START
+
+
+def _opens_record(stream: IO[bytes], offset: int) -> bool:
+    """A WARC/1.x line, then header fields up to a blank line, among them the ones every
+    record has (a page that merely quotes "WARC/1.0" is no record). Not necessarily at the
+    start of a line: what was cut off or garbled before it need not end with one. Read a line
+    at a time: a candidate that is no record fails at its first line that is no field."""
+    stream.seek(offset)
+    if stream.readline(len(PLAIN_VERSION_LINES[0])) not in PLAIN_VERSION_LINES:
         return False
+    names: set[bytes] = set()
+    left = RESYNC_PROBE_BYTES
+    while left > 0:
+        line = stream.readline(left)
+        left -= len(line)
+        if line == b"\r\n":
+            return names.issuperset(PLAIN_RECORD_FIELDS)
+        name, colon, value = line.partition(b":")
+        if not line.endswith(b"\r\n") or not colon or not name or name != name.strip():
+            return False
+        names.add(name.lower())
+        if name.lower() == b"content-length" and not value.strip().isdigit():
+            return False
+    return False
 
 
 def _describes(record: ArchivedRecord, page: Page) -> bool:
