@@ -232,14 +232,20 @@ def write_cc_news(path: Path, compress: bool = True) -> dict[str, object]:
 
 
 @pytest.mark.parametrize(
-    ("name", "compress", "reader"),
-    [("cc.warc.gz", True, "fastwarc"), ("cc.warc", False, "warcio")],
+    ("name", "compression", "reader"),
+    [
+        ("cc.warc.gz", "per record", "fastwarc"),
+        ("cc.warc", "none", "warcio"),
+        ("cc-gzipped-whole.warc.gz", "whole file", "fastwarc"),  # `gzip cc.warc`
+    ],
 )
 def test_a_cc_news_shaped_file_replays_its_html_pages_and_counts_what_it_skips(
-    tmp_path: Path, name: str, compress: bool, reader: str
+    tmp_path: Path, name: str, compression: str, reader: str
 ) -> None:
     path = tmp_path / name
-    expected = write_cc_news(path, compress=compress)
+    expected = write_cc_news(path, compress=compression == "per record")
+    if compression == "whole file":
+        path.write_bytes(gzip.compress(path.read_bytes()))
     journal = tmp_path / "out.jsonl"
     log = run_replay(tmp_path / "run", str(path), "--journal", str(journal),
                      NEWSHARVEST_REPLAY_READER=reader)  # fmt: skip

@@ -44,6 +44,7 @@ from crawler.warc.replay import (
     article_metadata,
     dechunk,
     decode_body,
+    open_source,
     pages,
     source_pages,
 )
@@ -450,6 +451,40 @@ def test_a_damaged_record_of_an_uncompressed_file_costs_only_itself(reader: str,
     assert skip.reason == (TRUNCATED if how == "declares_more" else BROKEN)
     if skip.reason == BROKEN:
         assert skip.offset == sum(map(len, records[:3]))  # where the next whole record begins
+
+
+@pytest.mark.parametrize("reader", READERS)
+def test_a_warc_gzipped_whole_is_read_inflated_and_resumes_at_its_offsets(
+    tmp_path: Path, reader: str
+) -> None:
+    """`gzip file.warc`: one gzip stream, no member per record. Read as the file it holds,
+    every page comes out with its own offset there, and a resume at one goes on from it."""
+    records = [record.serialize() for record in _responses(6)]
+    path = tmp_path / "gzipped-whole.warc.gz"
+    path.write_bytes(gzip.compress(b"".join(records)))
+
+    def read_from(offset: int) -> list[Page | Skip]:
+        stream, _ = open_source(str(path), offset, "test")
+        try:
+            return list(source_pages(stream, str(path), reader, MAX_BYTES))
+        finally:
+            stream.close()
+
+    found = read_from(0)
+    assert [p.url.rsplit("/", 1)[1] for p in found if isinstance(p, Page)] == list("012345")
+    starts = [sum(map(len, records[:i])) for i in range(6)]
+    assert [p.offset for p in found] == starts
+    assert [p.url.rsplit("/", 1)[1] for p in read_from(starts[3])] == ["3", "4", "5"]
+
+
+def test_records_sharing_a_gzip_member_in_a_stream_are_an_error_not_a_silent_loss() -> None:
+    """Streamed (a remote file), a WARC gzipped whole cannot be read inflated from an offset:
+    its records share one member, and that is said, not read as two records and an end."""
+    whole = gzip.compress(b"".join(record.serialize() for record in _responses(6)))
+    found: list[Page | Skip] = []
+    with pytest.raises(BrokenArchive, match="not one member per record"):
+        found.extend(pages(iter_records(io.BytesIO(whole), "fastwarc"), "x", MAX_BYTES))
+    assert len(found) < 6
 
 
 class _CountedReads(io.BytesIO):

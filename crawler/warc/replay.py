@@ -85,6 +85,11 @@ RESYNC_PROBE_STEP_BYTES = 1024  # a gzip candidate is inflated this much at a ti
 # much, then the file ends there (a real damaged stretch has a handful of candidates).
 RESYNC_MAX_PROBED_BYTES = 8 << 20
 WARC_START = b"WARC/"
+# A WARC gzipped whole is told from one gzip member per record by inflating its first record:
+# its header (within this much), then its declared length and a little more.
+WHOLE_GZIP_HEAD_BYTES = 64 * 1024
+WHOLE_GZIP_SLACK_BYTES = 16  # blank lines a writer may leave between records
+WHOLE_GZIP_READ_BYTES = 64 * 1024
 # A page address longer than this is no page's (servers refuse request lines of 8 KiB).
 MAX_URI_CHARS = 8192
 # A host name (IDNs arrive as punycode) or an IP address, as urlsplit gives it: lower case.
@@ -179,10 +184,74 @@ class RemoteStream:
         self.response.close()
 
 
+class InflatedStream:
+    """A WARC gzipped whole (`gzip file.warc`: one gzip stream, not a member per record), read
+    as the uncompressed file it holds: record offsets are positions in that file, since no
+    reader can seek inside one deflate stream; a resume inflates again up to its offset. A
+    damaged stretch ends it (nothing after broken deflate data can be read)."""
+
+    def __init__(self, handle: IO[bytes], start: int) -> None:
+        handle.seek(0)
+        self.handle = handle
+        self.inflated = gzip.GzipFile(fileobj=handle, mode="rb")
+        self.inflated.seek(start)  # forward: inflates and drops `start` bytes
+
+    def read(self, size: int = -1) -> bytes:
+        return self.inflated.read(size)
+
+    def tell(self) -> int:
+        return self.inflated.tell()
+
+    def seekable(self) -> bool:
+        return False
+
+    def close(self) -> None:
+        self.inflated.close()
+        self.handle.close()
+
+
+def gzipped_whole(handle: IO[bytes]) -> bool:
+    """Whether a file's first gzip member holds more than its first record (a WARC gzipped
+    whole). Inflates the first record's header and at most its declared length more."""
+    handle.seek(0)
+    inflater = zlib.decompressobj(wbits=31)  # 31: a gzip header and trailer
+    inflated, wanted, record_size = b"", WHOLE_GZIP_HEAD_BYTES, None
+    pending = b""
+    while not inflater.eof and len(inflated) <= wanted:
+        pending = pending or handle.read(WHOLE_GZIP_READ_BYTES)
+        if not pending:
+            break
+        try:
+            inflated += inflater.decompress(pending, wanted + 1 - len(inflated))
+        except zlib.error:
+            return False  # not gzip, or damaged at its start: read as it is
+        pending = inflater.unconsumed_tail
+        if record_size is None and (record_size := _record_size(inflated)) is not None:
+            wanted = record_size + WHOLE_GZIP_SLACK_BYTES
+    if record_size is None:
+        return False
+    return len(inflated) > wanted or bool(inflated[record_size:].strip(b"\r\n"))
+
+
+def _record_size(inflated: bytes) -> int | None:
+    """A WARC record's length (header, block, the blank line after it), from its header."""
+    head, blank, _ = inflated.partition(b"\r\n\r\n")
+    if not blank or not head.startswith(WARC_START):
+        return None
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length" and value.strip().isdigit():
+            return len(head) + len(blank) + int(value) + len(blank)
+    return None
+
+
 def open_source(source: str, offset: int, user_agent: str) -> tuple[IO[bytes], int | None]:
-    """The source positioned at `offset`, and its total size when known."""
+    """The source positioned at `offset`, and its total size when known (in the offsets'
+    terms: a WARC gzipped whole is read inflated, its size unknown)."""
     if not is_remote(source):
         handle = open(source, "rb")  # noqa: SIM115  (closed by the feeder)
+        if gzipped_whole(handle):
+            return InflatedStream(handle, offset), None  # type: ignore[return-value]
         handle.seek(offset)
         return handle, source_size(source)
     headers = {"User-Agent": user_agent}
@@ -229,8 +298,16 @@ def pages(records: Iterator[ArchivedRecord], source: str, max_bytes: int) -> Ite
     may be our capture's metadata record about it (and is passed on before a BrokenArchive
     from what follows it propagates)."""
     held: Page | None = None
+    previous = -1
     try:
         for record in records:
+            if record.offset <= previous:
+                raise BrokenArchive(
+                    f"records share the gzip member at offset {previous}: not one member per "
+                    "record (a WARC gzipped whole is read locally only; recompress it per "
+                    "record, e.g. `warcio recompress`, or gunzip it)"
+                )
+            previous = record.offset
             if held is not None and _describes(record, held):
                 held.metadata = article_metadata(_json(record.block))
                 continue
