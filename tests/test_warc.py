@@ -285,6 +285,25 @@ def test_records_with_addresses_no_crawl_could_fetch_are_skipped_and_the_rest_ke
     assert found[-1].canonical_url == "http://news.test/kept"
 
 
+def test_a_raw_archived_address_becomes_the_url_a_crawl_would_have_requested() -> None:
+    """Archives keep addresses as sent (spaces, non-ASCII, even control characters); Scrapy's
+    Request makes them safe, so the replayed article gets the URL the crawl gives it (and no
+    NUL reaches a sink that refuses it)."""
+    uris = ["http://news.test/a b/caf\u00e9?q=\u00fc", "http://news.test/nul\x00here",
+            "http://b\u00fccher.test/x", "http://news.test/story/1/"]  # fmt: skip
+    data = b"".join(
+        gzip_member(response_record(uri, 200, [(b"Content-Type", b"text/html")], PAGE).serialize())
+        for uri in uris
+    )
+    found = list(pages(iter_records(io.BytesIO(data)), "x", MAX_BYTES))
+    assert [p.url for p in found if isinstance(p, Page)] == [
+        "http://news.test/a%20b/caf%C3%A9?q=%C3%BC",
+        "http://news.test/nul%00here",
+        "http://xn--bcher-kva.test/x",
+        "http://news.test/story/1/",
+    ]
+
+
 def test_capture_metadata_of_the_wrong_shape_is_left_out_field_by_field() -> None:
     entry = {"title": "T", "authors": ["A", "B"], "summary": ["not", "text"], "guid": 7}
     good = {"entry_url": "http://news.test/a", "version": 2, "feed_url": "http://news.test/f",

@@ -35,6 +35,8 @@ from urllib.parse import urlsplit
 from urllib.request import Request as UrlRequest
 from urllib.request import urlopen
 
+from w3lib.url import safe_url_string
+
 from crawler.core.connection import async_redis, redis_url
 from crawler.core.keys import RedisKeys
 from crawler.core.paths import state_dir
@@ -483,8 +485,9 @@ def page_of(record: ArchivedRecord, source: str, max_bytes: int) -> Page | Skip:
         return skip(TRUNCATED)
     if record.oversized or len(record.block) > max_bytes:
         return skip(TOO_LARGE)
-    canonical_url = _canonical(record.target_uri)
-    if canonical_url is None:
+    url = _requested_url(record.target_uri)
+    canonical_url = _canonical(url) if url is not None else None
+    if url is None or canonical_url is None:
         return skip(BAD_URI)
     if record.type == "resource":  # a body without HTTP headers (some archivers)
         body, content_type = record.block, record.content_type
@@ -504,8 +507,19 @@ def page_of(record: ArchivedRecord, source: str, max_bytes: int) -> Page | Skip:
             return skip(UNDECODABLE)
     if not looks_html(content_type, body):
         return skip(NON_HTML)
-    return Page(source, record.offset, record.record_id, record.target_uri, record.date, body,
-                content_type, canonical_url)  # fmt: skip
+    return Page(source, record.offset, record.record_id, url, record.date, body, content_type,
+                canonical_url)  # fmt: skip
+
+
+def _requested_url(uri: str) -> str | None:
+    """The address as a crawl would have requested it: Scrapy's Request makes a link safe
+    with w3lib (spaces, control characters and non-ASCII percent-encoded, an IDN host in
+    punycode), so an archive's raw address gives the article the URL a crawl gives it; None
+    when even that fails."""
+    try:
+        return safe_url_string(uri)
+    except ValueError:
+        return None
 
 
 def _canonical(uri: str) -> str | None:
