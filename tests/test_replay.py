@@ -333,6 +333,27 @@ def test_a_remote_warc_is_streamed_over_http(tmp_path: Path) -> None:
     assert resumed and int(resumed.group(1)) > 0
 
 
+def test_a_remote_warc_gzipped_whole_ends_with_a_reason_and_is_not_opened_again(
+    tmp_path: Path,
+) -> None:
+    """Streamed, a WARC gzipped whole cannot be read record by record: the replay says so
+    (a `broken` skip and the reason in the log) at once, without reconnections that could
+    not help, and keeps what it read before."""
+    served = tmp_path / "served"
+    served.mkdir()
+    plain = tmp_path / "cc.warc"
+    write_cc_news(plain, compress=False)
+    (served / "gzipped-whole.warc.gz").write_bytes(gzip.compress(plain.read_bytes()))
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(served))
+    journal = tmp_path / "out.jsonl"
+    with loopback_server(handler) as base:
+        log = run_replay(tmp_path / "run", f"{base}/gzipped-whole.warc.gz", "--journal",
+                         str(journal), NEWSHARVEST_REPLAY_REMOTE_RETRY_SECONDS="30")  # fmt: skip
+    assert "not one member per record" in log
+    assert "opening it again" not in log  # a reconnection would have waited 30 s first
+    assert stats_from_log(log).get("replay/skipped/broken") == 1
+
+
 class FlakyArchiveHandler(http.server.BaseHTTPRequestHandler):
     """Serves one file with Range support; the first answer is cut off halfway (the connection
     closes inside the body, as a reset or a proxy timeout does), and a 503 comes next."""

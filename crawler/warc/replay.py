@@ -295,6 +295,11 @@ class Skip:
     reason: str
 
 
+class SharedMember(BrokenArchive):
+    """Records share one gzip member: a WARC gzipped whole, streamed. Opening it again would
+    not help (no Range lands on a record inside one deflate stream)."""
+
+
 def pages(records: Iterator[ArchivedRecord], source: str, max_bytes: int) -> Iterator[Page | Skip]:
     """Pages and skips of a record stream. A response is held until the next record, which
     may be our capture's metadata record about it (and is passed on before a BrokenArchive
@@ -304,7 +309,7 @@ def pages(records: Iterator[ArchivedRecord], source: str, max_bytes: int) -> Ite
     try:
         for record in records:
             if record.offset <= previous:
-                raise BrokenArchive(
+                raise SharedMember(
                     f"records share the gzip member at offset {previous}: not one member per "
                     "record (a WARC gzipped whole is read locally only; recompress it per "
                     "record, e.g. `warcio recompress`, or gunzip it)"
@@ -372,6 +377,8 @@ def source_pages(
         if found is None:
             if cause is None:
                 return  # a truncated last record: the file ends there
+            if isinstance(cause, BrokenArchive):
+                raise cause  # as it is: its kind says whether opening the source again helps
             raise BrokenArchive(str(cause) or type(cause).__name__) from cause
         if cause is None:
             log.warning("WARC %s: the record at offset %d declares more than its member holds: "
@@ -782,6 +789,7 @@ class RecordFeeder:
                             batch = []
                 except READ_ERRORS as failure:
                     error = str(failure) or type(failure).__name__
+                    retryable = retryable and not isinstance(failure, SharedMember)
                 except Exception as failure:  # a reader's own failure (or http.client's)
                     log.warning("reading %s failed", source, exc_info=True)
                     error = f"{type(failure).__name__}: {failure}"
