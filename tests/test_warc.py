@@ -426,9 +426,16 @@ def test_a_damaged_record_in_the_middle_is_skipped_and_the_records_after_it_read
     found = list(source_pages(archive, "x", reader, MAX_BYTES))
     pages_read = [p.url.rsplit("/", 1)[1] for p in found if isinstance(p, Page)]
     assert pages_read == ["0", "1", "3", "4", "5"]
-    [skip] = [p for p in found if isinstance(p, Skip)]  # one skip for the damaged stretch
-    assert skip.reason == BROKEN
-    assert skip.offset == sum(map(len, members[:3]))  # where the next whole record begins
+    _assert_one_broken_skip(found, sum(map(len, members[:3])))
+
+
+def _assert_one_broken_skip(found: list[Page | Skip], resumed_at: int) -> None:
+    """The damaged stretch is one BROKEN skip, at the offset of the next whole record. (Each
+    record's ids and dates are random, so each run damages other bytes: a member cut short
+    inflated on into the next one once read, with warcio, as an ARC record, and the records
+    after it as its body, losing them: 8% of runs before warcio's reading was made strict.)"""
+    skips = [(p.reason, p.offset) for p in found if isinstance(p, Skip)]
+    assert skips == [(BROKEN, resumed_at)]
 
 
 @pytest.mark.parametrize("reader", READERS)
@@ -438,7 +445,7 @@ def test_a_damaged_first_record_is_skipped_too(reader: str) -> None:
     members[0] = _damaged(members[0], "garbage")
     found = list(source_pages(io.BytesIO(b"".join(members)), "x", reader, MAX_BYTES))
     assert [p.url.rsplit("/", 1)[1] for p in found if isinstance(p, Page)] == ["1", "2"]
-    assert [p.reason for p in found if isinstance(p, Skip)] == [BROKEN]
+    _assert_one_broken_skip(found, len(members[0]))
 
 
 def _damaged_plain(record: bytes, how: str) -> bytes:

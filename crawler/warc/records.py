@@ -229,6 +229,9 @@ def _warcio_records(stream: IO[bytes], limit: int) -> Iterator[ArchivedRecord]:
     iterator = ArchiveIterator(stream, no_record_parse=True, check_digests=False)
     try:
         for record in iterator:
+            if record.format != "warc":  # what it reads as ARC here is damage (FastWARC agrees)
+                raise BrokenArchive(f"not a WARC record ({record.format}) at offset "
+                                    f"{iterator.get_record_offset()}")  # fmt: skip
             headers = record.rec_headers
             block = record.raw_stream.read() if limit < 0 else record.raw_stream.read(limit)
             oversized = 0 <= limit <= len(block)

@@ -352,11 +352,14 @@ def source_pages(
     when nothing after the damage can be read, or the stream cannot seek (a remote file)."""
     resumed_at = stream.tell()
     damage: tuple[int, str] | None = None  # a damaged stretch began after offset, why
+    seekable = getattr(stream, "seekable", None)
+    local = bool(seekable and seekable())
     while True:
         last: Page | Skip | None = None
         cause: Exception | None = None
+        records = _Remembered(iter_records(stream, reader, max_bytes))
         try:
-            for item in pages(iter_records(stream, reader, max_bytes), source, max_bytes):
+            for item in pages(records, source, max_bytes):
                 if damage is not None:  # the stretch ends where this read began
                     yield _skipped_damage(source, damage, resumed_at)
                     damage = None
@@ -367,13 +370,23 @@ def source_pages(
         # A record that ran to the end of the file may have declared more than it holds.
         overran = isinstance(last, Skip) and last.reason in (TRUNCATED, TOO_LARGE)
         if cause is None and not overran:
-            if damage is not None:  # only records that are no pages after the damage
-                yield _skipped_damage(source, damage, resumed_at)
-            return
+            # A member cut short can make a reader run on through the members after it as one
+            # bogus record, with no error: a whole record after the last one read says so.
+            # (Not in an uncompressed file, whose last page may quote a whole WARC record.)
+            after_end = records.offset
+            looked = local and after_end is not None and not _uncompressed(stream)
+            found = next_record(stream, after_end + 1) if looked else None
+            if found is None:
+                if damage is not None:  # only records that are no pages after the damage
+                    yield _skipped_damage(source, damage, resumed_at)
+                return
+            damage = damage or (after_end, "a record ran on over the records after it")
+            stream.seek(found)
+            resumed_at = found
+            continue
         # Past the last record handed over; with none, past where this read began (it failed).
         after = last.offset if last is not None else resumed_at
-        seekable = getattr(stream, "seekable", None)
-        found = next_record(stream, after + 1) if seekable and seekable() else None
+        found = next_record(stream, after + 1) if local else None
         if found is None:
             if cause is None:
                 return  # a truncated last record: the file ends there
@@ -387,6 +400,24 @@ def source_pages(
             damage = after, str(cause) or type(cause).__name__
         stream.seek(found)
         resumed_at = found
+
+
+class _Remembered:
+    """A record stream that remembers the offset of the last record read."""
+
+    def __init__(self, records: Iterator[ArchivedRecord]) -> None:
+        self.records = records
+        self.offset: int | None = None
+
+    def __iter__(self) -> Iterator[ArchivedRecord]:
+        for record in self.records:
+            self.offset = record.offset
+            yield record
+
+
+def _uncompressed(stream: IO[bytes]) -> bool:
+    stream.seek(0)
+    return stream.read(len(WARC_START)) == WARC_START
 
 
 def _skipped_damage(source: str, damage: tuple[int, str], resumed_at: int) -> Skip:
