@@ -438,6 +438,27 @@ def _assert_one_broken_skip(found: list[Page | Skip], resumed_at: int) -> None:
     assert skips == [(BROKEN, resumed_at)]
 
 
+RANDOM_ARCHIVES = 200  # a damaged record and the bytes after it differ with each record's id
+
+
+@pytest.mark.parametrize("reader", READERS)
+def test_a_record_cut_short_costs_only_itself_whatever_the_bytes_after_the_cut(
+    reader: str,
+) -> None:
+    """What a reader inflates on from a cut member into the next ones depends on those bytes
+    (record ids are random): over many archives, it never costs a record after the cut. (With
+    warcio, 8% of archives lost every record after it before its reading was made strict.)"""
+    lost = []
+    for _ in range(RANDOM_ARCHIVES):
+        members = [gzip_member(record.serialize()) for record in _responses(5)]
+        members[2] = _damaged(members[2], "cut_member")
+        found = list(source_pages(io.BytesIO(b"".join(members)), "x", reader, MAX_BYTES))
+        read = [p.url.rsplit("/", 1)[1] for p in found if isinstance(p, Page)]
+        if read != ["0", "1", "3", "4"]:
+            lost.append(read)
+    assert not lost
+
+
 @pytest.mark.parametrize("reader", READERS)
 def test_a_damaged_first_record_is_skipped_too(reader: str) -> None:
     """The file's first bytes, which say whether it is compressed, are the damaged ones."""
