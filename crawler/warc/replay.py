@@ -87,9 +87,11 @@ RESYNC_PROBE_STEP_BYTES = 1024  # a gzip candidate is inflated this much at a ti
 # much, then the file ends there (a real damaged stretch has a handful of candidates).
 RESYNC_MAX_PROBED_BYTES = 8 << 20
 WARC_START = b"WARC/"
-# A WARC gzipped whole is told from one gzip member per record by inflating its first record:
-# its header (within this much), then its declared length and a little more.
+# A WARC gzipped whole is told from one gzip member per record by inflating the first member:
+# more than its first record's header (within the first 64 KiB) and declared length is a
+# whole file. At most 1 MiB is inflated, so a first record that lies costs nothing.
 WHOLE_GZIP_HEAD_BYTES = 64 * 1024
+WHOLE_GZIP_PROBE_BYTES = 1 << 20
 WHOLE_GZIP_SLACK_BYTES = 16  # blank lines a writer may leave between records
 WHOLE_GZIP_READ_BYTES = 64 * 1024
 # A page address longer than this is no page's (servers refuse request lines of 8 KiB).
@@ -214,25 +216,27 @@ class InflatedStream:
 
 def gzipped_whole(handle: IO[bytes]) -> bool:
     """Whether a file's first gzip member holds more than its first record (a WARC gzipped
-    whole). Inflates the first record's header and at most its declared length more."""
+    whole). Inflates at most WHOLE_GZIP_PROBE_BYTES of that member and keeps only the first
+    record's header: a first record larger than that is taken for a member of its own (read as
+    it is; should it share its member, the reading says so: SharedMember)."""
     handle.seek(0)
     inflater = zlib.decompressobj(wbits=31)  # 31: a gzip header and trailer
-    inflated, wanted, record_size = b"", WHOLE_GZIP_HEAD_BYTES, None
-    pending = b""
-    while not inflater.eof and len(inflated) <= wanted:
+    head, inflated, pending = b"", 0, b""
+    while not inflater.eof and inflated <= WHOLE_GZIP_PROBE_BYTES:
         pending = pending or handle.read(WHOLE_GZIP_READ_BYTES)
         if not pending:
             break
         try:
-            inflated += inflater.decompress(pending, wanted + 1 - len(inflated))
+            out = inflater.decompress(pending, WHOLE_GZIP_PROBE_BYTES + 1 - inflated)
         except zlib.error:
             return False  # not gzip, or damaged at its start: read as it is
         pending = inflater.unconsumed_tail
-        if record_size is None and (record_size := _record_size(inflated)) is not None:
-            wanted = record_size + WHOLE_GZIP_SLACK_BYTES
-    if record_size is None:
+        head += out[: max(WHOLE_GZIP_HEAD_BYTES - len(head), 0)]
+        inflated += len(out)
+    record_size = _record_size(head)
+    if record_size is None or record_size + WHOLE_GZIP_SLACK_BYTES >= WHOLE_GZIP_PROBE_BYTES:
         return False
-    return len(inflated) > wanted or bool(inflated[record_size:].strip(b"\r\n"))
+    return inflated > record_size + WHOLE_GZIP_SLACK_BYTES
 
 
 def _record_size(inflated: bytes) -> int | None:
@@ -345,11 +349,12 @@ def source_pages(
     stream: IO[bytes], source: str, reader: str, max_bytes: int
 ) -> Iterator[Page | Skip]:
     """`pages` of a whole source from the stream's position. A damaged stretch of a local
-    gzip-per-record file (a corrupt member, a record header that is not one, garbage) is one
-    BROKEN skip at the offset of the next whole record, where reading goes on; a record that
+    file (a corrupt member, a record header that is not one, garbage) is one BROKEN skip at
+    the offset of the next whole record (`next_record`), where reading goes on; a record that
     declares more bytes than its member holds is skipped (TRUNCATED or TOO_LARGE) and reading
-    goes on after it too. So one bad record does not cost the records after it. BrokenArchive
-    when nothing after the damage can be read, or the stream cannot seek (a remote file)."""
+    goes on after it too, and so does a reading that ran on through whole records as one
+    bogus record. So one bad record does not cost the records after it. BrokenArchive when
+    nothing after the damage can be read, or the stream cannot seek (a remote file)."""
     resumed_at = stream.tell()
     damage: tuple[int, str] | None = None  # a damaged stretch began after offset, why
     seekable = getattr(stream, "seekable", None)
