@@ -237,6 +237,12 @@ def test_pages_queued_behind_a_faulty_one_are_not_blamed_for_it() -> None:
     assert stats["extract/null/timeout"] == 1 and stats["extract/null/worker_crashed"] == 2
 
 
+def _job(name: str) -> PageJob:
+    """A good page to extract, under a name of its own."""
+    html = (PAGES / "dom-article.html").read_bytes()
+    return PageJob(html, f"https://valleytimes.test/{name}", None, "default")
+
+
 def _waiting_for_replies(pool: ExtractionPool, count: int) -> bool:
     """`count` tasks sent and a reader waiting on their worker's socket, its budget running."""
     workers = [worker for worker in pool._all if worker.queue]
@@ -248,15 +254,11 @@ def test_a_reactor_stall_longer_than_the_budget_does_not_null_pages_answered_dur
     """The budget runs on the event loop's clock, which also runs while the loop is stalled (a
     long synchronous stage): replies that came in during the stall are read, not timed out."""
     pool = ExtractionPool(1, TIMEOUT_SECONDS, FAULTY)
-    html = (PAGES / "dom-article.html").read_bytes()
-
-    def job(name: str) -> PageJob:
-        return PageJob(html, f"https://valleytimes.test/{name}", None, "default")
 
     async def crawl() -> list[str | None]:
         try:
-            await pool.run(job("warm-up"))
-            pages = [asyncio.ensure_future(pool.run(job(f"page-{n}"))) for n in range(2)]
+            await pool.run(_job("warm-up"))
+            pages = [asyncio.ensure_future(pool.run(_job(f"page-{n}"))) for n in range(2)]
             while not _waiting_for_replies(pool, len(pages)):
                 await asyncio.sleep(0)
             time.sleep(TIMEOUT_SECONDS * 2)  # the loop stalled: the worker answers meanwhile
@@ -288,18 +290,14 @@ def test_a_cancelled_caller_leaves_the_pool_working() -> None:
     """A call cancelled while its page waits in a worker (the crawl closing, a stage's timeout):
     the reply is read and dropped, and the next calls are answered in order."""
     pool = ExtractionPool(1, TIMEOUT_SECONDS, FAULTY)
-    html = (PAGES / "dom-article.html").read_bytes()
-
-    def job(name: str) -> PageJob:
-        return PageJob(html, f"https://valleytimes.test/{name}", None, "default")
 
     async def crawl() -> list[str | None]:
         try:
-            first = asyncio.ensure_future(pool.run(job("first")))
-            cancelled = asyncio.ensure_future(pool.run(job("cancelled")))
+            first = asyncio.ensure_future(pool.run(_job("first")))
+            cancelled = asyncio.ensure_future(pool.run(_job("cancelled")))
             await asyncio.sleep(0)
             cancelled.cancel()
-            rest = await asyncio.gather(first, *(pool.run(job(f"next-{n}")) for n in range(3)))
+            rest = await asyncio.gather(first, *(pool.run(_job(f"next-{n}")) for n in range(3)))
             with pytest.raises(asyncio.CancelledError):
                 await cancelled
             return [o.extraction.article.method if o.extraction.article else None for o in rest]
