@@ -323,7 +323,9 @@ def monitoring_section(context: Context) -> dict[str, Any]:
         output = lambda: sum(len(w.items()) for w in workers)  # noqa: E731
         wait_until(lambda: output() >= total * KILL_AFTER_SHARE, HARVEST_TIMEOUT_SECONDS,
                    "articles before the kill")  # fmt: skip
-        killed = workers[1]
+        # The one with most output: a worker the others left no work yet would prove nothing
+        # (on a fast machine two workers can output the share before the third starts).
+        killed = max(workers, key=lambda worker: len(worker.items()))
         killed.kill()
         killed_output = len(killed.items())
         wait_until(_harvested(room, workers), HARVEST_TIMEOUT_SECONDS, "the whole harvest")
