@@ -6,6 +6,9 @@ import contextlib
 import functools
 import gzip
 import http.server
+import io
+import itertools
+import random
 import re
 import sqlite3
 import sys
@@ -13,7 +16,7 @@ import threading
 import time
 import zlib
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -32,7 +35,16 @@ from crawler.cli.crawlrun import (
     stats_from_log,
 )
 from crawler.newsroom import Newsroom, NewsroomServer
-from crawler.warc.records import OutRecord, gzip_member, http_block, new_record_id, response_record
+from crawler.warc.records import (
+    READERS,
+    OutRecord,
+    gzip_member,
+    http_block,
+    new_record_id,
+    response_record,
+)
+from crawler.warc.remote import WINDOW_BYTES, RemoteStream
+from crawler.warc.replay import BROKEN, Page, Skip, source_pages
 
 WARC_10 = "WARC/1.0"  # what CC-NEWS files are written as
 START = datetime(2024, 1, 1, 0, 0, tzinfo=UTC)
@@ -354,29 +366,59 @@ def test_a_remote_warc_gzipped_whole_ends_with_a_reason_and_is_not_opened_again(
     assert stats_from_log(log).get("replay/skipped/broken") == 1
 
 
-class FlakyArchiveHandler(http.server.BaseHTTPRequestHandler):
-    """Serves one file with Range support; the first answer is cut off halfway (the connection
-    closes inside the body, as a reset or a proxy timeout does), and a 503 comes next."""
+class RangeArchiveHandler(http.server.BaseHTTPRequestHandler):
+    """Serves one file with Range support (`bytes=A-` and `bytes=A-B`), as Common Crawl's
+    server does; `requests` keeps the Range header of each request, in order."""
 
     body = b""
-    requests: list[str | None] = []  # the Range header of each request, in order
+    requests: list[str | None] = []
+    accept_ranges = True  # says so in each answer (the first one has no Range to answer)
 
     def do_GET(self) -> None:
-        served = type(self).requests
-        served.append(self.headers.get("Range"))
-        if len(served) == 2:
-            self.send_error(503, "Slow Down")
-            return
-        start = int(re.fullmatch(r"bytes=(\d+)-", self.headers.get("Range") or "bytes=0-")[1])
-        self.send_response(206 if start else 200)
-        self.send_header("Content-Length", str(len(self.body) - start))
-        self.end_headers()
-        part = self.body[start:]
-        self.wfile.write(part[: len(part) // 2] if len(served) == 1 else part)
+        asked = self.headers.get("Range")
+        type(self).requests.append(asked)
+        if not self.fault():
+            start, stop = self.span(asked)
+            self.send_response(206 if asked else 200)
+            if self.accept_ranges:
+                self.send_header("Accept-Ranges", "bytes")
+            self.send_header("Content-Length", str(stop - start))
+            self.end_headers()
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                self.write(self.body[start:stop])  # a client that seeks far hangs up midway
         self.close_connection = True
+
+    def span(self, asked: str | None) -> tuple[int, int]:
+        found = re.fullmatch(r"bytes=(\d+)-(\d*)", asked or "bytes=0-")
+        assert found, asked
+        stop = int(found[2]) + 1 if found[2] else len(self.body)
+        return int(found[1]), min(stop, len(self.body))
+
+    def fault(self) -> bool:
+        """Answer this request wrongly instead (subclasses)."""
+        return False
+
+    def write(self, part: bytes) -> None:
+        self.wfile.write(part)
 
     def log_message(self, *args: object) -> None:
         pass
+
+
+class FlakyArchiveHandler(RangeArchiveHandler):
+    """The first answer is cut off halfway (the connection closes inside the body, as a reset
+    or a proxy timeout does), and a 503 comes next."""
+
+    accept_ranges = False
+
+    def fault(self) -> bool:
+        if len(type(self).requests) == 2:
+            self.send_error(503, "Slow Down")
+            return True
+        return False
+
+    def write(self, part: bytes) -> None:
+        self.wfile.write(part[: len(part) // 2] if len(type(self).requests) == 1 else part)
 
 
 def test_a_remote_warc_whose_connection_fails_is_opened_again_where_it_stopped(
@@ -395,10 +437,114 @@ def test_a_remote_warc_whose_connection_fails_is_opened_again_where_it_stopped(
     assert sorted(urls) == sorted(expected["urls"])  # type: ignore[arg-type]  # each once
     assert re.search(r"opening it again at offset [1-9]\d* in 0.05 s \(1/5\)", log)
     assert "in 0.1 s (2/5)" in log
-    first, throttled, resumed = handler.requests
-    assert first is None and throttled == resumed
+    # The resumed answer (206) says the server answers ranges: at the end of the file, the
+    # file's first bytes are asked for (its layout) to look for records a reader ran over.
+    first, throttled, resumed, *rest = handler.requests
+    assert first is None and throttled == resumed and rest == ["bytes=0-7"]
     assert resumed is not None and int(resumed[len("bytes=") : -1]) > 0  # not from the start
     assert "replay/skipped/broken" not in stats_from_log(log)
+
+
+@contextlib.contextmanager
+def served_archive(body: bytes, accept_ranges: bool = True) -> Iterator[tuple[str, list[Any]]]:
+    """`body` on a loopback server that answers ranges: its URL and the Range of each request."""
+    requests: list[str | None] = []
+    fields = {"body": body, "requests": requests, "accept_ranges": accept_ranges}
+    handler = type("Handler", (RangeArchiveHandler,), fields)
+    with loopback_server(handler) as base:
+        yield f"{base}/archive.warc.gz", requests
+
+
+RANDOM_STREAM_OPERATIONS = 400
+
+
+def test_a_remote_stream_reads_and_seeks_as_a_local_file_does() -> None:
+    """Random reads, lines and seeks (back into what it keeps, a little ahead, far either
+    way) give the bytes a local file gives; only the far seeks open the file again."""
+    rng = random.Random(20)
+    size = 3 * WINDOW_BYTES
+    body = bytes(rng.choice(b"ab\n\r\x1f\x8b") for _ in range(size))
+    local = io.BytesIO(body)
+    far_seeks = 0
+    with served_archive(body) as (url, requests):
+        remote = RemoteStream(url, "test")
+        for _ in range(RANDOM_STREAM_OPERATIONS):
+            kind = rng.choice(["read", "read", "readline", "seek_near", "seek_far", "read_all"])
+            if kind in ("read", "readline"):
+                count = rng.choice([0, 1, 7, 4096, 70_000])
+                assert getattr(remote, kind)(count) == getattr(local, kind)(count), kind
+            elif kind == "read_all" and rng.random() < 0.05:
+                assert remote.read() == local.read()
+            else:
+                here = local.tell()
+                target = (max(0, here - rng.randrange(WINDOW_BYTES)) if kind == "seek_near"
+                          else rng.randrange(size + 10))  # fmt: skip
+                kept_from = remote.position - len(remote.window)
+                near = kept_from <= target <= remote.position + WINDOW_BYTES
+                far_seeks += not near
+                assert remote.seek(target) == local.seek(target) or target > size
+            assert remote.tell() == local.tell()
+        remote.close()
+    assert len(requests) == 1 + far_seeks  # the window and reading on cost no request
+
+
+Damage = bytes | Callable[[bytes], bytes]  # a stretch to put in a record's place, or a damage
+
+
+def _archive_with_damage(stretch: Damage) -> tuple[bytes, list[str], list[int]]:
+    """Six gzip-per-record responses (article pages), the third replaced by `stretch` (or
+    damaged by it): the archive, the pages' URLs, and where each record starts."""
+    pages = _article_pages(6)
+    members = [gzip_member(response_record(url, 200, [(b"Content-Type", b"text/html")],
+                                           html.encode()).serialize())
+               for url, html in pages]  # fmt: skip
+    members[2] = stretch(members[2]) if callable(stretch) else stretch
+    starts = list(itertools.accumulate(map(len, members), initial=0))
+    return b"".join(members), [url for url, _ in pages], starts
+
+
+def _flipped(member: bytes) -> bytes:
+    flipped = bytearray(member)
+    for i in range(20, len(flipped) - 12, 7):
+        flipped[i] ^= 0x55
+    return bytes(flipped)
+
+
+@pytest.mark.parametrize("reader", READERS)
+@pytest.mark.parametrize("stretch", ["bit_flips", "long_garbage"])
+def test_a_damaged_record_of_a_remote_warc_costs_only_itself(reader: str, stretch: str) -> None:
+    """As in a local file: one BROKEN skip where reading goes on, every other page read. The
+    long stretch (3x what the stream keeps behind it) is searched as it streams by."""
+    damage = _flipped if stretch == "bit_flips" else b"\x00garbage" * (3 * WINDOW_BYTES // 8)
+    archive, urls, starts = _archive_with_damage(damage)
+    with served_archive(archive) as (url, requests):
+        stream = RemoteStream(url, "test")
+        found = list(source_pages(stream, url, reader, 1 << 24))
+        stream.close()
+    assert [p.url for p in found if isinstance(p, Page)] == urls[:2] + urls[3:]
+    assert [(p.reason, p.offset) for p in found if isinstance(p, Skip)] == [(BROKEN, starts[3])]
+    assert len(requests) <= 4, requests  # a few ranges, not a reconnection per candidate
+
+
+@pytest.mark.parametrize("where", ["local", "remote"])
+def test_a_warc_damaged_in_the_middle_and_at_its_end_loses_only_the_damaged_records(
+    tmp_path: Path, where: str
+) -> None:
+    """End to end (the feeder, the spider, the journal): damage in the middle costs only its
+    record (the record reading goes on at shares its offset with the damage's skip, and is
+    replayed too); damage with no record after it ends the file, searched once: opening it
+    again could not help, so no reconnection (each would wait 30 s here)."""
+    archive, urls, _ = _archive_with_damage(_flipped)
+    archive += b"\x00garbage" * 50
+    local = tmp_path / "damaged.warc.gz"
+    local.write_bytes(archive)
+    journal = tmp_path / "out.jsonl"
+    with served_archive(archive) as (url, _):
+        log = run_replay(tmp_path / "run", url if where == "remote" else str(local), "--journal",
+                         str(journal), NEWSHARVEST_REPLAY_REMOTE_RETRY_SECONDS="30")  # fmt: skip
+    assert sorted(item["url"] for item in read_jsonl(journal)) == sorted(urls[:2] + urls[3:])
+    assert "opening it again" not in log
+    assert stats_from_log(log).get("replay/skipped/broken") == 2
 
 
 # --- kill -9 during a replay --------------------------------------------------------------------

@@ -185,7 +185,7 @@ def iter_records(
 ) -> Iterator[ArchivedRecord]:
     """The records of a WARC stream (gzip per record or uncompressed, WARC/1.0 or 1.1) from its
     current position. Both readers take offsets from `stream.tell()`: absolute in the file for
-    a seeked file and for `RemoteStream` (crawler/warc/replay.py) alike. A block longer than
+    a seeked file and for `RemoteStream` (crawler/warc/remote.py) alike. A block longer than
     `max_block_bytes` is not read into memory (a hostile file can declare gigabytes, or inflate
     to them): its record comes `oversized`, with an empty block, and the reader skips the rest."""
     limit = -1 if max_block_bytes is None else max_block_bytes + 1

@@ -32,8 +32,6 @@ from glob import glob
 from pathlib import Path
 from typing import IO, Any
 from urllib.parse import urlsplit
-from urllib.request import Request as UrlRequest
-from urllib.request import urlopen
 
 from w3lib.url import safe_url_string
 
@@ -44,6 +42,7 @@ from crawler.core.sqlite import open_sqlite
 from crawler.core.urls import canonical_article_url
 from crawler.warc.capture import METADATA_TYPE
 from crawler.warc.records import ArchivedRecord, BrokenArchive, iter_records, parse_http_response
+from crawler.warc.remote import RemoteStream
 
 log = logging.getLogger(__name__)
 
@@ -51,11 +50,7 @@ COMMON_CRAWL = "https://data.commoncrawl.org/"
 LISTING_SUFFIXES = (".paths", ".paths.gz", ".txt")
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 SNIFF_BYTES = 512  # a page without a Content-Type is HTML if it starts like it
-REMOTE_TIMEOUT_SECONDS = 60.0
 TOO_MANY_REQUESTS = 429  # a throttled remote source: worth opening again later
-SKIP_CHUNK_BYTES = (
-    1 << 20
-)  # a server without Range support: read up to the offset this much at a time
 SQLITE_FILE = "replay.sqlite3"
 BUSY_TIMEOUT_SECONDS = 5.0
 _END = object()
@@ -160,34 +155,6 @@ def source_size(source: str) -> int | None:
         return None
 
 
-class RemoteStream:
-    """A streamed HTTP body that knows its offset in the remote file (for record offsets).
-    A body that ends before the length its server announced raises ConnectionError: a
-    connection closed halfway must not read as the end of the file (the rest would be lost,
-    and the source taken as read to its end)."""
-
-    def __init__(self, response: Any, start: int, end: int | None = None) -> None:
-        self.response = response
-        self.position = start
-        self.end = end  # the file's size, when the server said
-
-    def read(self, size: int = -1) -> bytes:
-        data = self.response.read(size) if size is not None and size >= 0 else self.response.read()
-        self.position += len(data)
-        if not data and size != 0 and self.end is not None and self.position < self.end:
-            raise ConnectionError(f"connection closed at byte {self.position} of {self.end}")
-        return data
-
-    def tell(self) -> int:
-        return self.position
-
-    def seekable(self) -> bool:
-        return False  # a damaged stretch ends a remote file: nothing after it is looked for
-
-    def close(self) -> None:
-        self.response.close()
-
-
 class InflatedStream:
     """A WARC gzipped whole (`gzip file.warc`: one gzip stream, not a member per record), read
     as the uncompressed file it holds: record offsets are positions in that file, since no
@@ -260,20 +227,8 @@ def open_source(source: str, offset: int, user_agent: str) -> tuple[IO[bytes], i
             return InflatedStream(handle, offset), None  # type: ignore[return-value]
         handle.seek(offset)
         return handle, source_size(source)
-    headers = {"User-Agent": user_agent}
-    if offset:
-        headers["Range"] = f"bytes={offset}-"
-    response = urlopen(UrlRequest(source, headers=headers), timeout=REMOTE_TIMEOUT_SECONDS)
-    length = response.headers.get("Content-Length")
-    if offset and response.status != 206:  # no Range support: read up to the offset
-        skip = offset
-        while skip > 0:
-            data = response.read(min(skip, SKIP_CHUNK_BYTES))
-            if not data:
-                break  # shorter than the offset: the records stream ends at once
-            skip -= len(data)
-    size = int(length) + (offset if response.status == 206 else 0) if length else None
-    return RemoteStream(response, offset, size), size  # type: ignore[return-value]
+    stream = RemoteStream(source, user_agent, offset)
+    return stream, stream.size  # type: ignore[return-value]
 
 
 # --- records -> pages -------------------------------------------------------------------------
@@ -299,7 +254,11 @@ class Skip:
     reason: str
 
 
-class SharedMember(BrokenArchive):
+class PermanentDamage(BrokenArchive):
+    """Damage that opening the source again cannot mend: not worth a reconnection."""
+
+
+class SharedMember(PermanentDamage):
     """Records share one gzip member: a WARC gzipped whole, streamed. Opening it again would
     not help (no Range lands on a record inside one deflate stream)."""
 
@@ -353,12 +312,15 @@ def source_pages(
     the offset of the next whole record (`next_record`), where reading goes on; a record that
     declares more bytes than its member holds is skipped (TRUNCATED or TOO_LARGE) and reading
     goes on after it too, and so does a reading that ran on through whole records as one
-    bogus record. So one bad record does not cost the records after it. BrokenArchive when
-    nothing after the damage can be read, or the stream cannot seek (a remote file)."""
+    bogus record. So one bad record does not cost the records after it. A remote file is
+    searched the same way when its server answers ranges (`RemoteStream`); a failure of its
+    connection is no damage and is raised as it is (the feeder opens the file again).
+    PermanentDamage when nothing after the damage can be read; BrokenArchive when the stream
+    cannot seek to look."""
     resumed_at = stream.tell()
     damage: tuple[int, str] | None = None  # a damaged stretch began after offset, why
     seekable = getattr(stream, "seekable", None)
-    local = bool(seekable and seekable())
+    searchable = bool(seekable and seekable())
     while True:
         last: Page | Skip | None = None
         cause: Exception | None = None
@@ -371,6 +333,8 @@ def source_pages(
                 last = item
                 yield item
         except READ_ERRORS as failure:
+            if (lost := getattr(stream, "failure", None)) is not None:
+                raise lost from failure  # the connection, not the file
             cause = failure
         # A record that ran to the end of the file may have declared more than it holds.
         overran = isinstance(last, Skip) and last.reason in (TRUNCATED, TOO_LARGE)
@@ -379,7 +343,7 @@ def source_pages(
             # bogus record, with no error: a whole record after the last one read says so.
             # (Not in an uncompressed file, whose last page may quote a whole WARC record.)
             after_end = records.offset
-            looked = local and after_end is not None and not _uncompressed(stream)
+            looked = searchable and after_end is not None and not _uncompressed(stream)
             found = next_record(stream, after_end + 1) if looked else None
             if found is None:
                 if damage is not None:  # only records that are no pages after the damage
@@ -391,13 +355,15 @@ def source_pages(
             continue
         # Past the last record handed over; with none, past where this read began (it failed).
         after = last.offset if last is not None else resumed_at
-        found = next_record(stream, after + 1) if local else None
+        found = next_record(stream, after + 1) if searchable else None
         if found is None:
             if cause is None:
                 return  # a truncated last record: the file ends there
-            if isinstance(cause, BrokenArchive):
-                raise cause  # as it is: its kind says whether opening the source again helps
-            raise BrokenArchive(str(cause) or type(cause).__name__) from cause
+            # Searched to the end, the damage is for good; unsearched, opening it again may help.
+            kind = PermanentDamage if searchable else BrokenArchive
+            if isinstance(cause, kind):
+                raise cause
+            raise kind(str(cause) or type(cause).__name__) from cause
         if cause is None:
             log.warning("WARC %s: the record at offset %d declares more than its member holds: "
                         "reading on at offset %d", source, after, found)  # fmt: skip
@@ -421,8 +387,16 @@ class _Remembered:
 
 
 def _uncompressed(stream: IO[bytes]) -> bool:
+    return _leading_bytes(stream) == WARC_START
+
+
+def _leading_bytes(stream: IO[bytes]) -> bytes:
+    """The file's first bytes (a remote stream gets them without moving)."""
+    leading = getattr(stream, "leading_bytes", None)
+    if leading is not None and (head := leading(len(WARC_START))) is not None:
+        return bytes(head)
     stream.seek(0)
-    return stream.read(len(WARC_START)) == WARC_START
+    return stream.read(len(WARC_START))
 
 
 def _skipped_damage(source: str, damage: tuple[int, str], resumed_at: int) -> Skip:
@@ -438,8 +412,7 @@ def next_record(stream: IO[bytes], start: int) -> int | None:
     one (the file's first bytes say which; both are looked for when they are damaged too); None
     when there is none. Reads the file forward (a bounded probe per candidate), so a long
     damaged stretch costs a scan, not a hang."""
-    stream.seek(0)
-    first = stream.read(len(WARC_START))
+    first = _leading_bytes(stream)
     found = []
     if not first.startswith(WARC_START):
         found.append(_next_candidate(stream, start, GZIP_MEMBER_START, _inflates_to_record))
@@ -800,7 +773,7 @@ class RecordFeeder:
         offset = self.offsets.get(source, 0)
         batch: list[Any] = []
         started = False
-        last = -1  # offset of the last record handed over
+        last = (-1, 0)  # where the last item handed over stands (`_place`)
         failures = 0
         while True:
             progressed, error, retryable = False, None, is_remote(source)
@@ -814,10 +787,10 @@ class RecordFeeder:
                     started = True
                 try:
                     for item in source_pages(stream, source, self.reader, self.max_bytes):
-                        if item.offset <= last:
+                        if _place(item) <= last:
                             continue  # read again after a reconnection
                         batch.append(item)
-                        last, progressed = item.offset, True
+                        last, progressed = _place(item), True
                         if len(batch) >= self.BATCH:
                             self.position = item.offset
                             if not self._put(batch):
@@ -825,7 +798,7 @@ class RecordFeeder:
                             batch = []
                 except READ_ERRORS as failure:
                     error = str(failure) or type(failure).__name__
-                    retryable = retryable and not isinstance(failure, SharedMember)
+                    retryable = retryable and not isinstance(failure, PermanentDamage)
                 except Exception as failure:  # a reader's own failure (or http.client's)
                     log.warning("reading %s failed", source, exc_info=True)
                     error = f"{type(failure).__name__}: {failure}"
@@ -836,7 +809,7 @@ class RecordFeeder:
                 break
             delay = self.remote_retry_seconds * 2**failures
             failures += 1
-            offset = max(offset, last)
+            offset = max(offset, last[0])
             log.warning("reading %s failed (%s): opening it again at offset %d in %g s (%d/%d)",
                         source, error, offset, delay, failures, self.remote_retries)  # fmt: skip
             if self.stopping.wait(delay):
@@ -845,6 +818,12 @@ class RecordFeeder:
             batch.append(SourceStart(source, offset, None))
         batch.append(SourceEnd(source, error))
         return self._put(batch)
+
+
+def _place(item: Page | Skip) -> tuple[int, int]:
+    """Where an item stands in its source. A damaged stretch's skip has the offset of the
+    record reading went on at, and comes just before that record."""
+    return item.offset, 0 if isinstance(item, Skip) and item.reason == BROKEN else 1
 
 
 # --- resume offsets ---------------------------------------------------------------------------
