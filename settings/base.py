@@ -239,6 +239,7 @@ REPLAY_CHECKPOINT_SECONDS = 2.0  # how often per-file resume offsets are saved
 REPLAY_PROGRESS_SECONDS = 5.0  # how often a progress line goes to stderr
 REPLAY_REMOTE_RETRIES = 5  # times in a row a remote WARC whose connection failed is opened again
 REPLAY_REMOTE_RETRY_SECONDS = 1.0  # ... after this long, doubled each time (1+2+4+8+16 s)
+REPLAY_VERIFY_DIGESTS = True  # skip a record whose block does not match its WARC-Block-Digest
 
 # --- Shared state (Redis) ---------------------------------------------------------------------
 

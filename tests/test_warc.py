@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import gzip
+import hashlib
 import io
 import tracemalloc
 from pathlib import Path
@@ -28,6 +30,7 @@ from crawler.warc.records import (
     BrokenArchive,
     OutRecord,
     digest,
+    digest_matches,
     gzip_member,
     iter_records,
     parse_http_response,
@@ -35,6 +38,7 @@ from crawler.warc.records import (
 )
 from crawler.warc.replay import (
     BROKEN,
+    DIGEST_MISMATCH,
     RESYNC_MAX_PROBED_BYTES,
     RESYNC_PROBE_BYTES,
     RESYNC_SCAN_BYTES,
@@ -436,6 +440,50 @@ def _assert_one_broken_skip(found: list[Page | Skip], resumed_at: int) -> None:
     after it as its body, losing them: 8% of runs before warcio's reading was made strict.)"""
     skips = [(p.reason, p.offset) for p in found if isinstance(p, Skip)]
     assert skips == [(BROKEN, resumed_at)]
+
+
+DIGESTED = b"an archived block"
+
+
+@pytest.mark.parametrize(
+    ("labelled", "verdict"),
+    [
+        (digest(DIGESTED), True),  # ISO 28500's usual form: sha1, base32
+        (digest(DIGESTED).lower().replace("sha1:", "SHA-1:"), True),
+        ("sha1:" + hashlib.sha1(DIGESTED).hexdigest(), True),  # some writers use hex
+        ("sha1:" + base64.b64encode(hashlib.sha1(DIGESTED).digest()).decode(), True),
+        ("sha256:" + base64.b32encode(hashlib.sha256(DIGESTED).digest()).decode(), True),
+        ("sha256:" + hashlib.sha256(DIGESTED).hexdigest(), True),
+        (digest(DIGESTED + b"!"), False),
+        ("sha1:" + hashlib.sha1(DIGESTED + b"!").hexdigest(), False),
+        (None, None),  # no digest: no verdict
+        ("crc32:0badc0de", None),  # an algorithm we do not know
+        ("sha1:not-a-digest", None),
+        ("sha1:" + hashlib.sha256(DIGESTED).hexdigest(), None),  # the length of another
+    ],
+)
+def test_a_block_digest_is_checked_in_any_encoding_writers_use(
+    labelled: str | None, verdict: bool | None
+) -> None:
+    assert digest_matches(labelled, DIGESTED) is verdict
+
+
+@pytest.mark.parametrize("reader", READERS)
+def test_a_page_changed_inside_an_uncompressed_warc_is_skipped_by_its_digest(reader: str) -> None:
+    """A gzip member has a CRC; an uncompressed record has only its WARC-Block-Digest. A byte
+    flipped in a page (same length, so the file still parses) is caught there, counted as
+    `digest_mismatch`; with the check off (REPLAY_VERIFY_DIGESTS) the changed page is read."""
+    records = [record.serialize() for record in _responses(3)]
+    records[1] = records[1].replace(b"caf\xc3\xa9", b"cab\xc3\xa9")
+    archive = b"".join(records)
+    checked = list(source_pages(io.BytesIO(archive), "x", reader, MAX_BYTES))
+    assert [p.url for p in checked if isinstance(p, Page)] == ["http://news.test/0",
+                                                               "http://news.test/2"]  # fmt: skip
+    assert [(p.reason, p.offset) for p in checked if isinstance(p, Skip)] == [
+        (DIGEST_MISMATCH, len(records[0]))
+    ]
+    unchecked = list(source_pages(io.BytesIO(archive), "x", reader, MAX_BYTES, False))
+    assert [p.body.count(b"cab") for p in unchecked if isinstance(p, Page)] == [0, 1, 0]
 
 
 RANDOM_ARCHIVES = 200  # a damaged record and the bytes after it differ with each record's id

@@ -129,6 +129,7 @@ class ReplaySpider(scrapy.Spider):
         spider.archive_user_agent = settings.get("USER_AGENT")
         spider.remote_retries = settings.getint("REPLAY_REMOTE_RETRIES")
         spider.remote_retry_seconds = settings.getfloat("REPLAY_REMOTE_RETRY_SECONDS")
+        spider.verify_digests = settings.getbool("REPLAY_VERIFY_DIGESTS")
         spider.harvest = Harvest.of(crawler)
         scope = f"{spider.shard[0]}/{spider.shard[1]}" if spider.shard else ""
         spider.offsets = ReplayOffsets(settings, scope)
@@ -160,6 +161,7 @@ class ReplaySpider(scrapy.Spider):
         self._feeder = RecordFeeder(
             todo, starts, self.reader, self.max_bytes, self.archive_user_agent, queue_batches=8,
             remote_retries=self.remote_retries, remote_retry_seconds=self.remote_retry_seconds,
+            verify_digests=self.verify_digests,
         )  # fmt: skip
         self._feeder.start()
         self._progress_task = asyncio.ensure_future(self._background())

@@ -61,6 +61,40 @@ def digest(data: bytes) -> str:
     return "sha1:" + base64.b32encode(hashlib.sha1(data).digest()).decode("ascii")
 
 
+DIGEST_ALGORITHMS = {"sha1": "sha1", "sha-1": "sha1", "sha256": "sha256", "sha-256": "sha256",
+                     "sha512": "sha512", "sha-512": "sha512", "md5": "md5"}  # fmt: skip
+
+
+def digest_matches(labelled: str | None, data: bytes) -> bool | None:
+    """Whether `data` has the labelled digest ("sha1:<base32>", as ISO 28500 writes it; hex
+    and base64 values too, which some writers use); None when there is none, or it names an
+    algorithm or encoding we cannot check (no verdict is no damage)."""
+    algorithm, colon, value = (labelled or "").strip().partition(":")
+    name = DIGEST_ALGORITHMS.get(algorithm.strip().lower())
+    if not colon or name is None:
+        return None
+    expected = _digest_bytes(value.strip(), hashlib.new(name).digest_size)
+    return None if expected is None else hashlib.new(name, data).digest() == expected
+
+
+def _digest_bytes(value: str, size: int) -> bytes | None:
+    """A digest value in hex, base32 or base64 (padding optional): the one that decodes to
+    `size` bytes; None when none does. (For SHA-1 and SHA-256 no value fits two of them.)"""
+    decoders = (
+        bytes.fromhex,
+        lambda text: base64.b32decode(text.upper() + "=" * (-len(text) % 8)),
+        lambda text: base64.b64decode(text + "=" * (-len(text) % 4), validate=True),
+    )
+    for decode in decoders:
+        try:
+            found = decode(value)
+        except ValueError:  # binascii.Error is one
+            continue
+        if len(found) == size:
+            return found
+    return None
+
+
 @dataclass
 class OutRecord:
     """A record to write. `payload_start` is where the payload begins inside `block` (after
@@ -174,6 +208,7 @@ class ArchivedRecord:
     truncated: bool  # fewer bytes than its Content-Length: the file ends inside it
     profile: str | None = None  # WARC-Profile (revisits)
     oversized: bool = False  # longer than the reader's limit: block left empty, never held
+    block_digest: str | None = None  # WARC-Block-Digest, as written ("sha1:<base32>")
 
 
 class BrokenArchive(Exception):
@@ -217,6 +252,7 @@ def _fastwarc_records(stream: IO[bytes], limit: int) -> Iterator[ArchivedRecord]
                 truncated=not oversized and len(block) < record.content_length,
                 profile=headers.get("WARC-Profile"),
                 oversized=oversized,
+                block_digest=headers.get("WARC-Block-Digest"),
             )
     except OSError as error:
         raise BrokenArchive(str(error)) from error
@@ -248,6 +284,7 @@ def _warcio_records(stream: IO[bytes], limit: int) -> Iterator[ArchivedRecord]:
                 truncated=not oversized and len(block) < length,
                 profile=headers.get_header("WARC-Profile"),
                 oversized=oversized,
+                block_digest=headers.get_header("WARC-Block-Digest"),
             )
     except (ArchiveLoadFailed, OSError, EOFError, ValueError, zlib.error) as error:
         raise BrokenArchive(str(error)) from error

@@ -41,7 +41,13 @@ from crawler.core.paths import state_dir
 from crawler.core.sqlite import open_sqlite
 from crawler.core.urls import canonical_article_url
 from crawler.warc.capture import METADATA_TYPE
-from crawler.warc.records import ArchivedRecord, BrokenArchive, iter_records, parse_http_response
+from crawler.warc.records import (
+    ArchivedRecord,
+    BrokenArchive,
+    digest_matches,
+    iter_records,
+    parse_http_response,
+)
 from crawler.warc.remote import RemoteStream
 
 log = logging.getLogger(__name__)
@@ -61,9 +67,11 @@ REVISIT, NON_HTML, TRUNCATED, NOT_HTTP, STATUS, TOO_LARGE, UNDECODABLE, BROKEN, 
     "revisit", "non_html", "truncated", "not_http", "status", "too_large", "undecodable",
     "broken", "bad_uri",
 )  # fmt: skip
+DIGEST_MISMATCH = "digest_mismatch"  # the block is not what its WARC-Block-Digest says
 SKIP_REASONS = frozenset(  # and f"{STATUS}_<code>"
-    (REVISIT, NON_HTML, TRUNCATED, NOT_HTTP, TOO_LARGE, UNDECODABLE, BROKEN, BAD_URI)
-)
+    (REVISIT, NON_HTML, TRUNCATED, NOT_HTTP, TOO_LARGE, UNDECODABLE, BROKEN, BAD_URI,
+     DIGEST_MISMATCH)
+)  # fmt: skip
 # What ends a file as broken (the readers' and zlib's errors); anything else is a bug.
 READ_ERRORS = (BrokenArchive, OSError, EOFError, zlib.error)
 # A damaged stretch of a local file is skipped: reading goes on at the next whole record. In a
@@ -263,7 +271,9 @@ class SharedMember(PermanentDamage):
     not help (no Range lands on a record inside one deflate stream)."""
 
 
-def pages(records: Iterator[ArchivedRecord], source: str, max_bytes: int) -> Iterator[Page | Skip]:
+def pages(
+    records: Iterator[ArchivedRecord], source: str, max_bytes: int, verify_digests: bool = True
+) -> Iterator[Page | Skip]:
     """Pages and skips of a record stream. A response is held until the next record, which
     may be our capture's metadata record about it (and is passed on before a BrokenArchive
     from what follows it propagates)."""
@@ -287,7 +297,7 @@ def pages(records: Iterator[ArchivedRecord], source: str, max_bytes: int) -> Ite
             if record.type not in ("response", "revisit", "resource"):
                 continue  # request, warcinfo, metadata, conversion: nothing to replay
             try:
-                outcome = page_of(record, source, max_bytes)
+                outcome = page_of(record, source, max_bytes, verify_digests)
             except Exception:  # what no rule foresaw in one record: skip it, not the file
                 log.warning("WARC %s: record at offset %d not decodable", source, record.offset,
                             exc_info=True)  # fmt: skip
@@ -305,7 +315,7 @@ def pages(records: Iterator[ArchivedRecord], source: str, max_bytes: int) -> Ite
 
 
 def source_pages(
-    stream: IO[bytes], source: str, reader: str, max_bytes: int
+    stream: IO[bytes], source: str, reader: str, max_bytes: int, verify_digests: bool = True
 ) -> Iterator[Page | Skip]:
     """`pages` of a whole source from the stream's position. A damaged stretch of a local
     file (a corrupt member, a record header that is not one, garbage) is one BROKEN skip at
@@ -326,7 +336,7 @@ def source_pages(
         cause: Exception | None = None
         records = _Remembered(iter_records(stream, reader, max_bytes))
         try:
-            for item in pages(records, source, max_bytes):
+            for item in pages(records, source, max_bytes, verify_digests):
                 if damage is not None:  # the stretch ends where this read began
                     yield _skipped_damage(source, damage, resumed_at)
                     damage = None
@@ -491,7 +501,9 @@ def _describes(record: ArchivedRecord, page: Page) -> bool:
     )
 
 
-def page_of(record: ArchivedRecord, source: str, max_bytes: int) -> Page | Skip:
+def page_of(
+    record: ArchivedRecord, source: str, max_bytes: int, verify_digests: bool = True
+) -> Page | Skip:
     def skip(reason: str) -> Skip:
         return Skip(source, record.offset, reason)
 
@@ -501,6 +513,12 @@ def page_of(record: ArchivedRecord, source: str, max_bytes: int) -> Page | Skip:
         return skip(TRUNCATED)
     if record.oversized or len(record.block) > max_bytes:
         return skip(TOO_LARGE)
+    # The only check an uncompressed file has (a gzip member has its CRC): a flipped byte in a
+    # page would otherwise pass as the page. A digest we cannot check is no verdict.
+    if verify_digests and digest_matches(record.block_digest, record.block) is False:
+        log.warning("WARC %s: the record at offset %d does not match its WARC-Block-Digest",
+                    source, record.offset)  # fmt: skip
+        return skip(DIGEST_MISMATCH)
     url = _requested_url(record.target_uri)
     canonical_url = _canonical(url) if url is not None else None
     if url is None or canonical_url is None:
@@ -710,10 +728,12 @@ class RecordFeeder:
         queue_batches: int,
         remote_retries: int = 0,
         remote_retry_seconds: float = 1.0,
+        verify_digests: bool = True,
     ) -> None:
         self.sources = sources
         self.remote_retries = remote_retries
         self.remote_retry_seconds = remote_retry_seconds
+        self.verify_digests = verify_digests
         self.offsets = offsets
         self.reader = reader
         self.max_bytes = max_bytes
@@ -786,7 +806,9 @@ class RecordFeeder:
                     batch.append(SourceStart(source, offset, size))
                     started = True
                 try:
-                    for item in source_pages(stream, source, self.reader, self.max_bytes):
+                    found = source_pages(stream, source, self.reader, self.max_bytes,
+                                         self.verify_digests)  # fmt: skip
+                    for item in found:
                         if _place(item) <= last:
                             continue  # read again after a reconnection
                         batch.append(item)
