@@ -40,6 +40,7 @@ from crawler.warc.replay import (
     BROKEN,
     DIGEST_MISMATCH,
     RESYNC_MAX_PROBED_BYTES,
+    RESYNC_MAX_SCANNED_BYTES,
     RESYNC_PROBE_BYTES,
     RESYNC_SCAN_BYTES,
     TRUNCATED,
@@ -606,6 +607,52 @@ def test_a_stretch_crafted_of_near_records_costs_a_bounded_search(near_record: b
     assert [p.url for p in found if isinstance(p, Page)] == ["http://news.test/0"]
     scanned = 2 * RESYNC_SCAN_BYTES  # the chunks the candidates were found in
     assert archive.bytes_read < RESYNC_MAX_PROBED_BYTES + RESYNC_PROBE_BYTES + scanned + MAX_BYTES
+
+
+class _EndlessGarbage(io.RawIOBase):
+    """A file of some records, then zeros without end (a remote file that streams garbage
+    for ever looks the same to the search)."""
+
+    def __init__(self, head: bytes) -> None:
+        self.head, self.position, self.bytes_read = head, 0, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        self.position = offset
+        return offset
+
+    def tell(self) -> int:
+        return self.position
+
+    def readinto(self, buffer: Any) -> int:
+        size = len(buffer)
+        part = self.head[self.position : self.position + size]
+        buffer[: len(part)] = part
+        buffer[len(part) : size] = bytes(size - len(part))
+        self.position += size
+        self.bytes_read += size
+        return size
+
+
+@pytest.mark.parametrize("head", ["gzip", "uncompressed"])
+def test_a_search_through_garbage_without_end_gives_up_after_a_bounded_stretch(
+    head: str,
+) -> None:
+    records = [record.serialize() for record in _responses(2)]
+    if head == "gzip":
+        records = [gzip_member(record) for record in records]
+    archive = _EndlessGarbage(b"".join(records) + b"JUNK")
+    found: list[Page | Skip] = []
+    with pytest.raises(BrokenArchive):
+        found.extend(source_pages(archive, "x", "fastwarc", MAX_BYTES))  # type: ignore[arg-type]
+    assert [p.url for p in found if isinstance(p, Page)] == ["http://news.test/0",
+                                                             "http://news.test/1"]  # fmt: skip
+    assert archive.bytes_read < RESYNC_MAX_SCANNED_BYTES + 2 * RESYNC_SCAN_BYTES + MAX_BYTES
 
 
 @pytest.mark.parametrize("reader", READERS)

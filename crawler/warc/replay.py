@@ -89,6 +89,10 @@ RESYNC_PROBE_STEP_BYTES = 1024  # a gzip candidate is inflated this much at a ti
 # Bytes probed in one search at most: a stretch crafted to be all near-records costs that
 # much, then the file ends there (a real damaged stretch has a handful of candidates).
 RESYNC_MAX_PROBED_BYTES = 8 << 20
+# Bytes looked through in one search at most: a real damaged stretch is a record or a few (a
+# disk's bad blocks, a writer's torn record); a remote file that streams garbage without end
+# must not be read for ever.
+RESYNC_MAX_SCANNED_BYTES = 256 << 20
 WARC_START = b"WARC/"
 # A WARC gzipped whole is told from one gzip member per record by inflating the first member:
 # more than its first record's header (within the first 64 KiB) and declared length is a
@@ -450,6 +454,10 @@ def _next_candidate(
         if len(chunk) <= RESYNC_SCAN_BYTES:
             return None
         position += RESYNC_SCAN_BYTES
+        if position - start >= RESYNC_MAX_SCANNED_BYTES:
+            log.warning("no whole record in the %d MiB after offset %d: the file ends there",
+                        RESYNC_MAX_SCANNED_BYTES >> 20, start)  # fmt: skip
+            return None
 
 
 def _inflates_to_record(stream: IO[bytes], offset: int) -> bool:
