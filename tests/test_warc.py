@@ -443,6 +443,22 @@ def _assert_one_broken_skip(found: list[Page | Skip], resumed_at: int) -> None:
     assert skips == [(BROKEN, resumed_at)]
 
 
+@pytest.mark.parametrize("reader", READERS)
+@pytest.mark.parametrize(
+    "date", [b"0001-01-01T00:00:00+01:00", b"9999-12-31T23:59:59-01:00", b"2024-13-01", b"x" * 500]
+)
+def test_a_record_with_an_impossible_date_is_read_without_one(reader: str, date: bytes) -> None:
+    """Out of range once in UTC (it raised OverflowError, which ended the file), not a date,
+    or garbage: the page is read, its date unknown, and so are the records after it."""
+    records = [record.serialize() for record in _responses(3)]
+    head, separator, rest = records[1].partition(b"WARC-Date: ")
+    records[1] = head + separator + date + rest[rest.index(b"\r\n") :]
+    found = list(source_pages(io.BytesIO(b"".join(records)), "x", reader, MAX_BYTES))
+    assert [(p.url, p.date is None) for p in found if isinstance(p, Page)] == [
+        ("http://news.test/0", False), ("http://news.test/1", True), ("http://news.test/2", False)
+    ]  # fmt: skip
+
+
 DIGESTED = b"an archived block"
 
 

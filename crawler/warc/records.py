@@ -301,7 +301,7 @@ def _date(value: Any) -> datetime | None:
         return None
     try:
         return datetime.fromisoformat(str(value).strip().replace("Z", "+00:00")).astimezone(UTC)
-    except ValueError:
+    except (ValueError, OverflowError):  # "0001-01-01T00:00:00+01:00" is before year 1 in UTC
         return None
 
 
