@@ -26,6 +26,7 @@ from crawler.newsroom import Newsroom, NewsroomServer
 from crawler.warc.capture import METADATA_TYPE
 from crawler.warc.records import (
     MAX_HTTP_HEAD_BYTES,
+    MAX_WARC_HEADER_BYTES,
     READERS,
     BrokenArchive,
     OutRecord,
@@ -457,6 +458,35 @@ def test_a_record_with_an_impossible_date_is_read_without_one(reader: str, date:
     assert [(p.url, p.date is None) for p in found if isinstance(p, Page)] == [
         ("http://news.test/0", False), ("http://news.test/1", True), ("http://news.test/2", False)
     ]  # fmt: skip
+
+
+HEADER_PEAK_BYTES = 64 * 1024 * 1024  # warcio held 700 MB for a 22 MB header before
+
+
+@pytest.mark.parametrize("reader", READERS)
+@pytest.mark.parametrize("layout", ["gzip", "uncompressed"])
+def test_a_record_header_without_end_is_damage_read_in_bounded_memory(
+    reader: str, layout: str
+) -> None:
+    """A record whose header runs on for 6x MAX_WARC_HEADER_BYTES of field lines: one BROKEN
+    skip, the records around it read, and the reading holds a bounded amount of memory."""
+    good = [record.serialize() for record in _responses(2)]
+    endless = b"WARC/1.0\r\nWARC-Type: response\r\n" + b"X-A: b\r\n" * (
+        6 * MAX_WARC_HEADER_BYTES // 8
+    )
+    parts = [good[0], endless, good[1]]
+    if layout == "gzip":
+        parts = [gzip_member(part) for part in parts]
+    tracemalloc.start()
+    try:
+        found = list(source_pages(io.BytesIO(b"".join(parts)), "x", reader, MAX_BYTES))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert [p.url for p in found if isinstance(p, Page)] == ["http://news.test/0",
+                                                             "http://news.test/1"]  # fmt: skip
+    assert [p.reason for p in found if isinstance(p, Skip)] == [BROKEN]
+    assert peak < HEADER_PEAK_BYTES + sum(map(len, parts))
 
 
 DIGESTED = b"an archived block"

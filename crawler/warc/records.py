@@ -15,6 +15,7 @@ capture, a truncated download) is flagged `truncated`, never passed on as if com
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import importlib.util
 import uuid
@@ -30,6 +31,9 @@ HEADER_END = b"\r\n\r\n"
 # An HTTP response head (status line and headers) longer than this is no server's: servers
 # refuse far shorter ones (8-64 KiB); a hostile record's megabytes of headers are not parsed.
 MAX_HTTP_HEAD_BYTES = 1024 * 1024
+# A WARC record header longer than this is no writer's (real ones are under 2 KiB; FastWARC
+# refuses far shorter ones): warcio, which reads a header without limit, is held to it too.
+MAX_WARC_HEADER_BYTES = 1024 * 1024
 GZIP_LEVEL = 6  # zlib's default: ~4x smaller HTML at ~1 ms per 50 KB page (in the writer thread)
 GZIP_WBITS = 31  # a gzip member (header and CRC), not a raw deflate stream
 HTTP_RESPONSE_TYPE = "application/http; msgtype=response"
@@ -263,6 +267,8 @@ def _warcio_records(stream: IO[bytes], limit: int) -> Iterator[ArchivedRecord]:
     from warcio.exceptions import ArchiveLoadFailed
 
     iterator = ArchiveIterator(stream, no_record_parse=True, check_digests=False)
+    loader = iterator.loader
+    loader.warc_parser = _bounded_header_parser()(loader.warc_parser.statuslist)
     try:
         for record in iterator:
             if record.format != "warc":  # what it reads as ARC here is damage (FastWARC agrees)
@@ -288,6 +294,35 @@ def _warcio_records(stream: IO[bytes], limit: int) -> Iterator[ArchivedRecord]:
             )
     except (ArchiveLoadFailed, OSError, EOFError, ValueError, zlib.error) as error:
         raise BrokenArchive(str(error)) from error
+
+
+class _BoundedLines:
+    """A stream whose lines, read through it, add up to at most `limit` bytes."""
+
+    def __init__(self, stream: Any, limit: int) -> None:
+        self.stream, self.left = stream, limit
+
+    def readline(self, length: int | None = None) -> bytes:
+        wanted = self.left if length is None else min(length, self.left)
+        line = self.stream.readline(wanted + 1)
+        self.left -= len(line)
+        if self.left < 0:
+            raise BrokenArchive(f"a WARC record header over {MAX_WARC_HEADER_BYTES} bytes")
+        return line
+
+
+@functools.cache
+def _bounded_header_parser() -> type:
+    """warcio's WARC header parser, reading through `_BoundedLines` (a hostile header of
+    gigabytes of lines cost warcio 7 s and 700 MB per 22 MB before)."""
+    from warcio.statusandheaders import StatusAndHeadersParser
+
+    class BoundedHeaderParser(StatusAndHeadersParser):  # type: ignore[misc]
+        def parse(self, stream: Any, full_statusline: Any = None) -> Any:
+            bounded = _BoundedLines(stream, MAX_WARC_HEADER_BYTES)
+            return super().parse(bounded, full_statusline)
+
+    return BoundedHeaderParser
 
 
 def _uri(value: Any) -> str:
