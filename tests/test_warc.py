@@ -268,6 +268,17 @@ def test_a_compressed_bomb_is_refused_without_being_inflated_whole(coding: str) 
     assert peak < 4 * limit, peak  # the output stops past the limit (it was all 64 MiB once)
 
 
+def test_a_list_of_content_codings_past_any_server_s_is_refused_before_any_is_undone() -> None:
+    """Each coding is a round of decoding (a gzip quine inflates to itself): a header can
+    list a hundred thousand of them. Two, as servers send, decode."""
+    import brotli
+
+    page = b"<html><body><p>A paragraph.</p></body></html>"
+    assert decode_body(brotli.compress(gzip.compress(page)), "gzip, br", 1 << 20) == page
+    with pytest.raises(ValueError, match="100000 content codings"):
+        decode_body(page, ", ".join(["gzip"] * 100_000), 1 << 20)
+
+
 def test_a_metadata_record_nested_past_the_parser_is_ignored_and_the_pages_kept() -> None:
     first, second = _responses(2)
     nested = OutRecord("metadata", b"[" * 200_000, METADATA_TYPE, target_uri=first.target_uri,

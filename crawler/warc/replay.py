@@ -56,6 +56,7 @@ COMMON_CRAWL = "https://data.commoncrawl.org/"
 LISTING_SUFFIXES = (".paths", ".paths.gz", ".txt")
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 SNIFF_BYTES = 512  # a page without a Content-Type is HTML if it starts like it
+MAX_CONTENT_CODINGS = 8  # servers apply one or two ("gzip", "br"); a long list is hostile
 TOO_MANY_REQUESTS = 429  # a throttled remote source: worth opening again later
 SQLITE_FILE = "replay.sqlite3"
 BUSY_TIMEOUT_SECONDS = 5.0
@@ -624,6 +625,8 @@ def decode_body(body: bytes, encoding: str | None, max_bytes: int) -> bytes:
     """Undo Content-Encoding (gzip, deflate, br), bounded by max_bytes (a zip bomb is an
     error, not an out-of-memory kill). ValueError when it does not decode."""
     codings = [c.strip().lower() for c in (encoding or "").split(",") if c.strip()]
+    if len(codings) > MAX_CONTENT_CODINGS:  # each could be a gzip quine's round: bounded work
+        raise ValueError(f"{len(codings)} content codings")
     for coding in reversed(codings):
         if coding in ("identity", "none"):
             continue
