@@ -525,7 +525,8 @@ def page_of(
     # The only check an uncompressed file has (a gzip member has its CRC): a flipped byte in a
     # page would otherwise pass as the page. A digest we cannot check is no verdict.
     if verify_digests and digest_matches(record.block_digest, record.block) is False:
-        log.warning("WARC %s: the record at offset %d does not match its WARC-Block-Digest",
+        log.warning("WARC %s: the record at offset %d does not match its WARC-Block-Digest "
+                    "(skipped; REPLAY_VERIFY_DIGESTS=False reads a writer's wrong digests)",
                     source, record.offset)  # fmt: skip
         return skip(DIGEST_MISMATCH)
     url = _requested_url(record.target_uri)
