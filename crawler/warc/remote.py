@@ -46,7 +46,7 @@ class RemoteStream:
                                 timeout=REMOTE_TIMEOUT_SECONDS)  # fmt: skip
         ranged = response.status == 206
         length = response.headers.get("Content-Length")
-        self.size = int(length) + (offset if ranged else 0) if length else None
+        self.size = int(length) + (offset if ranged else 0) if length else None  # whole file
         accepts = (response.headers.get("Accept-Ranges") or "").strip().lower() == "bytes"
         self.ranges = ranged or accepts
         self.response = response
@@ -55,11 +55,6 @@ class RemoteStream:
         self.window = bytearray()  # the bytes received before `position`, the last ones
         if self.position < offset:  # no Range support: read up to the offset
             self._read_on_to(offset)
-
-    @property
-    def end(self) -> int | None:
-        """The file's size, when the server said."""
-        return self.size
 
     def read(self, size: int | None = -1) -> bytes:
         wanted = -1 if size is None or size < 0 else size

@@ -75,10 +75,11 @@ SKIP_REASONS = frozenset(  # and f"{STATUS}_<code>"
 )  # fmt: skip
 # What ends a file as broken (the readers' and zlib's errors); anything else is a bug.
 READ_ERRORS = (BrokenArchive, OSError, EOFError, zlib.error)
-# A damaged stretch of a local file is skipped: reading goes on at the next whole record. In a
-# gzip-per-record file, that is the next gzip member (RFC 1952: ID1 ID2, CM = deflate) that
-# inflates to the start of a WARC record; in an uncompressed file, the next line that opens a
-# WARC/1.x record header with the fields every record has (ISO 28500).
+# A damaged stretch of a file (local, or remote from a server that answers ranges) is skipped:
+# reading goes on at the next whole record. In a gzip-per-record file, that is the next gzip
+# member (RFC 1952: ID1 ID2, CM = deflate) that inflates to the start of a WARC record; in an
+# uncompressed file, the next line that opens a WARC/1.x record header with the fields every
+# record has (ISO 28500).
 GZIP_MAGIC = b"\x1f\x8b"
 GZIP_MEMBER_START = GZIP_MAGIC + b"\x08"
 PLAIN_RECORD_START = b"WARC/1."
