@@ -380,6 +380,8 @@ class RangeArchiveHandler(http.server.BaseHTTPRequestHandler):
         if not self.fault():
             start, stop = self.span(asked)
             self.send_response(206 if asked else 200)
+            if asked:
+                self.send_header("Content-Range", f"bytes {start}-{stop - 1}/{len(self.body)}")
             if self.accept_ranges:
                 self.send_header("Accept-Ranges", "bytes")
             self.send_header("Content-Length", str(stop - start))
@@ -489,6 +491,28 @@ def test_a_remote_stream_reads_and_seeks_as_a_local_file_does() -> None:
 
 
 Damage = bytes | Callable[[bytes], bytes]  # a stretch to put in a record's place, or a damage
+
+
+class MisplacedRangeHandler(RangeArchiveHandler):
+    """Answers every range from the file's start (and says so in Content-Range)."""
+
+    def span(self, asked: str | None) -> tuple[int, int]:
+        return 0, len(self.body)
+
+
+def test_a_range_answered_from_another_offset_is_refused() -> None:
+    """Every record offset would be wrong (resume points, the search for the next record):
+    the answer is a failed connection, not a file read from the wrong place."""
+    body = b"0123456789" * 100
+    handler = type("Handler", (MisplacedRangeHandler,), {"body": body, "requests": []})
+    with loopback_server(handler) as base:
+        assert RemoteStream(f"{base}/a.warc.gz", "test").read(10) == body[:10]  # no range asked
+        with pytest.raises(ConnectionError, match="asked for bytes 500-, the server answered "
+                                                  "bytes 0-999/1000"):  # fmt: skip
+            RemoteStream(f"{base}/a.warc.gz", "test", 500)
+    with served_archive(body) as (url, _):
+        stream = RemoteStream(url, "test", 500)
+        assert (stream.size, stream.read(10)) == (1000, body[500:510])
 
 
 def _archive_with_damage(stretch: Damage) -> tuple[bytes, list[str], list[int]]:

@@ -12,6 +12,7 @@ from its start.
 from __future__ import annotations
 
 import io
+import re
 from typing import Any
 from urllib.request import Request as UrlRequest
 from urllib.request import urlopen
@@ -23,6 +24,7 @@ SKIP_CHUNK_BYTES = 1 << 20  # read on (and dropped) this much at a time to reach
 WINDOW_BYTES = 2 << 20
 HEAD_BYTES = 8  # the file's first bytes, remembered: they say its layout
 ANY_LINE_BYTES = 64 * 1024  # a readline() without a limit reads at most this much
+_CONTENT_RANGE = re.compile(r"\s*bytes\s+(\d+)-\d+/(\d+|\*)", re.IGNORECASE)  # RFC 9110 14.4
 
 
 class RemoteStream:
@@ -47,6 +49,13 @@ class RemoteStream:
         ranged = response.status == 206
         length = response.headers.get("Content-Length")
         self.size = int(length) + (offset if ranged else 0) if length else None  # whole file
+        answered = _CONTENT_RANGE.match(response.headers.get("Content-Range") or "")
+        if ranged and answered and int(answered[1]) != offset:  # every offset would be wrong
+            response.close()
+            raise ConnectionError(f"asked for bytes {offset}-, the server answered "
+                                  f"{response.headers.get('Content-Range')}")  # fmt: skip
+        if ranged and answered and answered[2] != "*":
+            self.size = int(answered[2])
         accepts = (response.headers.get("Accept-Ranges") or "").strip().lower() == "bytes"
         self.ranges = ranged or accepts
         self.response = response
