@@ -23,7 +23,7 @@ import socket
 import string
 import zlib
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache
@@ -218,18 +218,27 @@ def check_feed(feed: FeedInput) -> None:
 
 
 def check_warc(warc: WarcInput) -> None:
-    """Reading any bytes as a WARC file gives pages and skips, and may end in one of the errors
-    that mark a file broken from there on (READ_ERRORS); nothing else escapes. Every page has
-    a fetchable address, a body within the limit, and metadata of the shape capture writes."""
-    from crawler.warc.records import iter_records
-    from crawler.warc.replay import READ_ERRORS, SKIP_REASONS, STATUS, Page, Skip, pages
+    """Reading any bytes as a WARC file (damaged stretches searched past, as a replay does)
+    gives pages and skips, and may end in one of the errors that mark a file broken from there
+    on (READ_ERRORS); nothing else escapes. They come in the order of the file, none twice
+    (the feeder takes an item that does not come after the last one for one read again, and
+    drops it). Every page has a fetchable address, a body within the limit, and metadata of
+    the shape capture writes."""
+    from crawler.warc.replay import (
+        READ_ERRORS,
+        SKIP_REASONS,
+        STATUS,
+        Page,
+        Skip,
+        place_in_source,
+        source_pages,
+    )
 
     found: list[Any] = []
-    try:
-        records = iter_records(io.BytesIO(warc.data), warc.reader, WARC_MAX_BYTES)
-        found.extend(pages(records, "fuzz.warc", WARC_MAX_BYTES))
-    except READ_ERRORS:
-        pass
+    with suppress(READ_ERRORS):
+        found.extend(source_pages(io.BytesIO(warc.data), "fuzz", warc.reader, WARC_MAX_BYTES))
+    places = [place_in_source(item) for item in found]
+    _require(places == sorted(set(places)), f"items out of order or repeated: {places}")
     for item in found:
         if isinstance(item, Skip):
             reason = item.reason

@@ -806,7 +806,7 @@ class RecordFeeder:
         offset = self.offsets.get(source, 0)
         batch: list[Any] = []
         started = False
-        last = (-1, 0)  # where the last item handed over stands (`_place`)
+        last = (-1, 0)  # where the last item handed over stands (`place_in_source`)
         failures = 0
         while True:
             progressed, error, retryable = False, None, is_remote(source)
@@ -822,10 +822,10 @@ class RecordFeeder:
                     found = source_pages(stream, source, self.reader, self.max_bytes,
                                          self.verify_digests)  # fmt: skip
                     for item in found:
-                        if _place(item) <= last:
+                        if place_in_source(item) <= last:
                             continue  # read again after a reconnection
                         batch.append(item)
-                        last, progressed = _place(item), True
+                        last, progressed = place_in_source(item), True
                         if len(batch) >= self.BATCH:
                             self.position = item.offset
                             if not self._put(batch):
@@ -855,7 +855,7 @@ class RecordFeeder:
         return self._put(batch)
 
 
-def _place(item: Page | Skip) -> tuple[int, int]:
+def place_in_source(item: Page | Skip) -> tuple[int, int]:
     """Where an item stands in its source. A damaged stretch's skip has the offset of the
     record reading went on at, and comes just before that record."""
     return item.offset, 0 if isinstance(item, Skip) and item.reason == BROKEN else 1
