@@ -35,6 +35,7 @@ from crawler.cli.crawlrun import (
     stats_from_log,
 )
 from crawler.newsroom import Newsroom, NewsroomServer
+from crawler.warc import remote
 from crawler.warc.records import (
     READERS,
     OutRecord,
@@ -509,6 +510,48 @@ def test_a_range_answered_from_another_offset_is_refused() -> None:
     with served_archive(body) as (url, _):
         stream = RemoteStream(url, "test", 500)
         assert (stream.size, stream.read(10)) == (1000, body[500:510])
+
+
+class DrippingHandler(RangeArchiveHandler):
+    """Sends the start of the file, then a byte at a time, DRIP_SECONDS apart (each wait well
+    within any socket timeout)."""
+
+    def write(self, part: bytes) -> None:
+        self.wfile.write(part[:DRIP_AFTER_BYTES])
+        for byte in part[DRIP_AFTER_BYTES:]:
+            time.sleep(DRIP_SECONDS)
+            self.wfile.write(bytes([byte]))
+            self.wfile.flush()
+
+
+DRIP_AFTER_BYTES, DRIP_SECONDS = 4096, 0.05
+
+
+def test_a_connection_that_drips_is_a_failed_one_and_a_slow_reader_is_not(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Under STALL_MIN_BYTES per STALL_SECONDS spent waiting on it, a connection counts as
+    failed (the feeder opens it again, and at last gives up) instead of holding the replay
+    for ever; time the reader spends elsewhere (a full pipeline) does not count."""
+    monkeypatch.setattr(remote, "STALL_SECONDS", 0.5)
+    monkeypatch.setattr(remote, "STALL_MIN_BYTES", 1024)
+    body = bytes(range(256)) * 64
+    handler = type("Handler", (DrippingHandler,), {"body": body, "requests": []})
+    with loopback_server(handler) as base:
+        stream = RemoteStream(f"{base}/a.warc.gz", "test")
+        assert stream.read(DRIP_AFTER_BYTES) == body[:DRIP_AFTER_BYTES]
+        started = time.monotonic()
+        with pytest.raises(ConnectionError, match="the connection stalls"):
+            stream.read(1024)
+        assert time.monotonic() - started < 10 * 0.5  # not the 51 s the drip would take
+        assert isinstance(stream.failure, ConnectionError)
+        stream.close()
+    with served_archive(body) as (url, _):
+        stream = RemoteStream(url, "test")
+        assert stream.read(1000) == body[:1000]
+        time.sleep(0.6)  # the reader busy elsewhere, longer than STALL_SECONDS
+        assert stream.read(10) == body[1000:1010]
+        stream.close()
 
 
 Damage = bytes | Callable[[bytes], bytes]  # a stretch to put in a record's place, or a damage

@@ -13,11 +13,19 @@ from __future__ import annotations
 
 import io
 import re
+import time
 from typing import Any
 from urllib.request import Request as UrlRequest
 from urllib.request import urlopen
 
-REMOTE_TIMEOUT_SECONDS = 60.0
+REMOTE_TIMEOUT_SECONDS = 60.0  # for each wait on the socket
+# The least a connection must deliver per this long spent waiting on it (the time the reader
+# spends elsewhere, a full pipeline, does not count): a server dripping a byte now and then,
+# each within the socket timeout, would otherwise hold a replay for ever. The connection then
+# counts as failed: opened again, and at last given up, like a reset one.
+STALL_SECONDS = 60.0
+STALL_MIN_BYTES = 64 * 1024
+RECEIVE_BYTES = 1 << 20  # asked of the connection at a time; it answers what has arrived
 SKIP_CHUNK_BYTES = 1 << 20  # read on (and dropped) this much at a time to reach an offset
 # Kept behind the read position. A resync scan reads 1 MiB ahead and probes 64 KiB past a
 # candidate, then seeks back to the next candidate in what it read: it never seeks further back.
@@ -62,6 +70,7 @@ class RemoteStream:
         self.position = 0 if offset and not ranged else offset  # of the next byte received
         self.cursor = self.position  # of the next byte read
         self.window = bytearray()  # the bytes received before `position`, the last ones
+        self.pace = (0.0, self.position)  # seconds waited on the connection since where
         if self.position < offset:  # no Range support: read up to the offset
             self._read_on_to(offset)
 
@@ -128,17 +137,43 @@ class RemoteStream:
         self.cursor += stop - start
         return bytes(self.window[start:stop])
 
+    def _keep_pace(self, waited: float, received: int) -> None:
+        """`waited` on the connection for what brought it up to offset `received`."""
+        waited += self.pace[0]
+        if waited < STALL_SECONDS:
+            self.pace = (waited, self.pace[1])
+            return
+        if received - self.pace[1] < STALL_MIN_BYTES:
+            raise ConnectionError(f"{received - self.pace[1]} bytes in {waited:.0f} s of "
+                                  f"waiting: the connection stalls (under {STALL_MIN_BYTES} "
+                                  f"bytes in {STALL_SECONDS:.0f} s)")  # fmt: skip
+        self.pace = (0.0, received)
+
     def _read_on_to(self, offset: int) -> None:
         while self.position < offset:
             if not self._receive(min(offset - self.position, SKIP_CHUNK_BYTES)):
                 return  # the file is shorter: reading there gives nothing
 
     def _receive(self, size: int) -> bytes:
+        """`size` bytes (all to the end when negative), fewer only at the end of the body."""
+        pieces: list[bytes] = []
+        got = 0
         try:
-            data = self.response.read(size) if size >= 0 else self.response.read()
-        except Exception as error:  # a reset, a timeout, http.client's IncompleteRead...
-            self.failure = error if isinstance(error, OSError) else ConnectionError(str(error))
+            while size < 0 or got < size:
+                started = time.monotonic()
+                piece = self.response.read1(RECEIVE_BYTES if size < 0 else size - got)
+                if not piece:
+                    break
+                pieces.append(piece)
+                got += len(piece)
+                self._keep_pace(time.monotonic() - started, self.position + got)
+        except OSError as error:  # a reset, a timeout, a stall
+            self.failure = error
+            raise
+        except Exception as error:  # http.client's IncompleteRead...
+            self.failure = ConnectionError(str(error))
             raise self.failure from error
+        data = b"".join(pieces)
         if self.position < HEAD_BYTES and len(self.head or b"") == self.position:
             self.head = (self.head or b"") + data[: HEAD_BYTES - self.position]
         self.position += len(data)
