@@ -67,6 +67,11 @@ def kill_when(command: list[str], env: dict[str, str], log_path: Path, ready: Ca
     process = start_crawl(command, env, log_path)
     try:
         wait_for(ready, timeout, what)
+    except AssertionError as error:  # say what the crawler was doing, or why it stopped
+        code = process.poll()
+        status = "still running" if code is None else f"exited with code {code}"
+        raise AssertionError(f"{error}; the crawler {status}; log tail:\n"
+                             f"{log_path.read_text()[-3000:]}") from None  # fmt: skip
     finally:
         process.send_signal(signal.SIGKILL)
         process.wait()
