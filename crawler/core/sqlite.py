@@ -25,6 +25,7 @@ from pathlib import Path
 IN_MEMORY = ":memory:"  # SQLite's name for a database that lives and dies with the connection
 WAL_RETRY_FIRST_SECONDS = 0.005  # the first wait before switching to WAL again (then doubled)
 WAL_RETRY_MAX_SECONDS = 0.2  # the longest wait between two tries
+PRIMARY_CODE_MASK = 0xFF  # an extended result code (SQLITE_BUSY_RECOVERY...) keeps its primary
 
 
 def open_sqlite(
@@ -51,7 +52,8 @@ def _switch_to_wal(connection: sqlite3.Connection, timeout_seconds: float) -> No
             connection.execute("PRAGMA journal_mode=WAL")
             return
         except sqlite3.OperationalError as error:
-            if error.sqlite_errorcode != sqlite3.SQLITE_BUSY or time.monotonic() >= deadline:
+            busy = error.sqlite_errorcode & PRIMARY_CODE_MASK == sqlite3.SQLITE_BUSY
+            if not busy or time.monotonic() >= deadline:
                 raise
         time.sleep(min(delay, max(deadline - time.monotonic(), 0.0)))
         delay = min(delay * 2, WAL_RETRY_MAX_SECONDS)
