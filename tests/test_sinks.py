@@ -131,13 +131,16 @@ def test_processes_opening_one_new_index_at_the_same_moment_all_open_it(tmp_path
                    for _ in range(2)]  # fmt: skip
         for opener in openers:
             opener.start()
-        outcomes = [results.get(timeout=30) for _ in openers]
-        for opener in openers:
-            opener.join(timeout=30)
+        try:
+            outcomes = [results.get(timeout=30) for _ in openers]
+        finally:
+            for opener in openers:
+                opener.join(timeout=30)
+                opener.kill()
         assert outcomes == [len(MIGRATIONS)] * 2, (attempt, outcomes)
-        assert SQLiteIndex.open_readonly(path).connection.execute(
-            "PRAGMA journal_mode"
-        ).fetchone() == ("wal",)
+        index = SQLiteIndex.open_readonly(path)
+        assert index.connection.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+        index.close()
 
 
 CONCURRENT_OPEN_ROUNDS = 30  # with the race, all 30 passing had a chance of 0.7**60 (1e-9)
