@@ -117,3 +117,37 @@ def test_control_characters_never_reach_the_article() -> None:
     texts = [article.title or "", *(text for _, text in article.blocks)]
     assert all(text.isprintable() and "\ufffd" not in text for text in texts), texts
     assert article.blocks[0][1].startswith("The regional council voted on Tuesday to reopen")
+
+
+PROSE = "The island ferry returned to its normal timetable on Sunday after the storm passed. " * 5
+
+
+@pytest.mark.parametrize(
+    ("html", "moved"),
+    [
+        # Body text after body content libxml2 kept in <head>.
+        (f"<html><head><title>T</title><mbox>x</mbox></head><body>lead\x05 words<p>{PROSE}</p>"
+         "</body></html>", "xlead words"),
+        # Loose text in <head> after an element a head cannot hold.
+        (f"<html><head><title>T</title><mbox>x</mbox>Loose\x1b words</head><body><p>{PROSE}</p>"
+         "</body></html>", "xLoose words"),
+        # A second page after an empty root: its body text becomes the body's text.
+        (f"<html><head><title>T</title></head></html><html><body>two\x01 lead<p>{PROSE}</p>"
+         "</body></html>", "two lead"),
+        # A second page after a full one: its body text joins the last paragraph's tail; a form
+        # feed (HTML whitespace) becomes a space.
+        (f"<html><head><title>T</title></head><body><p>{PROSE}</p></body></html>"
+         f"<html><body>two\x0clead\x02 on<p>{PROSE}</p></body></html>", "two lead on"),
+    ],
+)  # fmt: skip
+def test_text_a_repair_moves_keeps_its_words_and_loses_its_control_characters(
+    html: str, moved: str
+) -> None:
+    """libxml2 keeps control characters in the tree, but lxml refuses to store them: moving such
+    text raised, and the page came out NULL (extractor_error) in the pipeline (found by the
+    extract fuzzer)."""
+    tree = parse_document(html.encode()).tree
+    body_text = etree.tostring(tree.find("body"), method="text", encoding=str)
+    assert moved in body_text
+    assert all(char.isprintable() or char in "\n\t " for char in body_text)
+    assert extract_verbose(html.encode()).article is not None
