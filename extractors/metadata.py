@@ -258,7 +258,9 @@ def parse_date(value: str | None) -> datetime | None:
     except ValueError:
         try:
             parsed = date_parser.parse(value, tzinfos=TZINFOS)
-        except (ValueError, OverflowError, TypeError):
+        # ArithmeticError: OverflowError, and decimal's InvalidOperation on a field of 30 digits
+        # and more ("21:666...6:00", dateutil reads minutes and seconds as a Decimal).
+        except (ValueError, ArithmeticError, TypeError):
             return None
     if parsed.year < EARLIEST_PUBLICATION_YEAR:
         return None

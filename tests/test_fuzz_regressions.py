@@ -71,6 +71,20 @@ def test_a_time_zone_offset_of_days_is_no_date_not_a_lost_feed() -> None:
     assert [entry.published is None for entry in entries] == [True, False]
 
 
+def test_a_time_of_sixty_digits_is_no_date_not_a_lost_feed() -> None:
+    """dateutil reads a time's minutes as a Decimal, and one of 30 digits or more raised
+    decimal.InvalidOperation, which no date parser caught: the whole poll of the feed failed."""
+    entry = "<entry><link href='http://x.example/{n}'/><updated>{when}</updated></entry>"
+    entries = entry.format(n=1, when="2026-11-01T21:" + "6" * 60 + "00:00Z") + entry.format(
+        n=2, when="2026-11-01T21:00:00Z"
+    )
+    body = f'<feed xmlns="http://www.w3.org/2005/Atom">{entries}</feed>'.encode()
+    check_feed(FeedInput(body, "http://feeds.example.com/atom"))
+    parsed = parse_feed(body, "http://feeds.example.com/atom").entries
+    assert [entry.link for entry in parsed] == ["http://x.example/1", "http://x.example/2"]
+    assert [entry.updated is None for entry in parsed] == [True, False]
+
+
 def test_a_nul_in_the_http_charset_is_no_crash() -> None:
     check_extract(PageInput(b"<html><head><title>T</title></head><body></body></html>", None,
                             "bogus\x00"))  # fmt: skip
