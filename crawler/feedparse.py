@@ -45,7 +45,7 @@ from lxml import etree
 
 from crawler.core.urls import canonical_article_url
 from extractors.metadata import EARLIEST_PUBLICATION_YEAR, parse_date
-from extractors.safetext import scrub_json, single_line
+from extractors.safetext import scrub_json, single_line, storable_text
 
 DEFAULT_MAX_ENTRIES = 1_000
 MAX_FIELD_CHARS = 2_000  # titles, summaries, ids and names are cut to this length
@@ -833,9 +833,9 @@ def html_to_text(markup: str) -> str:
 def _markup_text(root: etree._Element) -> str:
     """Text of a (parsed) markup tree; modifies the tree, which is read once."""
     etree.strip_elements(root, *_HIDDEN_TAGS, with_tail=False)
-    for element in root.iter(*_BLOCK_TAGS):
-        element.text = " " + element.text if element.text else " "
-        element.tail = " " + element.tail if element.tail else " "
+    for element in root.iter(*_BLOCK_TAGS):  # recovery keeps what lxml will not store again
+        element.text = " " + (storable_text(element.text) or "")
+        element.tail = " " + (storable_text(element.tail) or "")
     return "".join(root.itertext())
 
 

@@ -20,17 +20,14 @@ that needs neither costs a few element checks. What a browser does not show eith
 inside a `<script>` that never closes) is not repaired: that text is not on the page.
 
 Runs once, in `extractors.document`, on the tree it has just built; extractors never modify it.
-Text it moves is stored again, and lxml refuses to store what XML excludes (control characters,
-U+FFFE, U+FFFF), which libxml2's HTML parser keeps in the tree: those characters, which a browser
-does not show, are dropped from moved text (a form feed, HTML whitespace, becomes a space).
+Text it moves is stored again, so it loses what lxml refuses to store (`storable_text`).
 """
 
 from __future__ import annotations
 
-import re
-
 from lxml import etree
 
+from extractors.safetext import storable_text
 from extractors.tree import Element
 
 # Elements a browser leaves in <head> (HTML5 "in head" insertion mode); any other one starts
@@ -39,9 +36,6 @@ HEAD_TAGS = frozenset(
     {"base", "basefont", "bgsound", "link", "meta", "title", "noscript", "noframes", "style",
      "script", "template"}
 )  # fmt: skip
-# Characters lxml will not store as text (XML 1.0 excludes them); the form feed is separate.
-_NOT_XML_TEXT = re.compile("[\x00-\x08\x0b\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
-_FORM_FEED = "\x0c"
 
 
 def repair_tree(root: Element) -> None:
@@ -111,12 +105,12 @@ def _prepend(body: Element, text: str | None, elements: list[Element]) -> None:
     """`text` and `elements` (moved, tails included) at the start of `body`, before what it
     held."""
     if not elements:
-        body.text = _storable((text or "") + (body.text or ""))
+        body.text = storable_text((text or "") + (body.text or ""))
         return
     if body.text:
         last = elements[-1]
-        last.tail = _storable((last.tail or "") + body.text)
-    body.text = _storable(text)
+        last.tail = storable_text((last.tail or "") + body.text)
+    body.text = storable_text(text)
     for index, element in enumerate(elements):
         body.insert(index, element)
 
@@ -144,18 +138,11 @@ def _append_content(target: Element, source: Element) -> None:
     if source.text:
         last = target[-1] if len(target) else None
         if last is None:
-            target.text = _storable((target.text or "") + source.text)
+            target.text = storable_text((target.text or "") + source.text)
         else:
-            last.tail = _storable((last.tail or "") + source.text)
+            last.tail = storable_text((last.tail or "") + source.text)
     for child in list(source):
         target.append(child)
-
-
-def _storable(text: str | None) -> str | None:
-    """`text` as lxml will store it: without the characters XML excludes (see the docstring)."""
-    if not text or text.isprintable():  # the common text: one C-speed check
-        return text
-    return _NOT_XML_TEXT.sub("", text.replace(_FORM_FEED, " "))
 
 
 def _text(value: str | None) -> bool:

@@ -13,7 +13,13 @@
   descriptions and site names lose them (`single_line`); body text keeps them, since right-to-left
   writing may need them and a body is not shown as one spoofable line.
 
-Both functions never raise and return their input unchanged (the same object) when there is
+* **Only what XML allows in a tree's text.** libxml2's HTML parser, and its XML parser in
+  recovery, keep control characters in the trees they build, but lxml refuses to store them
+  again (`ValueError`): code that writes text into a tree (extractors/repair.py, the feed
+  parser's markup reader) passes it through `storable_text` first. What it drops a browser does
+  not show; a form feed, HTML whitespace, becomes a space.
+
+These functions never raise and return their input unchanged (the same object) when there is
 nothing to do, which is almost always.
 """
 
@@ -25,6 +31,9 @@ from typing import Any
 REPLACEMENT_CHARACTER = "\ufffd"
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # a paired surrogate never survives json.loads
 BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
+# What lxml will not store as text (XML 1.0 excludes it); the form feed is handled apart.
+NOT_XML_TEXT = re.compile("[\x00-\x08\x0b\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+FORM_FEED = "\x0c"
 # How JSON text spells a surrogate: an escape \uD800-\uDFFF, or (in bytes, which json.loads
 # decodes with "surrogatepass") its three-byte UTF-8 form. Text without one yields none.
 _SURROGATE_SPELLING = re.compile(r"\\u[dD][89a-fA-F]")
@@ -75,3 +84,10 @@ def single_line(text: str) -> str:
     if not text.isprintable():
         text = BIDI_CONTROLS.sub("", text)
     return " ".join(text.split())
+
+
+def storable_text(text: str | None) -> str | None:
+    """`text` as lxml will store it in a tree: without the characters XML excludes."""
+    if not text or text.isprintable():  # the common text: one check in C
+        return text
+    return NOT_XML_TEXT.sub("", text.replace(FORM_FEED, " "))

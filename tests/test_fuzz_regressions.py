@@ -85,6 +85,30 @@ def test_a_time_of_sixty_digits_is_no_date_not_a_lost_feed() -> None:
     assert [entry.updated is None for entry in parsed] == [True, False]
 
 
+@pytest.mark.parametrize(
+    "body",
+    [
+        # Escaped HTML in an RSS title, holding a character reference to a control character.
+        b'<rss version="2.0"><channel><title>Gazette</title><item><title>&lt;p&gt;Budget&amp;#8;'
+        b" grows&lt;/p&gt;</title><link>http://x.example/1</link></item></channel></rss>",
+        # An XHTML feed title holding one.
+        b'<feed xmlns="http://www.w3.org/2005/Atom"><title type="xhtml"><div xmlns="http://www.w3'
+        b'.org/1999/xhtml"><p>Gazette&#5;</p></div></title><entry><title>Budget grows</title>'
+        b'<link href="http://x.example/1"/></entry></feed>',
+    ],
+)
+def test_a_control_character_in_a_markup_title_is_dropped_not_a_lost_feed(body: bytes) -> None:
+    """libxml2 keeps the control character such a reference spells in the tree, and lxml
+    refused to store the text again when the markup reader set word breaks: the whole feed
+    raised ValueError, every poll."""
+    check_feed(FeedInput(body, "http://feeds.example.com/rss"))
+    feed = parse_feed(body, "http://feeds.example.com/rss")
+    assert feed.title == "Gazette"
+    assert [(entry.title, entry.link) for entry in feed.entries] == [
+        ("Budget grows", "http://x.example/1")
+    ]
+
+
 def test_a_nul_in_the_http_charset_is_no_crash() -> None:
     check_extract(PageInput(b"<html><head><title>T</title></head><body></body></html>", None,
                             "bogus\x00"))  # fmt: skip
