@@ -137,18 +137,18 @@ class HostileCrawl:
 
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory: pytest.TempPathFactory) -> HostileCrawl:
-    room = Newsroom(seed=1, hostile=True)
-    assert room.hostile is not None
+    site = HostileSite(seed=1)
+    room = Newsroom(seed=1, extra_sites=[site])
     output = tmp_path_factory.mktemp("hostile") / "articles.jsonl"
     with NewsroomServer(room, port=0) as server:
         run = run_measured(
-            room.feed_urls + room.hostile.feed_urls,
+            room.feed_urls + site.feed_urls,
             output,
             HOSTILE_SETTINGS,
             proxy_url=server.proxy_url,
         )
     assert run.returncode == 0, run.log[-3000:]
-    return HostileCrawl(room, room.hostile, run, server.request_log, output.parent / "state")
+    return HostileCrawl(room, site, run, server.request_log, output.parent / "state")
 
 
 # --- the crawl goes on -------------------------------------------------------------------------
@@ -372,8 +372,8 @@ def crawl_hostile_feeds(
 ) -> tuple[str, list[RequestRecord]]:
     """One `scrapy crawl feeds` run of some of hostile.test's feeds (the fixture profile: the
     SQLite index on), to its end; its log and the requests served."""
-    site = HostileSite()
-    room = Newsroom(seed=1, hostile=True)
+    site = HostileSite(seed=1)
+    room = Newsroom(seed=1, extra_sites=[site])
     with NewsroomServer(room, port=0) as server:
         command = crawl_command([site.cases[case].url for case in cases], server.proxy_url,
                                 settings)  # fmt: skip
@@ -469,12 +469,11 @@ ALLOW_LOOPBACK = {"NEWSHARVEST_NETWORK_ALLOWLIST": '["127.0.0.1"]'}
 
 def good_article_page() -> tuple[str, bytes]:
     """(title, page) of an ordinary article of the hostile site."""
-    room = Newsroom(seed=1, hostile=True)
-    assert room.hostile is not None
-    url = room.hostile.chain_target
-    _, _, body = room.render(HOSTILE_DOMAIN, url.removeprefix(f"http://{HOSTILE_DOMAIN}"), "")
+    site = HostileSite(seed=1)
+    url = site.chain_target
+    _, _, body = site.render(HOSTILE_DOMAIN, url.removeprefix(f"http://{HOSTILE_DOMAIN}"), "")
     assert isinstance(body, bytes)
-    return room.hostile.articles[url].title, body
+    return site.articles[url].title, body
 
 
 def test_extract_refuses_loopback_link_local_and_local_names_before_connecting() -> None:

@@ -15,8 +15,9 @@ from crawler.newsroom.hostile import (
     HOSTILE_DOMAIN,
     HUGE_FEED_ENTRIES,
     SSRF_LINKS,
-    Stream,
+    HostileSite,
 )
+from crawler.newsroom.sites import Stream
 
 ORIGIN = "http://127.0.0.1:8765"
 
@@ -26,23 +27,25 @@ def render(room: Newsroom, url: str) -> tuple[int, dict[str, str], bytes | Strea
     return room.render(host, "/" + path, ORIGIN)
 
 
+def hostile_room() -> tuple[Newsroom, HostileSite]:
+    site = HostileSite(seed=1)
+    return Newsroom(seed=1, extra_sites=[site]), site
+
+
 def test_hostile_domains_are_served_only_when_asked_for() -> None:
     assert render(Newsroom(seed=1), f"http://{HOSTILE_DOMAIN}/feeds/xxe.xml")[0] == 404
-    room = Newsroom(seed=1, hostile=True)
-    assert room.hostile is not None
-    assert HOSTILE_DOMAIN not in room.domains and not set(room.hostile.feed_urls) & set(
-        room.feed_urls
-    )
+    room, site = hostile_room()
+    assert room.extra_sites == {"hostile": site}
+    assert HOSTILE_DOMAIN not in room.domains and not set(site.feed_urls) & set(room.feed_urls)
 
 
 def test_every_case_answers_and_every_good_article_is_served() -> None:
-    room = Newsroom(seed=1, hostile=True)
-    assert room.hostile is not None
-    for case in room.hostile.cases.values():
+    room, site = hostile_room()
+    for case in site.cases.values():
         status, _, _ = render(room, case.url)
         expected = int(case.name[-3:]) if case.name.startswith("page_http_") else None
         assert status == expected if expected else status != 404, case.name
-    for url, article in room.hostile.articles.items():
+    for url, article in site.articles.items():
         status, _, body = render(room, url)
         assert status == 200 and isinstance(body, bytes)
         title = html.escape(article.title)
@@ -51,7 +54,7 @@ def test_every_case_answers_and_every_good_article_is_served() -> None:
 
 
 def test_the_gzip_bomb_inflates_to_what_it_says() -> None:
-    room = Newsroom(seed=1, hostile=True)
+    room, _ = hostile_room()
     _, headers, body = render(room, f"http://{HOSTILE_DOMAIN}/bombs/gzip.html")
     assert headers["Content-Encoding"] == "gzip" and isinstance(body, bytes)
     assert len(body) < BOMB_DECOMPRESSED_BYTES // 500
@@ -67,7 +70,7 @@ def _inflate(inflater: zlib._Decompress, data: bytes) -> Iterator[bytes]:
 
 
 def test_the_huge_feed_has_its_entries_and_the_ssrf_feed_its_links() -> None:
-    room = Newsroom(seed=1, hostile=True)
+    room, _ = hostile_room()
     _, _, huge = render(room, f"http://{HOSTILE_DOMAIN}/feeds/huge.xml")
     assert isinstance(huge, bytes)
     assert len(etree.fromstring(huge).findall("./channel/item")) == HUGE_FEED_ENTRIES
@@ -79,7 +82,7 @@ def test_the_huge_feed_has_its_entries_and_the_ssrf_feed_its_links() -> None:
 
 
 def test_endless_and_truncated_bodies_are_streams() -> None:
-    room = Newsroom(seed=1, hostile=True)
+    room, _ = hostile_room()
     for path in ("/big/chunked.html", "/feeds/oversized.xml"):
         _, _, body = render(room, f"http://{HOSTILE_DOMAIN}{path}")
         assert isinstance(body, Stream) and body.length is None
@@ -91,9 +94,7 @@ def test_endless_and_truncated_bodies_are_streams() -> None:
 def test_text_that_cannot_be_utf8_or_displays_spoofed_is_served_as_a_cms_would() -> None:
     """Half an emoji: a lone surrogate in JSON (\\ud83d), a character reference in HTML and XML;
     bidirectional overrides around a title. What the crawler tests expect them to become."""
-    room = Newsroom(seed=1, hostile=True)
-    site = room.hostile
-    assert site is not None
+    room, site = hostile_room()
     _, _, page = render(room, site.half_emoji_article)
     assert isinstance(page, bytes) and b"&#xD83D;" in page and b'\\ud83d"' in page
     page.decode("utf-8")  # the page itself is valid UTF-8: only what it spells is broken

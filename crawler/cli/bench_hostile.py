@@ -60,19 +60,24 @@ def run(args: argparse.Namespace) -> int:
     from crawler.cli.table import render_table
     from crawler.core.rejected import PIPELINE_REJECTED_FILE
     from crawler.newsroom import Newsroom, NewsroomServer
-    from crawler.newsroom.hostile import HOSTILE_DOMAIN, RAISING_STAGE, RAISING_STAGE_ORDER
+    from crawler.newsroom.hostile import (
+        HOSTILE_DOMAIN,
+        RAISING_STAGE,
+        RAISING_STAGE_ORDER,
+        HostileSite,
+    )
     from settings import base
 
-    room = Newsroom(seed=1, hostile=True)
-    assert room.hostile is not None
+    site = HostileSite(seed=1)
+    room = Newsroom(seed=1, extra_sites=[site])
     pipelines = {**base.ITEM_PIPELINES, RAISING_STAGE: RAISING_STAGE_ORDER}
     settings = [f"DOWNLOAD_TIMEOUT={args.download_timeout}", "LOG_LEVEL=INFO",
                 "ITEM_PIPELINES=" + json.dumps(pipelines), "HARVEST_MAX_ATTEMPTS=1",
                 *args.setting]  # fmt: skip
     if args.feed_max_entries is not None:
         settings.append(f"FEED_MAX_ENTRIES={args.feed_max_entries}")
-    feeds = room.feed_urls + room.hostile.feed_urls
-    cases, publishers = len(room.hostile.cases), len(room.domains)
+    feeds = room.feed_urls + site.feed_urls
+    cases, publishers = len(site.cases), len(room.domains)
     print(f"hostile suite: {cases} cases on {HOSTILE_DOMAIN} + {publishers} designed publishers")
     with (
         tempfile.TemporaryDirectory(prefix="nh-hostile-") as scratch,
@@ -103,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
         f"{len(crawl.items)} articles output"
     )
     print(f"designed articles missing: {len(missing)}; requests outside .test: {len(strays)}")
-    checks = text_case_checks(room.hostile, {item["url"]: item for item in crawl.items}, rejected)
+    checks = text_case_checks(site, {item["url"]: item for item in crawl.items}, rejected)
     print(render_table(["text case", "expected", "ok"], checks))
     verdict = "ok" if peak < PEAK_RSS_TARGET_BYTES else "OVER TARGET"
     print(f"peak memory: {peak / MIB:.0f} MiB, the larger of the crawl process's ru_maxrss "

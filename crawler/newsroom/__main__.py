@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from .redesign import REDESIGN_KINDS, Redesign
 from .room import DEFAULT_ARTICLES_PER_DOMAIN, DEFAULT_DOMAINS, Newsroom
 from .server import NewsroomServer
+from .sites import SiteNotInstalled, load_site
 
 DEFAULT_PORT = 8765
 
@@ -37,8 +38,13 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"switch DOMAIN's template after AFTER pages (kinds: {', '.join(REDESIGN_KINDS)})",
     )
     parser.add_argument(
-        "--hostile", action="store_true", help="also serve the hostile cases (hostile.test)"
+        "--site",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also serve a plugin site: hostile (the hostile-input cases of newsharvest-bench)",
     )
+    parser.add_argument("--hostile", action="store_true", help="the same as --site hostile")
     parser.add_argument(
         "--dry-run", action="store_true", help="bind, print the URLs and exit without serving"
     )
@@ -64,20 +70,26 @@ def describe(room: Newsroom, proxy_url: str) -> list[str]:
         "Feeds:",
     ]
     lines += [f"  {url}" for url in room.feed_urls]
-    if room.hostile is not None:
-        lines.append(f"Hostile feeds ({len(room.hostile.cases)} cases):")
-        lines += [f"  {url}" for url in room.hostile.feed_urls]
+    for name, site in room.extra_sites.items():
+        lines.append(f"Feeds of {name} ({', '.join(site.domains)}):")
+        lines += [f"  {url}" for url in site.feed_urls]
     return lines
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    names = list(dict.fromkeys([*args.site, *(["hostile"] if args.hostile else [])]))
+    try:
+        extra_sites = [load_site(name, args.seed) for name in names]
+    except SiteNotInstalled as error:
+        print(f"python -m crawler.newsroom: {error}", file=sys.stderr)
+        return 2
     room = Newsroom(
         seed=args.seed,
         n_domains=args.domains,
         articles_per_domain=args.articles_per_domain,
         feed_limit=args.feed_limit,
-        hostile=args.hostile,
+        extra_sites=extra_sites,
     )
     server = NewsroomServer(room, port=args.port, redesigns=args.redesign).bind()
     print("\n".join(describe(room, server.proxy_url)), flush=True)

@@ -29,6 +29,7 @@ from urllib.parse import urlsplit
 from xml.sax.saxutils import escape as xml_escape
 
 from .model import BASE_DATE
+from .sites import Response, Stream
 from .textgen import TextGenerator
 
 HOSTILE_DOMAIN = "hostile.test"
@@ -74,22 +75,6 @@ BIDI_ISOLATE = ("\u2067", "\u2069")
 POISON_PATH = "/articles/poison.html"  # the article RaisingStage fails on
 RAISING_STAGE = "crawler.newsroom.hostile.RaisingStage"  # for ITEM_PIPELINES ...
 RAISING_STAGE_ORDER = 150  # ... after the extraction (100), before any stage that keeps state
-
-Response = tuple[int, dict[str, str], "bytes | Stream"]
-
-
-@dataclass(frozen=True)
-class Stream:
-    """A body written piece by piece: generated lazily, optionally slowly.
-
-    With `length` set, that Content-Length is declared (and the connection is closed if the
-    chunks end short of it: data loss); without, the body is sent chunked.
-    """
-
-    chunks: Callable[[], Iterator[bytes]]
-    length: int | None = None
-    interval_s: float = 0.0  # pause before each chunk
-    headers_delay_s: float = 0.0  # pause before the status line (a server that never answers)
 
 
 @dataclass(frozen=True)
@@ -248,7 +233,11 @@ def _headers(content_type: str, body: bytes | None = None) -> dict[str, str]:
 
 
 class HostileSite:
-    """The hostile cases, their good articles, and the router that serves them."""
+    """The hostile cases, their good articles, and the router that serves them: a site the
+    simulator serves beside its publishers (crawler/newsroom/sites.py, `ExtraSite`)."""
+
+    name = "hostile"
+    domains = HOSTILE_DOMAINS
 
     def __init__(self, seed: int = 1, huge_feed_entries: int = HUGE_FEED_ENTRIES) -> None:
         self.seed = seed

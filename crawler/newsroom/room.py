@@ -12,6 +12,7 @@ import hashlib
 import random
 import re
 import threading
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -22,10 +23,10 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 from .chrome import PRIVATE_PATH, RenderContext, esc, modified_time
 from .clock import FixtureClock, ScaledClock
 from .feedgen import newest, render_feed
-from .hostile import HOSTILE_DOMAINS, HostileSite, Stream
 from .layouts import LAYOUTS
 from .model import ARTICLE, BASE_DATE, TABLE_CELL_SEPARATOR, Block, Page, Site
 from .redesign import render_redesigned
+from .sites import ExtraSite, Response, load_site
 from .styles import (
     FEED_CONTENT_TYPES,
     STYLES,
@@ -90,8 +91,6 @@ HTML_404 = (
     "<h1>Not Found</h1><p>The requested URL was not found on this server.</p></body></html>\n"
 )
 
-Response = tuple[int, dict[str, str], "bytes | Stream"]
-
 
 @dataclass
 class LiveSchedule:
@@ -112,6 +111,7 @@ class Newsroom:
         feed_limit: int | None = None,
         clock: FixtureClock | ScaledClock | None = None,
         render_cache_size: int | None = RENDER_CACHE_SIZE,
+        extra_sites: Sequence[ExtraSite] = (),
         hostile: bool = False,
     ) -> None:
         if n_domains < 1 or articles_per_domain < 1:
@@ -150,9 +150,37 @@ class Newsroom:
         self._publish_times = sorted(page.published for page in self.pages.values())
         # None keeps every rendered body (benchmarks pre-render so serving costs ~nothing).
         self._render_cached = lru_cache(maxsize=render_cache_size)(self._render_generation)
-        # The hostile cases (hostile.test, elsewhere.test): served only when asked for, and kept
-        # out of `domains`, `pages` and `feed_urls` (their ground truth is `hostile.articles`).
-        self.hostile: HostileSite | None = HostileSite(seed) if hostile else None
+        if hostile:
+            warnings.warn(
+                "Newsroom(hostile=True) is deprecated: pass "
+                "extra_sites=[load_site('hostile', seed)] (crawler.newsroom.sites)",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            extra_sites = [*extra_sites, load_site("hostile", seed)]
+        # Plugin sites (e.g. the hostile cases): served only when given, and kept out of
+        # `domains`, `pages` and `feed_urls` (their ground truth is their own).
+        self.extra_sites: dict[str, ExtraSite] = {}
+        self._extra_by_domain: dict[str, ExtraSite] = {}
+        for extra in extra_sites:
+            self._add_extra_site(extra)
+
+    def _add_extra_site(self, extra: ExtraSite) -> None:
+        taken = [d for d in extra.domains if d in self.sites or d in self._extra_by_domain]
+        if extra.name in self.extra_sites or taken:
+            raise ValueError(f"site {extra.name!r} clashes with one already served: {taken}")
+        self.extra_sites[extra.name] = extra
+        self._extra_by_domain.update(dict.fromkeys(extra.domains, extra))
+
+    @property
+    def hostile(self) -> ExtraSite | None:
+        """Deprecated: `extra_sites.get("hostile")`."""
+        warnings.warn(
+            'Newsroom.hostile is deprecated: use Newsroom.extra_sites.get("hostile")',
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.extra_sites.get("hostile")
 
     # -- catalog -----------------------------------------------------------------------------
 
@@ -409,10 +437,11 @@ class Newsroom:
 
     def render(self, host: str, path: str, origin: str = "http://127.0.0.1") -> Response:
         """Status, headers and body for GET http://{host}{path}; pure and deterministic.
-        `origin` is the serving fixture's own address (some hostile cases link to it)."""
+        `origin` is the serving fixture's own address (some plugin sites link to it)."""
         domain = normalize_host(host)
-        if self.hostile is not None and domain in HOSTILE_DOMAINS:
-            return self.hostile.render(domain, canonical_target(path), origin)
+        extra = self._extra_by_domain.get(domain)
+        if extra is not None:
+            return extra.render(domain, canonical_target(path), origin)
         if domain not in self.sites:
             return not_found()
         with self._lock:
