@@ -21,7 +21,10 @@ import pytest
 import redis
 from psycopg import sql
 
-from crawler.cli.crawlrun import (
+from crawler.core.keys import RedisKeys
+from crawler.core.outage import EXIT_BACKEND_UNAVAILABLE
+from crawler.newsroom import Newsroom, NewsroomServer, ScaledClock
+from newsharvest_bench.crawlrun import (
     CRAWL_TIMEOUT_SECONDS,
     count_lines,
     crawl_command,
@@ -32,10 +35,7 @@ from crawler.cli.crawlrun import (
     stats_from_log,
     wait_for,
 )
-from crawler.core.keys import RedisKeys
-from crawler.core.outage import EXIT_BACKEND_UNAVAILABLE
-from crawler.newsroom import Newsroom, NewsroomServer, ScaledClock
-from crawler.newsroom.tcpproxy import TcpProxy
+from newsharvest_bench.tcpproxy import TcpProxy
 
 pytestmark = pytest.mark.slow
 

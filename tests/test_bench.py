@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from crawler.cli import bench_extraction
+from newsharvest_bench import bench_extraction
 from tests.support.commands import newsharvest
 
 PAGES = Path(__file__).parent / "fixtures" / "pages"
@@ -82,7 +82,7 @@ def test_a_missing_peer_library_is_a_clear_error_with_the_install_command(monkey
     monkeypatch.setitem(bench_extraction.PEERS, "ghost", (missing, "ghost"))
     with pytest.raises(SystemExit) as stopped:
         bench_extraction.load_extractors("ghost")
-    assert "pip install -e '.[bench]'" in str(stopped.value)
+    assert "pip install -e './bench[peers]'" in str(stopped.value)
     with pytest.raises(SystemExit, match="unknown peer"):
         bench_extraction.load_extractors("nonesuch")
 
@@ -183,7 +183,7 @@ def test_bench_replay_repeated_compares_alternate_runs_and_keeps_the_medians(
 
 
 def test_process_tree_memory_counts_the_descendants() -> None:
-    from crawler.cli.bench_pipeline import process_memory, tree_memory
+    from newsharvest_bench.bench_pipeline import process_memory, tree_memory
 
     nap = f"import time; time.sleep({CHILD_SECONDS})"
     sleeper = f"import subprocess, sys; subprocess.Popen([sys.executable, '-c', {nap!r}]); {nap}"
@@ -201,7 +201,7 @@ def test_process_tree_memory_counts_the_descendants() -> None:
 def test_the_cpu_of_descendants_the_crawler_never_waits_for_is_counted() -> None:
     """Extraction workers are the fork server's children: their CPU time never reaches the
     crawler's rusage, so the watcher samples every process of the tree."""
-    from crawler.cli.bench_pipeline import Watcher, tree_cpu_seconds
+    from newsharvest_bench.bench_pipeline import Watcher, tree_cpu_seconds
 
     burn = "import time\nend = time.process_time() + 0.6\nwhile time.process_time() < end: pass\n"
     burner = f"{burn}time.sleep(1.0)"  # asleep for a few samples before it exits
@@ -221,7 +221,7 @@ def test_the_cpu_of_descendants_the_crawler_never_waits_for_is_counted() -> None
 
 def test_the_stats_of_several_crawlers_in_one_log_are_added_up() -> None:
     """A replay in several processes logs one final stats dump per process."""
-    from crawler.cli.crawlbench import STATS_DUMP, combined_stats
+    from newsharvest_bench.crawlbench import STATS_DUMP, combined_stats
 
     log = (
         f"INFO: {STATS_DUMP}:\n{{'elapsed_time_seconds': 15.2, 'item_scraped_count': 2500,\n"

@@ -7,6 +7,9 @@ import re
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
+import crawler.cli
 from tests.support.commands import newsharvest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -104,6 +107,34 @@ def test_extract_of_a_missing_file_is_a_clear_error() -> None:
     result = newsharvest("extract", "/nonexistent/page.html")
     assert result.returncode == 2
     assert "cannot read /nonexistent/page.html" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["bench"],
+        ["bench", "--help"],
+        ["bench", "extraction", "--dataset", "x", "-s", "A=1"],
+        ["fuzz", "--minutes", "1", "--target", "extract"],
+    ],
+)
+def test_bench_and_fuzz_without_the_tooling_say_what_to_install_in_one_line(
+    argv: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As a plain `pip install .` leaves it: no distribution registers the commands."""
+    monkeypatch.setattr(crawler.cli, "plugins", lambda group: {})
+    assert crawler.cli.main(argv) == 2
+    out, err = capsys.readouterr()
+    extra = argv[0]
+    assert out == "" and err.count("\n") == 1
+    assert err.startswith(f"newsharvest {extra}: newsharvest-bench is not installed")
+    assert f"pip install '.[{extra}]'" in err
+
+
+def test_the_tooling_commands_come_from_the_installed_tooling() -> None:
+    result = newsharvest("bench", "--help")
+    assert result.returncode == 0 and "extraction" in result.stdout and "hostile" in result.stdout
+    assert "not installed" not in newsharvest("--help").stdout
 
 
 def test_bench_polling_simulates_a_day_within_the_bounds_and_misses_nothing() -> None:

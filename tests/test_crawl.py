@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from crawler.cli.crawlrun import CRAWL_TIMEOUT_SECONDS, crawl_command, crawl_env
 from crawler.newsroom import Newsroom, NewsroomServer
+from newsharvest_bench.crawlrun import CRAWL_TIMEOUT_SECONDS, crawl_command, crawl_env
 from tests.support.commands import run_crawl
 
 SLOW_PUBLISHER_S = 0.05  # per response in the politeness test

@@ -26,9 +26,9 @@ from scrapy.utils.test import get_crawler
 from crawler.core.keys import RedisKeys
 from crawler.core.outage import BACKEND_UNAVAILABLE, RedisUnavailable
 from crawler.newsroom import Newsroom
-from crawler.newsroom.neardup import ORIGINAL, SYNDICATED, near_duplicate_corpus
-from crawler.newsroom.tcpproxy import TcpProxy
 from crawler.newsroom.textgen import TextGenerator
+from newsharvest_bench.neardup import ORIGINAL, SYNDICATED, near_duplicate_corpus
+from newsharvest_bench.tcpproxy import TcpProxy
 from pipelines.dedup import (
     Fingerprint,
     LshParams,

@@ -13,12 +13,14 @@ import pytest
 from scrapy import Request
 from scrapy.utils.test import get_crawler
 
-from crawler.cli.bench_distributed import FIXTURE_SETTINGS  # settings.fixture over distributed
-from crawler.cli.crawlrun import crawl_command, crawl_env, read_jsonl, run_to_end, start_crawl
 from crawler.newsroom import Newsroom, NewsroomServer
-from crawler.newsroom.tcpproxy import TcpProxy
 from crawler.scheduler import RedisPriorityQueue, RedisScheduler, TTLDupeFilter
 from crawler.spiders.feeds import FeedsSpider
+from newsharvest_bench.bench_distributed import (
+    FIXTURE_SETTINGS,  # settings.fixture over distributed
+)
+from newsharvest_bench.crawlrun import crawl_command, crawl_env, read_jsonl, run_to_end, start_crawl
+from newsharvest_bench.tcpproxy import TcpProxy
 
 SLOW_RESPONSE_SECONDS = 0.1  # slow enough that both workers get a share of the work
 COMPARED_FIELDS = ("url", "version", "title", "text", "published", "domain", "authors")

@@ -2,7 +2,7 @@
 simulator: a worker killed with SIGKILL hands its work back at once (heartbeats, owned claims
 and feed leases), monitoring counts what the journals hold, and a burst is split between the
 workers. The scenarios are those `newsharvest bench distributed` measures
-(crawler/cli/bench_distributed.py); here their figures are checked."""
+(bench/newsharvest_bench/bench_distributed.py); here their figures are checked."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from crawler.cli.bench_distributed import (
+from newsharvest_bench.bench_distributed import (
     Context,
     delete_prefixes,
     feed_lease_section,

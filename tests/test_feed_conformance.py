@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from crawler.cli.feed_conformance import (
+from crawler.feedparse import FeedEntry
+from newsharvest_bench.feed_conformance import (
     FAIL,
     NO_LINK,
     PASS,
@@ -30,7 +31,6 @@ from crawler.cli.feed_conformance import (
     select_cases,
     translate,
 )
-from crawler.feedparse import FeedEntry
 
 # Of the selected cases whose entry has an http(s) link (the target of the issue that added
 # this test; feedparser itself, through the same layer, passes about 98% of them).
@@ -200,7 +200,7 @@ def test_bench_feeds_reports_conformance_and_speed(
 
 
 def test_bench_feeds_measures_a_parser_in_its_own_process(tmp_path: Path) -> None:
-    from crawler.cli.bench_feeds import OURS, rss_feed, run_child
+    from newsharvest_bench.bench_feeds import OURS, rss_feed, run_child
 
     feed = tmp_path / "feed.xml"
     feed.write_bytes(rss_feed(20))

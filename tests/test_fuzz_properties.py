@@ -1,5 +1,5 @@
-"""Property-based tests of the parsers of untrusted input (crawler/cli/fuzzing.py holds the
-strategies and invariants `newsharvest fuzz` runs for longer). Few examples and a generous
+"""Property-based tests of the parsers of untrusted input (bench/newsharvest_bench/fuzzing.py holds
+the strategies and invariants `newsharvest fuzz` runs for longer). Few examples and a generous
 deadline: quick in every test run, and a hang still fails."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from datetime import timedelta
 
 from hypothesis import HealthCheck, given, settings
 
-from crawler.cli.fuzzing import (
+from newsharvest_bench.fuzzing import (
     FeedInput,
     PageInput,
     WarcInput,

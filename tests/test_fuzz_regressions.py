@@ -9,7 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from crawler.cli.fuzzing import (
+from crawler.core.urls import canonical_article_url
+from crawler.feedparse import parse_feed
+from crawler.warc.records import READERS, iter_records
+from crawler.warc.replay import Page, pages
+from extractors import extract_verbose
+from newsharvest_bench.fuzzing import (
     FeedInput,
     PageInput,
     WarcInput,
@@ -18,13 +23,10 @@ from crawler.cli.fuzzing import (
     check_url,
     check_warc,
 )
-from crawler.core.urls import canonical_article_url
-from crawler.feedparse import parse_feed
-from crawler.warc.records import READERS, iter_records
-from crawler.warc.replay import Page, pages
-from extractors import extract_verbose
+from tests.support.commands import newsharvest
 
 FIXTURES = Path(__file__).parent / "fixtures" / "fuzz"
+SESSION_MINUTES = 0.25  # a worker starts in a few seconds; the rest of the time it executes
 PROSE = "The island ferry returned to its normal timetable on Sunday after the storm passed. "
 
 
@@ -166,8 +168,8 @@ def test_a_failing_input_is_kept_in_a_file_and_replays(
 ) -> None:
     """What `newsharvest fuzz` does with a finding: the input goes to `<target>-<hash>.bin` with
     a `.json` record (the smallest input per bug), and `--replay` runs it again."""
-    from crawler.cli.fuzz import Recorder, replay
-    from crawler.cli.fuzzing import TARGETS, Target
+    from newsharvest_bench.fuzz import Recorder, replay
+    from newsharvest_bench.fuzzing import TARGETS, Target
 
     def check(url: str) -> None:
         if "bad" in url:
@@ -185,6 +187,21 @@ def test_a_failing_input_is_kept_in_a_file_and_replays(
     assert replay([saved]) == 1 and "still fails" in capsys.readouterr().out
     saved.write_bytes(b"http://fine.example/")
     assert replay([saved]) == 0 and "passes now" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("engine", ["hypothesis", "atheris"])
+def test_a_short_session_runs_its_worker_and_executes_inputs(tmp_path: Path, engine: str) -> None:
+    """`newsharvest fuzz` end to end: the supervisor starts a worker process (the tooling's own
+    module, found by path as an installed copy would be) that imports its target and executes."""
+    if engine == "atheris":
+        pytest.importorskip("atheris", reason="atheris has wheels for Linux x86-64 only")
+    result = newsharvest("fuzz", "--minutes", str(SESSION_MINUTES), "--target", "urls",
+                         "--engine", engine, "--crash-dir", str(tmp_path / "crashes"),
+                         cwd=tmp_path)  # fmt: skip
+    row = next(line.split() for line in result.stdout.splitlines() if line.startswith("urls "))
+    executions, restarts = int(row[3]), int(row[7])
+    assert executions > 0 and restarts == 0, result.stdout + result.stderr[-2000:]
+    assert "worker-exited" not in result.stdout
 
 
 def test_half_an_emoji_in_rss_is_the_replacement_character_not_a_crash() -> None:

@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from crawler.cli.crawlrun import (
+from crawler.newsroom import Newsroom, NewsroomServer, ScaledClock
+from crawler.newsroom.room import UPDATE_NOTE_PREFIX
+from newsharvest_bench.crawlrun import (
     count_lines,
     crawl_command,
     crawl_env,
@@ -20,8 +22,6 @@ from crawler.cli.crawlrun import (
     start_crawl,
     stats_from_log,
 )
-from crawler.newsroom import Newsroom, NewsroomServer, ScaledClock
-from crawler.newsroom.room import UPDATE_NOTE_PREFIX
 
 pytestmark = pytest.mark.slow
 

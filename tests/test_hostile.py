@@ -18,7 +18,11 @@ import pytest
 import redis
 from psycopg import sql
 
-from crawler.cli.crawlrun import (
+from crawler.cli.extract import EXIT_REFUSED, EXIT_UNREADABLE
+from crawler.core.keys import RedisKeys
+from crawler.core.rejected import PIPELINE_REJECTED_FILE
+from crawler.newsroom import Newsroom, NewsroomServer, RequestRecord
+from newsharvest_bench.crawlrun import (
     CrawlRun,
     crawl_command,
     crawl_env,
@@ -27,11 +31,7 @@ from crawler.cli.crawlrun import (
     run_to_end,
     stats_from_log,
 )
-from crawler.cli.extract import EXIT_REFUSED, EXIT_UNREADABLE
-from crawler.core.keys import RedisKeys
-from crawler.core.rejected import PIPELINE_REJECTED_FILE
-from crawler.newsroom import Newsroom, NewsroomServer, RequestRecord
-from crawler.newsroom.hostile import (
+from newsharvest_bench.hostile import (
     ADDRESS,
     BIDI_AUTHOR,
     CANARY_PATH,
@@ -60,7 +60,7 @@ HOSTILE_SETTINGS = (
     f"DOWNLOAD_TIMEOUT={DOWNLOAD_TIMEOUT_S}",
     f"FEED_MAX_ENTRIES={FEED_MAX_ENTRIES}",
     # Extraction isolation: this worker function hangs or segfaults on the two extraction cases.
-    "EXTRACT_FUNCTION=pipelines.extraction.faulty.faulty_extract_page",
+    "EXTRACT_FUNCTION=newsharvest_bench.faulty.faulty_extract_page",
     f"EXTRACT_TIMEOUT_SECONDS={EXTRACT_TIMEOUT_S}",
     # A stage that raises on the poison article, every time; one try is all this run has (the
     # bound across runs: tests/test_harvest_e2e.py).
@@ -359,7 +359,8 @@ def test_an_article_a_stage_fails_on_is_rejected_with_its_error_and_counted(
     assert rejected["record"]["url"] == site.poison_article
     assert rejected["record"]["title"] == site.articles[site.poison_article].title  # extracted
     assert rejected["error"].startswith("PoisonedItemError: a stage fails on")
-    assert rejected["where"].startswith("newsroom/hostile.py:") and rejected["attempts"] == 1
+    assert rejected["where"].startswith("newsharvest_bench/hostile.py:")
+    assert rejected["attempts"] == 1
     assert f"rejected: {site.poison_article} (PoisonedItemError" in hostile.run.log
     assert hostile.counter("errors/rejected") == 1 and hostile.run.stats["harvest/rejected"] == 1
 

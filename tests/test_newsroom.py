@@ -841,7 +841,7 @@ def test_the_server_honours_or_ignores_conditional_requests_and_records_them() -
 
 
 def test_near_duplicate_corpus_is_deterministic_and_ordered() -> None:
-    from crawler.newsroom.neardup import (
+    from newsharvest_bench.neardup import (
         COPY_KINDS,
         EDIT_RATE,
         ORIGINAL,

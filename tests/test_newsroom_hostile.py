@@ -1,23 +1,28 @@
-"""The news-site fixture's hostile cases (crawler/newsroom/hostile.py) serve what they
-say: the crawler tests in tests/test_hostile.py rely on it."""
+"""The news-site fixture's hostile cases (bench/newsharvest_bench/hostile.py) serve what they
+say: the crawler tests in tests/test_hostile.py rely on it. They are a plugin site: the simulator
+finds them by name only when the tooling is installed."""
 
 from __future__ import annotations
 
 import html
+import re
+import subprocess
+import sys
 import zlib
 from collections.abc import Iterator
 
+import pytest
 from lxml import etree
 
 from crawler.newsroom import Newsroom
-from crawler.newsroom.hostile import (
+from crawler.newsroom.sites import SiteNotInstalled, Stream, load_site
+from newsharvest_bench.hostile import (
     BOMB_DECOMPRESSED_BYTES,
     HOSTILE_DOMAIN,
     HUGE_FEED_ENTRIES,
     SSRF_LINKS,
     HostileSite,
 )
-from crawler.newsroom.sites import Stream
 
 ORIGIN = "http://127.0.0.1:8765"
 
@@ -37,6 +42,35 @@ def test_hostile_domains_are_served_only_when_asked_for() -> None:
     room, site = hostile_room()
     assert room.extra_sites == {"hostile": site}
     assert HOSTILE_DOMAIN not in room.domains and not set(site.feed_urls) & set(room.feed_urls)
+
+
+def test_the_hostile_site_is_a_plugin_found_by_name() -> None:
+    site = load_site("hostile", seed=3)
+    assert isinstance(site, HostileSite) and site.seed == 3
+    with pytest.raises(SiteNotInstalled, match=re.escape("pip install '.[bench]'")):
+        load_site("nonesuch", seed=1)
+    with pytest.raises(ValueError, match="clashes"):
+        Newsroom(seed=1, extra_sites=[HostileSite(seed=1), HostileSite(seed=2)])
+
+
+def test_the_old_hostile_switch_still_serves_the_cases_with_a_warning() -> None:
+    with pytest.warns(DeprecationWarning, match="extra_sites"):
+        room = Newsroom(seed=1, hostile=True)
+    with pytest.warns(DeprecationWarning, match="extra_sites"):
+        site = room.hostile
+    assert isinstance(site, HostileSite)
+    assert render(room, site.cases["page_http_410"].url)[0] == 410
+
+
+@pytest.mark.parametrize("flag", [["--site", "hostile"], ["--hostile"]])
+def test_the_simulator_command_serves_the_plugin_site(flag: list[str]) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "crawler.newsroom", "--port", "0", "--dry-run", *flag],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "Feeds of hostile (hostile.test, elsewhere.test):" in result.stdout
+    assert all(url in result.stdout for url in HostileSite(seed=1).feed_urls)
 
 
 def test_every_case_answers_and_every_good_article_is_served() -> None:

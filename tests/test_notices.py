@@ -732,7 +732,7 @@ def test_a_crawl_with_redis_shares_notice_state_in_redis(
 
 
 def test_bench_notices_prints_the_figures_for_both_backends(redis_url: str) -> None:
-    from crawler.cli.bench_notices import BENCH_KEY_PREFIX
+    from newsharvest_bench.bench_notices import BENCH_KEY_PREFIX
     from tests.support.commands import newsharvest
 
     args = ("bench", "notices", "--domains", "10", "--articles-per-domain", "10")
@@ -995,8 +995,8 @@ def test_learner_uses_the_articles_language_for_its_priors(make_store: StoreFact
 
 
 def test_publisher_corpus_is_deterministic_labelled_and_multilingual() -> None:
-    from crawler.newsroom.publishers import NOTICE_CLASSES, TRAP_CLASSES, build_publishers, render
     from extractors.language import guess_language
+    from newsharvest_bench.publishers import NOTICE_CLASSES, TRAP_CLASSES, build_publishers, render
 
     first, again = build_publishers(5, 12), build_publishers(5, 12)
     assert [render(a) for a in first] == [render(a) for a in again]

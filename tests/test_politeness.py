@@ -16,18 +16,18 @@ from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 from scrapy.robotstxt import ProtegoRobotParser
 from scrapy.utils.test import get_crawler
 
-from crawler.cli.bench_politeness import (
+from crawler.core.connection import async_redis, sync_redis
+from crawler.core.keys import RedisKeys
+from crawler.core.lua import register_lua
+from crawler.newsroom import RequestTiming
+from crawler.politeness import DomainPoliteness
+from newsharvest_bench.bench_politeness import (
     CLOCK_TOLERANCE_SECONDS,
     measure_politeness,
     politeness_figures,
     summary,
 )
-from crawler.core.connection import async_redis, sync_redis
-from crawler.core.keys import RedisKeys
-from crawler.core.lua import register_lua
-from crawler.newsroom import RequestTiming
-from crawler.newsroom.tcpproxy import TcpProxy
-from crawler.politeness import DomainPoliteness
+from newsharvest_bench.tcpproxy import TcpProxy
 from tests.support.commands import newsharvest
 
 DOMAIN = "dailyherald.test"

@@ -24,16 +24,6 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from crawler.cli.bench_replay import write_room_warc
-from crawler.cli.crawlrun import (
-    count_lines,
-    crawl_command,
-    crawl_env,
-    kill_when,
-    read_jsonl,
-    run_to_end,
-    stats_from_log,
-)
 from crawler.newsroom import Newsroom, NewsroomServer
 from crawler.warc import remote
 from crawler.warc.records import (
@@ -46,6 +36,16 @@ from crawler.warc.records import (
 )
 from crawler.warc.remote import WINDOW_BYTES, RemoteStream
 from crawler.warc.replay import BROKEN, Page, Skip, source_pages
+from newsharvest_bench.bench_replay import write_room_warc
+from newsharvest_bench.crawlrun import (
+    count_lines,
+    crawl_command,
+    crawl_env,
+    kill_when,
+    read_jsonl,
+    run_to_end,
+    stats_from_log,
+)
 
 WARC_10 = "WARC/1.0"  # what CC-NEWS files are written as
 START = datetime(2024, 1, 1, 0, 0, tzinfo=UTC)

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from crawler.cli.crawlrun import CrawlRun, run_measured
 from crawler.newsroom import Newsroom, NewsroomServer, RequestRecord
 from crawler.safety import (
     REFUSED_ADDRESS,
@@ -18,6 +17,7 @@ from crawler.safety import (
     NetworkPolicy,
     parse_ip_literal,
 )
+from newsharvest_bench.crawlrun import CrawlRun, run_measured
 
 PRODUCTION = "settings.local"  # the default profile: what a user runs
 

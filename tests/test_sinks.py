@@ -21,15 +21,15 @@ import redis
 from psycopg import sql
 from scrapy.exceptions import CloseSpider
 
-from crawler.cli import sinkrun
-from crawler.cli.sinkrun import feed, outage
 from crawler.core.keys import RedisKeys
 from crawler.core.outage import BACKEND_UNAVAILABLE
 from crawler.core.spill import Journal, journal_paths
 from crawler.core.sqlite import open_sqlite
 from crawler.newsroom import Newsroom
-from crawler.newsroom.items import article_items
-from crawler.newsroom.tcpproxy import TcpProxy
+from newsharvest_bench import sinkrun
+from newsharvest_bench.items import article_items
+from newsharvest_bench.sinkrun import feed, outage
+from newsharvest_bench.tcpproxy import TcpProxy
 from pipelines.sinks.postgres import PostgresSink, search_config
 from pipelines.sinks.redis_stream import RedisStreamSink
 from pipelines.sinks.sqlite import MIGRATIONS, SQLiteIndex, SQLiteSink, fts_query

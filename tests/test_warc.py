@@ -13,15 +13,6 @@ from typing import Any
 
 import pytest
 
-from crawler.cli.crawlrun import (
-    count_lines,
-    crawl_command,
-    crawl_env,
-    kill_when,
-    read_jsonl,
-    run_to_end,
-    stats_from_log,
-)
 from crawler.newsroom import Newsroom, NewsroomServer
 from crawler.warc.capture import METADATA_TYPE
 from crawler.warc.records import (
@@ -60,6 +51,15 @@ from crawler.warc.writer import (
     WarcWriter,
     complete_members,
     repair_directory,
+)
+from newsharvest_bench.crawlrun import (
+    count_lines,
+    crawl_command,
+    crawl_env,
+    kill_when,
+    read_jsonl,
+    run_to_end,
+    stats_from_log,
 )
 
 PAGE = b"<html><head><title>t</title></head><body><p>caf\xc3\xa9</p></body></html>"

@@ -16,7 +16,7 @@ from scrapy.utils.test import get_crawler
 
 from crawler.core.items import ArticleItem
 from extractors import Article
-from pipelines.extraction.faulty import CRASH_MARK, EXIT_MARK, HANG_MARK
+from newsharvest_bench.faulty import CRASH_MARK, EXIT_MARK, HANG_MARK
 from pipelines.extraction.pipeline import ExtractionPipeline
 from pipelines.extraction.workers import (
     AUTO_WORKERS,
@@ -33,7 +33,7 @@ from pipelines.extraction.workers import (
 from pipelines.notices.pipeline import WORKER_PREPARATION
 
 PAGES = Path(__file__).parent / "fixtures" / "pages"
-FAULTY = "pipelines.extraction.faulty.faulty_extract_page"
+FAULTY = "newsharvest_bench.faulty.faulty_extract_page"
 TIMEOUT_SECONDS = 1.0
 DEDUP_ON = {
     "ITEM_PIPELINES": {"pipelines.dedup.pipeline.DedupPipeline": 300}
@@ -92,7 +92,7 @@ def test_pool_gives_the_articles_in_reactor_extraction_gives() -> None:
 def test_workers_never_import_datasketch_scipy_or_scrapy() -> None:
     """Each worker is given the MinHash permutations at its start: importing datasketch (and
     scipy) would cost each new worker 1.5 s of its first page's budget."""
-    from pipelines.extraction.faulty import heavy_modules_loaded
+    from newsharvest_bench.faulty import heavy_modules_loaded
 
     pipeline = _pipeline(1, **DEDUP_ON)
     item = _item("dom-article.html")
@@ -183,7 +183,7 @@ def test_pool_survives_many_crashes_in_a_row() -> None:
 
 def test_unknown_worker_function_fails_at_startup() -> None:
     with pytest.raises((ValueError, ImportError)):
-        _pipeline(1, EXTRACT_FUNCTION="pipelines.extraction.faulty.no_such_function")
+        _pipeline(1, EXTRACT_FUNCTION="newsharvest_bench.faulty.no_such_function")
 
 
 def test_any_picklable_function_runs_in_a_worker() -> None:

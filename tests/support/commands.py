@@ -9,8 +9,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from crawler.cli.crawlrun import CRAWL_TIMEOUT_SECONDS, crawl_command, crawl_env
 from crawler.newsroom import Newsroom, NewsroomServer, Redesign, RequestRecord
+from newsharvest_bench.crawlrun import CRAWL_TIMEOUT_SECONDS, crawl_command, crawl_env
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMAND_TIMEOUT_SECONDS = 120

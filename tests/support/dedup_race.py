@@ -8,7 +8,7 @@ import multiprocessing
 import time
 from typing import Any
 
-from crawler.newsroom.neardup import ORIGINAL, SYNDICATED, near_duplicate_corpus
+from newsharvest_bench.neardup import ORIGINAL, SYNDICATED, near_duplicate_corpus
 from pipelines.dedup import open_index
 from pipelines.fingerprints import true_jaccard
 

@@ -1,5 +1,5 @@
 """`newsharvest bench dedup`: recall, false positives, speed and Redis memory of the
-near-duplicate index on a corpus with known families (crawler/newsroom/neardup.py).
+near-duplicate index on a corpus with known families (newsharvest_bench/neardup.py).
 
 Recall is reported per band of the copy's true Jaccard similarity to its original (exact sets of
 word 5-grams, as the index defines similarity); a copy counts as found when it is called a
@@ -78,7 +78,7 @@ class Run:
 
 
 def run(args: argparse.Namespace) -> int:
-    from crawler.newsroom.neardup import near_duplicate_corpus
+    from newsharvest_bench.neardup import near_duplicate_corpus
     from pipelines.dedup import LshParams
 
     params = LshParams.for_threshold(args.threshold)
@@ -243,7 +243,7 @@ def recall_table(docs: Sequence[Any], truth: dict[str, float], results: dict[str
 
 
 def false_positive_report(docs: Sequence[Any], results: dict[str, Any]) -> str:
-    from crawler.newsroom.neardup import ORIGINAL, SAME_TOPIC
+    from newsharvest_bench.neardup import ORIGINAL, SAME_TOPIC
 
     family = {doc.doc_id: doc.family for doc in docs}
     distinct = [doc for doc in docs if doc.variant in (ORIGINAL, SAME_TOPIC)]

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from crawler.cli.crawlbench import (
+from crawler.cli.table import render_table
+from newsharvest_bench.crawlbench import (
     CRAWL_TIMEOUT_SECONDS,
     add_fixture_arguments,
     crawl_command,
@@ -35,7 +36,6 @@ from crawler.cli.crawlbench import (
     redis_answers,
     run_settings,
 )
-from crawler.cli.table import render_table
 
 TARGET_OVERHEAD = 0.05
 

@@ -4,7 +4,7 @@ One real crawl (a `scrapy crawl feeds` subprocess, the fixture profile) of the f
 publishers plus every hostile case of `hostile.test` (compression bombs, endless and huge bodies,
 a 100,000-entry feed, entity bombs, slow pages, redirect loops, SSRF links, half emojis and
 bidirectional overrides, a UTF-16 page, an article a stage fails on; see
-crawler/newsroom/hostile.py). Prints the crawler's peak memory (its own ru_maxrss, or the
+newsharvest_bench/hostile.py). Prints the crawler's peak memory (its own ru_maxrss, or the
 PSS of it and its extraction workers together if larger; target < 1 GiB), the time, the hostile
 domain's counters by reason, and checks that every designed article still came out, that no
 request left the `.test` domains, and that the text cases came out as they must (U+FFFD for half
@@ -29,11 +29,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from crawler.newsroom.hostile import HostileSite
+    from newsharvest_bench.hostile import HostileSite
 
 PEAK_RSS_TARGET_BYTES = 1024**3  # 1 GiB
 RECYCLE_PAGES = 200  # pages per isolation measurement
-RECYCLE_SAMPLE = Path(__file__).resolve().parents[2] / "tests/fixtures/pages/dom-article.html"
 DEFAULT_DOWNLOAD_TIMEOUT_S = 5  # the slow pages would otherwise hold the crawl for 30 s
 MIB = 1024 * 1024
 
@@ -56,11 +55,11 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from crawler.cli.crawlrun import read_jsonl, run_measured
     from crawler.cli.table import render_table
     from crawler.core.rejected import PIPELINE_REJECTED_FILE
     from crawler.newsroom import Newsroom, NewsroomServer
-    from crawler.newsroom.hostile import (
+    from newsharvest_bench.crawlrun import read_jsonl, run_measured
+    from newsharvest_bench.hostile import (
         HOSTILE_DOMAIN,
         RAISING_STAGE,
         RAISING_STAGE_ORDER,
@@ -126,7 +125,7 @@ def text_case_checks(
     site: HostileSite, output: dict[str, dict[str, Any]], rejected: list[dict[str, Any]]
 ) -> list[tuple[str, str, str]]:
     """(case, what must come out, yes/no) for the cases about text and failing stages."""
-    from crawler.newsroom.hostile import BIDI_AUTHOR, REPLACEMENT_CHARACTER, with_half_emoji
+    from newsharvest_bench.hostile import BIDI_AUTHOR, REPLACEMENT_CHARACTER, with_half_emoji
 
     cut = with_half_emoji(site.articles[site.half_emoji_article], REPLACEMENT_CHARACTER)
     half = output.get(cut.url, {})
@@ -165,7 +164,7 @@ class TreeMemory:
         self._done.set()
 
     def _sample(self, pid: int) -> None:
-        from crawler.cli.bench_pipeline import SAMPLE_SECONDS, tree_memory
+        from newsharvest_bench.bench_pipeline import SAMPLE_SECONDS, tree_memory
 
         while not self._done.wait(SAMPLE_SECONDS):
             self.peak = max(self.peak, tree_memory(pid))
@@ -196,16 +195,28 @@ def print_isolation_cost() -> None:
     print(render_table(["worker", "pages/s", "ms per replaced worker"], rows))
 
 
+def _sample_article() -> bytes:
+    """The page the isolation measurement extracts again and again: a simulator article."""
+    from crawler.newsroom import Newsroom
+
+    room = Newsroom(seed=1)
+    page = room.articles()[0]
+    host, _, path = page.url.removeprefix("http://").partition("/")
+    _, _, body = room.render(host, "/" + path)
+    assert isinstance(body, bytes)
+    return body
+
+
 async def _pages_per_second(max_tasks: int, crash_every: int = 0) -> float:
     """One worker through RECYCLE_PAGES pages in a row; with `crash_every`, that share of the
-    pages segfault their worker (pipelines/extraction/faulty.py) and come back NULL."""
-    from pipelines.extraction.faulty import CRASH_MARK
+    pages segfault their worker (newsharvest_bench/faulty.py) and come back NULL."""
+    from newsharvest_bench.faulty import CRASH_MARK
     from pipelines.extraction.workers import ExtractionPool, PageJob
 
     pool = ExtractionPool(
-        1, 30.0, "pipelines.extraction.faulty.faulty_extract_page", max_tasks=max_tasks
+        1, 30.0, "newsharvest_bench.faulty.faulty_extract_page", max_tasks=max_tasks
     )
-    html = RECYCLE_SAMPLE.read_bytes()
+    html = _sample_article()
     pool.start()
     await pool.run(PageJob(html, "https://warm.test/", None, "default"))  # fork server is up
     started = time.perf_counter()

@@ -50,9 +50,10 @@ from crawler.cli.table import render_table
 DATASETS_RELATIVE = Path("shared") / "datasets"
 TRUTH_FILE = "ground-truth.json"
 OURS = "newsharvest"
-# The bench extra, as one command: the pip a venv starts with (23.x) cannot resolve it (lxml is
-# asked for with the same extra by two peers: "Candidate is not for this requirement").
-PEER_INSTALL_HINT = ".venv/bin/pip install -U pip && .venv/bin/pip install -e '.[bench]'"
+# The peers, as one command in the checkout (editable, as `make install` left this package):
+# the pip a venv starts with (23.x) cannot resolve them (lxml is asked for with the same extra
+# by two peers: "Candidate is not for this requirement").
+PEER_INSTALL_HINT = ".venv/bin/pip install -U pip && .venv/bin/pip install -e './bench[peers]'"
 WARMUP_PAGES = 5  # run once, untimed, before timing: imports and caches are not page cost
 HALVES = ("A", "B")
 

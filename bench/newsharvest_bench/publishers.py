@@ -24,8 +24,8 @@ import zlib
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from .model import BASE_DATE
-from .polyglot import LANGUAGES, Polyglot
+from crawler.newsroom.model import BASE_DATE
+from newsharvest_bench.polyglot import LANGUAGES, Polyglot
 
 STORY = "story"
 # Notice classes

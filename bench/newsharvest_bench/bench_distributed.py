@@ -12,7 +12,7 @@ sharing one Redis (each run under its own key prefix, deleted afterwards):
 * split: 3 workers on a burst of articles: each worker's share;
 * politeness: 3 workers with the default politeness: the most requests in flight to one
   publisher and the shortest gap between two, measured at the simulator's server
-  (`crawler/cli/bench_politeness.py`, also `newsharvest bench politeness`).
+  (`newsharvest_bench/bench_politeness.py`, also `newsharvest bench politeness`).
 
 `SECTIONS` lists the sections in the order they run: each is a function taking a `Context` and
 returning its figures (name -> value), printed under the section's name.
@@ -35,11 +35,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from crawler.cli.bench_politeness import measure_politeness
-from crawler.cli.crawlrun import crawl_command, crawl_env, start_crawl, wait_for
 from crawler.core.connection import sync_redis
 from crawler.core.keys import RedisKeys
 from crawler.newsroom import Newsroom, NewsroomServer
+from newsharvest_bench.bench_politeness import measure_politeness
+from newsharvest_bench.crawlrun import crawl_command, crawl_env, start_crawl, wait_for
 
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 DISTRIBUTED_PROFILE = "settings.distributed"

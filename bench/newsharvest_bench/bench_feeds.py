@@ -1,9 +1,9 @@
 """`newsharvest bench feeds`: our feed parser against the ones a user would otherwise pick,
 measured in one run: feedparser, and feedparser-rs (a Rust parser with feedparser's API).
 
-1. Conformance on feedparser's own test corpus (`crawler.cli.feed_conformance`). Every parser's
-   result is put in the project's entry shape by the same layer (link choice, http(s) links
-   only, text from HTML, dates in UTC), then judged on the same translated expectations.
+1. Conformance on feedparser's own test corpus (`newsharvest_bench.feed_conformance`). Every
+   parser's result is put in the project's entry shape by the same layer (link choice, http(s)
+   links only, text from HTML, dates in UTC), then judged on the same translated expectations.
 2. Speed: parse time per feed on the corpus files and on generated 500-item RSS and 500-entry
    Atom feeds with HTML summaries (median of --repeat runs), and its ratio to feedparser's.
    Peers are timed bare (their own parse, without our layer): what a user would call.
@@ -13,8 +13,8 @@ measured in one run: feedparser, and feedparser-rs (a Rust parser with feedparse
    quadratic blowup, XXE towards a canary file and a loopback listener, 100,000-deep nesting,
    an 8 MB description). A child still running after --timeout is a hang.
 
-Peers come from the `bench` extra (`pip install -e '.[bench]'`); a missing one is reported and
-skipped. Nothing is written into the checkout: generated inputs go to a temporary directory.
+Peers come from the `peers` extra (`pip install -e './bench[peers]'`); a missing one is reported
+and skipped. Nothing is written into the checkout: generated inputs go to a temporary directory.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from crawler.cli.bench_extraction import PEER_INSTALL_HINT
+from newsharvest_bench.bench_extraction import PEER_INSTALL_HINT
 
 OURS = "newsharvest"
 PEERS = {"feedparser": "feedparser", "feedparser-rs": "feedparser_rs"}  # name -> module
@@ -78,7 +78,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from crawler.cli.feed_conformance import find_corpus, load_cases
+    from newsharvest_bench.feed_conformance import find_corpus, load_cases
 
     parsers = [OURS, *_available_peers(args.peers)]
     corpus = args.corpus or find_corpus()
@@ -151,8 +151,8 @@ def _get(obj: Any, key: str) -> Any:
 
 def peer_view(name: str) -> Callable[[Any], Any]:
     """A peer's result in our entry shape, by the same layer our parser applies."""
-    from crawler.cli.feed_conformance import ParsedView
     from crawler.feedparse import document_base
+    from newsharvest_bench.feed_conformance import ParsedView
 
     parse = raw_parser(name)
 
@@ -219,7 +219,8 @@ def _utc(parsed: Any) -> datetime | None:
 
 
 def report_conformance(parsers: list[str], cases: list[Any]) -> None:
-    from crawler.cli.feed_conformance import (
+    from crawler.cli.table import render_table
+    from newsharvest_bench.feed_conformance import (
         FAIL,
         NO_LINK,
         PASS,
@@ -227,7 +228,6 @@ def report_conformance(parsers: list[str], cases: list[Any]) -> None:
         run_conformance,
         select_cases,
     )
-    from crawler.cli.table import render_table
 
     selected, unselected = select_cases(cases)
     reports = {}
@@ -254,7 +254,7 @@ def report_conformance(parsers: list[str], cases: list[Any]) -> None:
 
 def _print_link_disagreements(reports: dict[str, Any]) -> None:
     """Cases we count as no-link where a peer found an http(s) link: each may hide a miss."""
-    from crawler.cli.feed_conformance import NO_LINK
+    from newsharvest_bench.feed_conformance import NO_LINK
 
     ours = {result.case.name: result.outcome for result in reports[OURS].results}
     for name, report in reports.items():
@@ -484,7 +484,7 @@ def _row(result: ChildResult, label: str, canary: str, probe: _Listener) -> list
 
 
 def run_child(name: str, path: Path, timeout: float) -> ChildResult:
-    command = [sys.executable, "-m", "crawler.cli.bench_feeds", name, str(path)]
+    command = [sys.executable, "-m", "newsharvest_bench.bench_feeds", name, str(path)]
     try:
         done = subprocess.run(command, capture_output=True, timeout=timeout, check=False)
     except subprocess.TimeoutExpired:

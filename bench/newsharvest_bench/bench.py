@@ -8,19 +8,19 @@ import importlib
 from typing import Any
 
 BENCH_MODULES: tuple[str, ...] = (
-    "crawler.cli.bench_sinks",
-    "crawler.cli.bench_polling",
-    "crawler.cli.bench_extraction",
-    "crawler.cli.bench_notices",
-    "crawler.cli.bench_dedup",
-    "crawler.cli.bench_edits",
-    "crawler.cli.bench_monitoring",
-    "crawler.cli.bench_pipeline",
-    "crawler.cli.bench_replay",
-    "crawler.cli.bench_hostile",
-    "crawler.cli.bench_feeds",
-    "crawler.cli.bench_politeness",
-    "crawler.cli.bench_distributed",
+    "newsharvest_bench.bench_sinks",
+    "newsharvest_bench.bench_polling",
+    "newsharvest_bench.bench_extraction",
+    "newsharvest_bench.bench_notices",
+    "newsharvest_bench.bench_dedup",
+    "newsharvest_bench.bench_edits",
+    "newsharvest_bench.bench_monitoring",
+    "newsharvest_bench.bench_pipeline",
+    "newsharvest_bench.bench_replay",
+    "newsharvest_bench.bench_hostile",
+    "newsharvest_bench.bench_feeds",
+    "newsharvest_bench.bench_politeness",
+    "newsharvest_bench.bench_distributed",
 )
 
 

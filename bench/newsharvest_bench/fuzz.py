@@ -3,13 +3,14 @@
     newsharvest fuzz --minutes 10 --target extract,feeds
     newsharvest fuzz --replay output/fuzz-crashes/extract-1a2b3c4d.bin
 
-Each target (crawler/cli/fuzzing.py: extract, feeds, urls, warc) runs in its own worker process,
-so a native crash, a hang or a memory blow-up costs a worker, not the session: the supervisor
-records the input the worker was on (it is written to disk before each run), restarts the worker
-and goes on until the time is up. Python-level failures (an exception, a broken invariant, an
-input over the per-input time budget) are caught in the worker and saved without stopping it.
-Crashes land in --crash-dir as `<target>-<signature>.bin` (the raw input) plus `.json` (target,
-input metadata, error, traceback), the smallest input kept per signature; `--replay` re-runs one.
+Each target (newsharvest_bench/fuzzing.py: extract, feeds, urls, warc) runs in its own worker
+process, so a native crash, a hang or a memory blow-up costs a worker, not the session: the
+supervisor records the input the worker was on (it is written to disk before each run), restarts
+the worker and goes on until the time is up. Python-level failures (an exception, a broken
+invariant, an input over the per-input time budget) are caught in the worker and saved without
+stopping it. Crashes land in --crash-dir as `<target>-<signature>.bin` (the raw input) plus
+`.json` (target, input metadata, error, traceback), the smallest input kept per signature;
+`--replay` re-runs one.
 
 Engines: `atheris` (coverage-guided libFuzzer; Linux x86-64) mutates two kinds of input side by
 side: raw documents, starting from a corpus of the seed documents, and choice sequences of
@@ -24,7 +25,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import hashlib
+import importlib
 import json
 import os
 import shutil
@@ -39,8 +42,8 @@ from pathlib import Path
 from typing import Any
 
 DEFAULT_CRASH_DIR = Path("output") / "fuzz-crashes"
-OUR_CODE = str(Path(__file__).resolve().parent.parent.parent)  # the repository
 TARGET_NAMES = ("extract", "feeds", "urls", "warc")
+OUR_PACKAGES = ("crawler", "pipelines", "extractors", "newsharvest_bench")  # crash signatures
 SLOW_INPUT_SECONDS = 5.0  # an input taking longer than this is a finding (a near-hang)
 HANG_SECONDS = 60.0  # a worker whose count has not moved for this long is killed as hung
 STATUS_INTERVAL_SECONDS = 1.0
@@ -99,7 +102,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         import hypothesis  # noqa: F401
     except ImportError:
-        print("newsharvest fuzz needs the fuzz extra: pip install 'newsharvest[fuzz]'")
+        from crawler.core.plugins import TOOLING_INSTALL
+
+        print(f"newsharvest fuzz needs hypothesis: {TOOLING_INSTALL.format(extra='fuzz')}")
         return 2
     targets = list(TARGET_NAMES) if args.target == "all" else args.target.split(",")
     unknown = [name for name in targets if name not in TARGET_NAMES]
@@ -143,7 +148,7 @@ def supervise(name: str, engine: str, seconds: float, args: argparse.Namespace) 
         for path in (status_path, last_input):
             path.unlink(missing_ok=True)
         command = [
-            sys.executable, "-m", "crawler.cli.fuzz", "--worker", name, "--engine", engine,
+            sys.executable, "-m", "newsharvest_bench.fuzz", "--worker", name, "--engine", engine,
             "--seconds", f"{remaining:.1f}", "--crash-dir", str(args.crash_dir),
             "--status", str(status_path), "--last-input", str(last_input),
             "--corpus", str(work / "corpus"),
@@ -283,7 +288,7 @@ def print_results(results: list[TargetResult]) -> None:
 
 def replay(paths: list[Path]) -> int:
     """Re-run saved crash inputs through their target's check."""
-    from crawler.cli.fuzzing import TARGETS
+    from newsharvest_bench.fuzzing import TARGETS
 
     failed = 0
     for path in paths:
@@ -351,13 +356,18 @@ class Recorder:
         temporary.replace(self.status_path)
 
 
+@functools.cache
+def our_code() -> tuple[str, ...]:
+    """The directories of the product's packages and of this one (installed or checked out)."""
+    packages = [importlib.import_module(name) for name in OUR_PACKAGES]
+    return tuple(str(Path(p.__file__ or "").resolve().parent) + os.sep for p in packages)
+
+
 def signature_of(error: BaseException) -> str:
     """Exception type + the innermost line of our own code it went through (for an invariant,
     the check that failed), so that one bug is one crash file however its inputs vary."""
     frames = [f for f in traceback.extract_tb(error.__traceback__) if f.name != "_require"]
-    ours = [
-        f for f in frames if f.filename.startswith(OUR_CODE) and "site-packages" not in f.filename
-    ]
+    ours = [f for f in frames if f.filename.startswith(our_code())]
     frame = (ours or frames or [None])[-1]
     where = f"{Path(frame.filename).name}:{frame.lineno}" if frame else "?"
     return f"{type(error).__name__}@{where}"
@@ -366,7 +376,7 @@ def signature_of(error: BaseException) -> str:
 def load_seeds(name: str, directories: list[Path]) -> tuple[bytes, ...]:
     import gzip
 
-    from crawler.cli.fuzzing import MAX_SEED_BYTES, fixture_seeds
+    from newsharvest_bench.fuzzing import MAX_SEED_BYTES, fixture_seeds
 
     seeds = list(fixture_seeds(name))
     for directory in directories:
@@ -386,7 +396,7 @@ def worker(args: argparse.Namespace) -> int:
 
     resource.setrlimit(resource.RLIMIT_AS, (WORKER_MEMORY_LIMIT_BYTES, resource.RLIM_INFINITY))
     deadline = time.monotonic() + args.seconds
-    from crawler.cli import fuzzing
+    from newsharvest_bench import fuzzing
 
     target = fuzzing.TARGETS[args.worker]
     if args.engine == "atheris":
@@ -466,7 +476,7 @@ def run_atheris(
 
 
 def worker_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m crawler.cli.fuzz")
+    parser = argparse.ArgumentParser(prog="python -m newsharvest_bench.fuzz")
     parser.add_argument("--worker", required=True, choices=TARGET_NAMES)
     parser.add_argument("--engine", required=True, choices=("atheris", "hypothesis"))
     parser.add_argument("--seconds", type=float, required=True)

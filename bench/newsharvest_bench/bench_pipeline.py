@@ -41,8 +41,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from crawler.cli.bench_extraction import PEER_INSTALL_HINT
-from crawler.cli.crawlbench import (
+from crawler.cli.table import render_table
+from newsharvest_bench.bench_extraction import PEER_INSTALL_HINT
+from newsharvest_bench.crawlbench import (
     CRAWL_TIMEOUT_SECONDS,
     ROOT,
     add_fixture_arguments,
@@ -54,7 +55,6 @@ from crawler.cli.crawlbench import (
     redis_answers,
     run_settings,
 )
-from crawler.cli.table import render_table
 
 DEFAULT_DOMAINS = 50
 DEFAULT_ARTICLES_PER_DOMAIN = 100

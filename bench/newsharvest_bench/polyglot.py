@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from .textgen import TextGenerator
+from crawler.newsroom.textgen import TextGenerator
 
 
 @dataclass(frozen=True)

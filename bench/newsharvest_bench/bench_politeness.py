@@ -114,8 +114,8 @@ def measure_politeness(
 ) -> dict[str, Any]:
     """Run `workers` crawlers of the distributed profile on one simulator and one Redis (under
     a fresh key prefix, deleted afterwards); return the figures measured at the server."""
-    from crawler.cli.crawlbench import delete_prefix
     from crawler.newsroom import Newsroom, NewsroomServer
+    from newsharvest_bench.crawlbench import delete_prefix
 
     room = Newsroom(seed=seed, n_domains=domains, articles_per_domain=articles_per_domain)
     prefix = f"nhbench:politeness:{uuid.uuid4().hex[:12]}"
@@ -194,7 +194,7 @@ def _run_workers(
     settings: Sequence[str],
     workdir: Path,
 ) -> tuple[list[int], int]:
-    from crawler.cli.crawlrun import count_lines, crawl_command, crawl_env, start_crawl
+    from newsharvest_bench.crawlrun import count_lines, crawl_command, crawl_env, start_crawl
 
     processes = []
     for index in range(workers):

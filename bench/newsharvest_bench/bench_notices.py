@@ -12,7 +12,7 @@ block dropped, half under the same URL (a re-crawl of an update) and half under 
 - cost of the stage per article: prepare + one store round trip + decision (target <= 1 ms),
   wall clock (mean, p99) and this process's CPU time (steadier on a busy machine).
 
-Then the per-class part (crawler/cli/bench_notice_classes.py): fourteen multilingual
+Then the per-class part (newsharvest_bench/bench_notice_classes.py): fourteen multilingual
 publishers with labelled notices and traps, figures per class (leaks, traps removed, story
 blocks removed).
 """
@@ -147,7 +147,7 @@ def run_publishers(
     backends: Sequence[str], args: argparse.Namespace
 ) -> dict[str, list[tuple[str, bool]]]:
     """The per-class part: multilingual publishers, labelled notices and traps."""
-    from crawler.cli.bench_notice_classes import build_events, class_checks, class_table
+    from newsharvest_bench.bench_notice_classes import build_events, class_checks, class_table
 
     events, nulls, seconds = build_events(args.seed, args.publisher_articles)
     languages = Counter(event.language for event in events)
@@ -176,7 +176,7 @@ def run_publishers(
 
 
 async def run_publisher_backend(backend: str, events: list[Any], args: argparse.Namespace) -> Any:
-    from crawler.cli.bench_notice_classes import run_classes
+    from newsharvest_bench.bench_notice_classes import run_classes
     from pipelines.notices import NoticeLearner
 
     config = bench_config(args)

@@ -1,7 +1,7 @@
 """The per-class part of `newsharvest bench notices`: multilingual publishers, labelled blocks.
 
 Fourteen publishers (two per language: English, German, French, Spanish, Italian, Portuguese,
-Dutch; crawler/newsroom/publishers.py) write their notices inside the article container, at the
+Dutch; newsharvest_bench/publishers.py) write their notices inside the article container, at the
 top, mid-article or at the tail, with several wordings per family, dates in their language,
 and a wording change after their first twenty articles. Every page goes through the real
 extraction chain once; the articles then reach the notice stage in publication order with the
@@ -72,8 +72,8 @@ class ClassResult:
 
 def build_events(seed: int, articles: int) -> tuple[list[LabelledEvent], int, float]:
     """Render and extract every publisher page; label the extracted blocks."""
-    from crawler.newsroom.publishers import build_publishers, render
     from extractors import extract_verbose
+    from newsharvest_bench.publishers import build_publishers, render
     from pipelines.dedup import content_hash
 
     started = time.perf_counter()
@@ -117,7 +117,7 @@ def _label(text: str, truth: dict[str, tuple[str, bool]]) -> tuple[str, bool]:
 
 
 async def run_classes(learner: Any, events: list[LabelledEvent]) -> ClassResult:
-    from crawler.newsroom.publishers import NOTICE_CLASSES
+    from newsharvest_bench.publishers import NOTICE_CLASSES
 
     result = ClassResult()
     position: Counter[str] = Counter()
@@ -183,7 +183,7 @@ CLASS_HEADERS = (
 
 
 def class_table(result: ClassResult) -> str:
-    from crawler.newsroom.publishers import NOTICE_CLASSES, STORY, TRAP_CLASSES
+    from newsharvest_bench.publishers import NOTICE_CLASSES, STORY, TRAP_CLASSES
 
     rows: list[list[object]] = []
     for name in (*NOTICE_CLASSES, NEW_WORDING):
@@ -208,7 +208,7 @@ def class_table(result: ClassResult) -> str:
 
 
 def class_checks(backend: str, result: ClassResult) -> list[tuple[str, bool]]:
-    from crawler.newsroom.publishers import NOTICE_CLASSES, STORY, TRAP_CLASSES
+    from newsharvest_bench.publishers import NOTICE_CLASSES, STORY, TRAP_CLASSES
 
     notices = [result.of(name) for name in NOTICE_CLASSES]
     warm_in = sum(s.present_warm for s in notices)

@@ -28,9 +28,9 @@ from typing import Any
 from urllib.parse import urlsplit
 from xml.sax.saxutils import escape as xml_escape
 
-from .model import BASE_DATE
-from .sites import Response, Stream
-from .textgen import TextGenerator
+from crawler.newsroom.model import BASE_DATE
+from crawler.newsroom.sites import Response, Stream
+from crawler.newsroom.textgen import TextGenerator
 
 HOSTILE_DOMAIN = "hostile.test"
 OFFSITE_DOMAIN = "elsewhere.test"  # where the cross-host redirect lands
@@ -73,7 +73,7 @@ REPLACEMENT_CHARACTER = "\ufffd"  # what a lone surrogate must come out as
 BIDI_OVERRIDE = ("\u202e", "\u202c")
 BIDI_ISOLATE = ("\u2067", "\u2069")
 POISON_PATH = "/articles/poison.html"  # the article RaisingStage fails on
-RAISING_STAGE = "crawler.newsroom.hostile.RaisingStage"  # for ITEM_PIPELINES ...
+RAISING_STAGE = "newsharvest_bench.hostile.RaisingStage"  # for ITEM_PIPELINES ...
 RAISING_STAGE_ORDER = 150  # ... after the extraction (100), before any stage that keeps state
 
 
@@ -185,7 +185,7 @@ _CASES: tuple[tuple[str, str, str, str], ...] = (
     ("page_http_500", PAGE, "/status/500.html", "500 Internal Server Error"),
     ("page_http_503", PAGE, "/status/503.html", "503 Service Unavailable"),
     # An ordinary article each; the isolation test's worker function
-    # (pipelines/extraction/faulty.py) hangs or segfaults on these URLs, as a native-code bug would
+    # (newsharvest_bench/faulty.py) hangs or segfaults on these URLs, as a native-code bug would
     # on some page.
     ("page_extraction_hang", PAGE, "/extraction/hang-in-native-code.html",
      "an article whose extraction never returns (injected by EXTRACT_FUNCTION in the test)"),

@@ -7,9 +7,9 @@ test run; `newsharvest fuzz` runs them for minutes, driven by atheris (coverage-
 Hypothesis' `fuzz_one_input`) when it is installed, else by Hypothesis' own random generation.
 To fuzz another entry point (e.g. an isolated extraction worker), add a Target to TARGETS.
 
-Hypothesis is in the `fuzz` extra (pip install 'newsharvest[fuzz]'): only the fuzz command and
-the property tests import this module. Seeds come from the checkout's test fixtures when they are
-there, else from the news-site simulator's pages and feeds (an installed product has no tests/).
+Hypothesis is in the `fuzz` extra (pip install '.[fuzz]' in the checkout): only the fuzz command
+and the property tests import this module. Seeds come from the checkout's test fixtures when they
+are there, else from the news-site simulator's pages and feeds (an installed copy has no tests/).
 """
 
 from __future__ import annotations

@@ -32,7 +32,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from crawler.cli.bench_pipeline import (
+from crawler.cli.table import render_table
+from newsharvest_bench.bench_pipeline import (
     DEFAULT_ARTICLES_PER_DOMAIN,
     DEFAULT_DOMAINS,
     JOURNAL_FILE,
@@ -42,14 +43,13 @@ from crawler.cli.bench_pipeline import (
     figures_of,
     measure,
 )
-from crawler.cli.crawlbench import (
+from newsharvest_bench.crawlbench import (
     add_fixture_arguments,
     delete_prefix,
     prerender,
     redis_answers,
     run_settings,
 )
-from crawler.cli.table import render_table
 
 TARGET_RATIO = 2.0  # replay vs crawl, articles/s, same run
 TARGET_ARTICLES_PER_SECOND = 350.0  # on two cores

@@ -10,7 +10,7 @@ from typing import Any
 
 from scrapy.statscollectors import StatsCollector
 
-from crawler.newsroom.tcpproxy import TcpProxy
+from newsharvest_bench.tcpproxy import TcpProxy
 
 # Fault injections: before the item at an index starts, with every earlier item delivered.
 Faults = dict[int, Callable[[], Awaitable[None]]]

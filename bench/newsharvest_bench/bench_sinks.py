@@ -157,7 +157,7 @@ def run(args: argparse.Namespace) -> int:
 
 def bench_items(count: int) -> list[dict[str, Any]]:
     from crawler.newsroom import Newsroom
-    from crawler.newsroom.items import article_items
+    from newsharvest_bench.items import article_items
 
     domains = 5
     while True:
@@ -289,7 +289,7 @@ def _stream_present(url: str, prefix: str, urls: list[str]) -> tuple[int, int]:
 
 
 def make_sink(backend: Backend, directory: Path, overrides: dict[str, Any]) -> Any:
-    from crawler.cli.sinkrun import make_sink as build
+    from newsharvest_bench.sinkrun import make_sink as build
 
     return build(backend.sink_class, directory / "state", **backend.settings, **overrides)
 
@@ -297,7 +297,7 @@ def make_sink(backend: Backend, directory: Path, overrides: dict[str, Any]) -> A
 def run_throughput(
     backend_name: str, items: list[dict[str, Any]], args: argparse.Namespace, directory: Path
 ) -> Throughput:
-    from crawler.cli import sinkrun
+    from newsharvest_bench import sinkrun
 
     targets = {"sqlite": SQLITE_TARGET, "postgres": POSTGRES_TARGET}
     with scratch_backend(backend_name, args, directory) as backend:
@@ -343,8 +343,8 @@ def outage_mid_run(
     backend_name: str, items: list[dict[str, Any]], args: argparse.Namespace, directory: Path
 ) -> Outage:
     """The connection path is cut after a third of the articles and restored after two thirds."""
-    from crawler.cli import sinkrun
-    from crawler.newsroom.tcpproxy import TcpProxy
+    from newsharvest_bench import sinkrun
+    from newsharvest_bench.tcpproxy import TcpProxy
 
     with scratch_backend(backend_name, args, directory) as backend:
         proxy = TcpProxy(_server_port(backend)).start()
@@ -367,8 +367,8 @@ def outage_until_restart(
 ) -> Outage:
     """A whole run with nothing listening at the backend's address; the next run, with the
     backend back, starts by replaying the journal."""
-    from crawler.cli import sinkrun
-    from crawler.newsroom.tcpproxy import TcpProxy
+    from newsharvest_bench import sinkrun
+    from newsharvest_bench.tcpproxy import TcpProxy
 
     with scratch_backend(backend_name, args, directory) as backend:
         proxy = TcpProxy(_server_port(backend)).start()
