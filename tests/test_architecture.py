@@ -1,25 +1,32 @@
-"""The shape of the code: the import contracts, no import cycles, no dev-only imports, one
-pipeline order (docs/architecture.md)."""
+"""The shape of the code: the import contracts, no import cycles, no dev-only imports, nothing of
+the checkout read by the product, one pipeline order (docs/architecture.md)."""
 
 from __future__ import annotations
 
 import ast
 import importlib
 import pkgutil
+import re
 import subprocess
 import sys
 import tomllib
 from pathlib import Path
 
 import grimp
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PRODUCT = ("crawler", "pipelines", "extractors", "settings")
+TOOLING = "newsharvest_bench"  # bench/: its own distribution
 # Packages only the development, fuzz or bench extras install: the product must import none of
-# them when its modules load. crawler.cli.fuzzing is the fuzz command's own module: `newsharvest
-# fuzz` imports it only after checking that the fuzz extra is installed.
-DEV_ONLY = ("hypothesis", "atheris", "pytest", "yaml", "trafilatura", "readability", "importlinter")
-IMPORTED_ONLY_BY_ITS_COMMAND = {"crawler.cli.fuzzing"}
+# them when its modules load, the tooling (found by entry point, crawler/core/plugins.py) neither.
+DEV_ONLY = ("hypothesis", "atheris", "pytest", "yaml", "trafilatura", "readability", "importlinter",
+            TOOLING, "tests")  # fmt: skip
+# What the product must not name in code: a path into the checkout's tests (an installed product
+# has none), or a module of the tooling or the tests to import by name (import-linter sees only
+# import statements, not importlib or a setting's dotted path).
+CHECKOUT_PATH = re.compile(r"(?:^|[/\\])(?:tests|fixtures)(?:[/\\]|$)")
+UNINSTALLED_MODULE = re.compile(rf"^(?:{TOOLING}|tests)(?:\.|:|$)")
 PROFILES = ("settings/local.py", "settings/distributed.py", "settings/fixture.py")
 
 
@@ -44,7 +51,7 @@ def test_the_contracts_name_every_crawl_module() -> None:
 
 
 def test_no_module_of_ours_takes_part_in_an_import_cycle() -> None:
-    graph = grimp.build_graph(*PRODUCT, "tests", cache_dir=None)
+    graph = grimp.build_graph(*PRODUCT, TOOLING, "tests", cache_dir=None)
     cycles = []
     for module in sorted(graph.modules):
         for imported in graph.find_modules_directly_imported_by(module):
@@ -59,7 +66,7 @@ def test_importing_the_product_loads_no_dev_only_package() -> None:
         name
         for package in PRODUCT
         for name in _module_names(package)
-        if name not in IMPORTED_ONLY_BY_ITS_COMMAND and not name.endswith("__main__")
+        if not name.endswith("__main__")
     ]
     code = (
         "import importlib, sys\n"
@@ -71,6 +78,72 @@ def test_importing_the_product_loads_no_dev_only_package() -> None:
     )
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.strip() == "[]"
+
+
+def test_the_product_names_no_path_of_the_tests_and_no_module_of_the_tooling() -> None:
+    """Every string of product code but docstrings: none is a path into tests/ or fixtures/, none
+    the dotted name of a module only the checkout or the tooling has; and no path is built from
+    `__file__` that climbs out of its package (into the checkout, absent once installed)."""
+    found = [
+        f"{path.relative_to(ROOT)}:{line}: {what}"
+        for package in PRODUCT
+        for path in sorted((ROOT / package).rglob("*.py"))
+        for line, what in _checkout_references(ast.parse(path.read_text()))
+    ]
+    assert found == []
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ('SEEDS = ROOT / "tests" / "fixtures"', 2),
+        ('PAGE = Path("tests/fixtures/pages/a.html")', 1),
+        ('EXTRACT = "newsharvest_bench.faulty.faulty_extract_page"', 1),
+        ('HERE = Path(__file__).resolve().parents[2] / "data"', 1),
+        ('UP = Path(__file__).parent.parent / "x"', 1),
+        ('"""Tests read tests/fixtures."""\nSTOPLISTS = Path(__file__).parent / "stoplists"', 0),
+    ],
+)
+def test_the_checkout_reference_check_finds_what_it_looks_for(source: str, expected: int) -> None:
+    assert len(_checkout_references(ast.parse(source))) == expected
+
+
+def _checkout_references(tree: ast.Module) -> list[tuple[int, str]]:
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if id(node) in docstrings:
+                continue
+            if CHECKOUT_PATH.search(node.value) or node.value in ("tests", "fixtures"):
+                found.append((node.lineno, f"path {node.value!r}"))
+            elif UNINSTALLED_MODULE.match(node.value):
+                found.append((node.lineno, f"module {node.value!r}"))
+        elif _climbs_from_file(node):
+            found.append((node.lineno, ast.unparse(node)))
+    return found
+
+
+def _climbs_from_file(node: ast.AST) -> bool:
+    """`<...__file__...>.parents[N]` or `<...__file__...>.parent.parent`."""
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute):
+        attribute = node.value
+        climbs = attribute.attr == "parents"
+    elif isinstance(node, ast.Attribute) and node.attr == "parent":
+        attribute = node
+        climbs = isinstance(node.value, ast.Attribute) and node.value.attr == "parent"
+    else:
+        return False
+    return climbs and any(
+        isinstance(inner, ast.Name) and inner.id == "__file__" for inner in ast.walk(attribute)
+    )
 
 
 def test_item_pipelines_is_one_literal_of_pipeline_stages_in_the_base_settings() -> None:

@@ -1,6 +1,8 @@
 """The product as users install it: `pip install .` (not editable) into a fresh virtualenv runs
 `newsharvest demo` from an empty directory. Nothing from tests/ or the checkout is needed: the
-news-site simulator, the dashboard page and the Redis scripts are package data."""
+news-site simulator, the dashboard page and the Redis scripts are package data. The tooling
+(benchmarks, fuzzers, hostile input, fault injectors) is not in it: it is its own distribution,
+bench/, which brings `newsharvest bench` and `newsharvest fuzz` when installed beside it."""
 
 from __future__ import annotations
 
@@ -9,6 +11,9 @@ import os
 import re
 import subprocess
 import sys
+import tomllib
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -16,48 +21,149 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 INSTALL_TIMEOUT_SECONDS = 1200  # a cold pip cache downloads Scrapy, numpy, scipy, lxml...
 DEMO_TIMEOUT_SECONDS = 300
+COMMAND_TIMEOUT_SECONDS = 120
+PRODUCT_PACKAGES = ("crawler", "pipelines", "extractors", "settings")
+# Module names only tooling has (tests/test_architecture.py keeps the product from naming them).
+TOOLING_MODULE = re.compile(r"^(bench_\w+|bench|fuzz\w*|faulty|hostile|crawlbench|crawlrun)$")
+# Every module the installed product has, by walking its packages from an empty directory.
+WALK_PACKAGES = (
+    "import importlib, pkgutil\n"
+    f"for top in {PRODUCT_PACKAGES!r}:\n"
+    "    print(top)\n"
+    "    for info in pkgutil.walk_packages(importlib.import_module(top).__path__, top + '.'):\n"
+    "        print(info.name)\n"
+)
+
+
+@dataclass(frozen=True)
+class Venv:
+    root: Path
+    empty: Path  # a working directory with nothing in it
+
+    def run(
+        self, program: str, *args: str, timeout: float = COMMAND_TIMEOUT_SECONDS
+    ) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(self.root / "bin" / program), *args], cwd=self.empty, capture_output=True,
+            text=True, timeout=timeout, check=False, env=_clean_env(),
+        )  # fmt: skip
+
+    def pip_install(self, *targets: str) -> None:
+        result = self.run("pip", "install", "--quiet", "--disable-pip-version-check", *targets,
+                          timeout=INSTALL_TIMEOUT_SECONDS)  # fmt: skip
+        assert result.returncode == 0, result.stderr[-3000:]
+
+
+@pytest.fixture(scope="module")
+def product(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Venv]:
+    """`pip install .` of the checkout into a new virtualenv."""
+    base = tmp_path_factory.mktemp("packaging")
+    subprocess.run([sys.executable, "-m", "venv", str(base / "venv")], check=True, timeout=120)
+    (base / "empty").mkdir()
+    venv = Venv(base / "venv", base / "empty")
+    venv.pip_install(str(ROOT))
+    yield venv
 
 
 @pytest.mark.slow
 @pytest.mark.timeout(INSTALL_TIMEOUT_SECONDS + DEMO_TIMEOUT_SECONDS + 60)
-def test_a_non_editable_install_runs_the_demo_from_an_empty_directory(tmp_path: Path) -> None:
-    venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
-    install = [str(venv / "bin" / "pip"), "install", "--quiet", "--disable-pip-version-check"]
-    result = subprocess.run(
-        [*install, str(ROOT)], capture_output=True, text=True, timeout=INSTALL_TIMEOUT_SECONDS,
-        check=False, env=_clean_env(),
-    )  # fmt: skip
-    assert result.returncode == 0, result.stderr[-3000:]
-    empty = tmp_path / "empty"
-    empty.mkdir()
-    where = subprocess.run(
-        [str(venv / "bin" / "python"), "-c", "import crawler, settings; print(crawler.__file__)"],
-        cwd=empty, capture_output=True, text=True, check=True, env=_clean_env(),
-    )  # fmt: skip
-    assert "site-packages" in where.stdout and str(ROOT) not in where.stdout
+def test_a_non_editable_install_runs_the_demo_from_an_empty_directory(product: Venv) -> None:
+    where = product.run("python", "-c", "import crawler, settings; print(crawler.__file__)")
+    assert "site-packages" in where.stdout and str(ROOT) not in where.stdout, where.stderr
     scripts = [
         (".".join(path.parent.relative_to(ROOT).parts), path.stem)
         for package in ("crawler", "pipelines")
         for path in (ROOT / package).rglob("*.lua")
     ]
-    loaded = subprocess.run(
-        [str(venv / "bin" / "python"), "-c",
-         "import sys; from crawler.core.lua import lua_source\n"
-         f"print(sum(bool(lua_source(p, n)) for p, n in {scripts!r}))"],
-        cwd=empty, capture_output=True, text=True, check=False, env=_clean_env(),
+    loaded = product.run(
+        "python", "-c",
+        "import sys; from crawler.core.lua import lua_source\n"
+        f"print(sum(bool(lua_source(p, n)) for p, n in {scripts!r}))",
     )  # fmt: skip
     assert loaded.stdout.strip() == str(len(scripts)) and scripts, loaded.stderr[-2000:]
-    demo = subprocess.run(
-        [str(venv / "bin" / "newsharvest"), "demo", "--quiet"], cwd=empty, capture_output=True,
-        text=True, timeout=DEMO_TIMEOUT_SECONDS, check=False, env=_clean_env(),
-    )  # fmt: skip
+    demo = product.run("newsharvest", "demo", "--quiet", timeout=DEMO_TIMEOUT_SECONDS)
     assert demo.returncode == 0, demo.stdout[-2000:] + demo.stderr[-3000:]
-    articles = (empty / "output" / "demo-articles.jsonl").read_text().splitlines()
+    articles = (product.empty / "output" / "demo-articles.jsonl").read_text().splitlines()
     reported = re.search(r"^(\d+) articles in ", demo.stdout, re.M)
     assert reported and int(reported.group(1)) == len(articles) > 0, demo.stdout[-2000:]
     assert all(json.loads(line)["text"] for line in articles)
-    assert (empty / "output" / "demo-index.sqlite3").is_file()  # the SQLite full-text index
+    assert (product.empty / "output" / "demo-index.sqlite3").is_file()  # the SQLite index
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(INSTALL_TIMEOUT_SECONDS + 120)
+def test_the_installed_product_holds_no_benchmark_fuzzer_fault_or_hostile_module(
+    product: Venv,
+) -> None:
+    walked = product.run("python", "-c", WALK_PACKAGES)
+    modules = walked.stdout.split()
+    assert walked.returncode == 0 and "crawler.cli.demo" in modules, walked.stderr[-2000:]
+    assert [name for name in modules if TOOLING_MODULE.match(name.rsplit(".", 1)[-1])] == []
+    files = product.run(
+        "python", "-c",
+        "import importlib.metadata as m\n"
+        "print('\\n'.join(str(f) for f in m.distribution('newsharvest').files))\n"
+        "print([d.metadata['Name'] for d in m.distributions() if 'bench' in d.metadata['Name']])",
+    )  # fmt: skip
+    installed = files.stdout.splitlines()
+    assert files.returncode == 0 and installed[-1] == "[]", files.stderr[-2000:]
+    python_files = [Path(name) for name in installed[:-1] if name.endswith(".py")]
+    assert len(python_files) == len(modules)  # the walk saw every module the wheel installed
+    assert [f for f in python_files if TOOLING_MODULE.match(f.stem)] == []
+    assert not [f for f in python_files if f.parts[0] not in PRODUCT_PACKAGES]
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(INSTALL_TIMEOUT_SECONDS + 120)
+@pytest.mark.parametrize(
+    ("command", "extra"),
+    [
+        (["newsharvest", "bench", "extraction", "--dataset", "x"], "bench"),
+        (["newsharvest", "bench", "--help"], "bench"),
+        (["newsharvest", "fuzz", "--minutes", "1"], "fuzz"),
+        (["python", "-m", "crawler.newsroom", "--hostile", "--port", "0", "--dry-run"], "bench"),
+    ],
+)
+def test_without_the_tooling_its_commands_say_in_one_line_what_to_install(
+    product: Venv, command: list[str], extra: str
+) -> None:
+    result = product.run(*command)
+    assert result.returncode == 2 and result.stdout == "", result.stdout + result.stderr
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr, result.stderr
+    assert f"newsharvest-bench is not installed: pip install '.[{extra}]'" in result.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(INSTALL_TIMEOUT_SECONDS + 300)
+def test_the_tooling_installed_beside_it_brings_the_commands_and_the_hostile_site(
+    product: Venv,
+) -> None:
+    """`pip install ./bench` (what the bench and fuzz extras add, without their third-party
+    packages): the installed copy, found by entry point; then uninstalled again."""
+    product.pip_install(str(ROOT / "bench"))
+    try:
+        where = product.run("python", "-c", "import newsharvest_bench; print(newsharvest_bench)")
+        assert "site-packages" in where.stdout and str(ROOT) not in where.stdout, where.stderr
+        bench = product.run("newsharvest", "bench", "--help")
+        assert bench.returncode == 0 and "hostile" in bench.stdout, bench.stderr[-2000:]
+        fuzz = product.run("newsharvest", "fuzz", "--help")
+        assert fuzz.returncode == 0 and "--minutes" in fuzz.stdout, fuzz.stderr[-2000:]
+        site = product.run("python", "-m", "crawler.newsroom", "--site", "hostile", "--port", "0",
+                           "--dry-run")  # fmt: skip
+        assert site.returncode == 0 and "http://hostile.test/feeds/" in site.stdout, site.stderr
+    finally:
+        product.run("pip", "uninstall", "--yes", "--quiet", "newsharvest-bench")
+
+
+def test_the_tooling_is_versioned_with_the_product_and_pins_it() -> None:
+    product = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    tooling = tomllib.loads((ROOT / "bench" / "pyproject.toml").read_text())["project"]
+    assert tooling["version"] == product["version"]
+    assert tooling["dependencies"] == [f"newsharvest=={product['version']}"]
+    extras = product["optional-dependencies"]
+    assert extras["bench"] == ["newsharvest-bench[peers] @ {root:uri}/bench"]
+    assert extras["fuzz"] == ["newsharvest-bench[fuzz] @ {root:uri}/bench"]
+    assert set(tooling["optional-dependencies"]) == {"peers", "fuzz"}
 
 
 def _clean_env() -> dict[str, str]:
