@@ -25,3 +25,41 @@ def test_a_post_labelled_with_its_topics_is_not_chrome() -> None:
     assert article.text.startswith("The first properly cold week")
     assert article.text.endswith("if anyone lets them.")
     assert "spelt flour" not in article.text  # the comments stay out
+
+
+def test_a_post_set_between_line_breaks_wins_over_the_about_box() -> None:
+    # Algorithm 2.1 counts <p> text only: here that is the blog's description in the masthead.
+    # The readability scorer finds the post between <br>s; the two disagree, and the post is
+    # the one that starts right after the headline (the part of <title> after the blog's name).
+    article = _article("blog-post-in-line-breaks.html")
+    assert article.method == "readability"  # the method says whose body it is
+    assert "forty-two moorings inside the breakwater" in article.text
+    assert article.text.endswith("it has never once worked.")
+    assert "Twenty years of running" not in article.text
+
+
+def test_the_headline_is_the_heading_that_shows_a_part_of_the_title() -> None:
+    from extractors.arbiter import headline_element
+    from extractors.document import parse_document
+
+    tree = parse_document((PAGES / "blog-post-in-line-breaks.html").read_bytes()).tree
+    # The blog's name is a part of <title> too, but it heads every page: the last match wins.
+    headline = headline_element(tree, "Notes from the Harbour Office")
+    assert headline is not None and headline.text == "The winter moorings are full again"
+
+
+def test_disagreeing_bodies_are_decided_by_the_publishers_body_then_by_prose() -> None:
+    from extractors.arbiter import choose, disagree
+    from extractors.cascade import Candidate
+
+    about = Candidate("dom", [("paragraph", "I write about boats and weather every week. " * 3)])
+    post = Candidate(
+        "readability",
+        [("paragraph", f"The moorings were all taken by October, number {n} of them.") for n in
+         range(12)],
+    )  # fmt: skip
+    assert disagree(about, post)
+    # No publisher's body, no headline: the longer prose is the article.
+    assert choose(about, post, None, None) is post
+    # The publisher's articleBody holds the shorter text: its word wins.
+    assert choose(post, about, None, about.blocks) is about
