@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from extractors.article import CAPTION, PARAGRAPH, Block
-from extractors.blocks import TextBlock, clean_text, text_blocks
+from extractors.blocks import QUOTE_TAGS, TextBlock, clean_text, text_blocks
 from extractors.boilerplate import keep_body_blocks
 from extractors.paragraphs import C_SIGMA, CP, CT, ParagraphStats, paragraph_stats
 from extractors.preprocess import LEAF_PARAGRAPH_TAGS, Cleaning, is_leaf
@@ -76,6 +76,10 @@ def container_of(paragraph: Element, cleaning: Cleaning) -> Element | None:
     """
     node, parent = paragraph, paragraph.getparent()
     while parent is not None and parent.tag not in ("body", "html"):
+        if parent.tag in QUOTE_TAGS:
+            # A quotation is a passage of the text around it, never the article on its own.
+            node, parent = parent, parent.getparent()
+            continue
         kept = (
             sibling for sibling in parent if sibling is not node and isinstance(sibling.tag, str)
         )

@@ -63,3 +63,11 @@ def test_disagreeing_bodies_are_decided_by_the_publishers_body_then_by_prose() -
     assert choose(about, post, None, None) is post
     # The publisher's articleBody holds the shorter text: its word wins.
     assert choose(post, about, None, about.blocks) is about
+
+
+def test_a_long_quotation_is_a_passage_of_the_article_not_the_article() -> None:
+    # The quotation holds most of the <p> text; the article's own lines around it belong too.
+    article = _article("article-with-long-quotation.html")
+    kinds = [kind for kind, _ in article.blocks]
+    assert kinds == ["paragraph", "quote", "quote", "quote", "paragraph"]
+    assert article.text.endswith("within the six weeks the inspectors allowed.")
