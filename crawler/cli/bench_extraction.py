@@ -11,6 +11,10 @@ extraction call alone, from the page bytes to the body text (parsing included), 
 extractor on the same input; reading and decompressing the dataset is not timed. `empty` counts
 the NULL pages whose truth has a body: the NULL rate on true articles is empty / pages.
 
+Each set also gets a line counting, per extractor, the pages in each failure class: empty output
+on a true article, recall 0.5-0.9 (the right article, part of it missing), and F1 < 0.5 with
+output (mostly the wrong text); a page is in at most one, the first that applies.
+
 The pages are split into two fixed halves by the SHA-1 of their ids (A: even first byte, B: odd),
 so that rules tuned while looking at one half's failures can be confirmed on the other.
 
@@ -40,10 +44,13 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from crawler.cli.table import render_table
+
+if TYPE_CHECKING:
+    from extractors.evaluation import PageScore
 
 # The folder that holds the benchmark sets, searched relative to the checkout and to the working
 # directory and their parents.
@@ -55,6 +62,13 @@ OURS = "newsharvest"
 PEER_INSTALL_HINT = ".venv/bin/pip install -U pip && .venv/bin/pip install -e '.[bench]'"
 WARMUP_PAGES = 5  # run once, untimed, before timing: imports and caches are not page cost
 HALVES = ("A", "B")
+# The failure classes counted per set and extractor (issue #31): a page is in at most one.
+EMPTY_CLASS = "empty on a true article"  # NULL where the truth has a body
+PARTIAL_CLASS = "recall 0.5-0.9"  # the right article, part of it missing
+WRONG_CLASS = "F1 < 0.5 with output"  # a body, mostly not the article's
+FAILURE_CLASSES = (EMPTY_CLASS, PARTIAL_CLASS, WRONG_CLASS)
+PARTIAL_RECALL = (0.5, 0.9)  # [low, high)
+WRONG_F1 = 0.5
 
 # (page bytes, url) -> (body text or "" for NULL, method name or None)
 ExtractorFn = Callable[[bytes, str], tuple[str, str | None]]
@@ -94,6 +108,7 @@ class SetSummary:
     empty: int  # NULL pages whose truth has a body
     articles: int  # pages whose truth has a body
     median_ms: float
+    failures: Counter[str] = field(default_factory=Counter)  # pages per failure class
 
     def line(self) -> str:
         rate = self.empty / self.articles if self.articles else 0.0
@@ -389,10 +404,38 @@ def score_rows(result: RunResult, pages: list[BenchPage], groups: Iterable[str])
     return rows
 
 
+def failure_class(page: BenchPage, text: str, score: PageScore) -> str | None:
+    """The page's failure class, or None: empty output where the truth has a body; a body with
+    F1 < WRONG_F1 (mostly not the article's); the article with its recall in PARTIAL_RECALL."""
+    if not text.strip():
+        return EMPTY_CLASS if page.gold.strip() else None
+    if score.f1 < WRONG_F1:
+        return WRONG_CLASS
+    low, high = PARTIAL_RECALL
+    if score.recall is not None and low <= score.recall < high:
+        return PARTIAL_CLASS
+    return None
+
+
+def failures_line(dataset: str, summaries: list[SetSummary]) -> str:
+    """One line per set: the pages in each failure class, per extractor."""
+    parts = [
+        f"{summary.extractor} "
+        + ", ".join(f"{name} {summary.failures[name]}" for name in FAILURE_CLASSES)
+        for summary in summaries
+    ]
+    return f"{dataset}: failure classes (pages): " + "; ".join(parts)
+
+
 def summarise(dataset: str, result: RunResult, pages: list[BenchPage]) -> SetSummary:
     from extractors.evaluation import aggregate, score_page
 
-    scores = aggregate(score_page(page.gold, result.texts[page.page_id]) for page in pages)
+    page_scores = [score_page(page.gold, result.texts[page.page_id]) for page in pages]
+    scores = aggregate(page_scores)
+    classes = (
+        failure_class(page, result.texts[page.page_id], score)
+        for page, score in zip(pages, page_scores, strict=True)
+    )
     return SetSummary(
         dataset=dataset,
         extractor=result.name,
@@ -403,6 +446,7 @@ def summarise(dataset: str, result: RunResult, pages: list[BenchPage]) -> SetSum
         empty=sum(1 for page in pages if _is_empty(result, page)),
         articles=sum(1 for page in pages if page.gold.strip()),
         median_ms=statistics.median(result.millis[page.page_id] for page in pages),
+        failures=Counter(name for name in classes if name is not None),
     )
 
 
@@ -450,6 +494,8 @@ def run(args: argparse.Namespace) -> int:
     print("\nsummary, one line per set and extractor:")
     for summary in summaries:
         print(summary.line())
+    for dataset in dict.fromkeys(summary.dataset for summary in summaries):
+        print(failures_line(dataset, [s for s in summaries if s.dataset == dataset]))
     return 0
 
 
@@ -489,8 +535,10 @@ def run_dataset(
     if output:
         _write_output(output, results, scored_pages)
         print(f"\nper-page results -> {output}")
+    summaries = [summarise(root.name, result, scored_pages) for result in results.values()]
+    print(failures_line(root.name, summaries))
     print()
-    return [summarise(root.name, result, scored_pages) for result in results.values()]
+    return summaries
 
 
 def run_non_articles(folder: Path, extractors: dict[str, ExtractorFn]) -> None:
