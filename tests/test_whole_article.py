@@ -71,3 +71,16 @@ def test_a_long_quotation_is_a_passage_of_the_article_not_the_article() -> None:
     kinds = [kind for kind, _ in article.blocks]
     assert kinds == ["paragraph", "quote", "quote", "quote", "paragraph"]
     assert article.text.endswith("within the six weeks the inspectors allowed.")
+
+
+def test_the_earlier_section_of_the_article_and_its_sub_heading_are_taken() -> None:
+    # The template sets the first part apart ("entry-body", then "entry-more" after a
+    # sub-heading); Algorithm 2.1 picks the larger part. The earlier part is written in the same
+    # paragraphs and is a body on its own: it is the article's start. The author's box after the
+    # article is written in paragraphs too, and is not taken.
+    article = _article("article-in-two-sections.html")
+    assert article.method == "dom"
+    assert article.text.startswith("The appeal court spent most of Wednesday")
+    assert ("heading", "What the county says") in article.blocks
+    assert article.text.endswith("going to the supreme court.")
+    assert "Ruth Calder" not in article.text
