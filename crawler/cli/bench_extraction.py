@@ -8,7 +8,9 @@ directory upwards) is, one table per set, then one summary line per set and extr
 
 Quality is the benchmark's own shingle metric (`extractors.evaluation`). Speed is the time of the
 extraction call alone, from the page bytes to the body text (parsing included), for every
-extractor on the same input; reading and decompressing the dataset is not timed. `empty` counts
+extractor on the same input; reading and decompressing the dataset is not timed. The extractors
+take turns page by page (in rotating order), so that a machine whose load drifts during the run
+weighs on all of them alike. `empty` counts
 the NULL pages whose truth has a body: the NULL rate on true articles is empty / pages.
 
 Each set also gets a line counting, per extractor, the pages in each failure class: empty output
@@ -343,19 +345,34 @@ def load_extractors(compare: str) -> dict[str, ExtractorFn]:
 
 
 def measure(name: str, extractor: ExtractorFn, pages: list[BenchPage]) -> RunResult:
-    result = RunResult(name)
+    return measure_together({name: extractor}, pages)[name]
+
+
+def measure_together(
+    extractors: dict[str, ExtractorFn], pages: list[BenchPage]
+) -> dict[str, RunResult]:
+    """Every extractor on every page, page by page: on a machine whose load drifts (other jobs
+    come and go over the minutes a set takes), each page's times are taken within the same
+    moment, so the ratios of the medians compare like with like. The order of the extractors
+    rotates from page to page, so that none always runs first on a page."""
+    names = list(extractors)
+    results = {name: RunResult(name) for name in names}
     for page in pages[:WARMUP_PAGES]:
-        _call(extractor, page)
-    for page in pages:
-        started = time.perf_counter()
-        outcome = _call(extractor, page)
-        result.millis[page.page_id] = (time.perf_counter() - started) * 1000
-        if isinstance(outcome, Exception):
-            result.errors[page.page_id] = f"{type(outcome).__name__}: {outcome}"
-            result.texts[page.page_id], result.methods[page.page_id] = "", None
-        else:
-            result.texts[page.page_id], result.methods[page.page_id] = outcome
-    return result
+        for extractor in extractors.values():
+            _call(extractor, page)
+    for number, page in enumerate(pages):
+        shift = number % len(names)
+        for name in names[shift:] + names[:shift]:
+            result = results[name]
+            started = time.perf_counter()
+            outcome = _call(extractors[name], page)
+            result.millis[page.page_id] = (time.perf_counter() - started) * 1000
+            if isinstance(outcome, Exception):
+                result.errors[page.page_id] = f"{type(outcome).__name__}: {outcome}"
+                result.texts[page.page_id], result.methods[page.page_id] = "", None
+            else:
+                result.texts[page.page_id], result.methods[page.page_id] = outcome
+    return results
 
 
 def _call(extractor: ExtractorFn, page: BenchPage) -> tuple[str, str | None] | Exception:
@@ -513,7 +530,7 @@ def run_dataset(
     halves = Counter(page.half for page in pages)
     print(f"== {root.name}: {len(pages)} pages in {root}")
     print(f"halves by sha1(id): A {halves['A']} pages, B {halves['B']} pages\n")
-    results = {name: measure(name, extractor, pages) for name, extractor in extractors.items()}
+    results = measure_together(extractors, pages)
     groups = [args.half] if args.half else ["all", *HALVES]
     scored_pages = [page for page in pages if not args.half or page.half == args.half]
     headers = ["extractor", "pages", "n", "F1", "precision", "recall", "accuracy",
