@@ -9,8 +9,8 @@ directory upwards) is, one table per set, then one summary line per set and extr
 Quality is the benchmark's own shingle metric (`extractors.evaluation`). Speed is the time of the
 extraction call alone, from the page bytes to the body text (parsing included), for every
 extractor on the same input; reading and decompressing the dataset is not timed. The extractors
-take turns page by page (in rotating order), so that a machine whose load drifts during the run
-weighs on all of them alike. `empty` counts
+take turns every few pages, so that a machine whose load drifts during the run weighs on all of
+them alike. `empty` counts
 the NULL pages whose truth has a body: the NULL rate on true articles is empty / pages.
 
 Each set also gets a line counting, per extractor, the pages in each failure class: empty output
@@ -63,6 +63,7 @@ OURS = "newsharvest"
 # asked for with the same extra by two peers: "Candidate is not for this requirement").
 PEER_INSTALL_HINT = ".venv/bin/pip install -U pip && .venv/bin/pip install -e '.[bench]'"
 WARMUP_PAGES = 5  # run once, untimed, before timing: imports and caches are not page cost
+TURN_PAGES = 10  # the extractors take turns, each on this many pages in a row
 HALVES = ("A", "B")
 # The failure classes counted per set and extractor (issue #31): a page is in at most one.
 EMPTY_CLASS = "empty on a true article"  # NULL where the truth has a body
@@ -351,27 +352,26 @@ def measure(name: str, extractor: ExtractorFn, pages: list[BenchPage]) -> RunRes
 def measure_together(
     extractors: dict[str, ExtractorFn], pages: list[BenchPage]
 ) -> dict[str, RunResult]:
-    """Every extractor on every page, page by page: on a machine whose load drifts (other jobs
-    come and go over the minutes a set takes), each page's times are taken within the same
-    moment, so the ratios of the medians compare like with like. The order of the extractors
-    rotates from page to page, so that none always runs first on a page."""
-    names = list(extractors)
-    results = {name: RunResult(name) for name in names}
+    """Every extractor on every page, taking turns every TURN_PAGES pages: on a machine whose
+    load drifts (other jobs come and go over the minutes a set takes), the extractors' times are
+    taken within the same few seconds, so the ratios of the medians compare like with like. A
+    turn of several pages keeps each extractor's caches as warm as a run of its own would."""
+    results = {name: RunResult(name) for name in extractors}
     for page in pages[:WARMUP_PAGES]:
         for extractor in extractors.values():
             _call(extractor, page)
-    for number, page in enumerate(pages):
-        shift = number % len(names)
-        for name in names[shift:] + names[:shift]:
+    for start in range(0, len(pages), TURN_PAGES):
+        for name, extractor in extractors.items():
             result = results[name]
-            started = time.perf_counter()
-            outcome = _call(extractors[name], page)
-            result.millis[page.page_id] = (time.perf_counter() - started) * 1000
-            if isinstance(outcome, Exception):
-                result.errors[page.page_id] = f"{type(outcome).__name__}: {outcome}"
-                result.texts[page.page_id], result.methods[page.page_id] = "", None
-            else:
-                result.texts[page.page_id], result.methods[page.page_id] = outcome
+            for page in pages[start : start + TURN_PAGES]:
+                started = time.perf_counter()
+                outcome = _call(extractor, page)
+                result.millis[page.page_id] = (time.perf_counter() - started) * 1000
+                if isinstance(outcome, Exception):
+                    result.errors[page.page_id] = f"{type(outcome).__name__}: {outcome}"
+                    result.texts[page.page_id], result.methods[page.page_id] = "", None
+                else:
+                    result.texts[page.page_id], result.methods[page.page_id] = outcome
     return results
 
 
