@@ -21,8 +21,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from lxml import etree
-
 from extractors.article import CAPTION, HEADING, Block
 from extractors.blocks import clean_text
 from extractors.cascade import Candidate, share_in
@@ -36,7 +34,6 @@ from extractors.tree import Element, text_of
 # (a few paragraphs' worth of double breaks): only then is the readability scorer asked, so that
 # the pages that set their text in `<p>`s pay nothing.
 LOOSE_TEXT_BREAKS = 10
-_BREAKS = etree.XPath("count(//br)")
 # Two bodies disagree when neither holds this share of the other's shingles.
 DISAGREEMENT = 0.5
 # The candidate holding this much more of the publisher's body than the other is the one.
@@ -47,10 +44,9 @@ HEADLINE_TAGS = ("h1", "h2", "h3")
 MIN_HEADLINE_MATCH_CHARS = 15
 
 
-def has_loose_text(tree: Element) -> bool:
-    """Whether the page may set text between line breaks (counted in C: one pass, no Python
-    object per element)."""
-    return _BREAKS(tree) >= LOOSE_TEXT_BREAKS
+def has_loose_text(cleaning: Cleaning) -> bool:
+    """Whether the page may set text between line breaks (counted by the Cleaning's walk)."""
+    return cleaning.line_breaks >= LOOSE_TEXT_BREAKS
 
 
 def disagree(first: Candidate, second: Candidate) -> bool:

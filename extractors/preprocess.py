@@ -224,8 +224,9 @@ class Cleaning:
     """What preprocessing decided about a tree, without modifying it.
 
     `paragraphs` maps the content-bearing candidates outside chrome, captions and figures to
-    their statistics (document order); `kind(element)` says whether any element is PLAIN, CHROME,
-    CAPTION or FIGURE after the veto; `is_removed(element)` whether it is junk or chrome.
+    their statistics (document order); `line_breaks` counts the page's `<br>` elements;
+    `kind(element)` says whether any element is PLAIN, CHROME, CAPTION or FIGURE after the veto;
+    `is_removed(element)` whether it is junk or chrome.
     """
 
     def __init__(self, tree: Element) -> None:
@@ -233,7 +234,14 @@ class Cleaning:
         self._raw: dict[Element, int] = {}
         self._vetoed: set[Element] = set()
         self._chains: dict[Element, tuple[Element, ...]] = {}
-        paragraphs = list(tree.iter("p"))
+        # One walk finds the paragraphs and counts the line breaks (text set between `<br>`s is
+        # what Algorithm 2.1 cannot see; the chain asks another method where there is some).
+        paragraphs, self.line_breaks = [], 0
+        for element in tree.iter("p", "br"):
+            if element.tag == "p":
+                paragraphs.append(element)
+            else:
+                self.line_breaks += 1
         self.paragraphs = self._weigh(paragraphs)
         if _bearing_length(self.paragraphs) <= C_SIGMA:
             # Pages that set their text without <p>: leaf <div>s are paragraphs too. They are
