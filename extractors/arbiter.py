@@ -44,9 +44,18 @@ HEADLINE_TAGS = ("h1", "h2", "h3")
 MIN_HEADLINE_MATCH_CHARS = 15
 
 
-def has_loose_text(cleaning: Cleaning) -> bool:
-    """Whether the page may set text between line breaks (counted by the Cleaning's walk)."""
-    return cleaning.line_breaks >= LOOSE_TEXT_BREAKS
+def has_loose_text(cleaning: Cleaning, container: Element) -> bool:
+    """Whether the page may set text between line breaks outside the chosen container (the
+    page's `<br>`s are counted by the Cleaning's walk; the container's own, which Algorithm 2.1
+    already wrote out, are left out)."""
+    outside = cleaning.line_breaks
+    if outside < LOOSE_TEXT_BREAKS:
+        return False
+    for _ in container.iter("br"):
+        outside -= 1
+        if outside < LOOSE_TEXT_BREAKS:
+            return False
+    return True
 
 
 def disagree(first: Candidate, second: Candidate) -> bool:

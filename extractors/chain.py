@@ -84,7 +84,7 @@ def run_chain(document: Document) -> Extraction:
         body = rescue(cleaning, metadata.language) or body
     elif dom is not None and body.method == dom.method and inside_kept_chrome(dom, cleaning):
         body = recheck(body, cleaning, metadata.language)
-    elif dom is not None and body.method == dom.method and has_loose_text(cleaning):
+    elif dom is not None and body.method == dom.method and has_loose_text(cleaning, dom.container):
         # Text between line breaks, which Algorithm 2.1 does not count, may be the article.
         body = reconsider(body, cleaning, metadata.title, schema.text_blocks if schema else None)
     if body is None:
