@@ -24,6 +24,7 @@ from collections.abc import Iterable
 from extractors.article import CAPTION, HEADING, Block
 from extractors.blocks import clean_text
 from extractors.cascade import Candidate, share_in
+from extractors.dom import is_descendant
 from extractors.paragraphs import CP
 from extractors.preprocess import Cleaning
 from extractors.readability import METHOD as METHOD_READABILITY
@@ -44,7 +45,7 @@ HEADLINE_TAGS = ("h1", "h2", "h3")
 MIN_HEADLINE_MATCH_CHARS = 15
 
 
-def has_loose_text(cleaning: Cleaning, container: Element) -> bool:
+def loose_text_outside(cleaning: Cleaning, container: Element) -> bool:
     """Whether the page may set text between line breaks outside the chosen container (the
     page's `<br>`s are counted by the Cleaning's walk; the container's own, which Algorithm 2.1
     already wrote out, are left out)."""
@@ -161,8 +162,4 @@ def reconsider(
 
 def _related(first: Element, second: Element) -> bool:
     """One element is the other or holds it."""
-    return (
-        first is second
-        or any(a is second for a in first.iterancestors())
-        or any(a is first for a in second.iterancestors())
-    )
+    return first is second or is_descendant(first, second) or is_descendant(second, first)

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from itertools import islice
 
-from extractors.arbiter import has_loose_text, reconsider
+from extractors.arbiter import loose_text_outside, reconsider
 from extractors.article import (
     HEADING,
     Article,
@@ -41,7 +41,6 @@ from extractors.schema_org import jsonld_body, microdata_body
 from extractors.tree import itemprops
 
 log = logging.getLogger(__name__)
-
 
 # A body shorter than this (in alphabetic-script characters, `reading_length`) is a teaser, a
 # caption or a paywall stub: NULL, not an article.
@@ -84,7 +83,11 @@ def run_chain(document: Document) -> Extraction:
         body = rescue(cleaning, metadata.language) or body
     elif dom is not None and body.method == dom.method and inside_kept_chrome(dom, cleaning):
         body = recheck(body, cleaning, metadata.language)
-    elif dom is not None and body.method == dom.method and has_loose_text(cleaning, dom.container):
+    elif (
+        dom is not None
+        and body.method == dom.method
+        and loose_text_outside(cleaning, dom.container)
+    ):
         # Text between line breaks, which Algorithm 2.1 does not count, may be the article.
         body = reconsider(body, cleaning, metadata.title, schema.text_blocks if schema else None)
     if body is None:

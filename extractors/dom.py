@@ -150,10 +150,10 @@ def body_containers(best: Element, per_container: dict[Element, int]) -> list[El
         container
         for container in per_container
         if container is best
-        or (_signature(container) == (tag, classes) and _is_descendant(container, scope))
+        or (_signature(container) == (tag, classes) and is_descendant(container, scope))
     ]
     # A twin nested in another is already inside it: writing both would repeat its text.
-    twins = [t for t in twins if not any(o is not t and _is_descendant(t, o) for o in twins)]
+    twins = [t for t in twins if not any(o is not t and is_descendant(t, o) for o in twins)]
     parent = twins[0].getparent()
     if len(twins) > 1 and parent is not None and all(t.getparent() is parent for t in twins):
         # Siblings: the body runs from the first twin to the last, variants included
@@ -164,7 +164,7 @@ def body_containers(best: Element, per_container: dict[Element, int]) -> list[El
     return twins
 
 
-def _is_descendant(element: Element, ancestor: Element) -> bool:
+def is_descendant(element: Element, ancestor: Element) -> bool:
     return any(parent is ancestor for parent in element.iterancestors())
 
 
