@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from itertools import islice
 
+from extractors.arbiter import loose_text_outside, reconsider
 from extractors.article import (
     HEADING,
     Article,
@@ -27,6 +28,7 @@ from extractors.dom import DomBody, extract_dom
 from extractors.evidence import (
     NON_ARTICLE_REASONS,
     NULL_LISTING,
+    is_stub,
     non_article_reason,
     page_signals,
 )
@@ -81,16 +83,25 @@ def run_chain(document: Document) -> Extraction:
         body = rescue(cleaning, metadata.language) or body
     elif dom is not None and body.method == dom.method and inside_kept_chrome(dom, cleaning):
         body = recheck(body, cleaning, metadata.language)
+    elif (
+        dom is not None
+        and body.method == dom.method
+        and loose_text_outside(cleaning, dom.container)
+    ):
+        # Text between line breaks, which Algorithm 2.1 does not count, may be the article.
+        body = reconsider(body, cleaning, metadata.title, schema.text_blocks if schema else None)
     if body is None:
         return Extraction(article=None, reason=NULL_NO_CONTENT)
-    signals = page_signals(jsonld, metadata.page_type)
+    signals = page_signals(jsonld, metadata.page_type, metadata.robots)
     reason = non_article_reason(body.shape, signals, tree, jsonld, cleaning.kind)
     if reason == NULL_LISTING and not rescued:
         # Algorithm 2.1's container is a teaser list: the article may be elsewhere on the page.
         other = rescue(cleaning, metadata.language)
+        # A lede alone is not that article: on a front page it is the top story's summary.
         if (
             other is not None
             and not _too_short(other.text)
+            and not is_stub(other.blocks)
             and non_article_reason(other.shape, signals, tree, jsonld, cleaning.kind) is None
         ):
             body, reason = other, None

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from extractors.article import CAPTION, PARAGRAPH, Block
-from extractors.blocks import TextBlock, clean_text, text_blocks
+from extractors.blocks import QUOTE_TAGS, TextBlock, clean_text, text_blocks
 from extractors.boilerplate import keep_body_blocks
 from extractors.paragraphs import C_SIGMA, CP, CT, ParagraphStats, paragraph_stats
 from extractors.preprocess import LEAF_PARAGRAPH_TAGS, Cleaning, is_leaf
@@ -24,6 +24,8 @@ FALLBACK_MIN_LINE_CHARS = 2 * CP
 FALLBACK_CANDIDATES = 5
 # Twins of the best container (a body split in chunks) share an ancestor this close to it.
 TWIN_SCOPE_LEVELS = 3
+# How far below a sibling of the container its paragraphs are looked for.
+SECTION_DEPTH = 12
 # Short non-bearing lines after the body's last content-bearing paragraph are dropped: at most
 # this many, each shorter than this.
 MAX_TRAILING_LINES = 3
@@ -76,6 +78,10 @@ def container_of(paragraph: Element, cleaning: Cleaning) -> Element | None:
     """
     node, parent = paragraph, paragraph.getparent()
     while parent is not None and parent.tag not in ("body", "html"):
+        if parent.tag in QUOTE_TAGS:
+            # A quotation is a passage of the text around it, never the article on its own.
+            node, parent = parent, parent.getparent()
+            continue
         kept = (
             sibling for sibling in parent if sibling is not node and isinstance(sibling.tag, str)
         )
@@ -144,10 +150,10 @@ def body_containers(best: Element, per_container: dict[Element, int]) -> list[El
         container
         for container in per_container
         if container is best
-        or (_signature(container) == (tag, classes) and _is_descendant(container, scope))
+        or (_signature(container) == (tag, classes) and is_descendant(container, scope))
     ]
     # A twin nested in another is already inside it: writing both would repeat its text.
-    twins = [t for t in twins if not any(o is not t and _is_descendant(t, o) for o in twins)]
+    twins = [t for t in twins if not any(o is not t and is_descendant(t, o) for o in twins)]
     parent = twins[0].getparent()
     if len(twins) > 1 and parent is not None and all(t.getparent() is parent for t in twins):
         # Siblings: the body runs from the first twin to the last, variants included
@@ -158,7 +164,7 @@ def body_containers(best: Element, per_container: dict[Element, int]) -> list[El
     return twins
 
 
-def _is_descendant(element: Element, ancestor: Element) -> bool:
+def is_descendant(element: Element, ancestor: Element) -> bool:
     return any(parent is ancestor for parent in element.iterancestors())
 
 
@@ -227,6 +233,60 @@ def fallback_body(cleaning: Cleaning) -> DomBody | None:
     return None
 
 
+def earlier_sections(
+    container: Element, bearing: dict[Element, int], cleaning: Cleaning
+) -> list[Element]:
+    """The container, preceded by the earlier sections of the same article: siblings before it
+    whose content-bearing paragraphs are written like the container's (the same tag and class
+    names, nested no deeper) and carry more than C_SIGMA, as a body container must; the body runs
+    from the first such section to the container, the headings and lists between included.
+
+    Templates set an article's first part apart ("entry-body" before "entry-more", the lead
+    section above the main `div`); Algorithm 2.1 keeps the larger part. Later siblings are not
+    taken: after an article come its comments and the author's box, written in paragraphs too.
+    """
+    parent = container.getparent()
+    if parent is None or parent.tag in ("body", "html"):
+        return [container]
+    written = _paragraphs_by_child(parent, bearing)
+    own = written.get(container, [])
+    signatures = {_signature(paragraph) for paragraph, _ in own}
+    deepest = min((depth for _, depth in own), default=0)
+    children = [child for child in parent if isinstance(child.tag, str)]
+    position = children.index(container)
+    first = position
+    for index in range(position - 1, -1, -1):
+        paragraphs = written.get(children[index])
+        if not paragraphs or cleaning.is_removed(children[index]):
+            continue
+        alike = sum(_signature(paragraph) in signatures for paragraph, _ in paragraphs)
+        if (
+            alike * 2 > len(paragraphs)
+            and min(depth for _, depth in paragraphs) <= deepest
+            and sum(bearing[paragraph] for paragraph, _ in paragraphs) > C_SIGMA
+        ):
+            first = index
+    return [child for child in children[first : position + 1] if not cleaning.is_removed(child)]
+
+
+def _paragraphs_by_child(
+    parent: Element, bearing: dict[Element, int]
+) -> dict[Element, list[tuple[Element, int]]]:
+    """The content-bearing paragraphs under each child of `parent`, with their depth below it."""
+    found: dict[Element, list[tuple[Element, int]]] = {}
+    for paragraph in bearing:
+        node = paragraph
+        for depth in range(1, SECTION_DEPTH + 1):
+            above = node.getparent()
+            if above is None:
+                break
+            if above is parent:
+                found.setdefault(node, []).append((paragraph, depth))
+                break
+            node = above
+    return found
+
+
 def _drop_trailing_lines(written: list[TextBlock], bearing: dict[Element, int]) -> None:
     """The article ends with its last content-bearing paragraph: a few short lines after it
     ("Like this story? Share it", a reporter's e-mail, "Advert") are the container's furniture."""
@@ -247,6 +307,8 @@ def extract_dom(cleaning: Cleaning) -> DomBody | None:
     if container is None:
         return fallback_body(cleaning)
     twins = body_containers(container, per_container)
+    if len(twins) == 1:
+        twins = earlier_sections(container, bearing, cleaning)
     lead = lead_paragraph(twins[0], cleaning)
     parts = ([lead] if lead is not None else []) + [
         twin for twin in twins if twin is container or not cleaning.is_removed(twin)

@@ -58,6 +58,8 @@ NON_ARTICLE_TYPES = frozenset(
         "product", "productgroup",
     }
 )  # fmt: skip
+# OpenGraph types that declare a page which is not an article (a person's profile, a product).
+NON_ARTICLE_OG_TYPES = frozenset({"profile", "product", "books.author"})
 # Schema.org types that say "article" (WebPage and CreativeWork say nothing either way).
 ARTICLE_ONLY_TYPES = ARTICLE_TYPES - {"webpage", "creativework"}
 # A headline link: a block that is (nearly) all link text with at least this many words.
@@ -125,6 +127,7 @@ class PageSignals:
 
     types: frozenset[str]  # schema.org types of every JSON-LD object
     og_type: str | None  # OpenGraph og:type, lower case
+    unindexed: bool = False  # the robots meta tag asks search engines not to index the page
 
     @property
     def declares_article(self) -> bool:
@@ -138,12 +141,22 @@ class PageSignals:
 
     @property
     def declares_non_article(self) -> bool:
-        return bool(self.types & NON_ARTICLE_TYPES) and not self.declares_article
+        """A non-article type (schema.org or OpenGraph), or a page the publisher keeps out of
+        search engines (results, error and sign-in pages), and no article type."""
+        declared = (
+            bool(self.types & NON_ARTICLE_TYPES)
+            or self.og_type in NON_ARTICLE_OG_TYPES
+            or self.unindexed
+        )
+        return declared and not self.declares_article
 
 
-def page_signals(jsonld: list[dict[str, Any]], og_type: str | None) -> PageSignals:
+def page_signals(
+    jsonld: list[dict[str, Any]], og_type: str | None, robots: str | None = None
+) -> PageSignals:
     types = frozenset(name for obj in jsonld for name in types_of(obj))
-    return PageSignals(types=types, og_type=(og_type or "").strip().lower() or None)
+    unindexed = "noindex" in (robots or "").lower()
+    return PageSignals(types, (og_type or "").strip().lower() or None, unindexed)
 
 
 def _not_free(jsonld: list[dict[str, Any]], tree: Element) -> bool:

@@ -49,6 +49,7 @@ class Metadata:
     image: str | None = None
     site_name: str | None = None
     page_type: str | None = None  # OpenGraph og:type, e.g. "article", "website", "video.other"
+    robots: str | None = None  # the robots meta tag, e.g. "noindex, follow"
 
 
 def _meta_index(tree: Element) -> dict[str, str]:
@@ -97,6 +98,7 @@ def extract_metadata(
                                     _jsonld_str(articles, "image"))),
         site_name=site_name,
         page_type=meta.get("og:type"),
+        robots=meta.get("robots"),
     )  # fmt: skip
     return _shown_as_one_line(metadata)
 

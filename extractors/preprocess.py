@@ -93,13 +93,13 @@ _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGN
 
 
 _NAME_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+# Parts after which a class word names a taxonomy term of the content, not a role: blog engines
+# label a post's element with each of its categories and tags ("category-social-media",
+# "tag-cookie-recipes", "entry-category-advertising"). A post about cookies is not a cookie banner.
+TAXONOMY_PARTS = frozenset({"tag", "category", "taxonomy"})
 # Bootstrap's collapsed panels are hidden until opened ("collapse show" / "collapse in").
 COLLAPSED_CLASS = "collapse"
 EXPANDED_CLASSES = frozenset({"show", "in"})
-
-
-def _name_parts(names: str) -> set[str]:
-    return {part.lower() for part in _NAME_PART.findall(names)}
 
 
 def classes_say_hidden(classes: str) -> bool:
@@ -138,9 +138,19 @@ def _kind_of_names(names: str, is_class: bool) -> int:
     return kind
 
 
+def _role_parts(word: str) -> set[str]:
+    """The parts of one class or id word that may say what the element is: all of them, except
+    the term after a taxonomy part ("entry-category-social" is an entry, whatever its topic)."""
+    parts = [part.lower() for part in _NAME_PART.findall(word)]
+    for index, part in enumerate(parts[:-1]):
+        if part in TAXONOMY_PARTS:
+            return set(parts[:index])
+    return set(parts)
+
+
 @lru_cache(maxsize=NAME_CACHE_SIZE)
 def _kind_of_word(word: str) -> int:
-    parts = _name_parts(word)
+    parts = _role_parts(word)
     if not SUSPICIOUS_TOKENS.isdisjoint(parts):
         return CHROME
     return CAPTION if not CAPTION_TOKENS.isdisjoint(parts) else PLAIN
@@ -151,7 +161,9 @@ _cached_kind_of_names = lru_cache(maxsize=NAME_CACHE_SIZE)(_kind_of_names)
 
 @lru_cache(maxsize=NAME_CACHE_SIZE)
 def _names_consent_ui(names: str) -> bool:
-    return not CONSENT_TOKENS.isdisjoint(_name_parts(names))
+    return any(
+        not CONSENT_TOKENS.isdisjoint(_role_parts(word)) for word in names.split()[:MAX_NAME_WORDS]
+    )
 
 
 def is_consent_ui(element: Element) -> bool:
@@ -212,8 +224,9 @@ class Cleaning:
     """What preprocessing decided about a tree, without modifying it.
 
     `paragraphs` maps the content-bearing candidates outside chrome, captions and figures to
-    their statistics (document order); `kind(element)` says whether any element is PLAIN, CHROME,
-    CAPTION or FIGURE after the veto; `is_removed(element)` whether it is junk or chrome.
+    their statistics (document order); `line_breaks` counts the page's `<br>` elements;
+    `kind(element)` says whether any element is PLAIN, CHROME, CAPTION or FIGURE after the veto;
+    `is_removed(element)` whether it is junk or chrome.
     """
 
     def __init__(self, tree: Element) -> None:
@@ -221,7 +234,14 @@ class Cleaning:
         self._raw: dict[Element, int] = {}
         self._vetoed: set[Element] = set()
         self._chains: dict[Element, tuple[Element, ...]] = {}
-        paragraphs = list(tree.iter("p"))
+        # One walk finds the paragraphs and counts the line breaks (text set between `<br>`s is
+        # what Algorithm 2.1 cannot see; the chain asks another method where there is some).
+        paragraphs, self.line_breaks = [], 0
+        for element in tree.iter("p", "br"):
+            if element.tag == "p":
+                paragraphs.append(element)
+            else:
+                self.line_breaks += 1
         self.paragraphs = self._weigh(paragraphs)
         if _bearing_length(self.paragraphs) <= C_SIGMA:
             # Pages that set their text without <p>: leaf <div>s are paragraphs too. They are

@@ -70,6 +70,47 @@ def test_bench_prints_scores_for_all_pages_and_both_halves(tmp_path: Path) -> No
     assert "video-page" in result.stdout  # the worst page is listed
 
 
+def test_bench_counts_the_pages_of_each_failure_class_per_extractor(tmp_path: Path) -> None:
+    from extractors import extract
+
+    root = _dataset(tmp_path)
+    truth = json.loads((root / "ground-truth.json").read_text())
+    whole = truth["div-paragraphs"]["articleBody"]
+    # The same page twice more: once with a gold body twice as long as what is extracted
+    # (recall 0.5-0.9), once with a gold body that shares nothing with it (the wrong text).
+    other = extract((PAGES / "wrapper-named-sidebar.html").read_bytes()).text
+    for page_id, gold in (("partial", f"{whole}\n{other[: len(whole) // 2]}"), ("wrong", other)):
+        data = (PAGES / "div-paragraphs.html").read_bytes()
+        (root / "html" / f"{page_id}.html.gz").write_bytes(gzip.compress(data))
+        truth[page_id] = {"url": f"https://example.test/{page_id}", "articleBody": gold}
+    (root / "ground-truth.json").write_text(json.dumps(truth))
+    result = newsharvest("bench", "extraction", "--dataset", str(root))
+    assert result.returncode == 0, result.stderr
+    lines = [line for line in result.stdout.splitlines() if "failure classes" in line]
+    expected = (
+        f"{root.name}: failure classes (pages): newsharvest empty on a true article 1, "
+        "recall 0.5-0.9 1, F1 < 0.5 with output 1"
+    )
+    assert lines == [expected, expected]  # under the set's table, and in the summary
+
+
+@pytest.mark.parametrize(
+    ("gold", "text", "expected"),
+    [
+        ("one two three four five six", "", "empty on a true article"),
+        ("", "", None),  # no article, and none returned
+        ("one two three four five six", "one two three four five six", None),
+        ("a b c d e f g h i j", "a b c d e f g h", "recall 0.5-0.9"),  # 5 of 7 shingles
+        ("one two three four five six", "nine ten eleven twelve", "F1 < 0.5 with output"),
+    ],
+)
+def test_failure_class_of_a_page(gold: str, text: str, expected: str | None) -> None:
+    from extractors.evaluation import score_page
+
+    page = bench_extraction.BenchPage("p", "", gold, b"")
+    assert bench_extraction.failure_class(page, text, score_page(gold, text)) == expected
+
+
 def test_bench_without_a_dataset_says_how_to_give_one(tmp_path: Path) -> None:
     result = newsharvest("bench", "extraction", "--dataset", str(tmp_path / "missing"))
     assert result.returncode == 2 and "dataset not found" in result.stderr

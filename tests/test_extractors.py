@@ -257,6 +257,11 @@ def test_extraction_never_modifies_the_parsed_tree() -> None:
         ("header-main", False),  # <header> is chrome by tag, not "header" by name
         ("shadow canvas", False),  # "ad" only as a whole part
         ("loading", False),
+        # Blog engines label a post with its categories and tags: the term is the post's topic.
+        ("post hentry category-social-media tag-cookie-recipes", False),
+        ("entry-category-advertising entry", False),
+        ("related-tags", True),  # "tags" is a role, not a taxonomy label
+        ("tag-list sidebar", True),
     ],
 )
 def test_chrome_is_recognised_by_whole_name_parts(names: str, chrome: bool) -> None:

@@ -213,6 +213,26 @@ def test_a_product_page_is_a_declared_non_article() -> None:
     assert result.reason == "page_type"
 
 
+def test_a_profile_and_a_page_kept_out_of_search_engines_are_declared_non_articles() -> None:
+    body = f'<div class="bio"><p>{PROSE}</p><p>{PROSE}</p></div>'
+    profile = extract_verbose(_page(body, '<meta property="og:type" content="profile">'))
+    assert profile.reason == "page_type"
+    unindexed = extract_verbose(_page(body, '<meta name="robots" content="noindex, follow">'))
+    assert unindexed.reason == "page_type"
+    # An article type outweighs both: a syndicated copy kept out of search engines is an article.
+    article = '<meta name="robots" content="noindex"><meta property="og:type" content="article">'
+    assert extract_verbose(_page(body, article)).article is not None
+
+
+def test_the_lead_teaser_of_a_front_page_is_not_the_article_behind_its_card_list() -> None:
+    # Algorithm 2.1 takes the grid of story cards (a listing); the page is asked again and the
+    # scorer finds the lead story's summary: one paragraph under a linked headline, a lede
+    # alone, not the article the card list hid.
+    page = NON_ARTICLES / "en-homepage-lead-summaries.html"
+    result = extract_verbose(page.read_bytes())
+    assert result.article is None and result.reason == "listing"
+
+
 # --- the fixture sets -----------------------------------------------------------------------
 
 

@@ -8,8 +8,18 @@ directory upwards) is, one table per set, then one summary line per set and extr
 
 Quality is the benchmark's own shingle metric (`extractors.evaluation`). Speed is the time of the
 extraction call alone, from the page bytes to the body text (parsing included), for every
-extractor on the same input; reading and decompressing the dataset is not timed. `empty` counts
-the NULL pages whose truth has a body: the NULL rate on true articles is empty / pages.
+extractor on the same input; reading and decompressing the dataset is not timed. It is the CPU
+time of the calling thread (no extractor measured uses threads): on a machine shared with other
+jobs, elapsed time adds the waits for a core, a preemption costs a 3 ms call as much as a 30 ms
+one, and the ratio between a fast extractor and a slow one moved from 0.16 to 0.22 between runs
+of the same code. The ratio of elapsed times is printed beside it. The extractors take turns
+every few pages, so that a machine whose load drifts during the run weighs on all of them alike.
+`empty` counts the NULL pages whose truth has a body: the NULL rate on true articles is
+empty / pages.
+
+Each set also gets a line counting, per extractor, the pages in each failure class: empty output
+on a true article, recall 0.5-0.9 (the right article, part of it missing), and F1 < 0.5 with
+output (mostly the wrong text); a page is in at most one, the first that applies.
 
 The pages are split into two fixed halves by the SHA-1 of their ids (A: even first byte, B: odd),
 so that rules tuned while looking at one half's failures can be confirmed on the other.
@@ -40,10 +50,13 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from crawler.cli.table import render_table
+
+if TYPE_CHECKING:
+    from extractors.evaluation import PageScore
 
 # The folder that holds the benchmark sets, searched relative to the checkout and to the working
 # directory and their parents.
@@ -55,7 +68,15 @@ OURS = "newsharvest"
 # by two peers: "Candidate is not for this requirement").
 PEER_INSTALL_HINT = ".venv/bin/pip install -U pip && .venv/bin/pip install -e './bench[peers]'"
 WARMUP_PAGES = 5  # run once, untimed, before timing: imports and caches are not page cost
+TURN_PAGES = 10  # the extractors take turns, each on this many pages in a row
 HALVES = ("A", "B")
+# The failure classes counted per set and extractor (issue #31): a page is in at most one.
+EMPTY_CLASS = "empty on a true article"  # NULL where the truth has a body
+PARTIAL_CLASS = "recall 0.5-0.9"  # the right article, part of it missing
+WRONG_CLASS = "F1 < 0.5 with output"  # a body, mostly not the article's
+FAILURE_CLASSES = (EMPTY_CLASS, PARTIAL_CLASS, WRONG_CLASS)
+PARTIAL_RECALL = (0.5, 0.9)  # [low, high)
+WRONG_F1 = 0.5
 
 # (page bytes, url) -> (body text or "" for NULL, method name or None)
 ExtractorFn = Callable[[bytes, str], tuple[str, str | None]]
@@ -78,7 +99,8 @@ class RunResult:
     name: str
     texts: dict[str, str] = field(default_factory=dict)
     methods: dict[str, str | None] = field(default_factory=dict)
-    millis: dict[str, float] = field(default_factory=dict)
+    millis: dict[str, float] = field(default_factory=dict)  # CPU time of the call
+    wall_millis: dict[str, float] = field(default_factory=dict)  # elapsed time of the call
     errors: dict[str, str] = field(default_factory=dict)
 
 
@@ -95,6 +117,7 @@ class SetSummary:
     empty: int  # NULL pages whose truth has a body
     articles: int  # pages whose truth has a body
     median_ms: float
+    failures: Counter[str] = field(default_factory=Counter)  # pages per failure class
 
     def line(self) -> str:
         rate = self.empty / self.articles if self.articles else 0.0
@@ -329,19 +352,34 @@ def load_extractors(compare: str) -> dict[str, ExtractorFn]:
 
 
 def measure(name: str, extractor: ExtractorFn, pages: list[BenchPage]) -> RunResult:
-    result = RunResult(name)
+    return measure_together({name: extractor}, pages)[name]
+
+
+def measure_together(
+    extractors: dict[str, ExtractorFn], pages: list[BenchPage]
+) -> dict[str, RunResult]:
+    """Every extractor on every page, taking turns every TURN_PAGES pages: on a machine whose
+    load drifts (other jobs come and go over the minutes a set takes), the extractors' times are
+    taken within the same few seconds, so the ratios of the medians compare like with like. A
+    turn of several pages keeps each extractor's caches as warm as a run of its own would."""
+    results = {name: RunResult(name) for name in extractors}
     for page in pages[:WARMUP_PAGES]:
-        _call(extractor, page)
-    for page in pages:
-        started = time.perf_counter()
-        outcome = _call(extractor, page)
-        result.millis[page.page_id] = (time.perf_counter() - started) * 1000
-        if isinstance(outcome, Exception):
-            result.errors[page.page_id] = f"{type(outcome).__name__}: {outcome}"
-            result.texts[page.page_id], result.methods[page.page_id] = "", None
-        else:
-            result.texts[page.page_id], result.methods[page.page_id] = outcome
-    return result
+        for extractor in extractors.values():
+            _call(extractor, page)
+    for start in range(0, len(pages), TURN_PAGES):
+        for name, extractor in extractors.items():
+            result = results[name]
+            for page in pages[start : start + TURN_PAGES]:
+                started, started_cpu = time.perf_counter(), time.thread_time()
+                outcome = _call(extractor, page)
+                result.millis[page.page_id] = (time.thread_time() - started_cpu) * 1000
+                result.wall_millis[page.page_id] = (time.perf_counter() - started) * 1000
+                if isinstance(outcome, Exception):
+                    result.errors[page.page_id] = f"{type(outcome).__name__}: {outcome}"
+                    result.texts[page.page_id], result.methods[page.page_id] = "", None
+                else:
+                    result.texts[page.page_id], result.methods[page.page_id] = outcome
+    return results
 
 
 def _call(extractor: ExtractorFn, page: BenchPage) -> tuple[str, str | None] | Exception:
@@ -390,10 +428,38 @@ def score_rows(result: RunResult, pages: list[BenchPage], groups: Iterable[str])
     return rows
 
 
+def failure_class(page: BenchPage, text: str, score: PageScore) -> str | None:
+    """The page's failure class, or None: empty output where the truth has a body; a body with
+    F1 < WRONG_F1 (mostly not the article's); the article with its recall in PARTIAL_RECALL."""
+    if not text.strip():
+        return EMPTY_CLASS if page.gold.strip() else None
+    if score.f1 < WRONG_F1:
+        return WRONG_CLASS
+    low, high = PARTIAL_RECALL
+    if score.recall is not None and low <= score.recall < high:
+        return PARTIAL_CLASS
+    return None
+
+
+def failures_line(dataset: str, summaries: list[SetSummary]) -> str:
+    """One line per set: the pages in each failure class, per extractor."""
+    parts = [
+        f"{summary.extractor} "
+        + ", ".join(f"{name} {summary.failures[name]}" for name in FAILURE_CLASSES)
+        for summary in summaries
+    ]
+    return f"{dataset}: failure classes (pages): " + "; ".join(parts)
+
+
 def summarise(dataset: str, result: RunResult, pages: list[BenchPage]) -> SetSummary:
     from extractors.evaluation import aggregate, score_page
 
-    scores = aggregate(score_page(page.gold, result.texts[page.page_id]) for page in pages)
+    page_scores = [score_page(page.gold, result.texts[page.page_id]) for page in pages]
+    scores = aggregate(page_scores)
+    classes = (
+        failure_class(page, result.texts[page.page_id], score)
+        for page, score in zip(pages, page_scores, strict=True)
+    )
     return SetSummary(
         dataset=dataset,
         extractor=result.name,
@@ -404,6 +470,7 @@ def summarise(dataset: str, result: RunResult, pages: list[BenchPage]) -> SetSum
         empty=sum(1 for page in pages if _is_empty(result, page)),
         articles=sum(1 for page in pages if page.gold.strip()),
         median_ms=statistics.median(result.millis[page.page_id] for page in pages),
+        failures=Counter(name for name in classes if name is not None),
     )
 
 
@@ -451,6 +518,8 @@ def run(args: argparse.Namespace) -> int:
     print("\nsummary, one line per set and extractor:")
     for summary in summaries:
         print(summary.line())
+    for dataset in dict.fromkeys(summary.dataset for summary in summaries):
+        print(failures_line(dataset, [s for s in summaries if s.dataset == dataset]))
     return 0
 
 
@@ -468,7 +537,7 @@ def run_dataset(
     halves = Counter(page.half for page in pages)
     print(f"== {root.name}: {len(pages)} pages in {root}")
     print(f"halves by sha1(id): A {halves['A']} pages, B {halves['B']} pages\n")
-    results = {name: measure(name, extractor, pages) for name, extractor in extractors.items()}
+    results = measure_together(extractors, pages)
     groups = [args.half] if args.half else ["all", *HALVES]
     scored_pages = [page for page in pages if not args.half or page.half == args.half]
     headers = ["extractor", "pages", "n", "F1", "precision", "recall", "accuracy",
@@ -490,8 +559,10 @@ def run_dataset(
     if output:
         _write_output(output, results, scored_pages)
         print(f"\nper-page results -> {output}")
+    summaries = [summarise(root.name, result, scored_pages) for result in results.values()]
+    print(failures_line(root.name, summaries))
     print()
-    return [summarise(root.name, result, scored_pages) for result in results.values()]
+    return summaries
 
 
 def run_non_articles(folder: Path, extractors: dict[str, ExtractorFn]) -> None:
@@ -533,11 +604,16 @@ def run_hard_articles(folder: Path, extractors: dict[str, ExtractorFn]) -> None:
 
 
 def _print_speed_ratios(results: dict[str, RunResult]) -> None:
-    ours = statistics.median(results[OURS].millis.values())
+    ours = results[OURS]
     for name, result in results.items():
         if name != OURS:
-            ratio = ours / statistics.median(result.millis.values())
-            print(f"median time {OURS} / {name}: {ratio:.3f}")
+            cpu = _median_ratio(ours.millis, result.millis)
+            wall = _median_ratio(ours.wall_millis, result.wall_millis)
+            print(f"median time {OURS} / {name}: {cpu:.3f} (elapsed: {wall:.3f})")
+
+
+def _median_ratio(ours: dict[str, float], theirs: dict[str, float]) -> float:
+    return statistics.median(ours.values()) / statistics.median(theirs.values())
 
 
 def _write_output(path: Path, results: dict[str, RunResult], pages: list[BenchPage]) -> None:
@@ -582,8 +658,8 @@ def comparison_names(value: str) -> list[str]:
 
 def measure_shared(names: list[str], pages: list[BenchPage]) -> dict[str, RunResult]:
     """Every extractor on one parse of each page. A page's time for an extractor is the parse
-    plus the extractor's own time. The order of the extractors rotates from page to page, so
-    that none always meets a cold tree."""
+    plus the extractor's own time (CPU time, as in `measure_together`). The order of the
+    extractors rotates from page to page, so that none always meets a cold tree."""
     from extractors.document import DocumentError, parse_document
     from extractors.registry import extract_document
 
@@ -591,17 +667,17 @@ def measure_shared(names: list[str], pages: list[BenchPage]) -> dict[str, RunRes
     warmup = pages[:WARMUP_PAGES]
     for number, page in enumerate([*warmup, *pages]):
         timed = number >= len(warmup)
-        started = time.perf_counter()
+        started = time.thread_time()
         try:
             document = parse_document(page.html, page.url)
         except DocumentError:
             document = None
-        parse_millis = (time.perf_counter() - started) * 1000
+        parse_millis = (time.thread_time() - started) * 1000
         shift = number % len(names)
         for name in names[shift:] + names[:shift]:
-            started = time.perf_counter()
+            started = time.thread_time()
             article = extract_document(document, name).article if document else None
-            millis = parse_millis + (time.perf_counter() - started) * 1000
+            millis = parse_millis + (time.thread_time() - started) * 1000
             if timed:
                 result = results[name]
                 result.millis[page.page_id] = millis

@@ -1,0 +1,165 @@
+"""When two candidate bodies disagree: which one is the article.
+
+Algorithm 2.1 (the NewsFeed cleartext heuristic) sees only text set in `<p>` elements. On a page
+whose article is loose text between `<br>`s (blog engines of every era write posts so) and whose
+only `<p>` prose is an "about me" box, a biography or a comment, it returns that prose: a body,
+long enough, and the wrong one. The readability-style scorer sees loose text too; when the two
+return bodies that share little text, one of them is wrong, and the page says which:
+
+1. **the publisher's body**: a schema.org `articleBody` (JSON-LD or microdata) is the publisher's
+   word; the candidate that holds more of it is the article;
+2. **the title's neighbourhood**: the article starts right after its headline. The candidate
+   that holds the headline, or whose text starts nearest after it in document order, is the
+   article; a candidate that starts before the headline is not preferred by it;
+3. **the longest run of prose**: otherwise the candidate with more prose (paragraphs of
+   Algorithm 2.1's CP characters or more) is the article.
+
+Pure functions over the shared parse; they never modify it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from extractors.article import CAPTION, HEADING, Block
+from extractors.blocks import clean_text
+from extractors.cascade import Candidate, share_in
+from extractors.dom import is_descendant
+from extractors.paragraphs import CP
+from extractors.preprocess import Cleaning
+from extractors.readability import METHOD as METHOD_READABILITY
+from extractors.readability import choose_article, write_article
+from extractors.tree import Element, text_of
+
+# Line breaks on a page from which its text set between `<br>`s may outweigh its `<p>` text
+# (a few paragraphs' worth of double breaks): only then is the readability scorer asked, so that
+# the pages that set their text in `<p>`s pay nothing.
+LOOSE_TEXT_BREAKS = 10
+# Two bodies disagree when neither holds this share of the other's shingles.
+DISAGREEMENT = 0.5
+# The candidate holding this much more of the publisher's body than the other is the one.
+SCHEMA_MARGIN = 0.25
+# Heading tags a headline is set in.
+HEADLINE_TAGS = ("h1", "h2", "h3")
+# A heading is the headline when it is the title, or a part of it this long.
+MIN_HEADLINE_MATCH_CHARS = 15
+
+
+def loose_text_outside(cleaning: Cleaning, container: Element) -> bool:
+    """Whether the page may set text between line breaks outside the chosen container (the
+    page's `<br>`s are counted by the Cleaning's walk; the container's own, which Algorithm 2.1
+    already wrote out, are left out)."""
+    outside = cleaning.line_breaks
+    if outside < LOOSE_TEXT_BREAKS:
+        return False
+    for _ in container.iter("br"):
+        outside -= 1
+        if outside < LOOSE_TEXT_BREAKS:
+            return False
+    return True
+
+
+def disagree(first: Candidate, second: Candidate) -> bool:
+    """The two bodies share little text: at most one of them is the article."""
+    return share_in(first, second) < DISAGREEMENT and share_in(second, first) < DISAGREEMENT
+
+
+def headline_element(tree: Element, title: str | None) -> Element | None:
+    """The heading that shows the article's headline, if any.
+
+    The title is matched in the extracted title and in the document's `<title>`, which holds the
+    headline with the site name ("Blog name: Post title"). A blog's name is a heading too, at the
+    top of every page: of several matching headings the last one is the headline.
+    """
+    titles = [clean_text(text).casefold() for text in (title, _document_title(tree)) if text]
+    titles = [text for text in titles if text]
+    if not titles:
+        return None
+    found = None
+    for heading in tree.iter(*HEADLINE_TAGS):
+        shown = clean_text(text_of(heading)).casefold()
+        if shown and any(_shows(shown, text) for text in titles):
+            found = heading
+    return found
+
+
+def _shows(shown: str, title: str) -> bool:
+    """The heading is the title, or a part of it long enough to be a headline (a heading that
+    holds the title and more is another thing: "12 responses to <title>")."""
+    return shown == title or (len(shown) >= MIN_HEADLINE_MATCH_CHARS and shown in title)
+
+
+def _document_title(tree: Element) -> str | None:
+    element = next(tree.iter("title"), None)
+    return text_of(element) if element is not None else None
+
+
+def prose_length(blocks: Iterable[Block]) -> int:
+    """Characters in the body's paragraphs (no headings, captions or short lines)."""
+    return sum(
+        len(text) for kind, text in blocks if kind not in (HEADING, CAPTION) and len(text) >= CP
+    )
+
+
+def _start_after(candidate: Candidate, headline: Element, order: dict[Element, int]) -> int | None:
+    """How many elements after the headline the candidate's text starts: 0 when its container
+    holds the headline, None when it starts before it (or its position is unknown)."""
+    container = candidate.container
+    if container is None:
+        return None
+    if any(ancestor is container for ancestor in headline.iterancestors()):
+        return 0
+    start = next((part.element for part in candidate.parts or ()), container)
+    distance = order.get(start, -1) - order[headline]
+    return distance if distance > 0 else None
+
+
+def by_headline(first: Candidate, second: Candidate, headline: Element) -> Candidate | None:
+    """The candidate in the headline's neighbourhood, or None when the headline says nothing."""
+    order = {element: index for index, element in enumerate(headline.getroottree().iter())}
+    distances = [(_start_after(c, headline, order), c) for c in (first, second)]
+    placed = [(distance, c) for distance, c in distances if distance is not None]
+    if not placed:
+        return None
+    return min(placed, key=lambda pair: pair[0])[1]
+
+
+def choose(
+    first: Candidate,
+    second: Candidate,
+    headline: Element | None,
+    schema_blocks: list[Block] | None,
+) -> Candidate:
+    """The article among two disagreeing bodies; `first` on a tie."""
+    if schema_blocks:
+        schema = Candidate("schema", schema_blocks)
+        held = share_in(schema, first), share_in(schema, second)
+        if abs(held[0] - held[1]) >= SCHEMA_MARGIN:
+            return first if held[0] > held[1] else second
+    if headline is not None and (near := by_headline(first, second, headline)) is not None:
+        return near
+    return second if prose_length(second.blocks) > prose_length(first.blocks) else first
+
+
+def reconsider(
+    body: Candidate, cleaning: Cleaning, title: str | None, schema_blocks: list[Block] | None
+) -> Candidate:
+    """Algorithm 2.1's body, or the readability scorer's when the two disagree and the page's
+    evidence (`choose`) says the scorer's is the article."""
+    choice = choose_article(cleaning)
+    if choice is None or body.container is None:
+        return body
+    if _related(choice.container, body.container):
+        return body  # one region of the page: which of its parts belong is not this question
+    scored = write_article(choice, cleaning)
+    if scored is None:
+        return body
+    other = Candidate(METHOD_READABILITY, scored.blocks, scored.parts, scored.container)
+    if not disagree(body, other):
+        return body
+    return choose(body, other, headline_element(cleaning.tree, title), schema_blocks)
+
+
+def _related(first: Element, second: Element) -> bool:
+    """One element is the other or holds it."""
+    return first is second or is_descendant(first, second) or is_descendant(second, first)
