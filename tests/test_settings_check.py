@@ -10,9 +10,11 @@ from __future__ import annotations
 import ast
 import importlib.util
 import json
+import os
 import re
 import sqlite3
 import subprocess
+import sys
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -193,6 +195,29 @@ def test_an_old_setting_name_sets_the_new_one_with_one_warning(renamed: Any) -> 
                         f"working in {renamed.removed_in}: use {renamed.new}"]  # fmt: skip
     assert settings[renamed.new] == value and renamed.old not in settings
     assert settings.getpriority(renamed.new) == SETTINGS_PRIORITIES["cmdline"]
+
+
+def test_an_old_name_in_a_profile_module_of_ones_own_sets_the_new_one(tmp_path: Path) -> None:
+    """`from settings.local import *` then `HARVEST_JOURNAL = ...`: a deployment's own profile."""
+    (tmp_path / "myprofile.py").write_text(
+        "from settings.local import *  # noqa: F403\nHARVEST_JOURNAL = 'out/articles.jsonl'\n"
+    )
+    code = (
+        "import json, sys; from scrapy.utils.project import get_project_settings\n"
+        "from settings.check import check_settings\n"
+        "s = get_project_settings(); report = check_settings(s)\n"
+        "print(json.dumps([report.errors, report.warnings, s['HARVEST_JOURNAL_PATH']]))\n"
+    )
+    env = {**os.environ, "SCRAPY_SETTINGS_MODULE": "myprofile", "PYTHONPATH": str(tmp_path)}
+    result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env,
+                            capture_output=True, text=True, check=False)  # fmt: skip
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert json.loads(result.stdout) == [
+        [],
+        ["HARVEST_JOURNAL (from profile module myprofile) is deprecated since 0.2.0 and stops "
+         "working in 0.4.0: use HARVEST_JOURNAL_PATH"],
+        "out/articles.jsonl",
+    ]  # fmt: skip
 
 
 def test_a_new_name_set_beside_the_old_one_wins() -> None:
