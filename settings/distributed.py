@@ -25,5 +25,6 @@ SCHEDULER_PERSIST = True  # a worker that stops must not flush the queue the oth
 SCHEDULER_FLUSH_ON_START = False  # a worker that starts joins the queue as it is
 SCHEDULER_IDLE_BEFORE_CLOSE = 0  # never block the reactor waiting on an empty queue
 DUPEFILTER_CLASS = "crawler.scheduler.TTLDupeFilter"  # shared, bounded by DUPEFILTER_TTL_SECONDS
+SCHEDULER_SERIALIZER = ""  # module with dumps/loads for queued requests; empty: pickle
 
 apply_environment(globals())  # NEWSHARVEST_<SETTING> overrides this profile's values too

@@ -25,22 +25,55 @@ docs/configuration.md`; `make test` fails when they disagree). Set one with
 `settings/fixture.py`), or with the environment variable `NEWSHARVEST_<NAME>` (typed like the
 default: 1/0 or true/false for switches, JSON for lists and dicts). `-s` wins over the
 environment, which wins over the profile. No setting reads another environment variable: Redis is
-`NEWSHARVEST_REDIS_URL` (a plain `REDIS_URL` is not read), the SQLite index
-`NEWSHARVEST_SINK_SQLITE_PATH`, PostgreSQL `NEWSHARVEST_SINK_POSTGRES_URL`.
+`NEWSHARVEST_REDIS_URL` (a plain `REDIS_URL`, its old name, is read with a deprecation warning
+until {removed}), the SQLite index `NEWSHARVEST_SINK_SQLITE_PATH`, PostgreSQL
+`NEWSHARVEST_SINK_POSTGRES_URL`.
 
 Naming: durations end in `_SECONDS` (or `_DAYS`), sizes in `_BYTES` (or `_MB`); a component's
 switch is `<COMPONENT>_ENABLED`, except a sink whose one required value is an address
 (`SINK_POSTGRES_URL`, `HARVEST_JOURNAL_PATH`), which is on when that is set.
 Scrapy's own settings (`ROBOTSTXT_OBEY`, `DOWNLOAD_DELAY`, `DOWNLOAD_TIMEOUT`, ...) keep Scrapy's
 names.
+
+## Checked at start
+
+`scrapy crawl` and every `newsharvest` command check the settings before anything starts
+(`settings/check.py`): each finding is one line on stderr, and any error exits with status 2.
+
+- A name under one of our prefixes (below) that nothing reads, from `-s` (`--set` for
+  `newsharvest replay`), the profile module or a `NEWSHARVEST_*` variable: the line names it,
+  says where it came from and gives the closest known names.
+- A value of ours of the wrong type (`-s DEDUP_ENABLED=maybe`), or outside the range the code
+  assumes: shares, rates and p-values within 0..1 (`DEDUP_THRESHOLD` 0.3..0.98, the range its
+  LSH bands are built for), ports 0..65535, durations, sizes and counts never negative (at least
+  1 where the code needs one), a minimum no larger than its maximum, and the words some settings
+  take (`HARVEST_STATE`: "" or "memory"; `SINK_START_POLICY`: "fail" or "journal";
+  `REPLAY_READER`: "fastwarc" or "warcio"). A `NEWSHARVEST_*` value that does not parse as its
+  setting's type is one such line too.
+- Settings that are not a newsharvest profile at all (a `scrapy.cfg` of another project).
+
+Our prefixes: {namespaces}.
+
+Examples of these lines, and of the warnings, are in `docs/upgrading.md`.
+Scrapy's own settings, those of a scrapy-redis component the settings configure, and every name
+outside our prefixes pass untouched. A renamed setting or variable keeps working for its
+deprecation period, with one warning naming the new name: `docs/upgrading.md` lists them.
 """
+
+
+def header() -> str:
+    from settings.check import NAMESPACES
+    from settings.renamed import REFUSED_FROM
+
+    prefixes = ", ".join(f"`{prefix}`" for prefix in NAMESPACES)
+    return HEADER.format(namespaces=prefixes, removed=REFUSED_FROM)
 
 
 def render() -> str:
     source = BASE.read_text()
     lines = source.split("\n")
     sections = _sections(lines)
-    out = [HEADER]
+    out = [header()]
     current = None
     for node in ast.parse(source).body:
         target = _target(node)

@@ -1,8 +1,9 @@
 """Shared test fixtures: real services (no fakes), isolated by unique key prefixes; and no test
 touches the user's state or output.
 
-Every NEWSHARVEST_* variable of the user's environment is dropped before anything imports the
-settings (tests start from settings/base.py's defaults), and STATE_DIR and OUTPUT_DIR point into
+Every NEWSHARVEST_* variable of the user's environment (and a plain REDIS_URL, read as the old
+name of NEWSHARVEST_REDIS_URL) is dropped before anything imports the settings (tests start from
+settings/base.py's defaults), and STATE_DIR and OUTPUT_DIR point into
 a temporary directory: for the whole session (in-process code), and per test (subprocesses
 inherit the environment). At the end of the run, an `output/`, `.newsharvest/` or
 `test-artifacts/` that appeared in the checkout fails the run.
@@ -27,7 +28,9 @@ CHECKOUT_OUTPUTS = ("output", ".newsharvest", "test-artifacts", ".hypothesis", "
 REDIS_URL = os.environ.get("NEWSHARVEST_REDIS_URL") or "redis://127.0.0.1:6379/0"
 POSTGRES_URL = os.environ.get("POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
 
-for _name in [name for name in os.environ if name.startswith("NEWSHARVEST_")]:
+for _name in [
+    name for name in os.environ if name.startswith("NEWSHARVEST_") or name == "REDIS_URL"
+]:
     del os.environ[_name]
 _SESSION_DIR = Path(tempfile.mkdtemp(prefix="newsharvest-tests-"))
 os.environ["NEWSHARVEST_STATE_DIR"] = str(_SESSION_DIR / "state")
@@ -93,7 +96,7 @@ POSTGRES_START_HINT = (
 REDIS_START_HINT = (
     "Redis is needed by this test and none answers at {url}.\n"
     "Start one with:  redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save ''\n"
-    "or point REDIS_URL at a running server."
+    "or point NEWSHARVEST_REDIS_URL at a running server."
 )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -46,7 +47,9 @@ def test_demo_prints_the_per_domain_summary_and_writes_json_lines(tmp_path: Path
     indexed = len(articles) - len(copies)
     summary = f"search index: {index} ({indexed} articles, {len(copies)} near-duplicates not"
     assert summary in result.stdout
-    assert f".venv/bin/newsharvest search --index {index} " in result.stdout
+    # ... as it was started (here `python -m crawler.cli`; `make demo`: .venv/bin/newsharvest).
+    again = f"{Path(sys.executable).name} -m crawler.cli search --index {index} "
+    assert f"try it:  {again}" in result.stdout
     check_search(index, articles)
 
 

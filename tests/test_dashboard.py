@@ -1,8 +1,10 @@
 """The dashboard in a real browser: headless Chromium loads `newsharvest monitor` while a
 Redis-backed crawl of the fixture runs (one domain redesigned mid-crawl), and we assert on what
-it rendered: one row per domain, a chart per row, the alert. Screenshot and DOM are saved to
-test-artifacts/ (gitignored). Chromium comes from Debian (`apt-get install chromium`), installed
-here when missing."""
+it rendered: one row per domain, a chart per row, the alert; and, at 1366x900, that the domain
+table fits the window (measured in the page with getBoundingClientRect) and that a short run
+shows counts over their span, not a rate per hour extrapolated from seconds. Screenshots and DOM
+are saved in the test's tmp directory (printed). Chromium comes from Debian (`apt-get install
+chromium`), installed here when missing."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -24,9 +27,18 @@ import pytest
 from lxml import html as lxml_html
 from prometheus_client.parser import text_string_to_metric_families
 
+from crawler.cli.monitor import render_text
 from crawler.newsroom import Newsroom, NewsroomServer, Redesign
+from pipelines.monitoring.alerts import ALERT_KINDS, Alert, DomainView
 from pipelines.monitoring.backends import MonitorState, StoreConfig
-from pipelines.monitoring.dashboard import chart_axis, chart_step
+from pipelines.monitoring.dashboard import (
+    RATE_MIN_SECONDS,
+    DashboardServer,
+    chart_axis,
+    chart_step,
+    dashboard_state,
+)
+from tests.support.chromium import Page
 
 CHROMIUM_FLAGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -38,6 +50,17 @@ BROWSER_TIMEOUT_SECONDS = 60
 ALERT_TIMEOUT_SECONDS = 90
 BROKEN_DOMAIN = "dailyherald.test"
 REDESIGN_AFTER_PAGES = 30
+# The narrowest window the dashboard must fit: a 1366x768 laptop screen's, in a browser window.
+NARROW_WIDTH, NARROW_HEIGHT = 1366, 900
+PAGE_READY = "document.body && document.body.dataset.ready === '1'"
+# The table's box and the page's, measured by the browser's own layout.
+MEASURE_TABLE = """JSON.stringify({
+  table: document.querySelector('table').getBoundingClientRect().right,
+  viewport: document.documentElement.clientWidth,
+  page: document.documentElement.scrollWidth,
+  cells: [...document.querySelectorAll('tbody tr:first-child td')].map(
+    td => td.getBoundingClientRect().right)
+})"""
 
 
 def ensure_chromium() -> str:
@@ -187,13 +210,14 @@ def test_dashboard_renders_rows_charts_and_the_alert_in_chromium(
     named = workers.xpath(".//*[@data-worker]")
     assert [w.text_content() for w in named] == [f"{socket.gethostname()}:{crawl.pid}"]
     assert named[0].get("href") == metrics_url and "metrics metrics" not in workers.text_content()
-    # Every windowed column and tile says its window; the chart says its step.
+    # Every windowed column and tile says its window (all the data: no page choice of span);
+    # the chart says its step.
     titles = {th.get("data-key"): th.text_content() for th in page.xpath("//thead/tr/th")}
     for key in ("yield_per_hour", "articles", "null_rate", "duplicate_rate", "errors"):
-        assert "(last " in titles[key], titles[key]
-    assert "(last " not in titles["staleness_seconds"]
+        assert "(all " in titles[key] and "(last " not in titles[key], titles[key]
+    assert "(all " not in titles["staleness_seconds"]
     tiles = page.get_element_by_id("tiles").text_content()
-    assert tiles.count("(last ") == 2, tiles  # articles and NULL rate (the crawl moves on)
+    assert tiles.count("(all ") == 2, tiles  # articles and NULL rate (the crawl moves on)
     assert "in steps of" in page.get_element_by_id("legend").text_content()
 
     # A shorter span: the step adapts (5 s over 5 minutes at 1 s buckets), and so do the labels.
@@ -208,12 +232,101 @@ def test_dashboard_renders_rows_charts_and_the_alert_in_chromium(
     assert "last 5 min in steps of 5 s" in page.get_element_by_id("legend").text_content()
     assert page.xpath("//*[@id='spans']/a[@class='current']/@data-span") == ["300"]
 
-    shot = artifacts / "dashboard.png"
-    print(f"dashboard screenshot: {shot}")
-    taken = browser(chromium, tmp_path / "profile-shot", "--window-size=1400,1100",
-                    f"--screenshot={shot}", url)  # fmt: skip
-    assert taken.returncode == 0, taken.stderr[-2000:]
+    assert_the_table_fits(chromium, url, artifacts / "dashboard.png", tmp_path / "profile-shot")
+
+
+def assert_the_table_fits(chromium: str, url: str, shot: Path, profile: Path) -> dict:
+    """Load `url` at 1366x900, save a screenshot, and assert that the whole domain table is
+    inside the window: its right edge (and every cell's) within the viewport, and no
+    horizontal scrolling."""
+    with Page(chromium, profile, NARROW_WIDTH, NARROW_HEIGHT) as page:
+        page.open(url, PAGE_READY)
+        box = json.loads(page.evaluate(MEASURE_TABLE))
+        page.screenshot(shot)
+    print(f"dashboard screenshot at {NARROW_WIDTH}x{NARROW_HEIGHT}: {shot} (table {box})")
+    assert box["viewport"] == NARROW_WIDTH
+    assert box["cells"] and max(box["cells"]) <= box["table"] <= box["viewport"], box
+    assert box["page"] <= box["viewport"], box  # nothing scrolls sideways
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
+    return box
+
+
+# --- a short run, long names: honest numbers in a table that fits -------------------------
+
+LONG_DOMAINS = (
+    "news.a-very-long-regional-publisher-name.example.co.uk",
+    "www.another-publisher-with-a-long-name.example.com",
+    "short.test",
+)
+
+
+def short_run_state(now: float) -> MonitorState:
+    """A local crawl that lasted 2 seconds (the demo's): 8 articles per domain, every alert
+    kind on the first domain, finished."""
+    config = StoreConfig(bucket_seconds=1.0, retention_seconds=3600.0)
+    bucket = config.bucket(now)
+    counters = {"first_seen_at": now - 2, "articles": 8, "fetched": 10, "null": 2,
+                "last_article_at": now - 1, "seconds/fetch/sum": 0.5,
+                "seconds/fetch/count": 10}  # fmt: skip
+    series = {bucket - 1: {"articles": 3, "fetched": 4, "null": 1},
+              bucket: {"articles": 5, "fetched": 6, "null": 1}}  # fmt: skip
+    domains = {domain: DomainView(counters, series) for domain in LONG_DOMAINS}
+    alerts = [Alert(LONG_DOMAINS[0], kind, f"{kind} fired", now, 0.9, 0.1) for kind in ALERT_KINDS]
+    return MonitorState("test", config, domains, alerts, [], {}, now, False)
+
+
+@pytest.fixture
+def short_run_dashboard() -> Iterator[str]:
+    """The dashboard of `short_run_state`, served in this process."""
+    now = time.time()
+    state = short_run_state(now)
+    server = DashboardServer(("127.0.0.1", 0), lambda span: dashboard_state(state, now, span))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_short_run_shows_counts_over_their_span_not_a_rate_per_hour() -> None:
+    now = time.time()
+    state = dashboard_state(short_run_state(now), now)  # span "all"
+    assert state["span_seconds"] is None and state["window_seconds"] == 2
+    for row in state["domains"]:
+        assert row["yield_per_hour"] is None and row["articles"] == 8  # not 8 / 2 s = 14,400 /h
+        assert row["yield_seconds"] == 2
+    text = render_text(state)
+    assert "over all the data kept (2 s)" in text and "last 2 s" not in text
+    assert "14400" not in text and "too short for a rate per hour" in text
+    # The same domain after RATE_MIN_SECONDS of crawling (its first page fetched then): a rate,
+    # over that crawling.
+    long_run = short_run_state(now)
+    view, started = long_run.domains["short.test"], now - RATE_MIN_SECONDS
+    series = {**view.series, long_run.config.bucket(started): {"fetched": 1}}
+    long_run.domains["short.test"] = DomainView({**view.counters, "first_seen_at": started},
+                                                series)  # fmt: skip
+    rows = {row["domain"]: row for row in dashboard_state(long_run, now)["domains"]}
+    assert rows["short.test"]["yield_per_hour"] == pytest.approx(8 * 3600 / RATE_MIN_SECONDS)
+
+
+@pytest.mark.slow
+def test_the_table_of_a_short_run_fits_1366_pixels_and_says_all_not_last(
+    chromium: str, short_run_dashboard: str, tmp_path: Path
+) -> None:
+    box = assert_the_table_fits(chromium, short_run_dashboard, tmp_path / "short-run.png",
+                                tmp_path / "profile")  # fmt: skip
+    assert box["table"] < NARROW_WIDTH
+    dumped = browser(chromium, tmp_path / "profile-dom", "--dump-dom", short_run_dashboard)
+    page = lxml_html.fromstring(dumped.stdout)
+    assert page.xpath("//body/@data-ready") == ["1"]
+    titles = {th.get("data-key"): th.text_content() for th in page.xpath("//thead/tr/th")}
+    assert "(all 2 s of data)" in titles["articles"] and "(last " not in titles["articles"]
+    cells = page.xpath("//tbody/tr/td[@data-key='yield_per_hour']")
+    assert [cell.text_content() for cell in cells] == ["8 in 2 s"] * len(LONG_DOMAINS)
+    first = page.xpath("//tbody/tr[1]/td[@data-key='domain']")[0]
+    assert first.get("title") == LONG_DOMAINS[0]  # cut in the cell, whole in the tooltip
 
 
 # --- the chart's step and window, without a browser ---------------------------------------

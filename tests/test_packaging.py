@@ -1,8 +1,12 @@
 """The product as users install it: `pip install .` (not editable) into a fresh virtualenv runs
-`newsharvest demo` from an empty directory. Nothing from tests/ or the checkout is needed: the
-news-site simulator, the dashboard page and the Redis scripts are package data. The tooling
-(benchmarks, fuzzers, hostile input, fault injectors) is not in it: it is its own distribution,
-bench/, which brings `newsharvest bench` and `newsharvest fuzz` when installed beside it."""
+`newsharvest demo` from an empty directory, then what the demo suggests next (`search`,
+`monitor --print`), `extract` on a saved page and `replay` of a small WARC, all with the local
+profile's defaults and files relative to that directory. Nothing from tests/ or the checkout is
+needed: the news-site simulator, the dashboard page and the Redis scripts are package data. The
+tooling (benchmarks, fuzzers, hostile input, fault injectors) is not in it: it is its own
+distribution, bench/, which brings `newsharvest bench` and `newsharvest fuzz` when installed
+beside it; without it, or without a package one of its commands needs, a command says in one
+line which extra to install."""
 
 from __future__ import annotations
 
@@ -18,10 +22,14 @@ from pathlib import Path
 
 import pytest
 
+from crawler.warc.records import gzip_member, response_record
+
 ROOT = Path(__file__).resolve().parent.parent
 INSTALL_TIMEOUT_SECONDS = 1200  # a cold pip cache downloads Scrapy, numpy, scipy, lxml...
 DEMO_TIMEOUT_SECONDS = 300
 COMMAND_TIMEOUT_SECONDS = 120
+SAVED_PAGE = ROOT / "tests" / "fixtures" / "pages" / "dom-article.html"
+ARCHIVED_URL = "http://news.example.com/2026/11/28/a-story.html"
 PRODUCT_PACKAGES = ("crawler", "pipelines", "extractors", "settings")
 # Module names only tooling has (tests/test_architecture.py keeps the product from naming them).
 TOOLING_MODULE = re.compile(r"^(bench_\w+|bench|fuzz\w*|faulty|hostile|crawlbench|crawlrun)$")
@@ -88,6 +96,40 @@ def test_a_non_editable_install_runs_the_demo_from_an_empty_directory(product: V
     assert reported and int(reported.group(1)) == len(articles) > 0, demo.stdout[-2000:]
     assert all(json.loads(line)["text"] for line in articles)
     assert (product.empty / "output" / "demo-index.sqlite3").is_file()  # the SQLite index
+    assert_the_next_commands_run_from_the_empty_directory(product, demo.stdout)
+
+
+def assert_the_next_commands_run_from_the_empty_directory(product: Venv, demo_output: str) -> None:
+    """What the demo suggests, then extract and replay: exit status 0, no traceback."""
+    word = re.search(r"newsharvest search --index \S+ (\w+)", demo_output)
+    assert word, demo_output[-2000:]
+    search = product.run("newsharvest", "search", word.group(1))  # finds the demo's index
+    assert_ran(search)
+    assert "matching article" in search.stdout and "demo-index.sqlite3" in search.stdout
+    monitor = product.run("newsharvest", "monitor", "--print")
+    assert_ran(monitor)
+    assert "monitoring data: .newsharvest/monitor.json" in monitor.stdout
+    assert "yield/h" in monitor.stdout and ".test" in monitor.stdout
+    page = product.empty / "saved-page.html"
+    page.write_bytes(SAVED_PAGE.read_bytes())
+    extract = product.run("newsharvest", "extract", page.name)
+    assert_ran(extract)
+    assert extract.stdout.startswith("# ")
+    warc = product.empty / "one-page.warc.gz"
+    headers = [(b"Content-Type", b"text/html; charset=utf-8")]
+    warc.write_bytes(gzip_member(response_record(ARCHIVED_URL, 200, headers,
+                                                 page.read_bytes()).serialize()))  # fmt: skip
+    replay = product.run("newsharvest", "replay", warc.name, "--journal", "replayed.jsonl",
+                         timeout=DEMO_TIMEOUT_SECONDS)  # fmt: skip
+    assert_ran(replay)
+    replayed = [json.loads(line) for line in (product.empty / "replayed.jsonl").open()]
+    assert [item["url"] for item in replayed] == [ARCHIVED_URL] and replayed[0]["text"]
+    assert (product.empty / "output" / "index.sqlite3").is_file()  # the local profile's index
+
+
+def assert_ran(result: subprocess.CompletedProcess[str]) -> None:
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
+    assert "Traceback" not in result.stderr, result.stderr[-3000:]
 
 
 @pytest.mark.slow
@@ -120,6 +162,7 @@ def test_the_installed_product_holds_no_benchmark_fuzzer_fault_or_hostile_module
     [
         (["newsharvest", "bench", "extraction", "--dataset", "x"], "bench"),
         (["newsharvest", "bench", "--help"], "bench"),
+        (["newsharvest", "bench", "replay"], "bench"),
         (["newsharvest", "fuzz", "--minutes", "1"], "fuzz"),
         (["python", "-m", "crawler.newsroom", "--hostile", "--port", "0", "--dry-run"], "bench"),
     ],
@@ -151,6 +194,11 @@ def test_the_tooling_installed_beside_it_brings_the_commands_and_the_hostile_sit
         site = product.run("python", "-m", "crawler.newsroom", "--site", "hostile", "--port", "0",
                            "--dry-run")  # fmt: skip
         assert site.returncode == 0 and "http://hostile.test/feeds/" in site.stdout, site.stderr
+        # Installed without its extras: a benchmark that needs one of their packages says so.
+        replay = product.run("newsharvest", "bench", "replay")
+        assert replay.returncode == 2 and replay.stdout == "", replay.stdout + replay.stderr
+        assert replay.stderr == ("newsharvest bench: warcio is not installed: pip install "
+                                 "'.[bench]' in a newsharvest checkout\n")  # fmt: skip
     finally:
         product.run("pip", "uninstall", "--yes", "--quiet", "newsharvest-bench")
 
@@ -167,10 +215,12 @@ def test_the_tooling_is_versioned_with_the_product_and_pins_it() -> None:
 
 
 def _clean_env() -> dict[str, str]:
-    """The user's environment without this test run's NEWSHARVEST_* overrides and without the
-    checkout on the path: the installed product must stand alone."""
+    """The user's environment without this test run's NEWSHARVEST_* overrides (nor a plain
+    REDIS_URL, their old name for Redis) and without the checkout on the path: the installed
+    product must stand alone."""
     return {
         name: value
         for name, value in os.environ.items()
         if not name.startswith(("NEWSHARVEST_", "PYTHON", "VIRTUAL_ENV", "SCRAPY_"))
+        and name != "REDIS_URL"
     }

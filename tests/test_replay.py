@@ -680,8 +680,9 @@ def test_an_unknown_or_missing_reader_is_refused_before_the_replay_starts(tmp_pa
     env = {"NEWSHARVEST_REPLAY_READER": "nope", "NEWSHARVEST_STATE_DIR": str(tmp_path / "s")}
     result = newsharvest("replay", str(archive), env=env)
     assert result.returncode == 2
-    assert result.stderr == (
-        "newsharvest replay: unknown WARC reader 'nope' (one of fastwarc, warcio)\n"
+    assert result.stderr == (  # the settings check at start (settings/check.py) says it first
+        "newsharvest replay: error: REPLAY_READER='nope' (from environment variable "
+        "NEWSHARVEST_REPLAY_READER): must be one of 'fastwarc', 'warcio'\n"
     )
 
 

@@ -22,6 +22,7 @@ cores. Linux only (/proc), like `bench pipeline`.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import sys
@@ -157,6 +158,9 @@ def replay_once(warc: Path, variant: str, workers: int, redis_url: str, workdir:
 def run(args: argparse.Namespace) -> int:
     from crawler.newsroom import Newsroom
 
+    # Both readers are measured: without warcio (the peers extra), fail now, in one line
+    # naming the extra (crawler/cli), not after building and crawling the fixture.
+    importlib.import_module("warcio")
     if args.repeat < 1:
         raise SystemExit(f"--repeat must be at least 1, not {args.repeat}")
     variant = args.variant

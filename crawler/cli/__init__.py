@@ -6,7 +6,13 @@ stay inside the handlers so that `newsharvest --help` is instant.
 
 `bench` and `fuzz` are tooling, not product: the `newsharvest-bench` distribution (bench/ in the
 checkout) registers them under the entry point group `newsharvest.commands`. Without it they
-still parse, and say in one line what to install (exit 2).
+still parse, and say in one line what to install (exit 2); so does any command that needs a
+package an extra installs (`newsharvest bench replay` without warcio).
+
+Before a command runs, `main` loads its settings (crawler/cli/profile.py: from any directory,
+the local profile unless told otherwise) and checks them (settings/check.py): an unknown name,
+a value out of range or a bad `--set` is one line on stderr and exit status 2. The handler finds
+them in `args.settings`.
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ import importlib
 import sys
 from typing import Any
 
-from crawler.core.plugins import COMMANDS_GROUP, install_hint, plugins
+from crawler.core.plugins import COMMANDS_GROUP, install_hint, missing_module_hint, plugins
 
 COMMAND_MODULES = (
     "crawler.cli.demo",
@@ -31,6 +37,7 @@ TOOLING_COMMANDS = {
     "fuzz": ("fuzz extraction, feed parsing and URL handling; keep crashing inputs", "fuzz"),
 }
 EXIT_NOT_INSTALLED = 2
+EXIT_USAGE = 2
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -67,9 +74,22 @@ def _not_installed(message: str) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from crawler.cli.profile import BadAssignment, command_settings
+
     args = build_parser().parse_args(argv)
+    program = f"newsharvest {args.command}"
     try:
+        args.settings = command_settings(args, program)
         return int(args.handler(args) or 0)
+    except BadAssignment as error:
+        print(f"{program}: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except ModuleNotFoundError as missing:
+        hint = missing_module_hint(missing.name or "")
+        if hint is None:
+            raise
+        print(f"{program}: {hint}", file=sys.stderr)
+        return EXIT_NOT_INSTALLED
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

@@ -5,16 +5,16 @@ fixture profile (local profile + the fixture's proxy)."""
 from __future__ import annotations
 
 import argparse
-import os
+import shlex
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
+from crawler.cli.search import DEMO_INDEX_NAME as INDEX_NAME
 from crawler.cli.table import render_table
 
 DEMO_FILE = "demo-articles.jsonl"  # in OUTPUT_DIR unless --output says otherwise
-INDEX_NAME = "demo-index.sqlite3"  # beside the JSON Lines output, apart from real crawls' index
 TITLE_WIDTH = 72
 SAMPLE_HITS = 3
 SAMPLE_WORD_MIN_LENGTH = 6  # the sample query: the commonest title word at least this long
@@ -33,20 +33,18 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--index", type=Path, help=f"SQLite full-text index (default: {INDEX_NAME} beside --output)"
     )
-    parser.set_defaults(handler=run)
+    parser.set_defaults(handler=run, settings_profile="settings.fixture")  # no scrapy.cfg needed
 
 
 def run(args: argparse.Namespace) -> int:
     from scrapy import signals
     from scrapy.crawler import CrawlerProcess
-    from scrapy.utils.project import get_project_settings
 
     from crawler.core.paths import output_dir
     from crawler.newsroom import Newsroom, NewsroomServer
 
     room = Newsroom(seed=args.seed)
-    os.environ["SCRAPY_SETTINGS_MODULE"] = "settings.fixture"  # no scrapy.cfg needed in the cwd
-    settings = get_project_settings()
+    settings = args.settings
     args.output = args.output or output_dir(settings) / DEMO_FILE
     args.output.parent.mkdir(parents=True, exist_ok=True)
     settings.set("LOG_LEVEL", args.log_level.upper())
@@ -103,7 +101,6 @@ def run(args: argparse.Namespace) -> int:
 
 def index_summary(path: Path, stats: dict[str, Any]) -> str:
     """Where the index is, what is in it, and a sample search to copy."""
-    import shlex
     from collections import Counter
 
     from crawler.cli.search import format_hit
@@ -128,12 +125,27 @@ def index_summary(path: Path, stats: dict[str, Any]) -> str:
         if words:
             word = min(words, key=lambda w: (-words[w], w))  # commonest; ties alphabetical
             hits, total = index.search(word, limit=SAMPLE_HITS)
-            command = f"newsharvest search --index {shlex.quote(str(path))} {shlex.quote(word)}"
-            lines.append(f"try it:  .venv/bin/{command}   ({total} matches; top {len(hits)}:)\n")
+            command = (f"{invoked_as()} search --index {shlex.quote(str(path))} "
+                       f"{shlex.quote(word)}")  # fmt: skip
+            lines.append(f"try it:  {command}   ({total} matches; top {len(hits)}:)\n")
             lines += [format_hit(rank, hit) for rank, hit in enumerate(hits, start=1)]
         return "\n".join(lines).rstrip()
     finally:
         index.close()
+
+
+def invoked_as() -> str:
+    """How to type this command again here: `newsharvest` when that is the one on the PATH,
+    else the path it was started by (`.venv/bin/newsharvest` in a checkout)."""
+    import shutil
+
+    script = Path(sys.argv[0])
+    on_path = shutil.which("newsharvest")
+    if script.name != "newsharvest":
+        return f"{Path(sys.executable).name} -m crawler.cli"
+    if on_path and Path(on_path).resolve() == script.resolve():
+        return "newsharvest"
+    return shlex.quote(sys.argv[0])
 
 
 def _print_article(item: Any) -> None:

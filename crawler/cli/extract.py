@@ -38,15 +38,17 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=run)
 
 
-def read_source(source: str, timeout: float | None = None) -> tuple[bytes, str | None, str | None]:
-    """The page bytes, its URL (if known) and its declared charset (if fetched over HTTP).
-    Raises OSError for a file, FetchFailed for a URL."""
+def read_source(
+    source: str, timeout: float | None = None, settings: Any = None
+) -> tuple[bytes, str | None, str | None]:
+    """The page bytes, its URL (if known) and its declared charset (if fetched over HTTP, with
+    `settings`, the profile's). Raises OSError for a file, FetchFailed for a URL."""
     if source == "-":
         return sys.stdin.buffer.read(STDIN_MAX_BYTES), None, None
     if source.startswith(("http://", "https://")):
         from crawler.cli.fetchpage import fetch_page
 
-        page = fetch_page(source, timeout)
+        page = fetch_page(source, timeout, settings)
         return page.body, page.url, page.charset
     return Path(source).read_bytes(), None, None
 
@@ -56,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     from extractors import UnknownExtractorError, extract_verbose
 
     try:
-        page, fetched_url, charset = read_source(args.source, args.timeout)
+        page, fetched_url, charset = read_source(args.source, args.timeout, args.settings)
     except OSError as error:
         print(f"cannot read {args.source}: {error}", file=sys.stderr)
         return EXIT_UNREADABLE

@@ -15,7 +15,6 @@ timeout, too_large, http_404 ...) and the crawler's log line for it, in one line
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -32,9 +31,6 @@ from w3lib.encoding import http_content_type_encoding
 from crawler.faults import TIMEOUT, describe_failure, redirect_chain
 from crawler.safety import REFUSED_ADDRESS, REFUSED_HOST, REFUSED_SCHEME
 
-# The profile when neither SCRAPY_SETTINGS_MODULE nor a scrapy.cfg names one (an installed
-# product run outside a checkout): the one `scrapy crawl` uses by default.
-DEFAULT_PROFILE = "settings.local"
 POLICY_REASONS = frozenset({REFUSED_SCHEME, REFUSED_HOST, REFUSED_ADDRESS})
 # After the crawl's own (DownloadTimeoutMiddleware, 350) so that the time left wins.
 DEADLINE_MIDDLEWARE_ORDER = 360
@@ -56,10 +52,11 @@ class FetchFailed(Exception):
         self.refused = reason in POLICY_REASONS
 
 
-def fetch_page(url: str, seconds: float | None = None) -> FetchedPage:
+def fetch_page(url: str, seconds: float | None = None, profile: Any = None) -> FetchedPage:
     """Fetch `url` with the crawler's policy, within `seconds` for everything (default: the
-    profile's DOWNLOAD_TIMEOUT). Runs a reactor: call it once per process."""
-    settings = fetch_settings(seconds)
+    profile's DOWNLOAD_TIMEOUT). `profile`: the command's settings (default: the project's,
+    crawler/cli/profile.py). Runs a reactor: call it once per process."""
+    settings = fetch_settings(seconds, profile)
     outcome: dict[str, Any] = {}
     process = CrawlerProcess(settings)
     process.crawl(PageSpider, url=url, outcome=outcome)
@@ -73,14 +70,11 @@ def fetch_page(url: str, seconds: float | None = None) -> FetchedPage:
     raise FetchFailed("timeout", f"{url} (timeout: no page within {limit:g} s)")
 
 
-def fetch_settings(seconds: float | None = None) -> Settings:
+def fetch_settings(seconds: float | None = None, profile: Any = None) -> Settings:
     """The profile's settings, minus everything of a crawl but the download."""
-    from scrapy.utils.conf import closest_scrapy_cfg
-    from scrapy.utils.project import ENVVAR, get_project_settings
+    from crawler.cli.profile import project_settings
 
-    if ENVVAR not in os.environ and not closest_scrapy_cfg():
-        os.environ[ENVVAR] = DEFAULT_PROFILE
-    settings = get_project_settings()
+    settings = profile if profile is not None else project_settings()
     limit = seconds if seconds is not None else settings.getfloat("DOWNLOAD_TIMEOUT")
     middlewares = dict(settings.getdict("DOWNLOADER_MIDDLEWARES"))
     middlewares[f"{__name__}.WholeFetchDeadline"] = DEADLINE_MIDDLEWARE_ORDER

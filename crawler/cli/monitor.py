@@ -32,11 +32,9 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from scrapy.utils.project import get_project_settings
-
     from pipelines.monitoring.dashboard import DashboardServer, StateSource, dashboard_state
 
-    settings = get_project_settings()
+    settings = args.settings
     overrides = {
         "REDIS_URL": args.redis_url,
         "REDIS_KEY_PREFIX": args.redis_prefix,
@@ -82,21 +80,42 @@ def render_text(state: dict[str, Any]) -> str:
     def pct(value: float | None) -> str:
         return "-" if value is None else f"{100 * value:.1f}%"
 
+    def rate(value: float | None) -> str:
+        return "-" if value is None else f"{value:.1f}"
+
     def age(seconds: float | None) -> str:
         return "never" if seconds is None else duration(seconds)
 
     rows = [
-        [row["domain"], round(row["yield_per_hour"], 1), row["articles"], pct(row["null_rate"]),
+        [row["domain"], rate(row["yield_per_hour"]), row["articles"], pct(row["null_rate"]),
          pct(row["duplicate_rate"]), row["errors"], age(row["staleness_seconds"]),
          ",".join(row["alerts"]) or "-"]
         for row in state["domains"]
     ]  # fmt: skip
     header = ["domain", "yield/h", "articles", "NULL", "dups", "errors", "last article", "alerts"]
-    window = f"counts and rates over the last {duration(state['window_seconds'])}"
-    lines = [f"monitoring data: {state['source']}", window, "", render_table(header, rows), ""]
+    lines = [f"monitoring data: {state['source']}", window_line(state), "",
+             render_table(header, rows), ""]  # fmt: skip
     if state["alerts"]:
         lines.append(f"{len(state['alerts'])} active alert(s):")
         lines += [f"  {a['kind']:<14} {a['domain']}: {a['message']}" for a in state["alerts"]]
     else:
         lines.append("no active alerts")
     return "\n".join(lines)
+
+
+def window_line(state: dict[str, Any]) -> str:
+    """What the counts and rates cover: the span chosen, or all the data kept; and why a yield
+    per hour is missing when the crawling was too short for one."""
+    from pipelines.monitoring.alerts import duration
+
+    if not state["domains"]:
+        return "no monitoring data yet"
+    window = duration(state["window_seconds"])
+    if state["span_seconds"] is None:
+        line = f"counts and rates over all the data kept ({window})"
+    else:
+        line = f"counts and rates over the last {window}"
+    if any(row["yield_per_hour"] is None for row in state["domains"]):
+        line += (f"; yield/h '-': under {duration(state['rate_min_seconds'])} of crawling, "
+                 "too short for a rate per hour")  # fmt: skip
+    return line

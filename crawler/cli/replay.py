@@ -1,7 +1,8 @@
 """`newsharvest replay FILE_OR_GLOB_OR_URL_OR_LISTING ...`: run the item pipeline over WARC files.
 
-The `replay` spider (crawler/spiders/replay.py) in this process, with the profile of
-SCRAPY_SETTINGS_MODULE (default settings.local) and the same outputs as a crawl: the sinks,
+The `replay` spider (crawler/spiders/replay.py) in this process, with the command's profile
+(crawler/cli/profile.py: SCRAPY_SETTINGS_MODULE, a scrapy.cfg, else settings.local) and `--set`
+on top, checked before it starts, and the same outputs as a crawl: the sinks,
 HARVEST_JOURNAL_PATH (`--journal`), monitoring. Progress goes to stderr; Ctrl-C stops cleanly and
 a later run with the same arguments and state continues where it stopped (docs/archives.md).
 """
@@ -9,7 +10,6 @@ a later run with the same arguments and state continues where it stopped (docs/a
 from __future__ import annotations
 
 import argparse
-import os
 import signal
 import socket
 import subprocess
@@ -18,8 +18,6 @@ from pathlib import Path
 from typing import Any
 
 from crawler.core.process import die_with_parent
-
-DEFAULT_PROFILE = "settings.local"
 
 
 def register(subparsers: Any) -> None:
@@ -53,7 +51,6 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from scrapy.crawler import CrawlerProcess
-    from scrapy.utils.project import get_project_settings
 
     from crawler.spiders.replay import ReplaySpider
     from crawler.warc.records import check_reader
@@ -65,19 +62,10 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"newsharvest replay: {error}", file=sys.stderr)
         return 2
-    os.environ.setdefault("SCRAPY_SETTINGS_MODULE", DEFAULT_PROFILE)
-    settings = get_project_settings()
+    settings = args.settings  # --set applied and checked
     settings.set("LOG_LEVEL", args.log_level.upper(), priority="cmdline")
     if args.journal:
         settings.set("HARVEST_JOURNAL_PATH", args.journal, priority="cmdline")
-    for assignment in args.set:
-        name, equals, value = assignment.partition("=")
-        if not equals:
-            print(
-                f"newsharvest replay: --set wants NAME=VALUE, got {assignment!r}", file=sys.stderr
-            )
-            return 2
-        settings.set(name.strip(), value, priority="cmdline")
     try:
         check_reader(settings.get("REPLAY_READER"))
         shard = parse_shard(args.shard) if args.shard else None

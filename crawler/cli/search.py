@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 DEFAULT_LIMIT = 10
+# `newsharvest demo` writes its index here, beside its output: apart from real crawls' index.
+DEMO_INDEX_NAME = "demo-index.sqlite3"
 SNIPPET_WIDTH = 96
 # --since 36h, 7d, 2w: relative to now.
 _RELATIVE = re.compile(r"^(\d+)\s*([hdw])$", re.IGNORECASE)
@@ -47,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
 
     from pipelines.sinks.sqlite import NotAnIndex, SQLiteIndex
 
-    path = args.index or default_index_path()
+    path = args.index or default_index_path(args.settings)
     try:
         since = parse_since(args.since) if args.since else None
     except ValueError as error:
@@ -84,12 +86,20 @@ def run(args: argparse.Namespace) -> int:
     return 0 if hits else 1
 
 
-def default_index_path() -> Path:
-    from scrapy.utils.project import get_project_settings
-
+def default_index_path(settings: Any) -> Path:
+    """SINK_SQLITE_PATH, else <OUTPUT_DIR>/index.sqlite3; while no crawl has written that, the
+    demo's index beside it (`newsharvest demo` then `newsharvest search WORD` finds its
+    articles), said on stderr."""
+    from crawler.core.paths import output_dir
     from pipelines.sinks.sqlite import sqlite_index_path
 
-    return sqlite_index_path(get_project_settings())
+    path = sqlite_index_path(settings)
+    demo = output_dir(settings) / DEMO_INDEX_NAME
+    if path.exists() or (settings.get("SINK_SQLITE_PATH") or "").strip() or not demo.exists():
+        return path
+    print(f"(no crawl has written {path} yet: searching the demo's index, {demo})",
+          file=sys.stderr)  # fmt: skip
+    return demo
 
 
 def parse_since(text: str) -> float:

@@ -8,11 +8,15 @@ to install it.
 
 from __future__ import annotations
 
-from importlib.metadata import EntryPoint, entry_points
+from collections.abc import Iterator
+from importlib.metadata import EntryPoint, PackageNotFoundError, entry_points, metadata
+from typing import Any
 
 COMMANDS_GROUP = "newsharvest.commands"  # `newsharvest NAME`: a function register(subparsers)
 NEWSROOM_SITES_GROUP = "newsharvest.newsroom_sites"  # a class SiteClass(seed) -> ExtraSite
+PRODUCT_DISTRIBUTION = "newsharvest"
 TOOLING_DISTRIBUTION = "newsharvest-bench"
+CONTRIBUTOR_EXTRA = "dev"  # named only when no user-facing extra installs a package
 # From a checkout: the tooling lives in bench/ and is not on any package index (an index's
 # `newsharvest-bench`, or its `newsharvest`, would be someone else's).
 TOOLING_INSTALL = "pip install '.[{extra}]' in a newsharvest checkout"
@@ -29,3 +33,57 @@ def plugins(group: str) -> dict[str, EntryPoint]:
 def install_hint(extra: str) -> str:
     """How to install the tooling that brings the `extra` ('bench' or 'fuzz') commands."""
     return f"{TOOLING_DISTRIBUTION} is not installed: {TOOLING_INSTALL.format(extra=extra)}"
+
+
+def missing_module_hint(module: str) -> str | None:
+    """One line naming the extra that installs `module` (a ModuleNotFoundError's name), or None
+    when no extra of ours does (then it is a bug, not a choice the user made)."""
+    found = extras_installing(module.partition(".")[0])
+    if not found:
+        return None
+    extra = min(found, key=lambda extra: (extra == CONTRIBUTOR_EXTRA, extra))
+    return f"{found[extra]} is not installed: {TOOLING_INSTALL.format(extra=extra)}"
+
+
+def extras_installing(module: str) -> dict[str, str]:
+    """Product extra -> the distribution it installs that provides `module`, by name (warcio ->
+    warcio; readability -> readability-lxml: the name before a dash), following the tooling's
+    extras it names."""
+    from packaging.utils import canonicalize_name
+
+    wanted = canonicalize_name(module)
+    found: dict[str, str] = {}
+    for extra, name in sorted(_extra_requirements(), key=lambda pair: len(pair[1])):
+        if canonicalize_name(name).partition("-")[0] == wanted:
+            found.setdefault(extra, name)  # the shortest name first: feedparser, not -rs
+    return found
+
+
+def _extra_requirements() -> Iterator[tuple[str, str]]:
+    """(product extra, distribution name) for every requirement an extra adds, the tooling's
+    extras followed when the tooling is installed."""
+    from packaging.utils import canonicalize_name
+
+    for extra, requirement in _requirements_by_extra(PRODUCT_DISTRIBUTION):
+        yield extra, requirement.name
+        if canonicalize_name(requirement.name) == TOOLING_DISTRIBUTION:
+            for tooling_extra, inner in _requirements_by_extra(TOOLING_DISTRIBUTION):
+                if tooling_extra in requirement.extras:
+                    yield extra, inner.name
+
+
+def _requirements_by_extra(distribution: str) -> Iterator[tuple[str, Any]]:
+    from packaging.requirements import Requirement
+
+    try:
+        info = metadata(distribution)
+    except PackageNotFoundError:
+        return
+    extras = info.get_all("Provides-Extra") or []
+    for text in info.get_all("Requires-Dist") or []:
+        requirement = Requirement(text)
+        if requirement.marker is None:
+            continue
+        for extra in extras:
+            if requirement.marker.evaluate({"extra": extra}):
+                yield extra, requirement
