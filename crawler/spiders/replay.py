@@ -40,6 +40,7 @@ from scrapy.crawler import Crawler
 
 from crawler.core.domainstats import FETCHED, inc_domain
 from crawler.core.items import ArticleItem
+from crawler.core.scrapy_adapter import engine_of, wake
 from crawler.core.urls import publisher_domain
 from crawler.harvest import Harvest
 from crawler.ledger import Entry
@@ -184,10 +185,8 @@ class ReplaySpider(scrapy.Spider):
         tail of up to 5 s otherwise, counted in every replay's time)."""
         if self.reading or self.in_flight:
             return
-        slot = getattr(self.crawler.engine, "_slot", None)
-        nextcall = getattr(slot, "nextcall", None)
-        if nextcall is not None:
-            asyncio.get_running_loop().call_later(NUDGE_SECONDS, nextcall.schedule)
+        engine = engine_of(self.crawler)
+        asyncio.get_running_loop().call_later(NUDGE_SECONDS, wake, engine)
 
     async def _handle_batch(
         self, batch: list[Any], pending: set[str]
