@@ -162,19 +162,25 @@ def decide(
 
 class FailOutcome(Enum):
     """What a failed try of an article version led to (`HarvestState.fail`): it is tried again
-    later, it was given up by this very call (the caller reports it, once), or nothing happened
-    (not the pending version: done, superseded or given up already, e.g. by another worker).
-    True only for RETRY, so `if await state.fail(...)` still reads "will it be retried?"; the
-    guarded ledger answers True (a retry, as far as it knows) for a failure it buffers while
-    Redis is away (crawler/ledger_guard.py)."""
+    later (RETRY), it was given up by this very call (GIVEN_UP: the caller reports it, once),
+    nothing happened (NOT_PENDING: done, superseded or given up already, e.g. by another
+    worker), or it is not known yet (DEFERRED: the guarded ledger kept the mark while Redis is
+    away; the outcome is acted on when the mark is stored, crawler/ledger_guard.py).
+
+    Compare with `is`: an outcome has no truth value (`if outcome:` raises TypeError), so no
+    caller can read DEFERRED or GIVEN_UP as "will be retried" by accident."""
 
     RETRY = "retry"
     GIVEN_UP = "given_up"
     NOT_PENDING = "not_pending"
+    DEFERRED = "deferred"
 
     def __bool__(self) -> bool:
-        return self is FailOutcome.RETRY
+        raise TypeError(f"{self} has no truth value: compare it with `is`")
 
+
+# A rejected article's record (crawler/core/rejected.py), kept with a failed mark that waits.
+Rejected = dict[str, Any]
 
 # What the Redis ledger's fail script answers (ledger_fail.lua): 1, 0, or -1 (not pending).
 _FAIL_OUTCOMES = {1: FailOutcome.RETRY, 0: FailOutcome.GIVEN_UP}
@@ -224,11 +230,15 @@ class HarvestState(ABC):
         crash can then neither lose nor double one)."""
 
     @abstractmethod
-    async def fail(self, key: str, version: int, now: float) -> FailOutcome:
+    async def fail(
+        self, key: str, version: int, now: float, rejected: Rejected | None = None
+    ) -> FailOutcome:
         """A try failed (the fetch, or a pipeline stage): RETRY (after retry_delay), GIVEN_UP
         (the max_attempts-th failure: the version is final, never handed out again) or
         NOT_PENDING. Attempts are counted in the store, so the bound holds across restarts and
-        workers."""
+        workers. `rejected`: what to keep (`pipeline.rejected.jsonl`) if this try turns out to
+        be the last when its outcome can only be known later (DEFERRED, the guarded ledger);
+        a store that answers at once leaves GIVEN_UP to the caller."""
 
     @abstractmethod
     async def recover(self, now: float, everything: bool = False) -> list[Claim]:
@@ -405,7 +415,9 @@ class SqliteHarvestState(HarvestState):
             )
         return cursor.rowcount == 1
 
-    async def fail(self, key: str, version: int, now: float) -> FailOutcome:
+    async def fail(
+        self, key: str, version: int, now: float, rejected: Rejected | None = None
+    ) -> FailOutcome:
         with self._db:
             row = self._db.execute(
                 "SELECT attempts FROM articles WHERE key = ? AND version = ? AND status = ?",
@@ -615,7 +627,9 @@ class RedisHarvestState(HarvestState):
             for mark, result in zip(marks, results, strict=True)
         ]
 
-    async def fail(self, key: str, version: int, now: float) -> FailOutcome:
+    async def fail(
+        self, key: str, version: int, now: float, rejected: Rejected | None = None
+    ) -> FailOutcome:
         keys = [self.keys.harvest_articles(), self.keys.harvest_pending()]
         c = self.config
         result = await self._scripts["fail"](

@@ -387,10 +387,11 @@ class FeedsSpider(scrapy.Spider):
             await self.harvest.state.done(claim["key"], claim["version"], now)  # never mind
             self.crawler.stats.inc_value("harvest/given_up")
             log.info("not fetching %s again (%s)", request.url, reason)
-        elif await self.harvest.state.fail(claim["key"], claim["version"], now):
-            self.crawler.stats.inc_value("harvest/retry")
-        else:
-            self.crawler.stats.inc_value("harvest/given_up")
+            return
+        # A failed fetch has no article to keep: its give-up is counted (harvest/given_up),
+        # now or when an outage's outbox stores the mark (DEFERRED).
+        outcome = await self.harvest.state.fail(claim["key"], claim["version"], now)
+        await self.harvest.failed_mark_stored(outcome, None)
 
     def _article_finished(self, item: Any, stored: bool) -> None:
         key = item.get("entry_url") if hasattr(item, "get") else None
