@@ -68,9 +68,9 @@ def test_robots_parsed_hands_over_each_hosts_parser(probe: dict[str, Any]) -> No
 
 def test_an_engine_without_its_slot_is_an_error_not_a_closing_crawl() -> None:
     changed = SimpleNamespace(running=True)  # a Scrapy that renamed or removed `_slot`
-    with pytest.raises(ScrapyIncompatible, match="ExecutionEngine._slot"):
+    with pytest.raises(ScrapyIncompatible, match=r"ExecutionEngine\._slot"):
         is_closing(changed)  # type: ignore[arg-type]
-    with pytest.raises(ScrapyIncompatible, match="ExecutionEngine._slot"):
+    with pytest.raises(ScrapyIncompatible, match=r"ExecutionEngine\._slot"):
         wake(changed)  # type: ignore[arg-type]
     no_closing = SimpleNamespace(running=True, _slot=SimpleNamespace(nextcall=None))
     with pytest.raises(ScrapyIncompatible, match="closing"):
