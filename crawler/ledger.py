@@ -54,10 +54,11 @@ from settings import base as defaults
 
 SQLITE_FILE = "harvest.sqlite3"
 LOCK_FILE = "harvest.lock"
-RECOVER_BATCH = 1_000  # claims handed back per recover() call
+RECOVER_BATCH = 1_000  # claims one Redis script call hands back (a call pages through all)
 PURGE_BATCH = 5_000  # expired records dropped per purge() call
 
 PENDING, DONE, FAILED = "p", "d", "f"
+DATE_DIGITS = 3  # an entry's `updated` date is kept to the millisecond
 BUSY_TIMEOUT_SECONDS = 5.0  # the embedded ledger: wait this long for another writer's lock
 
 
@@ -111,6 +112,12 @@ class Entry:
     updated: float | None
     payload: dict[str, Any] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        if self.updated is not None:
+            # Whole milliseconds, which both backends store exactly (the Redis scripts' cjson
+            # keeps 14 significant digits): a date compares the same in either.
+            object.__setattr__(self, "updated", round(self.updated, DATE_DIGITS))
+
 
 @dataclass(frozen=True)
 class Claim:
@@ -137,6 +144,20 @@ class Orphans:
 
 # A hash field to add 1 to, in the same step as a done mark (key, field): see `done`.
 Count = tuple[str, str]
+
+
+def distinct_entries(entries: Sequence[Entry]) -> list[Entry]:
+    """One entry per key, in the order the keys first appear: of a key listed twice (a feed
+    that repeats an item), the one with the latest `updated` date (undated counts as oldest;
+    the first of equals). Both backends claim what this returns."""
+    chosen: dict[str, Entry] = {}
+    for entry in entries:
+        kept = chosen.get(entry.key)
+        if kept is None or (
+            entry.updated is not None and (kept.updated is None or entry.updated > kept.updated)
+        ):
+            chosen[entry.key] = entry
+    return list(chosen.values())
 
 
 def decide(
@@ -214,7 +235,13 @@ class HarvestState(ABC):
 
     @abstractmethod
     async def claim_due_feeds(self, now: float, limit: int = 100) -> list[str]:
-        """Feeds due by `now`, each handed to one caller: its due time moves to now + lease."""
+        """Feeds due by `now`, each handed to one caller: its due time moves to now + lease;
+        the earliest due first, ties by URL."""
+
+    @abstractmethod
+    async def release_feed_polls(self, now: float) -> int:
+        """Every feed poll under way was cut off (a single local process starting): make those
+        feeds due at `now`. Returns how many."""
 
     # --- articles -------------------------------------------------------------------------
 
@@ -242,8 +269,10 @@ class HarvestState(ABC):
 
     @abstractmethod
     async def recover(self, now: float, everything: bool = False) -> list[Claim]:
-        """Pending claims to request again: those due by `now` (lease run out, retry due), or
-        all of them (`everything`: a single local process starting). Their lease restarts."""
+        """Pending claims to request again: all those due by `now` (lease run out, retry due),
+        or (`everything`: a single local process starting) all those due before one more
+        claim lease, which is every claim but a retry set further out (handed back when due).
+        Their lease restarts."""
 
     async def heartbeat(self) -> bool:
         """Tell the other workers this one is alive (shared store); True if it was known
@@ -364,7 +393,7 @@ class SqliteHarvestState(HarvestState):
     async def claim_due_feeds(self, now: float, limit: int = 100) -> list[str]:
         with self._db:
             rows = self._db.execute(
-                "SELECT url FROM feeds WHERE next_poll <= ? ORDER BY next_poll LIMIT ?",
+                "SELECT url FROM feeds WHERE next_poll <= ? ORDER BY next_poll, url LIMIT ?",
                 (now, limit),
             ).fetchall()
             urls = [row[0] for row in rows]
@@ -377,11 +406,18 @@ class SqliteHarvestState(HarvestState):
             )
         return urls
 
+    async def release_feed_polls(self, now: float) -> int:
+        with self._db:
+            self._db.execute(
+                "UPDATE feeds SET next_poll = ? WHERE url IN (SELECT url FROM feed_leases)", (now,)
+            )
+            return self._db.execute("DELETE FROM feed_leases").rowcount
+
     async def claim_entries(self, entries: Sequence[Entry], now: float) -> list[Claim]:
         claims = []
         expires = now + self.config.seen_ttl
         with self._db:
-            for entry in entries:
+            for entry in distinct_entries(entries):
                 row = self._db.execute(
                     "SELECT version, updated, status, attempts FROM articles WHERE key = ?",
                     (entry.key,),
@@ -409,8 +445,8 @@ class SqliteHarvestState(HarvestState):
     async def done(self, key: str, version: int, now: float, counts: Sequence[Count] = ()) -> bool:
         with self._db:
             cursor = self._db.execute(
-                "UPDATE articles SET status = ?, payload = NULL, due = NULL, expires = ? "
-                "WHERE key = ? AND version = ? AND status = ?",
+                "UPDATE articles SET status = ?, attempts = 0, payload = NULL, due = NULL, "
+                "expires = ? WHERE key = ? AND version = ? AND status = ?",
                 (DONE, now + self.config.seen_ttl, key, version, PENDING),
             )
         return cursor.rowcount == 1
@@ -440,23 +476,18 @@ class SqliteHarvestState(HarvestState):
         return FailOutcome.RETRY
 
     async def recover(self, now: float, everything: bool = False) -> list[Claim]:
-        limit = -1 if everything else RECOVER_BATCH
+        lease = self.config.claim_lease
+        due = "due < ?" if everything else "due <= ?"  # the Redis script's windows
         with self._db:
             rows = self._db.execute(
                 "SELECT key, version, updated, payload, attempts FROM articles "
-                "WHERE status = ? AND due <= ? ORDER BY due LIMIT ?",
-                (PENDING, float("inf") if everything else now, limit),
+                f"WHERE status = ? AND {due} ORDER BY due",
+                (PENDING, now + lease if everything else now),
             ).fetchall()
             self._db.executemany(
                 "UPDATE articles SET due = ? WHERE key = ?",
-                [(now + self.config.claim_lease, row[0]) for row in rows],
+                [(now + lease, row[0]) for row in rows],
             )
-            if everything:  # polls under way were cut off too: due at once
-                self._db.execute(
-                    "UPDATE feeds SET next_poll = ? WHERE url IN (SELECT url FROM feed_leases)",
-                    (now,),
-                )
-                self._db.execute("DELETE FROM feed_leases")
         return [Claim(k, v, u, json.loads(p or "{}"), a) for k, v, u, p, a in rows]
 
     async def is_done(self, key: str, version: int) -> bool:
@@ -494,6 +525,7 @@ _SCRIPTS = {
     "recover_owners": "ledger_recover_owners",
     "purge": "ledger_purge",
     "claim_feeds": "ledger_claim_feeds",
+    "release_feeds": "ledger_release_feeds",
     "save_feed": "ledger_save_feed",
 }
 _MILLISECONDS = 1000
@@ -584,6 +616,15 @@ class RedisHarvestState(HarvestState):
         )
         return [url.decode() if isinstance(url, bytes) else url for url in urls]
 
+    async def release_feed_polls(self, now: float) -> int:
+        k = self.keys
+        return int(
+            await self._scripts["release_feeds"](
+                keys=[k.harvest_due(), k.harvest_feed_owners()],
+                args=[now, k.harvest_held_prefix()],
+            )
+        )
+
     async def claim_entries(
         self, entries: Sequence[Entry], now: float, token: str = ""
     ) -> list[Claim]:
@@ -591,9 +632,13 @@ class RedisHarvestState(HarvestState):
         (for retrying a call whose reply was lost)."""
         if not entries:
             return []
-        by_key = {entry.key: entry for entry in entries}
+        by_key = {entry.key: entry for entry in distinct_entries(entries)}
         payload = [
-            {"k": e.key, "p": json.dumps(e.payload), **({"u": e.updated} if e.updated else {})}
+            {
+                "k": e.key,
+                "p": json.dumps(e.payload),
+                **({} if e.updated is None else {"u": e.updated}),
+            }
             for e in by_key.values()
         ]
         c = self.config

@@ -247,6 +247,9 @@ class GuardedHarvestState(HarvestState):
         token = uuid.uuid4().hex[:16]  # one per claim, reused by its retries
         return await self.gate.call(lambda: self.inner.claim_entries(entries, now, token=token))
 
+    async def release_feed_polls(self, now: float) -> int:
+        return await self.gate.call(lambda: self.inner.release_feed_polls(now))
+
     async def recover(self, now: float, everything: bool = False) -> list[Claim]:
         return await self.gate.call(lambda: self.inner.recover(now, everything))
 

@@ -132,8 +132,11 @@ class FeedsSpider(scrapy.Spider):
         state = await self.harvest.open()
         await state.register_feeds(self.feed_urls)
         now = self.harvest.clock.now()
-        # A local store belongs to this process alone: whatever is pending was cut off by a
-        # crash. A shared store hands back only claims whose lease ran out (a worker died).
+        # A local store belongs to this process alone: whatever is pending, and every feed poll
+        # under way, was cut off by a crash. A shared store hands back only claims whose lease
+        # ran out (a worker died); what dead workers held comes back below.
+        if self.harvest.single_process:
+            await state.release_feed_polls(now)
         recovered = await state.recover(now, everything=self.harvest.single_process)
         self.crawler.stats.inc_value("harvest/recovered", len(recovered))
         if recovered:

@@ -1,0 +1,209 @@
+"""One rule, two backends: each store's embedded and Redis backends driven by the same random
+operation sequences (Hypothesis, the real Redis under this test's key prefix), every answer and
+the final state compared.
+
+* the harvest ledger: `SqliteHarvestState` against `RedisHarvestState` (its Lua scripts);
+* the notice store: `EmbeddedNoticeStore` against `notices_observe.lua`;
+* the monitoring store: `MemoryStore` against `RedisStore`.
+
+Each test runs PARITY_EXAMPLES sequences (60 by default, a few seconds); set the variable for a
+longer search (docs/development.md). A failure prints the shortest sequence that tells the
+backends apart.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import redis
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+from crawler.core.keys import RedisKeys
+from crawler.ledger import (
+    Entry,
+    HarvestState,
+    LedgerConfig,
+    RedisHarvestState,
+    SqliteHarvestState,
+)
+from crawler.polling import FeedState
+
+EXAMPLES = int(os.environ.get("PARITY_EXAMPLES", "60"))
+PARITY = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+
+
+@pytest.fixture
+def prefixes(redis_prefix: str) -> Iterator[str]:
+    """A fresh key prefix per example, under this test's (removed with it)."""
+    return (f"{redis_prefix}:{n}" for n in itertools.count())
+
+
+# --- the harvest ledger -----------------------------------------------------------------------
+
+# Small numbers, so that short sequences reach every rule: revisions, retries, give-ups, expiry.
+LEDGER = LedgerConfig(seen_ttl=900.0, max_versions=3, min_revision=45.0, max_attempts=2,
+                      retry_delay=120.0, claim_lease=240.0, feed_lease=30.0)  # fmt: skip
+T0 = 1_700_000_000.0
+ARTICLES = ["http://a.test/1", "http://b.test/1"]
+FEEDS = ["http://a.test/rss", "http://b.test/atom", "http://c.test/feed"]
+
+article = st.sampled_from(ARTICLES)
+version = st.integers(1, 2)
+# Feed dates as they come: none, epoch 0 (a broken feed), a few around now (some a revision
+# apart: min_revision 45 s), with or without a fraction of a second.
+updated = st.sampled_from(
+    [None, 0.0, T0, T0 + 30, T0 + 46, T0 + 130.5, T0 + 200.000001, T0 + 400.25]
+)
+CLAIM = st.tuples(st.just("claim"), st.lists(st.tuples(article, updated), min_size=1, max_size=3))
+# done/fail of an article version handed out so far (the n-th, modulo), as a crawl does.
+HANDED_OUT = st.tuples(st.sampled_from(["done", "fail"]), st.just(None), st.integers(0, 3))
+READS_AND_UPKEEP = st.one_of(
+    st.tuples(st.just("recover"), st.booleans()),
+    st.tuples(st.just("is_done"), article, version),
+    st.tuples(st.just("purge")),
+    st.tuples(st.just("counts")),
+)
+FEED_SCHEDULE = st.one_of(
+    st.tuples(st.just("register"), st.lists(st.sampled_from(FEEDS), max_size=3)),
+    st.tuples(st.just("claim_feeds"), st.integers(1, 3)),
+    st.tuples(st.just("save_feed"), st.sampled_from(FEEDS), st.sampled_from([0, 10, 40, 100])),
+    st.tuples(st.just("load_feed"), st.sampled_from(FEEDS)),
+    st.tuples(st.just("release_feeds")),
+)
+# One of these kinds, alike often (st.one_of would flatten the groups into their members).
+LEDGER_OPERATIONS = st.sampled_from(
+    [
+        CLAIM,
+        HANDED_OUT,
+        HANDED_OUT,
+        st.tuples(st.sampled_from(["done", "fail"]), article, version),  # any version, any state
+        READS_AND_UPKEEP,
+        FEED_SCHEDULE,
+    ]
+).flatmap(lambda kind: kind)
+STEPS = st.sampled_from([0, 0, 0, 1, 29, 31, 119, 121, 239, 241, 901])  # seconds between operations
+
+
+async def ledger_step(state: HarvestState, operation: tuple[Any, ...], now: float) -> Any:
+    """One operation; its answer in a form both backends give alike."""
+    name, *args = operation
+    if name == "claim":
+        entries = [Entry(key, when, {"n": n}) for n, (key, when) in enumerate(args[0])]
+        return await state.claim_entries(entries, now)
+    if name == "done":
+        return await state.done(args[0], args[1], now)
+    if name == "fail":
+        return await state.fail(args[0], args[1], now)
+    if name == "recover":
+        return sorted(await state.recover(now, everything=args[0]), key=lambda c: c.key)
+    if name == "is_done":
+        return await state.is_done(args[0], args[1])
+    if name == "purge":
+        return await state.purge(now)
+    if name == "counts":
+        return await state.counts()
+    if name == "register":
+        return await state.register_feeds(args[0])
+    if name == "claim_feeds":
+        return await state.claim_due_feeds(now, args[0])
+    if name == "release_feeds":
+        return await state.release_feed_polls(now)
+    if name == "save_feed":
+        return await state.save_feed(FeedState(args[0], polls=3, next_poll=now + args[1]))
+    return (await state.load_feed(args[0])).to_json()
+
+
+def sqlite_ledger(state: SqliteHarvestState) -> dict[str, Any]:
+    """Every record of the embedded ledger, as `redis_ledger` reads the Redis one."""
+    db = state._db
+    rows = db.execute("SELECT key, version, updated, status, attempts, payload, due, expires "
+                      "FROM articles").fetchall()  # fmt: skip
+    articles = {
+        key: {"v": v, "u": u, "s": s, "a": a, "p": json.loads(p) if p else None,
+              "due": due if s == "p" else None, "expires": expires}
+        for key, v, u, s, a, p, due, expires in rows
+    }  # fmt: skip
+    feeds = dict(db.execute("SELECT url, next_poll FROM feeds").fetchall())
+    states = {u: json.loads(s) for u, s in db.execute("SELECT url, state FROM feeds") if s}
+    leases = {row[0] for row in db.execute("SELECT url FROM feed_leases")}
+    return {"articles": articles, "feeds": feeds, "states": states, "leases": leases}
+
+
+def redis_ledger(client: redis.Redis, keys: RedisKeys) -> dict[str, Any]:
+    pending = dict(client.zrange(keys.harvest_pending(), 0, -1, withscores=True))
+    expiry = dict(client.zrange(keys.harvest_expiry(), 0, -1, withscores=True))
+    articles = {}
+    for raw_key, raw in client.hgetall(keys.harvest_articles()).items():
+        record = json.loads(raw)
+        p = record.get("p")
+        articles[raw_key.decode()] = {
+            "v": record["v"], "u": record.get("u"), "s": record["s"], "a": record.get("a", 0),
+            "p": json.loads(p) if p else None, "due": pending.get(raw_key),
+            "expires": expiry.get(raw_key),
+        }  # fmt: skip
+    due = client.zrange(keys.harvest_due(), 0, -1, withscores=True)
+    states = client.hgetall(keys.harvest_feeds())
+    return {
+        "articles": articles,
+        "feeds": {url.decode(): score for url, score in due},
+        "states": {url.decode(): json.loads(state) for url, state in states.items()},
+        "leases": {url.decode() for url in client.hkeys(keys.harvest_feed_owners())},
+    }
+
+
+@PARITY
+@given(steps=st.lists(st.tuples(STEPS, LEDGER_OPERATIONS), min_size=10, max_size=40))
+def test_the_ledger_answers_alike_on_both_backends(
+    steps: list[tuple[int, tuple[Any, ...]]], prefixes: Iterator[str], redis_url: str
+) -> None:
+    keys = RedisKeys(next(prefixes))
+    embedded = SqliteHarvestState(LEDGER, ":memory:", owner="w1/a")
+    shared = RedisHarvestState(LEDGER, redis_url, keys, owner="w1/a")
+
+    async def run() -> None:
+        now, handed_out = T0, []
+        for number, (step, operation) in enumerate(steps):
+            now += step
+            if len(operation) == 3 and operation[1] is None:  # ("done" | "fail", None, n)
+                if not handed_out:
+                    continue
+                operation = (operation[0], *handed_out[operation[2] % len(handed_out)])
+            answers = [await ledger_step(state, operation, now) for state in (embedded, shared)]
+            assert answers[0] == answers[1], (number, operation, answers)
+            if operation[0] in ("claim", "recover"):
+                handed_out += [(claim.key, claim.version) for claim in answers[0]]
+            if operation[0] in ("claim", "done", "fail"):  # what the sequences reach
+                event(f"{operation[0]}: {ledger_event(answers[0])}")
+
+    async def opened() -> None:
+        await embedded.open()
+        await shared.open()
+        try:
+            await run()
+        finally:
+            await shared.close()
+
+    asyncio.run(opened())
+    client = redis.Redis.from_url(redis_url)
+    try:
+        assert sqlite_ledger(embedded) == redis_ledger(client, keys)
+    finally:
+        client.close()
+        asyncio.run(embedded.close())
+
+
+def ledger_event(answer: Any) -> str:
+    if isinstance(answer, list):
+        return f"versions {sorted({claim.version for claim in answer})}"
+    return str(answer)
