@@ -17,7 +17,9 @@ import asyncio
 import itertools
 import json
 import os
+import sqlite3
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,6 +27,7 @@ import redis
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from crawler.core.connection import async_redis
 from crawler.core.keys import RedisKeys
 from crawler.ledger import (
     Entry,
@@ -34,6 +37,8 @@ from crawler.ledger import (
     SqliteHarvestState,
 )
 from crawler.polling import FeedState
+from pipelines.notices.backends import EmbeddedNoticeStore, RedisNoticeStore
+from pipelines.notices.learner import NoticeConfig, Observation
 
 EXAMPLES = int(os.environ.get("PARITY_EXAMPLES", "60"))
 PARITY = settings(
@@ -207,3 +212,90 @@ def ledger_event(answer: Any) -> str:
     if isinstance(answer, list):
         return f"versions {sorted({claim.version for claim in answer})}"
     return str(answer)
+
+
+# --- the notice store -------------------------------------------------------------------------
+
+# Small, so that sequences reach eviction (max_signatures), near copies and a rebase of the
+# decay (20 time constants: some steps are that long).
+NOTICES = NoticeConfig(min_articles=2, half_life_seconds=3600.0, max_signatures=5,
+                       idle_ttl_seconds=1e9)  # fmt: skip
+REBASE_STEP = 150_000.0  # > 20 decay time constants (3600 s / ln 2 each)
+DOMAINS = ["a.test", "b.test"]
+# Digests on both sides of the sign bit: SQLite keeps them as signed integers, Redis as bytes.
+DIGESTS = [bytes([b]) * 8 for b in (0x01, 0x02, 0x03, 0x7F, 0x80, 0x81, 0xFE, 0xFF)]
+IDENTITIES = [bytes([b]) * 8 for b in (0x10, 0x11, 0x90)]  # never a block's signature
+
+digests = st.lists(st.sampled_from(DIGESTS), unique=True)
+
+
+@st.composite
+def observations(draw: st.DrawFn) -> tuple[float, str, tuple[bytes, ...], tuple[bytes, ...], Any]:
+    """(seconds since the last, domain, identities, signatures, near-copy evidence)."""
+    signatures = tuple(draw(digests.filter(bool)))
+    indices = st.lists(st.integers(0, len(signatures) - 1), min_size=1, max_size=3, unique=True)
+    evidence = draw(st.lists(st.tuples(st.integers(1, 40), indices.map(tuple)), max_size=3))
+    identities = tuple(draw(st.lists(st.sampled_from(IDENTITIES), min_size=1, max_size=2)))
+    step = draw(st.sampled_from([0.0, 1.0, 600.0, 7200.0, REBASE_STEP]))
+    return step, draw(st.sampled_from(DOMAINS)), identities, signatures, tuple(evidence)
+
+
+def sqlite_notices(path: Path) -> dict[str, Any]:
+    """Every domain's signatures, scores and meta, as `redis_notices` reads Redis."""
+    db = sqlite3.connect(path)
+    try:
+        state: dict[str, Any] = {}
+        for domain, t0, articles, size in db.execute(
+            "SELECT domain, t0, articles, size FROM notice_domains"
+        ):
+            rows = db.execute(
+                "SELECT signature, score FROM notice_signatures WHERE domain = ?", (domain,)
+            )
+            scores = {s.to_bytes(8, "big", signed=True): score for s, score in rows}
+            state[domain] = {"t0": t0, "articles": articles, "size": size, "scores": scores}
+        return state
+    finally:
+        db.close()
+
+
+def redis_notices(client: redis.Redis, keys: RedisKeys) -> dict[str, Any]:
+    state: dict[str, Any] = {}
+    for domain in DOMAINS:
+        meta = client.hgetall(keys.notice_meta(domain))
+        if not meta:
+            continue
+        scores = dict(client.zrange(keys.notice_signatures(domain), 0, -1, withscores=True))
+        state[domain] = {"t0": float(meta[b"t0"]), "articles": float(meta[b"articles"]),
+                         "size": len(scores), "scores": scores}  # fmt: skip
+    return state
+
+
+@PARITY
+@given(sequence=st.lists(observations(), min_size=1, max_size=25))
+def test_the_notice_store_answers_alike_on_both_backends(
+    sequence: list[Any], prefixes: Iterator[str], redis_url: str, tmp_path_factory: Any
+) -> None:
+    keys = RedisKeys(next(prefixes))
+    path = tmp_path_factory.mktemp("notices") / "notices.sqlite3"
+
+    async def run() -> None:
+        embedded = EmbeddedNoticeStore(path, NOTICES)
+        shared = RedisNoticeStore(async_redis(redis_url), keys, NOTICES)
+        try:
+            now = T0
+            for number, (step, domain, identities, signatures, evidence) in enumerate(sequence):
+                now += step
+                observation = Observation(domain, now, identities, signatures, evidence)
+                answers = [await store.observe(observation) for store in (embedded, shared)]
+                assert answers[0] == answers[1], (number, observation, answers)
+                event(f"status: {answers[0].status}")
+        finally:
+            await embedded.aclose()
+            await shared.aclose()
+
+    asyncio.run(run())
+    client = redis.Redis.from_url(redis_url)
+    try:
+        assert sqlite_notices(path) == redis_notices(client, keys)
+    finally:
+        client.close()

@@ -10,6 +10,7 @@ import sqlite3
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -516,6 +517,29 @@ def test_embedded_store_forgets_idle_domains(tmp_path: Path) -> None:
             "SELECT count(*) FROM notice_signatures WHERE domain = ?", (DOMAIN,)
         ).fetchone()
     assert domains == [("other.test",)] and orphans == (0,)
+
+
+def test_a_running_embedded_store_forgets_idle_domains_within_the_hour(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As Redis's key TTLs do, without waiting for the next start."""
+    from pipelines.notices import backends
+
+    path = tmp_path / "notices.sqlite3"
+    config = NoticeConfig(prior_articles=0, idle_ttl_seconds=DAY_SECONDS)
+    store = EmbeddedNoticeStore(path, config)
+    learner = NoticeLearner(store, config)
+    store.observe_sync(learner.prepare(DOMAIN, Stories().body(), ("a",)).observation)
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE notice_domains SET last_seen = ?", (time.time() - 2 * DAY_SECONDS,))
+    store.observe_sync(learner.prepare("other.test", Stories("o").body(), ("o",)).observation)
+    assert len(sqlite3.connect(path).execute("SELECT * FROM notice_domains").fetchall()) == 2
+    later = time.time() + backends.IDLE_CHECK_SECONDS + 1
+    monkeypatch.setattr(backends, "time", SimpleNamespace(time=lambda: later))
+    store.observe_sync(learner.prepare("other.test", Stories("p").body(), ("p",)).observation)
+    store.close()
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT domain FROM notice_domains").fetchall() == [("other.test",)]
 
 
 # --- The Scrapy pipeline ---------------------------------------------------------------------
