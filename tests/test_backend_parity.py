@@ -4,7 +4,7 @@ the final state compared.
 
 * the harvest ledger: `SqliteHarvestState` against `RedisHarvestState` (its Lua scripts);
 * the notice store: `EmbeddedNoticeStore` against `notices_observe.lua`;
-* the monitoring store: `MemoryStore` against `RedisStore`.
+* the monitoring store: `MemoryStore` against `RedisStore` (its MULTI/EXEC and Lua scripts).
 
 Each test runs PARITY_EXAMPLES sequences (60 by default, a few seconds); set the variable for a
 longer search (docs/development.md). A failure prints the shortest sequence that tells the
@@ -18,7 +18,8 @@ import itertools
 import json
 import os
 import sqlite3
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,14 @@ from crawler.ledger import (
     SqliteHarvestState,
 )
 from crawler.polling import FeedState
+from pipelines.monitoring.alerts import NULL_RATE, YIELD_DROP, Alert, Outcome
+from pipelines.monitoring.backends import (
+    DomainBatch,
+    MemoryStore,
+    MonitorStore,
+    RedisStore,
+    StoreConfig,
+)
 from pipelines.notices.backends import EmbeddedNoticeStore, RedisNoticeStore
 from pipelines.notices.learner import NoticeConfig, Observation
 
@@ -52,6 +61,15 @@ PARITY = settings(
 def prefixes(redis_prefix: str) -> Iterator[str]:
     """A fresh key prefix per example, under this test's (removed with it)."""
     return (f"{redis_prefix}:{n}" for n in itertools.count())
+
+
+def read_redis(url: str, read: Callable[[redis.Redis, RedisKeys], Any], keys: RedisKeys) -> Any:
+    """What `read` makes of a store's keys, with a client of its own."""
+    client = redis.Redis.from_url(url)
+    try:
+        return read(client, keys)
+    finally:
+        client.close()
 
 
 # --- the harvest ledger -----------------------------------------------------------------------
@@ -200,11 +218,9 @@ def test_the_ledger_answers_alike_on_both_backends(
             await shared.close()
 
     asyncio.run(opened())
-    client = redis.Redis.from_url(redis_url)
     try:
-        assert sqlite_ledger(embedded) == redis_ledger(client, keys)
+        assert sqlite_ledger(embedded) == read_redis(redis_url, redis_ledger, keys)
     finally:
-        client.close()
         asyncio.run(embedded.close())
 
 
@@ -294,8 +310,104 @@ def test_the_notice_store_answers_alike_on_both_backends(
             await shared.aclose()
 
     asyncio.run(run())
-    client = redis.Redis.from_url(redis_url)
-    try:
-        assert sqlite_notices(path) == redis_notices(client, keys)
-    finally:
-        client.close()
+    assert sqlite_notices(path) == read_redis(redis_url, redis_notices, keys)
+
+
+# --- the monitoring store ---------------------------------------------------------------------
+
+# A short retention (10 buckets) and long steps, so that series are trimmed; the counters live
+# longer than any sequence (Redis forgets a silent domain by key TTLs, in real time).
+MONITOR = StoreConfig(bucket_seconds=60.0, retention_seconds=600.0, counters_ttl_seconds=1e7,
+                      history_pages=4)  # fmt: skip
+MONITOR_DOMAINS = ["a.test", "b.test"]
+COUNTED = ["fetched", "articles", "null", "null/no_content", "errors", "feeds/polled"]
+TIMING = "seconds/extract/sum"
+
+
+@st.composite
+def domain_batches(draw: st.DrawFn) -> dict[str, Any]:
+    """What DomainBatch holds, times as seconds before the flush (built at the flush's time)."""
+    last = draw(st.one_of(st.none(), st.integers(0, 500)))
+    return {
+        "counters": draw(st.dictionaries(st.sampled_from(COUNTED), st.integers(1, 5))),
+        "seconds": draw(st.lists(st.floats(0.0, 10.0, allow_nan=False), max_size=3)),
+        "series": draw(st.dictionaries(st.sampled_from([0, 1, 15]), st.integers(1, 5))),
+        "outcomes": draw(st.lists(st.tuples(st.booleans(), st.integers(1, 9000)), max_size=3)),
+        "first": None if last is None else last + draw(st.integers(0, 100)),
+        "last": last,
+        "polls": draw(st.integers(0, 3)),
+    }
+
+
+def domain_batch(spec: dict[str, Any], domain: str, now: float) -> DomainBatch:
+    batch = DomainBatch(counters=Counter(spec["counters"]))
+    for seconds in spec["seconds"]:
+        batch.counters[TIMING] += seconds
+        batch.counters["seconds/extract/count"] += 1
+    for back, count in spec["series"].items():
+        batch.series[MONITOR.bucket(now) - back]["fetched"] += count
+    batch.outcomes = [Outcome(null, 0 if null else chars, f"http://{domain}/{n}")
+                      for n, (null, chars) in enumerate(spec["outcomes"])]  # fmt: skip
+    batch.first_article_at = None if spec["first"] is None else now - spec["first"]
+    batch.last_article_at = None if spec["last"] is None else now - spec["last"]
+    batch.polls_since_article = spec["polls"]
+    return batch
+
+
+alert = st.tuples(st.sampled_from(MONITOR_DOMAINS), st.sampled_from([NULL_RATE, YIELD_DROP]))
+MONITOR_OPERATIONS = st.one_of(
+    st.tuples(st.just("apply"), st.dictionaries(st.sampled_from(MONITOR_DOMAINS),
+              domain_batches(), min_size=1), st.sets(st.sampled_from(MONITOR_DOMAINS))),
+    st.tuples(st.just("fire"), alert),
+    st.tuples(st.just("resolve"), alert),
+    st.tuples(st.just("read")),
+)  # fmt: skip
+
+
+async def monitor_step(store: MonitorStore, operation: tuple[Any, ...], now: float) -> Any:
+    name, *args = operation
+    if name == "apply":
+        batch = {domain: domain_batch(spec, domain, now) for domain, spec in args[0].items()}
+        return await store.apply(batch, now, want=args[1])
+    if name in ("fire", "resolve"):
+        domain, kind = args[0]
+        fired = Alert(domain, kind, f"{kind} on {domain}", now, 0.5, 0.1)
+        done = await (store.fire(fired) if name == "fire" else store.resolve(fired, now))
+        return done, await store.active_alerts()
+    return await monitor_views(store)
+
+
+async def monitor_views(store: MonitorStore) -> tuple[list[str], dict[str, Any]]:
+    """The domains and what a reader sees of each: series, and counters (timing sums rounded:
+    Redis adds them in long double)."""
+    domains = await store.domains()
+    views = await store.domain_views(domains)
+    return domains, {
+        domain: (
+            {name: round(value, 9) for name, value in view.counters.items()},
+            {bucket: dict(counts) for bucket, counts in view.series.items()},
+        )
+        for domain, view in views.items()
+    }
+
+
+@PARITY
+@given(steps=st.lists(st.tuples(st.sampled_from([0, 1, 59, 61, 600, 1900, 2000]),
+                                MONITOR_OPERATIONS), min_size=1, max_size=20))  # fmt: skip
+def test_the_monitoring_store_answers_alike_on_both_backends(
+    steps: list[tuple[int, tuple[Any, ...]]], prefixes: Iterator[str], redis_url: str
+) -> None:
+    async def run() -> None:
+        memory = MemoryStore(MONITOR)
+        shared = RedisStore(async_redis(redis_url), RedisKeys(next(prefixes)), MONITOR)
+        try:
+            now = T0
+            for number, (step, operation) in enumerate(steps):
+                now += step
+                answers = [await monitor_step(store, operation, now) for store in (memory, shared)]
+                assert answers[0] == answers[1], (number, operation, answers)
+            assert await monitor_views(memory) == await monitor_views(shared)
+        finally:
+            await shared.close()
+
+    asyncio.run(run())
