@@ -416,7 +416,16 @@ def test_metric_names_follow_the_counter_names() -> None:
     assert metric_name("weird name!") == ("weird_name", None, None)
 
 
-def test_a_store_that_fails_never_stops_the_crawl_and_loses_nothing(redis_prefix: str) -> None:
+class BrokenRules(MemoryStore):
+    """A store that works, behind alert rules that hit a bug."""
+
+    async def active_alerts(self) -> dict[str, Alert]:
+        raise KeyError("a bug in an alert rule")
+
+
+def test_a_store_that_fails_never_stops_the_crawl_and_loses_nothing(
+    redis_prefix: str, caplog: pytest.LogCaptureFixture
+) -> None:
     crawler = project_crawler()
     extension = MonitoringExtension.from_crawler(crawler)
     config = extension.config
@@ -430,6 +439,15 @@ def test_a_store_that_fails_never_stops_the_crawl_and_loses_nothing(redis_prefix
     assert crawler.stats.get_value("monitor/flush_errors") == 2
     assert extension.retry["a.test"].counters["fetched"] == 5  # kept for the next flush
     assert extension.totals["a.test"]["fetched"] == 5  # and /metrics counted it once
+    # A bug while Redis is down is not one more "Redis is down": its first is logged whole too.
+    extension.store = BrokenRules(config)
+    asyncio.run(extension.flush())
+    asyncio.run(extension.flush())
+    assert crawler.stats.get_value("monitor/flush_errors") == 4
+    logged = [r for r in caplog.records if r.getMessage().startswith("monitoring flush failed")]
+    assert [r.exc_info[0].__name__ for r in logged if r.exc_info] == ["ConnectionError", "KeyError"]
+    assert len(logged) == 2  # the second of each kind: counted, not logged
+    assert "KeyError: 'a bug in an alert rule' (3 so far" in logged[1].getMessage()
 
 
 # --- end to end: a redesign mid-crawl ----------------------------------------------------------

@@ -650,7 +650,8 @@ def test_the_stage_takes_the_workers_preparation_and_judges_as_if_it_prepared_it
 
     def with_preparation(item: dict[str, Any], blocks: Blocks) -> dict[str, Any]:
         article = Article(blocks=blocks, method="dom", language=item.get("language"))
-        return {**item, "prepared": pickle.loads(pickle.dumps(run_preparations(article, (path,))))}
+        prepared, _ = run_preparations(article, (path,))
+        return {**item, "prepared": pickle.loads(pickle.dumps(prepared))}
 
     async def run(prepare: str) -> tuple[list[Any], dict[str, Any]]:
         crawler = crawler_with(STATE_DIR=str(tmp_path / prepare), REDIS_URL="")

@@ -42,28 +42,33 @@ class FailureLog:
         self.count = 0
         self._kinds: set[str] = set()
 
-    def report(
-        self, stats: Any, error: BaseException, detail: str = "", traceback: str | None = None
+    def report(self, stats: Any, error: BaseException, detail: str = "") -> None:
+        """Count `error` in `stats` (None: count only here) and log it when due; `detail` goes
+        in the message (which item, which host)."""
+        self._note(stats, type(error).__qualname__, one_line(error), detail, error)
+
+    def report_remote(
+        self, stats: Any, kind: str, line: str, traceback: str, detail: str = ""
     ) -> None:
-        """Count `error` in `stats` (None: count only here) and log it when due. `detail` goes
-        in the message (which item, which path); `traceback`: the text of one formatted
-        elsewhere (another process), logged in place of this process's."""
+        """`report` for an error raised in another process (a worker), as its exception type's
+        name, its one-line message and its formatted traceback."""
+        self._note(stats, kind, line, detail, traceback.rstrip())
+
+    def _note(
+        self, stats: Any, kind: str, line: str, detail: str, whole: BaseException | str
+    ) -> None:
         self.count += 1
         if stats is not None:
             stats.inc_value(self.stat)
-        kind = type(error).__qualname__
         context = f" ({detail})" if detail else ""
         if kind not in self._kinds and len(self._kinds) < MAX_KINDS:
             self._kinds.add(kind)
-            if traceback is None:
-                self.logger.log(self.level, "%s%s: %s (%d so far; counted in %s)", self.what,
-                                context, one_line(error), self.count, self.stat,
-                                exc_info=error)  # fmt: skip
+            message = f"{self.what}{context}: {line} ({self.count} so far; counted in {self.stat})"
+            if isinstance(whole, str):
+                self.logger.log(self.level, "%s\n%s", message, whole)
             else:
-                self.logger.log(self.level, "%s%s: %s (%d so far; counted in %s)\n%s",
-                                self.what, context, one_line(error), self.count, self.stat,
-                                traceback.rstrip())  # fmt: skip
+                self.logger.log(self.level, "%s", message, exc_info=whole)
         elif self.count % self.every == 0:
             self.logger.log(self.level, "%s%s: %s (%d so far; the first of its kind was logged "
-                            "with its traceback)", self.what, context, one_line(error),
+                            "with its traceback)", self.what, context, line,
                             self.count)  # fmt: skip

@@ -59,7 +59,7 @@ from crawler.core.connection import (
     drop_idle_connections,
     redis_url,
 )
-from crawler.core.failures import one_line
+from crawler.core.failures import FailureLog, one_line
 from crawler.core.scrapy_adapter import engine_of, is_closing, wake
 
 log = logging.getLogger(__name__)
@@ -165,6 +165,11 @@ class RedisGate:
         self._start_check: asyncio.Future[BaseException | None] | None = None
         self._client: Any = None
         self.failed_at_start = False
+        # A recovery hook that raises (a bug, not an outage) keeps the crawl paused; the probe
+        # retries it with backoff: counted, and logged whole the first time.
+        self._recovery_failures = FailureLog(
+            log, "backend/redis/recovery_errors", "Redis recovery failed; the crawl stays paused"
+        )
         crawler.signals.connect(self._spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(self._spider_closed, signal=signals.spider_closed)
 
@@ -318,7 +323,7 @@ class RedisGate:
                 summaries = [summary for hook in self._hooks if (summary := await hook())]
             except Exception as error:
                 if not is_connection_error(error):
-                    log.exception("Redis recovery failed; the crawl stays paused")
+                    self._recovery_failures.report(self.stats, error)
                 now = time.monotonic()
                 down = now - self._down_since
                 if self.max_seconds and down >= self.max_seconds:

@@ -41,6 +41,7 @@ from crawler.core.domainstats import (
     FETCHED,
     inc_domain,
 )
+from crawler.core.failures import FailureLog
 from crawler.core.items import ArticleItem
 from crawler.core.outage import RedisUnavailable
 from crawler.core.urls import publisher_domain
@@ -96,6 +97,14 @@ class FeedsSpider(scrapy.Spider):
         self._loop: task.LoopingCall | None = None
         self._liveness: task.LoopingCall | None = None
         self._trust_heartbeats_at = 0.0  # monotonic: take nothing over before (see _beat)
+        # A tick or a heartbeat that fails is retried at the next one: counted, and logged with
+        # its traceback the first time (of each kind), not every second.
+        self._tick_failures = FailureLog(
+            log, "harvest/tick_errors", "continuous harvesting: tick failed (retrying)"
+        )
+        self._beat_failures = FailureLog(
+            log, "harvest/heartbeat_errors", "worker heartbeat failed (retrying)"
+        )
         self._next_maintenance = 0.0
 
     @classmethod
@@ -179,8 +188,8 @@ class FeedsSpider(scrapy.Spider):
                 self.crawler.stats.inc_value("harvest/forgotten", purged)
         except RedisUnavailable:
             return  # the crawl is closing during an outage
-        except Exception:
-            log.exception("continuous harvesting: tick failed (retrying at the next one)")
+        except Exception as error:
+            self._tick_failures.report(self.crawler.stats, error)
 
     async def _take_orphans(self, now: float) -> list[Claim]:
         orphans = await self.harvest.state.recover_orphans(now)
@@ -213,8 +222,8 @@ class FeedsSpider(scrapy.Spider):
                 self._crawl(self.article_request(claim))
         except RedisUnavailable:
             return
-        except Exception:
-            log.exception("worker heartbeat failed (retrying at the next one)")
+        except Exception as error:
+            self._beat_failures.report(self.crawler.stats, error)
 
     def _time_scale(self) -> float:
         return float(getattr(self.harvest.clock, "scale", 1.0))

@@ -39,6 +39,7 @@ from scrapy import signals
 from scrapy.crawler import Crawler
 
 from crawler.core.domainstats import FETCHED, inc_domain
+from crawler.core.failures import FailureLog
 from crawler.core.items import ArticleItem
 from crawler.core.scrapy_adapter import engine_of, wake
 from crawler.core.urls import publisher_domain
@@ -115,6 +116,10 @@ class ReplaySpider(scrapy.Spider):
         self._feeder: RecordFeeder | None = None
         self._progress_task: asyncio.Task[None] | None = None
         self._started = time.monotonic()
+        self._checkpoint_failures = FailureLog(
+            log, "replay/checkpoint_errors", "saving the replay offsets or the heartbeat failed "
+            "(retrying)"
+        )  # fmt: skip
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> ReplaySpider:
@@ -347,8 +352,8 @@ class ReplaySpider(scrapy.Spider):
                     next_beat += self.heartbeat_every
                     await self.harvest.state.heartbeat()
                 await self._checkpoint()
-            except Exception:  # a store hiccup costs a checkpoint, not the replay
-                log.exception("saving the replay offsets or the heartbeat failed (retrying)")
+            except Exception as error:  # a store hiccup costs a checkpoint, not the replay
+                self._checkpoint_failures.report(self.crawler.stats, error)
             if time.monotonic() >= next_progress:
                 next_progress += self.progress_every
                 print(self.progress_line(), file=sys.stderr, flush=True)
