@@ -44,6 +44,7 @@ from crawler.core.domainstats import (
 from crawler.core.failures import FailureLog
 from crawler.core.items import ArticleItem
 from crawler.core.outage import RedisUnavailable
+from crawler.core.scrapy_adapter import engine_of
 from crawler.core.urls import publisher_domain
 from crawler.faults import PERMANENT_REASONS, count_error, describe_failure
 from crawler.feedparse import Feed, FeedError
@@ -229,8 +230,9 @@ class FeedsSpider(scrapy.Spider):
         return float(getattr(self.harvest.clock, "scale", 1.0))
 
     def _crawl(self, request: Request) -> None:
-        if self.crawler.engine is not None:
-            self.crawler.engine.crawl(request)
+        engine = engine_of(self.crawler)  # None before the crawl starts
+        if engine is not None:
+            engine.crawl(request)
 
     def _idle(self) -> None:
         if self.continuous:
