@@ -250,13 +250,15 @@ class FeedPoller:
         return await self._finish(feed, PollResult(polling.ERROR, error=error), failed=True)
 
     async def _claim(self, feed_url: str, feed: Feed) -> list[Claim]:
-        entries: dict[str, Entry] = {}
+        """Claim the feed's entries; of a link listed twice, the ledger keeps one
+        (`distinct_entries`: the latest dated)."""
+        entries = []
         for entry in feed.entries:
-            key = canonical_article_url(entry.link)
             changed = changed_at(entry)
             payload = {"feed_url": feed_url, "entry": entry.to_meta()}
-            entries.setdefault(key, Entry(key, changed.timestamp() if changed else None, payload))
-        return await self.state.claim_entries(list(entries.values()), self.clock.now())
+            key = canonical_article_url(entry.link)
+            entries.append(Entry(key, changed.timestamp() if changed else None, payload))
+        return await self.state.claim_entries(entries, self.clock.now())
 
     async def _finish(
         self, feed: FeedState, result: PollResult, failed: bool = False

@@ -163,8 +163,9 @@ def distinct_entries(entries: Sequence[Entry]) -> list[Entry]:
 def decide(
     record: dict[str, Any] | None, updated: float | None, config: LedgerConfig
 ) -> tuple[bool, dict[str, Any] | None]:
-    """The claim rule (the Redis Lua script implements the same): (claim?, new record or None
-    when unchanged). A URL is new once; a later `updated` date is a new version, unless the
+    """The claim rule (ledger_claim.lua implements the same for Redis, atomically; the
+    differential test tests/test_backend_parity.py keeps the two alike): (claim?, new record or
+    None when unchanged). A URL is new once; a later `updated` date is a new version, unless the
     previous version is still pending (its fetch will see the latest page anyway)."""
     if record is None:
         return True, {"v": 1, "u": updated, "s": PENDING, "a": 0}
