@@ -43,7 +43,7 @@ from crawler.core.domainstats import (
 )
 from crawler.core.failures import FailureLog
 from crawler.core.items import ArticleItem
-from crawler.core.outage import RedisUnavailable
+from crawler.core.outage import RedisUnavailable, is_connection_error
 from crawler.core.scrapy_adapter import engine_of
 from crawler.core.urls import publisher_domain
 from crawler.faults import PERMANENT_REASONS, count_error, describe_failure
@@ -100,12 +100,12 @@ class FeedsSpider(scrapy.Spider):
         self._trust_heartbeats_at = 0.0  # monotonic: take nothing over before (see _beat)
         # A tick or a heartbeat that fails is retried at the next one: counted, and logged with
         # its traceback the first time (of each kind), not every second.
-        self._tick_failures = FailureLog(
-            log, "harvest/tick_errors", "continuous harvesting: tick failed (retrying)"
-        )
-        self._beat_failures = FailureLog(
-            log, "harvest/heartbeat_errors", "worker heartbeat failed (retrying)"
-        )
+        self._tick_failures = FailureLog(log, "harvest/tick_errors",
+                                         "continuous harvesting: tick failed (retrying)",
+                                         plain=is_connection_error)  # fmt: skip
+        self._beat_failures = FailureLog(log, "harvest/heartbeat_errors",
+                                         "worker heartbeat failed (retrying)",
+                                         plain=is_connection_error)  # fmt: skip
         self._next_maintenance = 0.0
 
     @classmethod

@@ -41,6 +41,7 @@ from scrapy.crawler import Crawler
 from crawler.core.domainstats import FETCHED, inc_domain
 from crawler.core.failures import FailureLog
 from crawler.core.items import ArticleItem
+from crawler.core.outage import is_connection_error
 from crawler.core.scrapy_adapter import engine_of, wake
 from crawler.core.urls import publisher_domain
 from crawler.harvest import Harvest
@@ -116,10 +117,10 @@ class ReplaySpider(scrapy.Spider):
         self._feeder: RecordFeeder | None = None
         self._progress_task: asyncio.Task[None] | None = None
         self._started = time.monotonic()
-        self._checkpoint_failures = FailureLog(
-            log, "replay/checkpoint_errors", "saving the replay offsets or the heartbeat failed "
-            "(retrying)"
-        )  # fmt: skip
+        self._checkpoint_failures = FailureLog(log, "replay/checkpoint_errors",
+                                               "saving the replay offsets or the heartbeat "
+                                               "failed (retrying)",
+                                               plain=is_connection_error)  # fmt: skip
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> ReplaySpider:

@@ -42,7 +42,7 @@ from crawler.core.domainstats import (
 )
 from crawler.core.failures import FailureLog
 from crawler.core.keys import RedisKeys
-from crawler.core.outage import RedisGate
+from crawler.core.outage import RedisGate, is_connection_error
 from crawler.core.paths import state_dir
 from crawler.core.urls import publisher_domain
 from crawler.core.worker import worker_identity
@@ -142,10 +142,12 @@ class MonitoringExtension:
         self.active: dict[str, Alert] = {}
         self.flushes = 0
         # Counted in monitor/flush_errors; the first of each kind logged with its traceback (an
-        # alert rule's bug must not read as "Redis is down"), then one line per 30.
+        # alert rule's bug must not read as "Redis is down"; Redis down is one line), then one
+        # line per 30.
         self.flush_failures = FailureLog(log, "monitor/flush_errors",
                                          "monitoring flush failed (kept for retry)",
-                                         level=logging.WARNING)  # fmt: skip
+                                         level=logging.WARNING,
+                                         plain=is_connection_error)  # fmt: skip
         self.flush_seconds_total = 0.0
         self.metrics_url: str | None = None
         self._prometheus: Any = None
