@@ -16,6 +16,7 @@ from scrapy.http import HtmlResponse
 from scrapy.utils.test import get_crawler
 
 from crawler.core.failures import LOG_EVERY, FailureLog
+from crawler.core.outage import is_connection_error
 from crawler.safety import NetworkPolicyMiddleware
 from crawler.warc.capture import WarcCaptureMiddleware
 
@@ -54,6 +55,20 @@ def test_the_first_failure_of_each_kind_is_logged_whole_and_every_one_counted(
     assert "(30 so far; the first of its kind was logged with its traceback)" in (
         lines[0].getMessage()
     )
+
+
+def test_an_expected_error_is_one_line_even_the_first_time(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Redis unreachable: the outage gate says so in its own line; a traceback adds nothing."""
+    failures = FailureLog(log, "probe/errors", "flush failed", plain=is_connection_error)
+    failures.report(None, raised(ConnectionError("refused")))
+    failures.report(None, raised(ValueError("a bug")))
+    connection, bug = messages(caplog, "flush failed")
+    assert connection.exc_info is None and "ConnectionError: refused (1 so far" in (
+        connection.getMessage()
+    )
+    assert bug.exc_info is not None and bug.exc_info[0] is ValueError
 
 
 def test_a_failure_in_another_process_is_logged_with_its_own_traceback(
