@@ -42,7 +42,7 @@ from crawler.core.clock import Clock, clock_from_settings
 from crawler.core.commit import DoneCounter, install_ledger, item_version, ledger_of
 from crawler.core.outage import RedisGate
 from crawler.core.paths import state_dir
-from crawler.core.rejected import reject_item
+from crawler.core.rejected import keep_rejected, rejected_record
 from crawler.core.urls import canonical_article_url
 from crawler.feedparse import Feed, FeedEntry, FeedError, parse_feed
 from crawler.ledger import (
@@ -51,10 +51,11 @@ from crawler.ledger import (
     FailOutcome,
     HarvestState,
     RedisHarvestState,
+    Rejected,
     SqliteHarvestState,
     open_harvest_state,
 )
-from crawler.ledger_guard import GuardedHarvestState, MarkOutbox
+from crawler.ledger_guard import FailedMarkStored, GuardedHarvestState, MarkOutbox
 from crawler.polling import FeedState, PollPolicy
 
 log = logging.getLogger(__name__)
@@ -80,7 +81,8 @@ class Harvest:
         harvest = ledger_of(crawler)
         if not isinstance(harvest, Harvest):
             settings = crawler.settings
-            harvest = cls(crawler, _crawler_state(crawler), clock_from_settings(settings))
+            harvest = cls(crawler, open_harvest_state(settings), clock_from_settings(settings))
+            harvest.state = _guarded(crawler, harvest.state, harvest.failed_mark_stored)
             install_ledger(crawler, harvest)
             crawler.signals.connect(harvest.item_scraped, signal=signals.item_scraped)
             crawler.signals.connect(harvest.item_dropped, signal=signals.item_dropped)
@@ -133,14 +135,24 @@ class Harvest:
         found = item_version(item)
         if found is None:
             return
-        outcome = await self.state.fail(*found, self.clock.now())
-        if outcome is FailOutcome.GIVEN_UP:  # the last try: keep the article and its error
-            settings, stats = self.crawler.settings, self.crawler.stats
-            attempts, at = self.state.config.max_attempts, iso(self.clock.now())
-            await reject_item(settings, stats, item, failure, attempts, at)
-        elif outcome:
-            self.crawler.stats.inc_value("harvest/retry")
+        now = self.clock.now()
+        # Made now, while the item and its error are at hand: kept if this try was the last.
+        rejected = rejected_record(item, failure, self.state.config.max_attempts, iso(now))
+        outcome = await self.state.fail(*found, now, rejected=rejected)
+        await self.failed_mark_stored(outcome, rejected)
         self._notify(item, stored=False)
+
+    async def failed_mark_stored(self, outcome: FailOutcome, rejected: Rejected | None) -> None:
+        """Act on a failed try's outcome, now or when the outbox stores its mark (DEFERRED
+        until then): the last try keeps the article and its error (`pipeline.rejected.jsonl`;
+        a failed fetch has no record: counted only)."""
+        stats = self.crawler.stats
+        if outcome is FailOutcome.GIVEN_UP and rejected is not None:
+            await keep_rejected(self.crawler.settings, stats, rejected)
+        elif outcome is FailOutcome.GIVEN_UP:
+            stats.inc_value("harvest/given_up")
+        elif outcome is FailOutcome.RETRY:
+            stats.inc_value("harvest/retry")
 
     async def _finish(self, item: Any, output: bool) -> None:
         found = item_version(item)
@@ -161,13 +173,13 @@ class Harvest:
             self._opened = False
 
 
-def _crawler_state(crawler: Crawler) -> HarvestState:
-    """The configured state store; a Redis one waits out outages inside a crawl."""
-    state = open_harvest_state(crawler.settings)
+def _guarded(crawler: Crawler, state: HarvestState, on_failed: FailedMarkStored) -> HarvestState:
+    """A Redis state store waits out outages inside a crawl; `on_failed` acts on the outcome
+    of a failed mark the outage kept back."""
     gate = RedisGate.of(crawler)
     if isinstance(state, RedisHarvestState) and gate is not None:
         outbox = MarkOutbox(state_dir(crawler.settings) / "journal")
-        return GuardedHarvestState(state, gate, outbox)
+        return GuardedHarvestState(state, gate, outbox, on_failed)
     return state
 
 
@@ -238,13 +250,15 @@ class FeedPoller:
         return await self._finish(feed, PollResult(polling.ERROR, error=error), failed=True)
 
     async def _claim(self, feed_url: str, feed: Feed) -> list[Claim]:
-        entries: dict[str, Entry] = {}
+        """Claim the feed's entries; of a link listed twice, the ledger keeps one
+        (`distinct_entries`: the latest dated)."""
+        entries = []
         for entry in feed.entries:
-            key = canonical_article_url(entry.link)
             changed = changed_at(entry)
             payload = {"feed_url": feed_url, "entry": entry.to_meta()}
-            entries.setdefault(key, Entry(key, changed.timestamp() if changed else None, payload))
-        return await self.state.claim_entries(list(entries.values()), self.clock.now())
+            key = canonical_article_url(entry.link)
+            entries.append(Entry(key, changed.timestamp() if changed else None, payload))
+        return await self.state.claim_entries(entries, self.clock.now())
 
     async def _finish(
         self, feed: FeedState, result: PollResult, failed: bool = False

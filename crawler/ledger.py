@@ -54,10 +54,11 @@ from settings import base as defaults
 
 SQLITE_FILE = "harvest.sqlite3"
 LOCK_FILE = "harvest.lock"
-RECOVER_BATCH = 1_000  # claims handed back per recover() call
+RECOVER_BATCH = 1_000  # claims one Redis script call hands back (a call pages through all)
 PURGE_BATCH = 5_000  # expired records dropped per purge() call
 
 PENDING, DONE, FAILED = "p", "d", "f"
+DATE_DIGITS = 3  # an entry's `updated` date is kept to the millisecond
 BUSY_TIMEOUT_SECONDS = 5.0  # the embedded ledger: wait this long for another writer's lock
 
 
@@ -111,6 +112,12 @@ class Entry:
     updated: float | None
     payload: dict[str, Any] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        if self.updated is not None:
+            # Whole milliseconds, which both backends store exactly (the Redis scripts' cjson
+            # keeps 14 significant digits): a date compares the same in either.
+            object.__setattr__(self, "updated", round(self.updated, DATE_DIGITS))
+
 
 @dataclass(frozen=True)
 class Claim:
@@ -139,11 +146,26 @@ class Orphans:
 Count = tuple[str, str]
 
 
+def distinct_entries(entries: Sequence[Entry]) -> list[Entry]:
+    """One entry per key, in the order the keys first appear: of a key listed twice (a feed
+    that repeats an item), the one with the latest `updated` date (undated counts as oldest;
+    the first of equals). Both backends claim what this returns."""
+    chosen: dict[str, Entry] = {}
+    for entry in entries:
+        kept = chosen.get(entry.key)
+        if kept is None or (
+            entry.updated is not None and (kept.updated is None or entry.updated > kept.updated)
+        ):
+            chosen[entry.key] = entry
+    return list(chosen.values())
+
+
 def decide(
     record: dict[str, Any] | None, updated: float | None, config: LedgerConfig
 ) -> tuple[bool, dict[str, Any] | None]:
-    """The claim rule (the Redis Lua script implements the same): (claim?, new record or None
-    when unchanged). A URL is new once; a later `updated` date is a new version, unless the
+    """The claim rule (ledger_claim.lua implements the same for Redis, atomically; the
+    differential test tests/test_backend_parity.py keeps the two alike): (claim?, new record or
+    None when unchanged). A URL is new once; a later `updated` date is a new version, unless the
     previous version is still pending (its fetch will see the latest page anyway)."""
     if record is None:
         return True, {"v": 1, "u": updated, "s": PENDING, "a": 0}
@@ -162,19 +184,25 @@ def decide(
 
 class FailOutcome(Enum):
     """What a failed try of an article version led to (`HarvestState.fail`): it is tried again
-    later, it was given up by this very call (the caller reports it, once), or nothing happened
-    (not the pending version: done, superseded or given up already, e.g. by another worker).
-    True only for RETRY, so `if await state.fail(...)` still reads "will it be retried?"; the
-    guarded ledger answers True (a retry, as far as it knows) for a failure it buffers while
-    Redis is away (crawler/ledger_guard.py)."""
+    later (RETRY), it was given up by this very call (GIVEN_UP: the caller reports it, once),
+    nothing happened (NOT_PENDING: done, superseded or given up already, e.g. by another
+    worker), or it is not known yet (DEFERRED: the guarded ledger kept the mark while Redis is
+    away; the outcome is acted on when the mark is stored, crawler/ledger_guard.py).
+
+    Compare with `is`: an outcome has no truth value (`if outcome:` raises TypeError), so no
+    caller can read DEFERRED or GIVEN_UP as "will be retried" by accident."""
 
     RETRY = "retry"
     GIVEN_UP = "given_up"
     NOT_PENDING = "not_pending"
+    DEFERRED = "deferred"
 
     def __bool__(self) -> bool:
-        return self is FailOutcome.RETRY
+        raise TypeError(f"{self} has no truth value: compare it with `is`")
 
+
+# A rejected article's record (crawler/core/rejected.py), kept with a failed mark that waits.
+Rejected = dict[str, Any]
 
 # What the Redis ledger's fail script answers (ledger_fail.lua): 1, 0, or -1 (not pending).
 _FAIL_OUTCOMES = {1: FailOutcome.RETRY, 0: FailOutcome.GIVEN_UP}
@@ -208,7 +236,13 @@ class HarvestState(ABC):
 
     @abstractmethod
     async def claim_due_feeds(self, now: float, limit: int = 100) -> list[str]:
-        """Feeds due by `now`, each handed to one caller: its due time moves to now + lease."""
+        """Feeds due by `now`, each handed to one caller: its due time moves to now + lease;
+        the earliest due first, ties by URL."""
+
+    @abstractmethod
+    async def release_feed_polls(self, now: float) -> int:
+        """Every feed poll under way was cut off (a single local process starting): make those
+        feeds due at `now`. Returns how many."""
 
     # --- articles -------------------------------------------------------------------------
 
@@ -224,16 +258,22 @@ class HarvestState(ABC):
         crash can then neither lose nor double one)."""
 
     @abstractmethod
-    async def fail(self, key: str, version: int, now: float) -> FailOutcome:
+    async def fail(
+        self, key: str, version: int, now: float, rejected: Rejected | None = None
+    ) -> FailOutcome:
         """A try failed (the fetch, or a pipeline stage): RETRY (after retry_delay), GIVEN_UP
         (the max_attempts-th failure: the version is final, never handed out again) or
         NOT_PENDING. Attempts are counted in the store, so the bound holds across restarts and
-        workers."""
+        workers. `rejected`: what to keep (`pipeline.rejected.jsonl`) if this try turns out to
+        be the last when its outcome can only be known later (DEFERRED, the guarded ledger);
+        a store that answers at once leaves GIVEN_UP to the caller."""
 
     @abstractmethod
     async def recover(self, now: float, everything: bool = False) -> list[Claim]:
-        """Pending claims to request again: those due by `now` (lease run out, retry due), or
-        all of them (`everything`: a single local process starting). Their lease restarts."""
+        """Pending claims to request again: all those due by `now` (lease run out, retry due),
+        or (`everything`: a single local process starting) all those due before one more
+        claim lease, which is every claim but a retry set further out (handed back when due).
+        Their lease restarts."""
 
     async def heartbeat(self) -> bool:
         """Tell the other workers this one is alive (shared store); True if it was known
@@ -354,7 +394,7 @@ class SqliteHarvestState(HarvestState):
     async def claim_due_feeds(self, now: float, limit: int = 100) -> list[str]:
         with self._db:
             rows = self._db.execute(
-                "SELECT url FROM feeds WHERE next_poll <= ? ORDER BY next_poll LIMIT ?",
+                "SELECT url FROM feeds WHERE next_poll <= ? ORDER BY next_poll, url LIMIT ?",
                 (now, limit),
             ).fetchall()
             urls = [row[0] for row in rows]
@@ -367,11 +407,18 @@ class SqliteHarvestState(HarvestState):
             )
         return urls
 
+    async def release_feed_polls(self, now: float) -> int:
+        with self._db:
+            self._db.execute(
+                "UPDATE feeds SET next_poll = ? WHERE url IN (SELECT url FROM feed_leases)", (now,)
+            )
+            return self._db.execute("DELETE FROM feed_leases").rowcount
+
     async def claim_entries(self, entries: Sequence[Entry], now: float) -> list[Claim]:
         claims = []
         expires = now + self.config.seen_ttl
         with self._db:
-            for entry in entries:
+            for entry in distinct_entries(entries):
                 row = self._db.execute(
                     "SELECT version, updated, status, attempts FROM articles WHERE key = ?",
                     (entry.key,),
@@ -399,13 +446,15 @@ class SqliteHarvestState(HarvestState):
     async def done(self, key: str, version: int, now: float, counts: Sequence[Count] = ()) -> bool:
         with self._db:
             cursor = self._db.execute(
-                "UPDATE articles SET status = ?, payload = NULL, due = NULL, expires = ? "
-                "WHERE key = ? AND version = ? AND status = ?",
+                "UPDATE articles SET status = ?, attempts = 0, payload = NULL, due = NULL, "
+                "expires = ? WHERE key = ? AND version = ? AND status = ?",
                 (DONE, now + self.config.seen_ttl, key, version, PENDING),
             )
         return cursor.rowcount == 1
 
-    async def fail(self, key: str, version: int, now: float) -> FailOutcome:
+    async def fail(
+        self, key: str, version: int, now: float, rejected: Rejected | None = None
+    ) -> FailOutcome:
         with self._db:
             row = self._db.execute(
                 "SELECT attempts FROM articles WHERE key = ? AND version = ? AND status = ?",
@@ -428,23 +477,18 @@ class SqliteHarvestState(HarvestState):
         return FailOutcome.RETRY
 
     async def recover(self, now: float, everything: bool = False) -> list[Claim]:
-        limit = -1 if everything else RECOVER_BATCH
+        lease = self.config.claim_lease
+        due = "due < ?" if everything else "due <= ?"  # the Redis script's windows
         with self._db:
             rows = self._db.execute(
                 "SELECT key, version, updated, payload, attempts FROM articles "
-                "WHERE status = ? AND due <= ? ORDER BY due LIMIT ?",
-                (PENDING, float("inf") if everything else now, limit),
+                f"WHERE status = ? AND {due} ORDER BY due",
+                (PENDING, now + lease if everything else now),
             ).fetchall()
             self._db.executemany(
                 "UPDATE articles SET due = ? WHERE key = ?",
-                [(now + self.config.claim_lease, row[0]) for row in rows],
+                [(now + lease, row[0]) for row in rows],
             )
-            if everything:  # polls under way were cut off too: due at once
-                self._db.execute(
-                    "UPDATE feeds SET next_poll = ? WHERE url IN (SELECT url FROM feed_leases)",
-                    (now,),
-                )
-                self._db.execute("DELETE FROM feed_leases")
         return [Claim(k, v, u, json.loads(p or "{}"), a) for k, v, u, p, a in rows]
 
     async def is_done(self, key: str, version: int) -> bool:
@@ -482,6 +526,7 @@ _SCRIPTS = {
     "recover_owners": "ledger_recover_owners",
     "purge": "ledger_purge",
     "claim_feeds": "ledger_claim_feeds",
+    "release_feeds": "ledger_release_feeds",
     "save_feed": "ledger_save_feed",
 }
 _MILLISECONDS = 1000
@@ -572,6 +617,15 @@ class RedisHarvestState(HarvestState):
         )
         return [url.decode() if isinstance(url, bytes) else url for url in urls]
 
+    async def release_feed_polls(self, now: float) -> int:
+        k = self.keys
+        return int(
+            await self._scripts["release_feeds"](
+                keys=[k.harvest_due(), k.harvest_feed_owners()],
+                args=[now, k.harvest_held_prefix()],
+            )
+        )
+
     async def claim_entries(
         self, entries: Sequence[Entry], now: float, token: str = ""
     ) -> list[Claim]:
@@ -579,9 +633,13 @@ class RedisHarvestState(HarvestState):
         (for retrying a call whose reply was lost)."""
         if not entries:
             return []
-        by_key = {entry.key: entry for entry in entries}
+        by_key = {entry.key: entry for entry in distinct_entries(entries)}
         payload = [
-            {"k": e.key, "p": json.dumps(e.payload), **({"u": e.updated} if e.updated else {})}
+            {
+                "k": e.key,
+                "p": json.dumps(e.payload),
+                **({} if e.updated is None else {"u": e.updated}),
+            }
             for e in by_key.values()
         ]
         c = self.config
@@ -615,7 +673,9 @@ class RedisHarvestState(HarvestState):
             for mark, result in zip(marks, results, strict=True)
         ]
 
-    async def fail(self, key: str, version: int, now: float) -> FailOutcome:
+    async def fail(
+        self, key: str, version: int, now: float, rejected: Rejected | None = None
+    ) -> FailOutcome:
         keys = [self.keys.harvest_articles(), self.keys.harvest_pending()]
         c = self.config
         result = await self._scripts["fail"](

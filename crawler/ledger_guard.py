@@ -11,14 +11,22 @@ policy):
   Redis was down is therefore never fetched and output again: the outbox is replayed when Redis
   answers (before the crawl resumes) and at the next start (before pending claims are
   recovered), and a done mark is idempotent.
+* a failed mark kept in the outbox has no outcome yet (`FailOutcome.DEFERRED`): whether it was
+  the last try is known only when it is stored. It carries the rejected record its caller made
+  (crawler/core/rejected.py); a replay that gives the article up keeps that record in
+  `pipeline.rejected.jsonl` and counts `harvest/rejected`, as the harvest does when Redis
+  answers at once (`harvest/given_up` for a failed fetch, which has no record; `harvest/retry`
+  for a retry). A crash between storing such a mark and writing its record loses the record, as
+  the same crash would without an outage.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import uuid
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,9 +40,11 @@ from crawler.ledger import (
     Claim,
     Count,
     Entry,
+    FailOutcome,
     HarvestState,
     Orphans,
     RedisHarvestState,
+    Rejected,
 )
 from crawler.polling import FeedState
 
@@ -69,11 +79,21 @@ class MarkOutbox:
         return sum(journal.pending for journal in self._journals)
 
     async def add(
-        self, key: str, version: int, mark: str, at: float, counts: Sequence[Count] = ()
+        self,
+        key: str,
+        version: int,
+        mark: str,
+        at: float,
+        counts: Sequence[Count] = (),
+        rejected: Rejected | None = None,
     ) -> None:
-        record = {"canonical_url": key, "version": version, "mark": mark, "at": at}
+        record: dict[str, Any] = {"canonical_url": key, "version": version, "mark": mark, "at": at}
         if counts:
             record["counts"] = [list(count) for count in counts]
+        if rejected is not None:
+            # As JSON text, ASCII only: an item holds what a JSON line may not (a datetime, a
+            # lone surrogate); crawler/core/rejected.py writes it as the rejected file does.
+            record["rejected"] = json.dumps(rejected, default=str)
         async with self._lock:
             if self._own is None:
                 self._own = await asyncio.to_thread(
@@ -82,9 +102,10 @@ class MarkOutbox:
                 self._journals.insert(0, self._own)
             await asyncio.to_thread(self._own.append, [record])
 
-    async def replay(self, state: HarvestState) -> int:
-        """Store every mark in `state`, oldest first; a connection error stops the replay where
-        it is (what was stored is committed) and propagates."""
+    async def replay(self, state: HarvestState, on_failed: FailedMarkStored | None = None) -> int:
+        """Store every mark in `state`, oldest first; `on_failed(outcome, rejected record or
+        None)` acts on each failed mark's outcome before its chunk is committed. A connection
+        error stops the replay where it is (what was stored is committed) and propagates."""
         replayed = 0
         async with self._lock:
             for journal in list(self._journals):
@@ -92,7 +113,10 @@ class MarkOutbox:
                 while (step := await asyncio.to_thread(next, chunks, None)) is not None:
                     records, offset = step
                     for record in records:
-                        await _store(state, record)
+                        outcome = await _store(state, record)
+                        if outcome is not None and on_failed is not None:
+                            rejected = record.get("rejected")
+                            await on_failed(outcome, json.loads(rejected) if rejected else None)
                     await asyncio.to_thread(journal.commit, offset, len(records))
                     replayed += len(records)
                 if journal is not self._own:
@@ -107,23 +131,35 @@ class MarkOutbox:
             self._journals, self._own = [], None
 
 
-async def _store(state: HarvestState, record: dict[str, Any]) -> None:
+# What acts on a failed mark's outcome once the outbox stored it: (outcome, rejected record).
+FailedMarkStored = Callable[[FailOutcome, Rejected | None], Awaitable[None]]
+
+
+async def _store(state: HarvestState, record: dict[str, Any]) -> FailOutcome | None:
+    """Store one mark; a failed mark's outcome (None for a done mark)."""
     key, version, at = record["canonical_url"], int(record["version"]), float(record["at"])
     if record.get("mark") == FAILED:
-        await state.fail(key, version, at)
-    else:
-        counts = [(str(hash_key), str(name)) for hash_key, name in record.get("counts") or ()]
-        await state.done(key, version, at, counts)
+        return await state.fail(key, version, at)
+    counts = [(str(hash_key), str(name)) for hash_key, name in record.get("counts") or ()]
+    await state.done(key, version, at, counts)
+    return None
 
 
 class GuardedHarvestState(HarvestState):
     """A RedisHarvestState that waits out Redis outages (see the module docstring)."""
 
-    def __init__(self, inner: RedisHarvestState, gate: RedisGate, outbox: MarkOutbox) -> None:
+    def __init__(
+        self,
+        inner: RedisHarvestState,
+        gate: RedisGate,
+        outbox: MarkOutbox,
+        on_failed: FailedMarkStored | None = None,
+    ) -> None:
         super().__init__(inner.config, inner.owner)
         self.inner = inner
         self.gate = gate
         self.outbox = outbox
+        self.on_failed = on_failed  # acts on the outcome of a failed mark the outbox stored
 
     @property
     def stats(self) -> StatsCollector:
@@ -135,7 +171,7 @@ class GuardedHarvestState(HarvestState):
             await self.inner.open()
             await self.outbox.open()
             if self.outbox.pending:
-                replayed = await self.outbox.replay(self.inner)
+                replayed = await self.outbox.replay(self.inner, self.on_failed)
                 self.stats.inc_value("harvest/outbox/replayed", replayed)
                 log.info("%d done mark(s) kept while Redis was down are stored now", replayed)
         self.gate.on_recovery(self._replay)
@@ -154,7 +190,7 @@ class GuardedHarvestState(HarvestState):
         await self.inner.close()
 
     async def _replay(self) -> str | None:
-        replayed = await self.outbox.replay(self.inner)
+        replayed = await self.outbox.replay(self.inner, self.on_failed)
         if not replayed:
             return None
         self.stats.inc_value("harvest/outbox/replayed", replayed)
@@ -163,26 +199,35 @@ class GuardedHarvestState(HarvestState):
     # --- marks: never wait ----------------------------------------------------------------
 
     async def done(self, key: str, version: int, now: float, counts: Sequence[Count] = ()) -> bool:
-        return await self._mark(DONE, key, version, now, counts)
-
-    async def fail(self, key: str, version: int, now: float) -> bool:
-        return await self._mark(FAILED, key, version, now)
-
-    async def _mark(
-        self, mark: str, key: str, version: int, now: float, counts: Sequence[Count] = ()
-    ) -> bool:
+        """True also for a mark kept in the outbox (as far as this process knows, it is the
+        pending version: the replay stores it, idempotently)."""
         if self.gate.available:
             try:
-                if mark == DONE:
-                    return await attempt(lambda: self.inner.done(key, version, now, counts))
+                return await attempt(lambda: self.inner.done(key, version, now, counts))
+            except Exception as error:
+                self._unreachable(error)
+        await self.outbox.add(key, version, DONE, now, counts)
+        self.stats.inc_value("harvest/outbox/buffered")
+        return True
+
+    async def fail(
+        self, key: str, version: int, now: float, rejected: Rejected | None = None
+    ) -> FailOutcome:
+        if self.gate.available:
+            try:
                 return await attempt(lambda: self.inner.fail(key, version, now))
             except Exception as error:
-                if not is_connection_error(error):
-                    raise
-                self.gate.report(error)
-        await self.outbox.add(key, version, mark, now, counts)
+                self._unreachable(error)
+        await self.outbox.add(key, version, FAILED, now, rejected=rejected)
         self.stats.inc_value("harvest/outbox/buffered")
-        return True  # as far as this process knows: stored for later, and retried if failed
+        return FailOutcome.DEFERRED
+
+    def _unreachable(self, error: Exception) -> None:
+        """A mark's command failed: an outage is reported (the mark is then kept), anything
+        else raises."""
+        if not is_connection_error(error):
+            raise error
+        self.gate.report(error)
 
     # --- everything else: wait for Redis ------------------------------------------------------
 
@@ -201,6 +246,9 @@ class GuardedHarvestState(HarvestState):
     async def claim_entries(self, entries: Sequence[Entry], now: float) -> list[Claim]:
         token = uuid.uuid4().hex[:16]  # one per claim, reused by its retries
         return await self.gate.call(lambda: self.inner.claim_entries(entries, now, token=token))
+
+    async def release_feed_polls(self, now: float) -> int:
+        return await self.gate.call(lambda: self.inner.release_feed_polls(now))
 
     async def recover(self, now: float, everything: bool = False) -> list[Claim]:
         return await self.gate.call(lambda: self.inner.recover(now, everything))

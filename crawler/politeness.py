@@ -31,7 +31,8 @@ domain in Redis right before it is sent and frees it when its response (or error
 
 Stats: `politeness/acquired`, `politeness/waits` (answers "not yet"), `politeness/wait_seconds`,
 `politeness/release_deferred` (releases sent after an outage), `politeness/unshared` (requests
-sent without a shared slot: closing during an outage).
+sent without a shared slot: closing during an outage), `politeness/crawl_delay_errors` (a
+robots.txt parser that raised on crawl-delay: logged with its traceback, no crawl-delay then).
 """
 
 from __future__ import annotations
@@ -45,11 +46,11 @@ from typing import Any
 from scrapy import Request, signals
 from scrapy.core.downloader import Slot
 from scrapy.crawler import Crawler
-from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 from scrapy.robotstxt import RobotParser
 from scrapy.utils.httpobj import urlparse_cached
 
 from crawler.core.connection import async_redis, redis_url
+from crawler.core.failures import FailureLog
 from crawler.core.keys import RedisKeys
 from crawler.core.lua import register_lua
 from crawler.core.outage import RedisGate, RedisUnavailable, attempt, is_connection_error
@@ -99,7 +100,12 @@ class DomainPoliteness:
         self.heartbeat_grace_us = micros(settings.getfloat("HEARTBEAT_TTL_SECONDS"))
         self._serial = itertools.count(1)
         self._unreleased: list[tuple[str, str]] = []
-        self._robots: RobotsTxtMiddleware | bool | None = False  # False: not looked up yet
+        # robots.txt crawl-delay by host (signals.robots_parsed; none until the host's is read).
+        self._crawl_delays: dict[str, float | None] = {}
+        self._crawl_delay_failures = FailureLog(log, "politeness/crawl_delay_errors",
+                                                "robots.txt crawl-delay unreadable",
+                                                level=logging.WARNING)  # fmt: skip
+        crawler.signals.connect(self._robots_parsed, signal=signals.robots_parsed)
         if self.gate is not None:
             self.gate.on_recovery(self._release_deferred)
         crawler.signals.connect(self._spider_closed, signal=signals.spider_closed)
@@ -186,28 +192,18 @@ class DomainPoliteness:
         return max(delay, self.crawl_delay(request) or 0.0)
 
     def crawl_delay(self, request: Request) -> float | None:
-        """robots.txt crawl-delay for our agent, once the domain's robots.txt was read."""
-        middleware = self._robots_middleware()
-        if middleware is None:
-            return None
-        # Scrapy keeps each host's parsed robots.txt in this dict and offers no public reader;
-        # Scrapy itself never applies crawl-delay.
-        parser = middleware._parsers.get(urlparse_cached(request).netloc)
-        if not isinstance(parser, RobotParser):  # not read yet (a Deferred), or none
-            return None
-        try:
-            return parser.crawl_delay(self.robots_agent)
-        except Exception:  # a parser's bug must not stop the crawl: no crawl-delay then
-            log.debug("robots.txt crawl-delay unreadable", exc_info=True)
-            return None
+        """robots.txt crawl-delay for our agent, once the domain's robots.txt was read (Scrapy
+        itself never applies it)."""
+        return self._crawl_delays.get(urlparse_cached(request).netloc)
 
-    def _robots_middleware(self) -> RobotsTxtMiddleware | None:
-        engine = self.crawler._engine  # None before the crawl starts (as crawler/core/outage.py)
-        if self._robots is False and engine is not None:
-            middlewares = engine.downloader.middleware.middlewares
-            found = [m for m in middlewares if isinstance(m, RobotsTxtMiddleware)]
-            self._robots = found[0] if found else None
-        return self._robots if isinstance(self._robots, RobotsTxtMiddleware) else None
+    def _robots_parsed(self, robotparser: RobotParser, request: Request) -> None:
+        """Scrapy's RobotsTxtMiddleware read a host's robots.txt: keep its crawl-delay."""
+        try:
+            delay = robotparser.crawl_delay(self.robots_agent)
+        except Exception as error:  # a parser's bug must not stop the crawl: no crawl-delay then
+            self._crawl_delay_failures.report(self.crawler.stats, error, request.url)
+            delay = None
+        self._crawl_delays[urlparse_cached(request).netloc] = delay
 
     async def _call(self, operation: Any) -> Any:
         if self.gate is None:

@@ -41,12 +41,20 @@ from scrapy.exceptions import IgnoreRequest
 from scrapy.resolver import CachingThreadedResolver
 from scrapy.settings import BaseSettings
 from scrapy.utils.defer import maybe_deferred_to_future
+from twisted.internet import defer
+from twisted.internet import error as twisted_error
 from twisted.internet.defer import Deferred
 from twisted.internet.error import DNSLookupError
 from twisted.internet.interfaces import IResolverSimple
 from zope.interface import implementer
 
+from crawler.core.failures import FailureLog
+
 log = logging.getLogger(__name__)
+
+# What resolving a name raises when it does not resolve (in time): the download then fails
+# with the same error, counted as a DNS failure (crawler/faults.py).
+UNRESOLVED = (DNSLookupError, TimeoutError, twisted_error.TimeoutError, defer.TimeoutError, OSError)
 
 ALLOWED_SCHEMES = frozenset({"http", "https"})
 # Names that never belong to a public publisher: loopback and documentation names (RFC 6761),
@@ -267,10 +275,18 @@ class NetworkPolicyMiddleware:
     the connection then uses), so that a name pointing at a private address is refused here,
     with its reason, instead of failing later as a DNS error that would be retried."""
 
-    def __init__(self, policy: NetworkPolicy, proxied: bool, dns_timeout: float) -> None:
+    def __init__(
+        self, policy: NetworkPolicy, proxied: bool, dns_timeout: float, stats: Any = None
+    ) -> None:
         self.policy = policy
         self.proxied = proxied
         self.dns_timeout = dns_timeout
+        self.stats = stats
+        # What the resolver raised besides a name that does not resolve (a bug): the download
+        # goes on (the connection's resolver checks the address again), counted and logged.
+        self.resolve_failures = FailureLog(log, "safety/resolve_errors",
+                                           "resolving a host before its request failed",
+                                           level=logging.WARNING)  # fmt: skip
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> NetworkPolicyMiddleware:
@@ -279,6 +295,7 @@ class NetworkPolicyMiddleware:
             NetworkPolicy.from_settings(settings),
             proxied=bool(settings.get("PROXY_URL")),
             dns_timeout=settings.getfloat("DNS_TIMEOUT"),
+            stats=crawler.stats,
         )
 
     async def process_request(self, request: Request) -> None:
@@ -296,8 +313,10 @@ class NetworkPolicyMiddleware:
             await maybe_deferred_to_future(reactor.resolve(host, (self.dns_timeout,)))
         except AddressRefused as refused:
             raise RequestRefused(REFUSED_ADDRESS, refused.detail) from refused
-        except Exception:  # a name that does not resolve fails later, as the download
+        except UNRESOLVED:  # a name that does not resolve fails later, as the download
             return
+        except Exception as error:
+            self.resolve_failures.report(self.stats, error, host)
 
 
 class ConfiguredProxyMiddleware(HttpProxyMiddleware):

@@ -64,6 +64,7 @@ from crawler.core.connection import redis_url, sync_redis
 from crawler.core.keys import RedisKeys
 from crawler.core.lua import register_lua
 from crawler.core.outage import RedisGate, attempt_sync, is_connection_error
+from crawler.core.scrapy_adapter import engine_of, wake
 from crawler.core.worker import claim_owner
 from crawler.ledger import RedisHarvestState
 
@@ -283,10 +284,8 @@ class RedisScheduler(Scheduler):
     def _wake_if_idle(self) -> None:
         """The last pop found the shared queue empty: have the engine look again (its own
         heartbeat is every 5 s, long enough for a busy worker to take a whole burst)."""
-        engine = getattr(self.crawler, "_engine", None)
-        slot = getattr(engine, "_slot", None)  # the engine's only wake-up call
-        if self.idle and slot is not None:
-            slot.nextcall.schedule()
+        if self.idle:
+            wake(engine_of(self.crawler))
 
     def close(self, reason: str) -> None:
         if self.poller is not None and self.poller.running:

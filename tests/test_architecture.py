@@ -169,3 +169,29 @@ def _module_names(package: str) -> list[str]:
     for info in pkgutil.walk_packages(root.__path__, prefix=f"{package}."):
         names.append(info.name)
     return names
+
+
+def _cannot_fail(test: ast.expr) -> bool:
+    """`assert True`, `assert "text"`, or a comparison `x >= 0`: what holds for any count or
+    duration (docs/development.md: a check bounds a measure on both sides instead)."""
+    if isinstance(test, ast.Constant):
+        return bool(test.value)
+    if isinstance(test, ast.BoolOp):
+        return any(_cannot_fail(value) for value in test.values) and isinstance(test.op, ast.Or)
+    return (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.GtE)
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value == 0
+    )
+
+
+def test_no_test_asserts_what_cannot_fail() -> None:
+    found = [
+        f"{path.relative_to(ROOT)}:{node.lineno}: {ast.unparse(node)}"
+        for path in sorted((ROOT / "tests").rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Assert) and _cannot_fail(node.test)
+    ]
+    assert not found, "\n".join(found)

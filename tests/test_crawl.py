@@ -151,7 +151,9 @@ def test_in_container_notices_never_reach_the_output(crawl) -> None:
     for item in items:
         page = room.pages[item["url"]]
         assert not [n for n in page.notices if n in item["text"]], item["url"]
-        assert item["notices_removed"] >= 0
+        # Every block it removed was one of the page's notices (the extractor may have left
+        # some out already): a story paragraph taken for a notice would count more.
+        assert item["notices_removed"] <= len(page.notices), item["url"]
     removed = {item["domain"] for item in items if item["notices_removed"]}
     assert {"metroledger.test", "coastalpost.test", "wirewatch.test"} <= removed
     notice_only = [page.url for page in room.non_articles() if page.notices]

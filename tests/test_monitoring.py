@@ -39,6 +39,7 @@ from pipelines.monitoring.alerts import (
     scan_time,
 )
 from pipelines.monitoring.backends import (
+    TRIM_EVERY_BUCKETS,
     DomainBatch,
     MemoryStore,
     RedisStore,
@@ -246,7 +247,9 @@ def test_memory_and_redis_stores_agree(redis_store, redis_url: str, redis_prefix
     assert list(a.series) == [config.bucket(now)]  # the out-of-retention bucket was trimmed
     client = redis.Redis.from_url(redis_url)
     keys = RedisKeys(redis_prefix)
-    assert 0 < client.ttl(keys.monitor_series("a.test")) <= 660  # bounded in time...
+    # Bounded in time: the retention, and the refresh period it must outlive...
+    refresh = (TRIM_EVERY_BUCKETS + 1) * config.bucket_seconds
+    assert 600 < client.ttl(keys.monitor_series("a.test")) <= 600 + refresh
     assert client.llen(keys.monitor_pages("a.test")) == 3  # ...and in length
     state = read_redis(client, keys, "redis")
     assert set(state.domains) == {"a.test", "b.test"}
@@ -413,7 +416,16 @@ def test_metric_names_follow_the_counter_names() -> None:
     assert metric_name("weird name!") == ("weird_name", None, None)
 
 
-def test_a_store_that_fails_never_stops_the_crawl_and_loses_nothing(redis_prefix: str) -> None:
+class BrokenRules(MemoryStore):
+    """A store that works, behind alert rules that hit a bug."""
+
+    async def active_alerts(self) -> dict[str, Alert]:
+        raise KeyError("a bug in an alert rule")
+
+
+def test_a_store_that_fails_never_stops_the_crawl_and_loses_nothing(
+    redis_prefix: str, caplog: pytest.LogCaptureFixture
+) -> None:
     crawler = project_crawler()
     extension = MonitoringExtension.from_crawler(crawler)
     config = extension.config
@@ -427,6 +439,16 @@ def test_a_store_that_fails_never_stops_the_crawl_and_loses_nothing(redis_prefix
     assert crawler.stats.get_value("monitor/flush_errors") == 2
     assert extension.retry["a.test"].counters["fetched"] == 5  # kept for the next flush
     assert extension.totals["a.test"]["fetched"] == 5  # and /metrics counted it once
+    # A bug while Redis is down is not one more "Redis is down": its first is logged whole too.
+    extension.store = BrokenRules(config)
+    asyncio.run(extension.flush())
+    asyncio.run(extension.flush())
+    assert crawler.stats.get_value("monitor/flush_errors") == 4
+    logged = [r for r in caplog.records if r.getMessage().startswith("monitoring flush failed")]
+    assert len(logged) == 2  # the second of each kind: counted, not logged
+    assert "ConnectionError: " in logged[0].getMessage() and logged[0].exc_info is None  # a line
+    assert logged[1].exc_info is not None and logged[1].exc_info[0] is KeyError  # whole
+    assert "KeyError: 'a bug in an alert rule' (3 so far" in logged[1].getMessage()
 
 
 # --- end to end: a redesign mid-crawl ----------------------------------------------------------

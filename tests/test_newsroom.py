@@ -339,7 +339,7 @@ def test_true_blocks_appear_in_order_inside_the_article_container(room: Newsroom
         for block in page.blocks:
             for fragment in fragments(block):
                 found = text.find(fragment, position)
-                assert found >= 0, (page.url, block)
+                assert found != -1, (page.url, block)  # found, after the previous block
                 position = found + len(fragment)
 
 

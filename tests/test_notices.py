@@ -10,6 +10,7 @@ import sqlite3
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -518,6 +519,29 @@ def test_embedded_store_forgets_idle_domains(tmp_path: Path) -> None:
     assert domains == [("other.test",)] and orphans == (0,)
 
 
+def test_a_running_embedded_store_forgets_idle_domains_within_the_hour(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As Redis's key TTLs do, without waiting for the next start."""
+    from pipelines.notices import backends
+
+    path = tmp_path / "notices.sqlite3"
+    config = NoticeConfig(prior_articles=0, idle_ttl_seconds=DAY_SECONDS)
+    store = EmbeddedNoticeStore(path, config)
+    learner = NoticeLearner(store, config)
+    store.observe_sync(learner.prepare(DOMAIN, Stories().body(), ("a",)).observation)
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE notice_domains SET last_seen = ?", (time.time() - 2 * DAY_SECONDS,))
+    store.observe_sync(learner.prepare("other.test", Stories("o").body(), ("o",)).observation)
+    assert len(sqlite3.connect(path).execute("SELECT * FROM notice_domains").fetchall()) == 2
+    later = time.time() + backends.IDLE_CHECK_SECONDS + 1
+    monkeypatch.setattr(backends, "time", SimpleNamespace(time=lambda: later))
+    store.observe_sync(learner.prepare("other.test", Stories("p").body(), ("p",)).observation)
+    store.close()
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT domain FROM notice_domains").fetchall() == [("other.test",)]
+
+
 # --- The Scrapy pipeline ---------------------------------------------------------------------
 
 
@@ -626,7 +650,8 @@ def test_the_stage_takes_the_workers_preparation_and_judges_as_if_it_prepared_it
 
     def with_preparation(item: dict[str, Any], blocks: Blocks) -> dict[str, Any]:
         article = Article(blocks=blocks, method="dom", language=item.get("language"))
-        return {**item, "prepared": pickle.loads(pickle.dumps(run_preparations(article, (path,))))}
+        prepared, _ = run_preparations(article, (path,))
+        return {**item, "prepared": pickle.loads(pickle.dumps(prepared))}
 
     async def run(prepare: str) -> tuple[list[Any], dict[str, Any]]:
         crawler = crawler_with(STATE_DIR=str(tmp_path / prepare), REDIS_URL="")

@@ -10,9 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scrapy import Request, Spider
+from scrapy import Request, Spider, signals
 from scrapy.core.downloader import Slot
-from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 from scrapy.robotstxt import ProtegoRobotParser
 from scrapy.utils.test import get_crawler
 
@@ -173,13 +172,40 @@ def test_robots_txt_crawl_delay_raises_the_delay_between_requests(
 ) -> None:
     politeness = politeness_of(redis_url, redis_prefix)
     assert politeness is not None
-    robots = RobotsTxtMiddleware.from_crawler(politeness.crawler)
-    robots._parsers["slow.test"] = ProtegoRobotParser(b"User-agent: *\nCrawl-delay: 2\n", None)
-    robots._parsers["quiet.test"] = None  # robots.txt could not be read: no crawl-delay
-    politeness._robots = robots
+    # What Scrapy's RobotsTxtMiddleware sends once it has read a host's robots.txt.
+    for host, body in [("slow.test", b"User-agent: *\nCrawl-delay: 2\n"),
+                       ("plain.test", b"User-agent: *\nDisallow: /private\n")]:  # fmt: skip
+        politeness.crawler.signals.send_catch_log(
+            signals.robots_parsed,
+            robotparser=ProtegoRobotParser(body, None),
+            request=Request(f"http://{host}/first"),
+        )
     assert politeness.floor_delay("slow.test", Request("http://slow.test/a")) == 2.0
-    assert politeness.floor_delay("quiet.test", Request("http://quiet.test/a")) == 0.5
-    assert politeness.floor_delay("new.test", Request("http://new.test/a")) == 0.5
+    assert politeness.floor_delay("plain.test", Request("http://plain.test/a")) == 0.5
+    assert politeness.floor_delay("new.test", Request("http://new.test/a")) == 0.5  # not read yet
+
+
+class BrokenRobotParser(ProtegoRobotParser):
+    def crawl_delay(self, user_agent: str | bytes) -> float | None:
+        raise ValueError("a parser bug")
+
+
+def test_a_robots_parser_that_raises_costs_the_crawl_delay_and_is_logged_whole(
+    redis_url: str, redis_prefix: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    politeness = politeness_of(redis_url, redis_prefix)
+    assert politeness is not None
+    for host in ("a.test", "b.test"):
+        politeness.crawler.signals.send_catch_log(
+            signals.robots_parsed,
+            robotparser=BrokenRobotParser(b"User-agent: *\nCrawl-delay: 9\n", None),
+            request=Request(f"http://{host}/first"),
+        )
+    assert politeness.floor_delay("a.test", Request("http://a.test/x")) == 0.5
+    assert politeness.crawler.stats.get_value("politeness/crawl_delay_errors") == 2
+    logged = [r for r in caplog.records if "crawl-delay unreadable" in r.getMessage()]
+    assert len(logged) == 1 and logged[0].exc_info is not None  # the first, with its traceback
+    assert "ValueError: a parser bug" in logged[0].getMessage()
 
 
 def test_a_release_redis_missed_is_sent_when_it_answers_again(
@@ -194,7 +220,7 @@ def test_a_release_redis_missed_is_sent_when_it_answers_again(
         url = redis_url.replace(":6379/", f":{proxy.port}/")
         politeness = politeness_of(url, redis_prefix, REDIS_RETRY_SECONDS=0.05)
         assert politeness is not None and politeness.gate is not None
-        slot = Slot(concurrency=1, delay=0.0, jitter=0.0)
+        slot = Slot(1, 0.0, 0)  # no random delay: jitter 0 (Scrapy 2.19), randomize_delay 0 (2.18)
         token = await politeness.acquire(DOMAIN, slot, Request(f"http://{DOMAIN}/a"))
         proxy.stop()
         # No engine here, so the gate sees a closing crawl: a request it holds goes without a

@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
+from scrapy import Spider
+from scrapy import signals as scrapy_signals
+from scrapy.utils.test import get_crawler
+from twisted.python.failure import Failure
 
+from crawler.core.items import ArticleItem
 from crawler.core.keys import RedisKeys
+from crawler.core.rejected import PIPELINE_REJECTED_FILE as REJECTED
+from crawler.harvest import Harvest
 from crawler.ledger import (
     Entry,
     FailOutcome,
@@ -17,6 +27,8 @@ from crawler.ledger import (
     RedisHarvestState,
     SqliteHarvestState,
 )
+from crawler.ledger_guard import GuardedHarvestState
+from newsharvest_bench.tcpproxy import TcpProxy
 from crawler.polling import FeedState
 
 CONFIG = LedgerConfig(
@@ -148,12 +160,14 @@ def test_failed_fetches_are_retried_after_a_delay_then_given_up(make_state) -> N
         await state.claim_entries([entry("http://a/1", T0)], T0)
         assert await state.recover(T0 + 10) == []  # in flight, lease running
         retry = await state.fail("http://a/1", 1, T0 + 10)  # attempt 1 of 2
-        assert retry is FailOutcome.RETRY and retry  # truthy: "will it be retried?"
+        assert retry is FailOutcome.RETRY
+        with pytest.raises(TypeError, match="compare it with `is`"):
+            bool(retry)  # an outcome is compared, never read as a truth value
         assert await state.recover(T0 + 30) == []  # retry not due yet
         again = await state.recover(T0 + 61)
         assert [(c.key, c.attempts) for c in again] == [("http://a/1", 1)]
         given_up = await state.fail("http://a/1", 1, T0 + 70)  # attempt 2 of 2
-        assert given_up is FailOutcome.GIVEN_UP and not given_up
+        assert given_up is FailOutcome.GIVEN_UP
         assert await state.is_done("http://a/1", 1)
         # Only the call that made it final says GIVEN_UP (it reports the article, once).
         assert await state.fail("http://a/1", 1, T0 + 80) is FailOutcome.NOT_PENDING
@@ -277,6 +291,114 @@ def test_done_marks_kept_in_the_outbox_are_stored_at_the_next_start(
     asyncio.run(scenario())
 
 
+def outage_harvest(redis_url: str, redis_prefix: str, state: Path, proxy: TcpProxy) -> Harvest:
+    """A crawl's harvest, its Redis ledger guarded by the outage gate, reaching Redis through
+    `proxy`; an article is given up on its second failed try."""
+    settings = {
+        "REDIS_URL": redis_url.replace(":6379/", f":{proxy.port}/"),
+        "REDIS_KEY_PREFIX": redis_prefix,
+        "REDIS_RETRY_SECONDS": 0.05,
+        "STATE_DIR": str(state),
+        "HARVEST_MAX_ATTEMPTS": 2,
+        "EXTENSIONS_BASE": {},  # Scrapy's own close with a crawl: there is none here
+    }
+    return Harvest.of(get_crawler(Spider, settings))
+
+
+def failed_item(key: str) -> tuple[ArticleItem, Failure]:
+    """An article and the error a pipeline stage raised on it."""
+    item = ArticleItem(entry_url=key, version=1, url=key, domain="a.test", title="A story")
+    try:
+        raise RuntimeError(f"a stage failed on {key}")
+    except RuntimeError:
+        return item, Failure()
+
+
+async def closed(harvest: Harvest) -> None:
+    """What the end of the crawl does: the ledger and the gate close."""
+    signals_ = harvest.crawler.signals
+    await signals_.send_catch_log_async(
+        scrapy_signals.spider_closed, spider=Spider("probe"), reason="finished"
+    )
+
+
+async def until(condition: Callable[[], bool], what: str, seconds: float = 10.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, f"waited {seconds} s for {what}"
+        await asyncio.sleep(0.02)
+
+
+@pytest.mark.parametrize("back", ["mid_crawl", "at_the_next_start"])
+def test_a_last_try_failing_during_an_outage_is_rejected_once_redis_is_back(
+    back: str, tmp_path: Path, redis_url: str, redis_prefix: str
+) -> None:
+    """Redis cut (a TcpProxy in front of the real server) while a stage fails on two articles:
+    `last` on its second and last try, `first` on its first. Their marks wait in the outbox,
+    their outcome unknown (DEFERRED); once Redis answers (mid-crawl: the gate's recovery; or
+    only at the next start), the replay gives `last` up, which reaches pipeline.rejected.jsonl
+    with its error, counted once, and schedules `first`'s retry."""
+    journal = tmp_path / "state" / "journal"
+
+    async def scenario(proxy: TcpProxy) -> dict[str, Any]:
+        harvest = outage_harvest(redis_url, redis_prefix, tmp_path / "state", proxy)
+        state = await harvest.open()
+        assert isinstance(state, GuardedHarvestState)
+        now = harvest.clock.now()
+        await state.claim_entries([entry("http://a/last", now), entry("http://a/first", now)], now)
+        await harvest.item_error(*failed_item("http://a/last"))  # try 1 of 2: a retry
+        proxy.stop()
+        outcomes = [
+            await state.fail(key, 1, now, rejected={"record": {"url": key}})
+            for key in ("http://a/never-claimed",)
+        ]
+        assert outcomes == [FailOutcome.DEFERRED]  # Redis away: not known yet
+        for key in ("http://a/last", "http://a/first"):
+            await harvest.item_error(*failed_item(key))
+        stats = harvest.crawler.stats
+        assert stats.get_value("harvest/outbox/buffered") == 3
+        assert stats.get_value("harvest/rejected") is None and not (journal / REJECTED).exists()
+        if back == "mid_crawl":
+            proxy.start()
+            await until(lambda: state.gate.available and not state.outbox.pending, "recovery")
+            await closed(harvest)
+            return stats.get_stats()
+        await closed(harvest)  # the crawl stopped during the outage: the marks stay on disk
+        assert state.outbox.pending == 0  # closed; on disk: the next start reads them
+        proxy.start()
+        again = outage_harvest(redis_url, redis_prefix, tmp_path / "state", proxy)
+        await again.open()  # the outbox is replayed before anything else
+        await closed(again)
+        return again.crawler.stats.get_stats()
+
+    with TcpProxy(6379) as proxy:
+        stats = asyncio.run(scenario(proxy))
+    (rejected,) = [json.loads(line) for line in (journal / REJECTED).read_text().splitlines()]
+    assert rejected["record"]["url"] == "http://a/last" and rejected["attempts"] == 2
+    assert rejected["error"] == "RuntimeError: a stage failed on http://a/last"
+    assert rejected["where"].startswith("tests/test_state.py:")
+    assert stats["harvest/rejected"] == 1 and stats["domain/a.test/errors/rejected"] == 1
+    # `first` scheduled again (mid-crawl, the same stats also hold `last`'s first try).
+    assert stats["harvest/retry"] == (2 if back == "mid_crawl" else 1)
+    assert stats["harvest/outbox/replayed"] == 3
+
+    async def ledger() -> tuple[bool, bool, list[str]]:
+        state = RedisHarvestState(CONFIG, redis_url, RedisKeys(redis_prefix))
+        await state.open()
+        try:
+            retried = [c.key for c in await state.recover(time.time() + 10_000)]
+            return (
+                await state.is_done("http://a/last", 1),
+                await state.is_done("http://a/first", 1),
+                retried,
+            )
+        finally:
+            await state.close()
+
+    last_final, first_final, retried = asyncio.run(ledger())
+    assert last_final and not first_final and retried == ["http://a/first"]
+
+
 # --- worker liveness (Redis) ----------------------------------------------------------------
 
 
@@ -368,7 +490,7 @@ def test_the_embedded_store_releases_feed_polls_cut_off_by_a_crash(tmp_path: Pat
         await crashed.close()  # the lock goes with the process
         restarted = await states()
         assert await restarted.claim_due_feeds(T0 + 1) == []  # leased for 30 s
-        await restarted.recover(T0 + 1, everything=True)  # what a local start does
+        assert await restarted.release_feed_polls(T0 + 1) == 1  # what a local start does
         assert await restarted.claim_due_feeds(T0 + 1) == ["http://f.test/rss"]
 
     states.run(scenario)

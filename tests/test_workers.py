@@ -132,8 +132,28 @@ def test_the_worker_prepares_the_article_for_a_later_stage_that_asks() -> None:
 def test_a_failing_preparation_is_left_out_for_its_stage_to_do() -> None:
     article = Article(blocks=[("paragraph", "Some words of an article.")], method="dom")
     missing = "pipelines.notices.learner:no_such_function"
-    prepared = run_preparations(article, (missing, WORKER_PREPARATION))
-    assert list(prepared) == [WORKER_PREPARATION]
+    prepared, failed = run_preparations(article, (missing, WORKER_PREPARATION))
+    assert list(prepared) == [WORKER_PREPARATION] and list(failed) == [missing]
+    assert failed[missing].kind == "ValueError" and "no_such_function" in failed[missing].line
+    assert failed[missing].traceback.startswith("Traceback (most recent call last)")
+
+
+def test_a_preparation_failing_in_a_worker_is_counted_and_its_first_traceback_logged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The worker cannot log to the crawl or count in its stats: the stage does, for it."""
+    pipeline = _pipeline(1, EXTRACT_FUNCTION="pipelines.extraction.workers.extract_page")
+    missing = "pipelines.notices.learner:no_such_function"
+    pipeline.preparations = (missing,)
+    pages = [_item("dom-article.html", f"https://valleytimes.test/{n}") for n in range(3)]
+    items = asyncio.run(_run_all(pipeline, pages))
+    assert all(isinstance(item, ArticleItem) and "prepared" not in item for item in items)
+    assert pipeline.stats.get_value("extract/preparation_errors") == 3
+    logged = [r for r in caplog.records if "a worker preparation failed" in r.getMessage()]
+    assert len(logged) == 1  # the others: counted
+    message = logged[0].getMessage()
+    assert f"({missing} on https://valleytimes.test/" in message and "ValueError: " in message
+    assert "Traceback (most recent call last)" in message and "in function_at" in message
 
 
 def test_hang_and_crashes_are_nulls_and_the_pool_goes_on() -> None:

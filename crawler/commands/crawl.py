@@ -30,7 +30,7 @@ class Command(ScrapyCrawlCommand):
         if len(args) != 1:
             raise UsageError("give one spider name: scrapy crawl feeds -a feeds=...")
         assert self.crawler_process
-        crawler = self._create_crawler(args[0])
+        crawler = self.crawler_process.create_crawler(args[0])
         self.crawler_process.crawl(crawler, **opts.spargs)
         self.crawler_process.start()
         if self.crawler_process.bootstrap_failed:

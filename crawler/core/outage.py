@@ -59,6 +59,8 @@ from crawler.core.connection import (
     drop_idle_connections,
     redis_url,
 )
+from crawler.core.failures import FailureLog, one_line
+from crawler.core.scrapy_adapter import engine_of, is_closing, wake
 
 log = logging.getLogger(__name__)
 
@@ -72,12 +74,6 @@ REDIS_CALL_FAILURES = 3
 CLOSING_POLL_SECONDS = 0.25  # how often a stage waiting for Redis checks if the crawl closes
 _ATTRIBUTE = "_newsharvest_redis_gate"
 _start_failures: WeakKeyDictionary[StatsCollector, set[str]] = WeakKeyDictionary()
-
-
-def one_line(error: BaseException) -> str:
-    """An exception as one log-friendly line (drivers put newlines in their messages)."""
-    text = " ".join(str(error).split())
-    return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
 def is_connection_error(error: BaseException) -> bool:
@@ -169,6 +165,11 @@ class RedisGate:
         self._start_check: asyncio.Future[BaseException | None] | None = None
         self._client: Any = None
         self.failed_at_start = False
+        # A recovery hook that raises (a bug, not an outage) keeps the crawl paused; the probe
+        # retries it with backoff: counted, and logged whole the first time.
+        self._recovery_failures = FailureLog(
+            log, "backend/redis/recovery_errors", "Redis recovery failed; the crawl stays paused"
+        )
         crawler.signals.connect(self._spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(self._spider_closed, signal=signals.spider_closed)
 
@@ -259,7 +260,7 @@ class RedisGate:
             self.retry_seconds,
             self.retry_max_seconds,
         )
-        engine = self.crawler._engine  # None before the crawl starts (Scrapy's own convention)
+        engine = engine_of(self.crawler)
         if engine is not None:
             engine.pause()
         try:
@@ -303,11 +304,7 @@ class RedisGate:
                     raise
 
     def _closing(self) -> bool:
-        engine = self.crawler._engine
-        if engine is None or not engine.running:
-            return True
-        slot = getattr(engine, "_slot", None)  # Scrapy sets `closing` there when a close starts
-        return slot is None or slot.closing is not None
+        return is_closing(engine_of(self.crawler))
 
     async def _ping(self) -> None:
         if self._client is None:
@@ -326,7 +323,7 @@ class RedisGate:
                 summaries = [summary for hook in self._hooks if (summary := await hook())]
             except Exception as error:
                 if not is_connection_error(error):
-                    log.exception("Redis recovery failed; the crawl stays paused")
+                    self._recovery_failures.report(self.stats, error)
                 now = time.monotonic()
                 down = now - self._down_since
                 if self.max_seconds and down >= self.max_seconds:
@@ -351,17 +348,15 @@ class RedisGate:
         self._down_since = None
         self.stats.inc_value("backend/redis/paused_seconds", paused)
         self._up.set()
-        engine = self.crawler._engine
+        engine = engine_of(self.crawler)
         if engine is not None:
             engine.unpause()
-            slot = getattr(engine, "_slot", None)
-            if slot is not None:  # resume now, not at the engine's next 5 s heartbeat
-                slot.nextcall.schedule()
+            wake(engine)  # resume now, not at the engine's next 5 s heartbeat
         done = "; ".join(["crawl resumed", *summaries])
         log.warning("Redis at %s is back after %.1f s: %s", where(self.url), paused, done)
 
     async def _close_crawl(self) -> None:
-        engine = self.crawler._engine
+        engine = engine_of(self.crawler)
         if engine is not None and self.crawler.spider is not None:
             await engine.close_spider_async(reason=BACKEND_UNAVAILABLE)
 

@@ -49,15 +49,20 @@ async def reject_item(
 ) -> Path:
     """Keep an article a stage failed on for the last time (`at`: ISO 8601): write it (in a
     thread), count it and log it (here, on the reactor thread). Returns the rejected file."""
-    record = rejected_record(item, failure, attempts, at)
+    return await keep_rejected(settings, stats, rejected_record(item, failure, attempts, at))
+
+
+async def keep_rejected(settings: Any, stats: StatsCollector, record: dict[str, Any]) -> Path:
+    """`reject_item` for a record made earlier (`rejected_record`): one whose last try failed
+    while its outcome could not be known yet (Redis away; crawler/ledger_guard.py)."""
     path = journal_dir(settings) / PIPELINE_REJECTED_FILE
     await asyncio.to_thread(append_rejected, path, record)
     stats.inc_value("harvest/rejected")
-    domain = item.get("domain") or "unknown"
+    domain = record["record"].get("domain") or "unknown"
     inc_domain(stats, domain, ERRORS)
     inc_domain(stats, domain, f"{ERRORS}/{REJECTED}")
     log.error("rejected: %s (%s, in %s) on the last of %d tries; kept in %s",
-              record["record"].get("url"), record["error"], record["where"], attempts,
+              record["record"].get("url"), record["error"], record["where"], record["attempts"],
               path)  # fmt: skip
     return path
 

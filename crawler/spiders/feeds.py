@@ -41,8 +41,10 @@ from crawler.core.domainstats import (
     FETCHED,
     inc_domain,
 )
+from crawler.core.failures import FailureLog
 from crawler.core.items import ArticleItem
-from crawler.core.outage import RedisUnavailable
+from crawler.core.outage import RedisUnavailable, is_connection_error
+from crawler.core.scrapy_adapter import engine_of
 from crawler.core.urls import publisher_domain
 from crawler.faults import PERMANENT_REASONS, count_error, describe_failure
 from crawler.feedparse import Feed, FeedError
@@ -96,6 +98,14 @@ class FeedsSpider(scrapy.Spider):
         self._loop: task.LoopingCall | None = None
         self._liveness: task.LoopingCall | None = None
         self._trust_heartbeats_at = 0.0  # monotonic: take nothing over before (see _beat)
+        # A tick or a heartbeat that fails is retried at the next one: counted, and logged with
+        # its traceback the first time (of each kind), not every second.
+        self._tick_failures = FailureLog(log, "harvest/tick_errors",
+                                         "continuous harvesting: tick failed (retrying)",
+                                         plain=is_connection_error)  # fmt: skip
+        self._beat_failures = FailureLog(log, "harvest/heartbeat_errors",
+                                         "worker heartbeat failed (retrying)",
+                                         plain=is_connection_error)  # fmt: skip
         self._next_maintenance = 0.0
 
     @classmethod
@@ -132,8 +142,11 @@ class FeedsSpider(scrapy.Spider):
         state = await self.harvest.open()
         await state.register_feeds(self.feed_urls)
         now = self.harvest.clock.now()
-        # A local store belongs to this process alone: whatever is pending was cut off by a
-        # crash. A shared store hands back only claims whose lease ran out (a worker died).
+        # A local store belongs to this process alone: whatever is pending, and every feed poll
+        # under way, was cut off by a crash. A shared store hands back only claims whose lease
+        # ran out (a worker died); what dead workers held comes back below.
+        if self.harvest.single_process:
+            await state.release_feed_polls(now)
         recovered = await state.recover(now, everything=self.harvest.single_process)
         self.crawler.stats.inc_value("harvest/recovered", len(recovered))
         if recovered:
@@ -176,8 +189,8 @@ class FeedsSpider(scrapy.Spider):
                 self.crawler.stats.inc_value("harvest/forgotten", purged)
         except RedisUnavailable:
             return  # the crawl is closing during an outage
-        except Exception:
-            log.exception("continuous harvesting: tick failed (retrying at the next one)")
+        except Exception as error:
+            self._tick_failures.report(self.crawler.stats, error)
 
     async def _take_orphans(self, now: float) -> list[Claim]:
         orphans = await self.harvest.state.recover_orphans(now)
@@ -210,15 +223,16 @@ class FeedsSpider(scrapy.Spider):
                 self._crawl(self.article_request(claim))
         except RedisUnavailable:
             return
-        except Exception:
-            log.exception("worker heartbeat failed (retrying at the next one)")
+        except Exception as error:
+            self._beat_failures.report(self.crawler.stats, error)
 
     def _time_scale(self) -> float:
         return float(getattr(self.harvest.clock, "scale", 1.0))
 
     def _crawl(self, request: Request) -> None:
-        if self.crawler.engine is not None:
-            self.crawler.engine.crawl(request)
+        engine = engine_of(self.crawler)  # None before the crawl starts
+        if engine is not None:
+            engine.crawl(request)
 
     def _idle(self) -> None:
         if self.continuous:
@@ -387,10 +401,11 @@ class FeedsSpider(scrapy.Spider):
             await self.harvest.state.done(claim["key"], claim["version"], now)  # never mind
             self.crawler.stats.inc_value("harvest/given_up")
             log.info("not fetching %s again (%s)", request.url, reason)
-        elif await self.harvest.state.fail(claim["key"], claim["version"], now):
-            self.crawler.stats.inc_value("harvest/retry")
-        else:
-            self.crawler.stats.inc_value("harvest/given_up")
+            return
+        # A failed fetch has no article to keep: its give-up is counted (harvest/given_up),
+        # now or when an outage's outbox stores the mark (DEFERRED).
+        outcome = await self.harvest.state.fail(claim["key"], claim["version"], now)
+        await self.harvest.failed_mark_stored(outcome, None)
 
     def _article_finished(self, item: Any, stored: bool) -> None:
         key = item.get("entry_url") if hasattr(item, "get") else None

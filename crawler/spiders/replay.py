@@ -39,7 +39,10 @@ from scrapy import signals
 from scrapy.crawler import Crawler
 
 from crawler.core.domainstats import FETCHED, inc_domain
+from crawler.core.failures import FailureLog
 from crawler.core.items import ArticleItem
+from crawler.core.outage import is_connection_error
+from crawler.core.scrapy_adapter import engine_of, wake
 from crawler.core.urls import publisher_domain
 from crawler.harvest import Harvest
 from crawler.ledger import Entry
@@ -114,6 +117,10 @@ class ReplaySpider(scrapy.Spider):
         self._feeder: RecordFeeder | None = None
         self._progress_task: asyncio.Task[None] | None = None
         self._started = time.monotonic()
+        self._checkpoint_failures = FailureLog(log, "replay/checkpoint_errors",
+                                               "saving the replay offsets or the heartbeat "
+                                               "failed (retrying)",
+                                               plain=is_connection_error)  # fmt: skip
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> ReplaySpider:
@@ -184,10 +191,8 @@ class ReplaySpider(scrapy.Spider):
         tail of up to 5 s otherwise, counted in every replay's time)."""
         if self.reading or self.in_flight:
             return
-        slot = getattr(self.crawler.engine, "_slot", None)
-        nextcall = getattr(slot, "nextcall", None)
-        if nextcall is not None:
-            asyncio.get_running_loop().call_later(NUDGE_SECONDS, nextcall.schedule)
+        engine = engine_of(self.crawler)
+        asyncio.get_running_loop().call_later(NUDGE_SECONDS, wake, engine)
 
     async def _handle_batch(
         self, batch: list[Any], pending: set[str]
@@ -348,8 +353,8 @@ class ReplaySpider(scrapy.Spider):
                     next_beat += self.heartbeat_every
                     await self.harvest.state.heartbeat()
                 await self._checkpoint()
-            except Exception:  # a store hiccup costs a checkpoint, not the replay
-                log.exception("saving the replay offsets or the heartbeat failed (retrying)")
+            except Exception as error:  # a store hiccup costs a checkpoint, not the replay
+                self._checkpoint_failures.report(self.crawler.stats, error)
             if time.monotonic() >= next_progress:
                 next_progress += self.progress_every
                 print(self.progress_line(), file=sys.stderr, flush=True)

@@ -30,6 +30,7 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 from scrapy.http import Request, Response
 
+from crawler.core.failures import FailureLog
 from crawler.core.paths import output_dir
 from crawler.warc.records import HTTP_REQUEST_TYPE, OutRecord, http_block, response_record
 from crawler.warc.writer import WarcWriter
@@ -61,6 +62,7 @@ class WarcCaptureMiddleware:
         self.stats = crawler.stats
         self.writer = writer
         self.decoded = decoded  # ordered where bodies are already decompressed
+        self.failures = FailureLog(log, "warc/errors", "WARC capture failed")
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> WarcCaptureMiddleware:
@@ -102,8 +104,7 @@ class WarcCaptureMiddleware:
         try:
             await self.writer.write(records)
         except Exception as error:  # a full disk must not stop the crawl: counted and logged
-            self.stats.inc_value("warc/errors")
-            log.error("WARC capture failed for %s: %s", response.url, error)
+            self.failures.report(self.stats, error, response.url)
             return response
         self.stats.inc_value("warc/records", len(records))
         self.stats.inc_value("warc/responses")

@@ -2,7 +2,9 @@
 
 Counts, globally and per publisher domain (monitoring reads both):
 `extract/method/<method>` for each article, `extract/null/<reason>` for each NULL, and
-`extract/seconds` (total CPU time spent extracting, in whichever process did it).
+`extract/seconds` (total CPU time spent extracting, in whichever process did it), and
+`extract/preparation_errors` (a later stage's preparation that raised in a worker: logged, the
+first of each kind with its traceback; that stage then does the work itself).
 
 The work runs in EXTRACT_WORKERS worker processes (pipelines/extraction/workers.py): the reactor
 only sends the raw HTML and awaits the article, so downloads never wait on lxml and the other cores
@@ -33,6 +35,7 @@ from crawler.core.domainstats import (
     observe_domain,
     take_page_ticket,
 )
+from crawler.core.failures import FailureLog
 from crawler.core.items import TRANSIENT_FIELDS
 from extractors import Article
 from extractors.registry import validate
@@ -73,6 +76,11 @@ class ExtractionPipeline:
         self.function = resolve_function(function)
         self.lsh = lsh
         self.preparations = preparations
+        # A later stage's preparation that raised in the worker: that stage does the work itself
+        # (and meets the error there); counted and logged here, the first of a kind whole.
+        self.preparation_failures = FailureLog(log, "extract/preparation_errors",
+                                               "a worker preparation failed",
+                                               level=logging.WARNING)  # fmt: skip
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> ExtractionPipeline:
@@ -126,6 +134,9 @@ class ExtractionPipeline:
         else:
             outcome = await self.pool.run(job)
         result, elapsed = outcome.extraction, outcome.cpu_seconds
+        for path, failure in (outcome.failed or {}).items():
+            detail = f"{path} on {item['url']}"
+            self.preparation_failures.report_remote(self.stats, *failure, detail=detail)
         self.stats.inc_value("extract/seconds", elapsed)
         observe_domain(self.stats, item.get("domain") or "unknown", EXTRACTION_TIME, elapsed)
         entry = item.get("feed_entry") or {}

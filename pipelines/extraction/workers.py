@@ -37,11 +37,13 @@ import signal
 import socket
 import struct
 import time
+import traceback
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
+from crawler.core.failures import one_line
 from crawler.core.process import die_with_parent
 from extractors import Article, Extraction, extract_verbose
 from extractors.article import running_texts
@@ -106,6 +108,14 @@ class PageJob:
     preparations: tuple[str, ...] = ()
 
 
+class PreparationFailure(NamedTuple):
+    """A preparation's error, as text (the exception itself may not pickle)."""
+
+    kind: str  # the exception type's name
+    line: str  # "<Type>: <message>" on one line
+    traceback: str
+
+
 @dataclass(slots=True)
 class PageOutcome:
     """The extraction, the near-duplicate fingerprint of its text (MinHash: CPU work the dedup
@@ -116,6 +126,8 @@ class PageOutcome:
     cpu_seconds: float
     fingerprint: Fingerprint | None = None
     prepared: dict[str, Any] | None = None
+    # Preparations that raised, by path: for the stage to log and count (a worker cannot).
+    failed: dict[str, PreparationFailure] | None = None
 
 
 def extract_page(job: PageJob) -> PageOutcome:
@@ -123,24 +135,30 @@ def extract_page(job: PageJob) -> PageOutcome:
     started = time.process_time()
     extraction = extract_verbose(job.html, job.url, encoding=job.encoding, extractor=job.extractor)
     article = extraction.article
-    found = prepared = None
+    found = prepared = failed = None
     if article is not None and job.lsh is not None:
         found = fingerprint_blocks(running_texts(article.blocks), job.lsh)
     if article is not None and job.preparations:
-        prepared = run_preparations(article, job.preparations)
-    return PageOutcome(extraction, time.process_time() - started, found, prepared)
+        prepared, failed = run_preparations(article, job.preparations)
+    return PageOutcome(extraction, time.process_time() - started, found, prepared, failed or None)
 
 
-def run_preparations(article: Article, paths: tuple[str, ...]) -> dict[str, Any]:
-    """Each preparation's result, by path. One that fails is left out: its stage then does the
-    work itself, in the reactor, and meets (and reports) the error there."""
-    prepared = {}
+def run_preparations(
+    article: Article, paths: tuple[str, ...]
+) -> tuple[dict[str, Any], dict[str, PreparationFailure]]:
+    """Each preparation's result, by path, and the failures of those that raised. One that
+    fails is left out: its stage then does the work itself, in the reactor; the extraction
+    stage logs the failure (the first of its kind with its traceback) and counts it
+    (`extract/preparation_errors`)."""
+    prepared, failed = {}, {}
     for path in paths:
         try:
             prepared[path] = function_at(path, "a worker preparation")(article)
-        except Exception:
-            continue
-    return prepared
+        except Exception as error:
+            failed[path] = PreparationFailure(
+                type(error).__qualname__, one_line(error), traceback.format_exc()
+            )
+    return prepared, failed
 
 
 def resolve_function(path: str) -> Callable[[PageJob], PageOutcome]:

@@ -76,6 +76,9 @@ INCREMENT_FIELDS_LUA = (
 )
 # Deletes the series fields of buckets older than ARGV[1]; HDEL in chunks (Lua's unpack limit).
 TRIM_SERIES_LUA = "monitoring_trim_series"  # monitoring_trim_series.lua beside this module
+# A domain's first and last article times and polls since its last article, merged as
+# `apply_to_totals` does (atomic: workers flush concurrently).
+ARTICLE_TIMES_LUA = "monitoring_article_times"  # monitoring_article_times.lua
 
 
 @dataclass(frozen=True)
@@ -107,6 +110,15 @@ class StoreConfig:
 
     def bucket(self, when: float) -> int:
         return int(when // self.bucket_seconds)
+
+    def oldest_bucket(self, now: float) -> int:
+        """The first bucket still retained at `now`."""
+        return self.bucket(now) - self.retention_buckets + 1
+
+    def trim_period(self, now: float) -> int:
+        """Both stores refresh a domain (trim its old buckets, and in Redis its TTLs and index
+        entry) at its first flush in each period of TRIM_EVERY_BUCKETS buckets."""
+        return self.bucket(now) // TRIM_EVERY_BUCKETS
 
     def as_dict(self) -> dict[str, float]:
         return {
@@ -150,17 +162,28 @@ def _add(totals: dict[str, float], name: str, value: float) -> None:
 
 
 def apply_to_totals(totals: dict[str, float], batch: DomainBatch, now: float) -> None:
-    """The same merge rules as the Redis pipeline, for in-memory totals."""
+    """The merge rules of both stores (monitoring_article_times.lua is the Redis side of the
+    article times), for in-memory totals."""
     for name, value in batch.counters.items():
         _add(totals, name, value)
     totals.setdefault(FIRST_SEEN_AT, now)
-    if batch.first_article_at is not None:
-        totals.setdefault(FIRST_ARTICLE_AT, batch.first_article_at)
-    if batch.last_article_at is not None:
-        totals[LAST_ARTICLE_AT] = max(totals.get(LAST_ARTICLE_AT, 0), batch.last_article_at)
-        totals[POLLS_SINCE_ARTICLE] = batch.polls_since_article
+    first, last = batch.first_article_at, batch.last_article_at
+    if first is not None and first < totals.get(FIRST_ARTICLE_AT, math.inf):
+        totals[FIRST_ARTICLE_AT] = first
+    if last is not None:
+        # Workers flush in any order: a batch whose last article is older than the one known
+        # (another worker's) says nothing about the polls since that one.
+        if last >= totals.get(LAST_ARTICLE_AT, -math.inf):
+            totals[LAST_ARTICLE_AT] = last
+            totals[POLLS_SINCE_ARTICLE] = batch.polls_since_article
     elif batch.polls_since_article:
         _add(totals, POLLS_SINCE_ARTICLE, batch.polls_since_article)
+
+
+def recent_history(stored: list[Outcome], new: list[Outcome]) -> list[Outcome]:
+    """A domain's recent page outcomes after a batch, oldest first: what the store holds (no
+    URLs: only the worker that saw a page knows it), the batch's own, with URLs, at the end."""
+    return stored[: len(stored) - len(new)] + new
 
 
 # --- Memory ----------------------------------------------------------------------------------
@@ -203,15 +226,13 @@ class MemoryStore:
         self.alerts: dict[str, Alert] = {}
         self.alert_log: deque[dict[str, Any]] = deque(maxlen=ALERT_LOG_LENGTH)
         self.workers: dict[str, dict[str, Any]] = {}
-        self._trimmed_at: int | None = None
+        self._refreshed: dict[str, int] = {}  # domain -> trim period of its last refresh
 
     async def apply(
         self, batch: Batch, now: float, want: Collection[str] = ()
     ) -> dict[str, list[Outcome]]:
         """Merge one batch; return the recent page outcomes of the `want` domains."""
-        oldest = self.config.bucket(now) - self.config.retention_buckets + 1
-        trim = self._trimmed_at != oldest // TRIM_EVERY_BUCKETS
-        self._trimmed_at = oldest // TRIM_EVERY_BUCKETS
+        oldest, period = self.config.oldest_bucket(now), self.config.trim_period(now)
         histories: dict[str, list[Outcome]] = {}
         for domain, delta in batch.items():
             apply_to_totals(self.totals.setdefault(domain, {}), delta, now)
@@ -221,11 +242,12 @@ class MemoryStore:
             self.last_seen[domain] = now
             if delta.outcomes:
                 pages = self.pages.setdefault(domain, deque(maxlen=self.config.history_pages))
-                pages.extend(delta.outcomes)
+                stored = [Outcome(o.null, o.chars) for o in delta.outcomes]  # as Redis keeps them
+                pages.extend(stored)
                 if domain in want:
-                    histories[domain] = list(pages)
-        if trim:
-            for series in self.series.values():
+                    histories[domain] = recent_history(list(pages), delta.outcomes)
+            if self._refreshed.get(domain) != period:  # as RedisStore does
+                self._refreshed[domain] = period
                 for bucket in [b for b in series if b < oldest]:
                     del series[bucket]
         return histories
@@ -307,6 +329,7 @@ class RedisStore:
         self.config = config
         self._trim = register_lua(client, "pipelines.monitoring", TRIM_SERIES_LUA)
         self._incr = register_lua(client, "pipelines.monitoring", INCREMENT_FIELDS_LUA)
+        self._article_times = register_lua(client, "pipelines.monitoring", ARTICLE_TIMES_LUA)
         self._refreshed: dict[str, int] = {}  # domain -> trim period of its last TTL refresh
         self._refreshed_global: int | None = None
         self._heartbeats = 0
@@ -317,10 +340,12 @@ class RedisStore:
         """Write one worker's batch (one MULTI/EXEC round trip); return the shared recent page
         outcomes of the `want` domains, oldest first, the batch's own (with URLs) at the end."""
         config, keys = self.config, self.keys
-        series_ttl = math.ceil(config.retention_seconds + config.bucket_seconds)
-        totals_ttl = math.ceil(config.counters_ttl_seconds)
-        oldest = config.bucket(now) - config.retention_buckets + 1
-        period = config.bucket(now) // TRIM_EVERY_BUCKETS
+        # TTLs are set at a domain's refresh, once per trim period: a key must outlive the
+        # period, or an active domain with a short retention would lose its series.
+        refresh_seconds = (TRIM_EVERY_BUCKETS + 1) * config.bucket_seconds
+        series_ttl = math.ceil(config.retention_seconds + refresh_seconds)
+        totals_ttl = math.ceil(max(config.counters_ttl_seconds, refresh_seconds))
+        oldest, period = config.oldest_bucket(now), config.trim_period(now)
         # As a context: a pipeline that fails while loading its scripts still gives its
         # connection back (else redis-py logs "Unclosed Pipeline client").
         async with self.client.pipeline(transaction=True) as pipe:
@@ -330,16 +355,8 @@ class RedisStore:
                 increments = [part for item in delta.counters.items() for part in item]
                 if increments:
                     await self._incr(keys=[totals], args=increments, client=pipe)  # queued
-                if delta.first_article_at is not None:
-                    pipe.hsetnx(totals, FIRST_ARTICLE_AT, delta.first_article_at)
-                if delta.last_article_at is not None:
-                    latest = {
-                        LAST_ARTICLE_AT: delta.last_article_at,
-                        POLLS_SINCE_ARTICLE: delta.polls_since_article,
-                    }
-                    pipe.hset(totals, mapping=latest)
-                elif delta.polls_since_article:
-                    pipe.hincrby(totals, POLLS_SINCE_ARTICLE, delta.polls_since_article)
+                if times := _article_times(delta):
+                    await self._article_times(keys=[totals], args=times, client=pipe)
                 bucketed = [
                     part
                     for bucket, counts in delta.series.items()
@@ -373,9 +390,8 @@ class RedisStore:
         histories: dict[str, list[Outcome]] = {}
         for index, domain in reads:
             stored = [Outcome.decode(item) for item in replies[index]]
-            new = batch[domain].outcomes[-len(stored) :]
             # Our pushes are the tail (MULTI/EXEC): keep their URLs for the alert message.
-            histories[domain] = stored[: len(stored) - len(new)] + new
+            histories[domain] = recent_history(stored, batch[domain].outcomes[-len(stored) :])
         return histories
 
     async def heartbeat(self, worker: str, info: dict[str, Any]) -> None:
@@ -440,6 +456,22 @@ class RedisStore:
 
     async def close(self) -> None:
         await self.client.aclose()
+
+
+def _article_times(delta: DomainBatch) -> list[Any]:
+    """ARGV of monitoring_article_times.lua ("" for a time the batch has not); [] when the
+    batch has nothing for it."""
+    first, last = delta.first_article_at, delta.last_article_at
+    if first is None and last is None and not delta.polls_since_article:
+        return []
+    return [
+        "" if first is None else repr(first),
+        "" if last is None else repr(last),
+        delta.polls_since_article,
+        FIRST_ARTICLE_AT,
+        LAST_ARTICLE_AT,
+        POLLS_SINCE_ARTICLE,
+    ]
 
 
 def _number(raw: bytes | str) -> float:

@@ -20,6 +20,7 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from crawler.core.domainstats import DUPLICATES
+from crawler.core.failures import FailureLog
 from pipelines.monitoring.alerts import DomainView, Thresholds
 from pipelines.monitoring.backends import (
     LAST_ARTICLE_AT,
@@ -266,6 +267,11 @@ class DashboardServer(ThreadingHTTPServer):
     ) -> None:
         """`read_state(span_seconds)`: the page's JSON for the last span (None: all retained)."""
         super().__init__(address, DashboardHandler)
+        # Every page refresh asks again: the first failure of a kind is logged with its
+        # traceback, then one line per 30.
+        self.read_failures = FailureLog(log, "dashboard/read_errors",
+                                        "cannot read the monitoring state",
+                                        level=logging.WARNING)  # fmt: skip
         self.read_state = read_state
         self.page = page_html()
         self._lock = threading.Lock()
@@ -312,7 +318,7 @@ class DashboardHandler(BaseHTTPRequestHandler):
             try:
                 body = self.server.state_json(span_from_query(query))
             except Exception as error:  # the page shows it; the server keeps serving
-                log.warning("cannot read the monitoring state: %r", error)
+                self.server.read_failures.report(None, error)
                 body = json.dumps({"error": f"cannot read the monitoring state: {error}"}).encode()
                 self._send(503, "application/json", body)
                 return

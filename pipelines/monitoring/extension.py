@@ -40,8 +40,9 @@ from crawler.core.domainstats import (
     observe_domain,
     watch_domains,
 )
+from crawler.core.failures import FailureLog
 from crawler.core.keys import RedisKeys
-from crawler.core.outage import RedisGate
+from crawler.core.outage import RedisGate, is_connection_error
 from crawler.core.paths import state_dir
 from crawler.core.urls import publisher_domain
 from crawler.core.worker import worker_identity
@@ -78,8 +79,6 @@ _SERIES = frozenset(SERIES_COUNTERS)
 _POLLS = frozenset(POLL_COUNTERS)
 INF_LABEL = "+Inf"
 RECENT_LENGTHS = 64  # article lengths per domain kept locally to spot thin pages cheaply
-# Failed flushes are logged once per this many, not every second while Redis is down.
-FLUSH_ERROR_LOG_EVERY = 30
 
 
 class TimingBuckets:
@@ -142,7 +141,13 @@ class MonitoringExtension:
         self.fired: Counter[tuple[str, str]] = Counter()
         self.active: dict[str, Alert] = {}
         self.flushes = 0
-        self.flush_errors = 0
+        # Counted in monitor/flush_errors; the first of each kind logged with its traceback (an
+        # alert rule's bug must not read as "Redis is down"; Redis down is one line), then one
+        # line per 30.
+        self.flush_failures = FailureLog(log, "monitor/flush_errors",
+                                         "monitoring flush failed (kept for retry)",
+                                         level=logging.WARNING,
+                                         plain=is_connection_error)  # fmt: skip
         self.flush_seconds_total = 0.0
         self.metrics_url: str | None = None
         self._prometheus: Any = None
@@ -338,11 +343,7 @@ class MonitoringExtension:
             await self.store.heartbeat(self.worker, self._heartbeat(now, final))
         except Exception as error:  # monitoring must never stop the harvest
             self.retry = outgoing
-            self.flush_errors += 1
-            self.stats.inc_value("monitor/flush_errors")
-            if self.flush_errors % FLUSH_ERROR_LOG_EVERY == 1:
-                log.warning("monitoring flush failed (%d so far; kept for retry): %r",
-                            self.flush_errors, error)  # fmt: skip
+            self.flush_failures.report(self.stats, error)
         if isinstance(self.store, MemoryStore) and (final or now >= self._next_snapshot):
             self._next_snapshot = now + self.snapshot_seconds
             await self._write_snapshot(now, running=not final)
@@ -446,7 +447,7 @@ class MonitoringExtension:
             fired = dict(self.fired)
         monitor = {
             "flushes": self.flushes,
-            "flush_errors": self.flush_errors,
+            "flush_errors": self.flush_failures.count,
             "flush_seconds": self.flush_seconds_total,
         }
         return totals, fired, list(self.active.values()), monitor

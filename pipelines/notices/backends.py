@@ -95,7 +95,7 @@ class RedisNoticeStore:
             repr(config.copy_overlap),
             repr(config.notice_count),
             repr(REBASE_EXPONENT),
-            b"".join(observation.identities),
+            b"".join(dict.fromkeys(observation.identities)),  # each once, as the embedded store
             b"".join(observation.signatures),
             evidence,
         )
@@ -138,6 +138,9 @@ CREATE TABLE IF NOT EXISTS notice_signatures (
 CREATE INDEX IF NOT EXISTS notice_signatures_by_score ON notice_signatures (domain, score);
 """
 BUSY_TIMEOUT_MS = 10_000  # another process holding the file: wait this long, then error
+# The embedded store forgets domains silent for idle_ttl at open and then this often (Redis
+# forgets them by the keys' TTL), so a crawl that runs for months stays bounded too.
+IDLE_CHECK_SECONDS = 3600.0
 SQLITE_MAX_PARAMS = 900  # under SQLite's default limit of 999 bound parameters per statement
 
 
@@ -158,6 +161,7 @@ class EmbeddedNoticeStore:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="notice-store")
         self._db: sqlite3.Connection | None = None
         self._closed = False
+        self._next_idle_check = 0.0  # wall clock (the idle TTL is wall-clock time, as Redis's)
 
     async def observe(self, observation: Observation) -> DomainEvidence:
         loop = asyncio.get_running_loop()
@@ -183,9 +187,11 @@ class EmbeddedNoticeStore:
 
     def _connect(self) -> sqlite3.Connection:
         if self._db is None:
-            db = open_sqlite(self.path, timeout_seconds=BUSY_TIMEOUT_MS / 1000, schema=SCHEMA)
-            self._expire_idle(db, time.time())
-            self._db = db
+            self._db = open_sqlite(self.path, timeout_seconds=BUSY_TIMEOUT_MS / 1000, schema=SCHEMA)
+        now = time.time()
+        if now >= self._next_idle_check:
+            self._expire_idle(self._db, now)
+            self._next_idle_check = now + IDLE_CHECK_SECONDS
         return self._db
 
     def _close(self) -> None:
@@ -265,10 +271,12 @@ class EmbeddedNoticeStore:
         )
         size += sum(1 for s in dict.fromkeys(incremented) if s not in scores)
         if size > config.max_signatures:
+            # Lowest scores first, ties in Redis's order (ZREMRANGEBYRANK: by the digest's
+            # bytes, which as a signed integer puts the negative ones after the rest).
             db.execute(
                 "DELETE FROM notice_signatures WHERE domain = ? AND signature IN "
                 "(SELECT signature FROM notice_signatures WHERE domain = ? "
-                "ORDER BY score LIMIT ?)",
+                "ORDER BY score, signature < 0, signature LIMIT ?)",
                 (domain, domain, size - config.max_signatures),
             )
             size = config.max_signatures

@@ -33,6 +33,7 @@ from typing import Any, ClassVar
 from scrapy.statscollectors import StatsCollector
 
 from crawler.core.domainstats import inc_domain, stage_seconds
+from crawler.core.failures import FailureLog
 from crawler.core.outage import start_failure
 from crawler.core.paths import journal_dir
 from crawler.core.rejected import append_rejected
@@ -118,6 +119,9 @@ class BatchingSink(ABC):
         self._retry_at = 0.0  # when to probe a down backend again
         self._journals: list[Journal] = []  # [own journal (if any), adopted orphans ...]
         self._own_journal: Journal | None = None
+        self._timer_failures = FailureLog(
+            log, f"sink/{self.name}/timer_errors", f"sink {self.name}: timer flush failed"
+        )
         self._timer: asyncio.Task[None] | None = None
         self._start_failed = False  # the backend was down at start and the policy is "fail"
 
@@ -268,8 +272,8 @@ class BatchingSink(ABC):
             await asyncio.sleep(tick)
             try:
                 await self._on_timer()
-            except Exception:  # the timer must outlive any one failure
-                log.exception("sink %s: timer flush failed", self.name)
+            except Exception as error:  # the timer must outlive any one failure
+                self._timer_failures.report(self.stats, error)
 
     async def _on_timer(self) -> None:
         now = time.monotonic()
