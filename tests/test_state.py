@@ -28,8 +28,8 @@ from crawler.ledger import (
     SqliteHarvestState,
 )
 from crawler.ledger_guard import GuardedHarvestState
-from newsharvest_bench.tcpproxy import TcpProxy
 from crawler.polling import FeedState
+from newsharvest_bench.tcpproxy import TcpProxy
 
 CONFIG = LedgerConfig(
     seen_ttl=1000.0,
