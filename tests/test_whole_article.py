@@ -84,3 +84,23 @@ def test_the_earlier_section_of_the_article_and_its_sub_heading_are_taken() -> N
     assert ("heading", "What the county says") in article.blocks
     assert article.text.endswith("going to the supreme court.")
     assert "Ruth Calder" not in article.text
+
+
+def test_a_post_whose_id_is_a_hash_is_not_chrome() -> None:
+    # TypePad ids each post with a hexadecimal key; cut into words it spells "ad" by chance
+    # ("...ee3ad947..."). A run of hex digits mixing digits and letters is an identifier.
+    article = _article("blog-post-hashed-id.html")
+    assert article.text.startswith("The autumn count of wading birds")
+    assert article.text.endswith("when the county publishes them in the spring.")
+    assert "second scope" not in article.text  # the comments stay out
+
+
+def test_hex_identifiers_are_not_words_but_short_names_still_are() -> None:
+    from extractors.preprocess import kind_of_names
+    from extractors.tree import CHROME, PLAIN
+
+    assert kind_of_names("entry-6a00d8341c57a853ef017ee3ad947e970d", False) == PLAIN
+    assert kind_of_names("post-20121026 entry", True) == PLAIN
+    assert kind_of_names("ad-slot", True) == CHROME
+    assert kind_of_names("div-gpt-ad-1234567890123-0", False) == CHROME
+    assert kind_of_names("ad300x250", True) == CHROME
