@@ -12,16 +12,22 @@ from collections.abc import Callable
 from dataclasses import replace
 from itertools import islice
 
-from extractors.arbiter import loose_text_outside, reconsider
+from extractors.arbiter import (
+    headline_element,
+    loose_text_outside,
+    outside_kept_chrome,
+    reconsider,
+)
 from extractors.article import (
     HEADING,
     Article,
     Block,
     Extraction,
-    reading_length,
+    is_too_short,
     running_text,
     visible,
 )
+from extractors.article import MIN_BODY_CHARS as MIN_BODY_CHARS  # where it was defined before
 from extractors.cascade import Candidate, recheck, rescue
 from extractors.document import Document
 from extractors.dom import DomBody, extract_dom
@@ -41,10 +47,6 @@ from extractors.schema_org import jsonld_body, microdata_body
 from extractors.tree import itemprops
 
 log = logging.getLogger(__name__)
-
-# A body shorter than this (in alphabetic-script characters, `reading_length`) is a teaser, a
-# caption or a paywall stub: NULL, not an article.
-MIN_BODY_CHARS = 250
 
 # How far above Algorithm 2.1's container a kept chrome element makes it doubtful.
 KEPT_CHROME_REACH = 2
@@ -78,7 +80,7 @@ def run_chain(document: Document) -> Extraction:
     schema = microdata_body(tree, cleaning, properties) or jsonld_body(jsonld)
     dom = extract_dom(cleaning)
     body = _candidate(choose_body(schema, dom), dom)
-    rescued = body is None or _too_short(body.text)
+    rescued = body is None or is_too_short(body.text)
     if rescued:
         body = rescue(cleaning, metadata.language) or body
     elif dom is not None and body.method == dom.method and inside_kept_chrome(dom, cleaning):
@@ -90,6 +92,9 @@ def run_chain(document: Document) -> Extraction:
     ):
         # Text between line breaks, which Algorithm 2.1 does not count, may be the article.
         body = reconsider(body, cleaning, metadata.title, schema.text_blocks if schema else None)
+    if body is not None and body.container is not None and cleaning.kept_chrome:
+        headline = headline_element(tree, metadata.title)
+        body = outside_kept_chrome(body, cleaning, headline, metadata.language)
     if body is None:
         return Extraction(article=None, reason=NULL_NO_CONTENT)
     signals = page_signals(jsonld, metadata.page_type, metadata.robots)
@@ -100,7 +105,7 @@ def run_chain(document: Document) -> Extraction:
         # A lede alone is not that article: on a front page it is the top story's summary.
         if (
             other is not None
-            and not _too_short(other.text)
+            and not is_too_short(other.text)
             and not is_stub(other.blocks)
             and non_article_reason(other.shape, signals, tree, jsonld, cleaning.kind) is None
         ):
@@ -108,12 +113,6 @@ def run_chain(document: Document) -> Extraction:
     if reason is not None:
         return Extraction(article=None, reason=reason)
     return finish_article(body.blocks, body.method, metadata)
-
-
-def _too_short(text: str) -> bool:
-    """Shorter than MIN_BODY_CHARS, in alphabetic-script characters (`reading_length`: it is only
-    computed for texts that are short in raw characters)."""
-    return len(text) < MIN_BODY_CHARS and reading_length(text) < MIN_BODY_CHARS
 
 
 def inside_kept_chrome(dom: DomBody, cleaning: Cleaning) -> bool:
@@ -144,7 +143,7 @@ def finish_article(blocks: list[Block], method: str, metadata: Metadata) -> Extr
     blocks = [(kind, shown) for kind, text in blocks if (shown := visible(text))]
     metadata = _visible_metadata(metadata)
     blocks = _drop_leading_title(blocks, metadata.title)
-    if _too_short(running_text(blocks)):  # captions alone never make an article
+    if is_too_short(running_text(blocks)):  # captions alone never make an article
         return Extraction(article=None, reason=NULL_TOO_SHORT)
     return Extraction(article=_article(blocks, method, metadata))
 

@@ -241,8 +241,11 @@ class Cleaning:
     `is_removed(element)` whether it is junk or chrome.
     """
 
-    def __init__(self, tree: Element) -> None:
+    def __init__(self, tree: Element, refused: frozenset[Element] = frozenset()) -> None:
         self.tree = tree
+        # Chrome the veto may not keep, whatever text it holds: the chain asks what the page
+        # holds outside it (`extractors.arbiter.outside_kept_chrome`).
+        self.refused = refused
         self._raw: dict[Element, int] = {}
         self._vetoed: set[Element] = set()
         self._chains: dict[Element, tuple[Element, ...]] = {}
@@ -275,6 +278,11 @@ class Cleaning:
         """PLAIN, CHROME, CAPTION or FIGURE, with the veto applied."""
         return PLAIN if element in self._vetoed else self.raw_kind(element)
 
+    @property
+    def kept_chrome(self) -> bool:
+        """Whether the veto kept any element named or tagged like chrome."""
+        return any(self.raw_kind(node) == CHROME for node in self._vetoed)
+
     def is_vetoed_chrome(self, element: Element) -> bool:
         """Named or tagged like chrome, and kept by the veto."""
         return element in self._vetoed and self.raw_kind(element) == CHROME
@@ -302,7 +310,7 @@ class Cleaning:
         self._vetoed = {
             node
             for node, length in held.items()
-            if length >= VETO_SHARE * total and not is_consent_ui(node)
+            if length >= VETO_SHARE * total and not is_consent_ui(node) and node not in self.refused
         }
         return {
             paragraph: stat
@@ -336,6 +344,7 @@ class Cleaning:
                 node.tag not in JUNK_TAGS
                 and held[node] >= WRAPPER_SHARE * total
                 and not is_consent_ui(node)
+                and node not in self.refused
                 for node in chain
             )
         ]

@@ -104,3 +104,24 @@ def test_hex_identifiers_are_not_words_but_short_names_still_are() -> None:
     assert kind_of_names("ad-slot", True) == CHROME
     assert kind_of_names("div-gpt-ad-1234567890123-0", False) == CHROME
     assert kind_of_names("ad300x250", True) == CHROME
+
+
+def test_a_profile_box_kept_for_its_text_loses_to_the_post_under_the_headline() -> None:
+    # The post is set in line breaks; the only <p> prose is the sidebar's profile, which the
+    # veto keeps as if it wrapped the page. It does not hold the headline: the page is read
+    # again without it, and the post right under the headline is the article.
+    article = _article("short-post-profile-sidebar.html")
+    assert "The winter timetable starts on Monday" in article.text
+    assert article.text.endswith("with the answers when they come.")
+    assert "Location:" not in article.text
+    assert article.method == "dom"  # leaf <div>s count as paragraphs on a page without <p> text
+
+
+def test_a_layout_wrapper_that_does_not_hold_the_headline_still_holds_the_article() -> None:
+    # The wrapper is named like chrome ("content-with-sidebar") and the headline sits above it.
+    # Read without it, the page offers the headline, a hot-topics bar and the footer's lines: a
+    # region around the wrapper, not a body of its own. The article stays.
+    article = _article("article-in-wrapper-named-sidebar.html")
+    assert article.text.startswith("The harbour board approved the plan")
+    assert article.text.endswith("for the second year running.")
+    assert "TRENDING" not in article.text
