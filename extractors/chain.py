@@ -44,6 +44,7 @@ from extractors.preprocess import Cleaning
 from extractors.reconcile import choose_body
 from extractors.safetext import single_line
 from extractors.schema_org import jsonld_body, microdata_body
+from extractors.short_article import is_declared_short_article
 from extractors.tree import itemprops
 
 log = logging.getLogger(__name__)
@@ -112,7 +113,13 @@ def run_chain(document: Document) -> Extraction:
             body, reason = other, None
     if reason is not None:
         return Extraction(article=None, reason=reason)
-    return finish_article(body.blocks, body.method, metadata)
+    short = is_too_short(body.text) and is_declared_short_article(
+        body.blocks,
+        cleaning,
+        headline_element(tree, metadata.title),
+        signals.declares_article or metadata.published is not None,
+    )
+    return finish_article(body.blocks, body.method, metadata, short_article=short)
 
 
 def inside_kept_chrome(dom: DomBody, cleaning: Cleaning) -> bool:
@@ -137,13 +144,16 @@ def _candidate(chosen: tuple[list[Block], str] | None, dom: DomBody | None) -> C
     return Candidate(method, blocks)
 
 
-def finish_article(blocks: list[Block], method: str, metadata: Metadata) -> Extraction:
+def finish_article(
+    blocks: list[Block], method: str, metadata: Metadata, short_article: bool = False
+) -> Extraction:
     """The article from a body, by the same rules for every extractor: a leading heading that
-    repeats the title goes, and a body too short to be an article is NULL."""
+    repeats the title goes, and a body too short to be an article is NULL, unless the page
+    declares a short article (`short_article`, see `extractors.short_article`)."""
     blocks = [(kind, shown) for kind, text in blocks if (shown := visible(text))]
     metadata = _visible_metadata(metadata)
     blocks = _drop_leading_title(blocks, metadata.title)
-    if is_too_short(running_text(blocks)):  # captions alone never make an article
+    if not short_article and is_too_short(running_text(blocks)):  # captions alone never do
         return Extraction(article=None, reason=NULL_TOO_SHORT)
     return Extraction(article=_article(blocks, method, metadata))
 

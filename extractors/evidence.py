@@ -169,11 +169,17 @@ def _not_free(jsonld: list[dict[str, Any]], tree: Element) -> bool:
 
 def wall_by(near: Element | None) -> bool:
     """A paywall element by the body: inside the body container's parent (a site-wide
-    "paywall-header" in the masthead says nothing)."""
+    "paywall-header" in the masthead says nothing), or right after the body's parent (the text
+    stops, the wall begins)."""
     scope = near.getparent() if near is not None else None
     if scope is None:
         return False
-    for element in _NAMED(scope):
+    after = scope.getnext()
+    return _holds_wall(scope) or (after is not None and _holds_wall(after))
+
+
+def _holds_wall(scope: Element) -> bool:
+    for element in (scope, *_NAMED(scope)):
         for attribute in ("class", "id"):
             names = (element.get(attribute) or "")[:MAX_PAYWALL_NAME_CHARS].lower()
             if names and any(name in names for name in PAYWALL_NAMES):
@@ -181,7 +187,7 @@ def wall_by(near: Element | None) -> bool:
     return False
 
 
-def _is_headline_link(block: TextBlock) -> bool:
+def is_headline_link(block: TextBlock) -> bool:
     return (
         block.link_density >= HEADLINE_LINK_DENSITY
         and len(block.text.split()) >= HEADLINE_LINK_WORDS
@@ -194,7 +200,7 @@ def is_teaser_list(parts: list[TextBlock]) -> bool:
     between its sections (a list of deals, "Read more" lines) has long runs of prose."""
     runs, current, headlines = [], 0, 0
     for block in parts:
-        if _is_headline_link(block):
+        if is_headline_link(block):
             headlines += 1
             runs.append(current)
             current = 0
