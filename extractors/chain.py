@@ -78,8 +78,9 @@ def run_chain(document: Document) -> Extraction:
     properties = itemprops(tree)
     metadata = extract_metadata(tree, url, jsonld, properties)
     cleaning = Cleaning(tree)
-    schema = microdata_body(tree, cleaning, properties) or jsonld_body(jsonld)
     dom = extract_dom(cleaning)
+    inside = dom.kind if dom is not None else None
+    schema = microdata_body(tree, cleaning, properties, inside) or jsonld_body(jsonld)
     body = _candidate(choose_body(schema, dom), dom)
     rescued = body is None or is_too_short(body.text)
     if rescued:

@@ -9,11 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from extractors.article import CAPTION, PARAGRAPH, Block
-from extractors.blocks import QUOTE_TAGS, TextBlock, clean_text, text_blocks
+from extractors.blocks import QUOTE_TAGS, Classifier, TextBlock, clean_text, text_blocks
 from extractors.boilerplate import keep_body_blocks
 from extractors.paragraphs import C_SIGMA, CP, CT, ParagraphStats, paragraph_stats
 from extractors.preprocess import LEAF_PARAGRAPH_TAGS, Cleaning, is_leaf
-from extractors.tree import PLAIN, Element, text_of
+from extractors.tree import CHROME, PLAIN, Element, text_of
 
 # Containers the div/td fallback considers.
 FALLBACK_TAGS = ("div", "td")
@@ -43,6 +43,8 @@ class DomBody:
     parts: list[TextBlock] | None = None
     # The body is the container's text alone (no lead paragraph or twin beside it).
     container_only: bool = False
+    # What preprocessing made of each element of the body (`body_kind`).
+    kind: Classifier | None = None
 
 
 def content_bearing_paragraphs(cleaning: Cleaning) -> dict[Element, int]:
@@ -313,8 +315,45 @@ def extract_dom(cleaning: Cleaning) -> DomBody | None:
     parts = ([lead] if lead is not None else []) + [
         twin for twin in twins if twin is container or not cleaning.is_removed(twin)
     ]
-    written = [block for part in parts for block in text_blocks(part, cleaning.kind)]
+    kind = body_kind(parts, bearing, cleaning)
+    written = [block for part in parts for block in text_blocks(part, kind)]
     _drop_trailing_lines(written, bearing)
     blocks = keep_body_blocks(written)
     alone = lead is None and len(twins) == 1
-    return DomBody(blocks, METHOD_DOM, container, written, alone) if blocks else None
+    return DomBody(blocks, METHOD_DOM, container, written, alone, kind) if blocks else None
+
+
+def body_kind(parts: list[Element], bearing: dict[Element, int], cleaning: Cleaning) -> Classifier:
+    """What preprocessing made of each element of the body: `cleaning.kind`, except that chrome
+    the veto kept inside the body is chrome again when it holds none of the paragraphs the body
+    was chosen for.
+
+    The veto keeps a chrome-named element that holds half the page's paragraph text, as the
+    wrapper of a page would. Inside the chosen body such an element wraps nothing of it: a
+    slideshow of forty captioned photos under "Also on ..." outweighs the story above it, and its
+    paragraphs are containers of their own, not the body's.
+    """
+    inside = [
+        node
+        for node in cleaning.kept_chrome
+        if any(node is not part and is_descendant(node, part) for part in parts)
+    ]
+    if not inside:
+        return cleaning.kind
+    counted = [
+        paragraph
+        for paragraph in bearing
+        if (owner := container_of(paragraph, cleaning)) is not None
+        and any(owner is part or is_descendant(owner, part) for part in parts)
+        and not any(is_descendant(owner, node) for node in inside)
+    ]
+    chrome_again = {
+        node for node in inside if not any(is_descendant(paragraph, node) for paragraph in counted)
+    }
+    if not chrome_again:
+        return cleaning.kind
+
+    def kind(element: Element) -> int:
+        return CHROME if element in chrome_again else cleaning.kind(element)
+
+    return kind

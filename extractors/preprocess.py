@@ -279,9 +279,9 @@ class Cleaning:
         return PLAIN if element in self._vetoed else self.raw_kind(element)
 
     @property
-    def kept_chrome(self) -> bool:
-        """Whether the veto kept any element named or tagged like chrome."""
-        return any(self.raw_kind(node) == CHROME for node in self._vetoed)
+    def kept_chrome(self) -> list[Element]:
+        """The elements named or tagged like chrome that the veto kept."""
+        return [node for node in self._vetoed if self.raw_kind(node) == CHROME]
 
     def is_vetoed_chrome(self, element: Element) -> bool:
         """Named or tagged like chrome, and kept by the veto."""

@@ -125,3 +125,25 @@ def test_a_layout_wrapper_that_does_not_hold_the_headline_still_holds_the_articl
     assert article.text.startswith("The harbour board approved the plan")
     assert article.text.endswith("for the second year running.")
     assert "TRENDING" not in article.text
+
+
+def test_a_slideshow_kept_for_its_text_inside_the_body_is_not_the_body() -> None:
+    # Forty captions under "Also in pictures" outweigh the story, so the veto keeps their
+    # "promo" holder as if it wrapped the page; inside the body it wraps none of the story's
+    # paragraphs (each caption is a container of its own): it is chrome again.
+    article = _article("article-with-slideshow-promo.html")
+    assert article.text.startswith("More than four thousand runners")
+    assert "before the church services." in article.text
+    assert "lifeboat station at the halfway mark" not in article.text
+
+
+def test_a_kept_element_that_holds_the_body_s_own_text_stays() -> None:
+    # An unclosed byline <div> wraps the story (set in line breaks): it holds the text the body
+    # was chosen for, so it is part of the body, not chrome inside it.
+    # (Without it, Algorithm 2.1's body would be the standfirst alone, and the cascade's scorer
+    # would have to find the story.)
+    article = _article("article-inside-unclosed-byline.html")
+    assert article.method == "dom"
+    assert article.text.startswith("The trust that bought it opens the doors next summer")
+    assert "The keeper's cottage at the foot of the north lighthouse" in article.text
+    assert article.text.endswith("every day in the summer holidays.")
