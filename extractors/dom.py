@@ -26,6 +26,11 @@ FALLBACK_CANDIDATES = 5
 TWIN_SCOPE_LEVELS = 3
 # How far below a sibling of the container its paragraphs are looked for.
 SECTION_DEPTH = 12
+# The elements whose first one says how a section opens: a paragraph, a heading, a list, a
+# picture...
+OPENING_TAGS = ("p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "blockquote", "table", "dl", "pre",
+                "img")  # fmt: skip
+TABLE_CELL_TAGS = ("td", "th")
 # Short non-bearing lines after the body's last content-bearing paragraph are dropped: at most
 # this many, each shorter than this.
 MAX_TRAILING_LINES = 3
@@ -235,17 +240,20 @@ def fallback_body(cleaning: Cleaning) -> DomBody | None:
     return None
 
 
-def earlier_sections(
+def article_sections(
     container: Element, bearing: dict[Element, int], cleaning: Cleaning
 ) -> list[Element]:
-    """The container, preceded by the earlier sections of the same article: siblings before it
-    whose content-bearing paragraphs are written like the container's (the same tag and class
-    names, nested no deeper) and carry more than C_SIGMA, as a body container must; the body runs
-    from the first such section to the container, the headings and lists between included.
+    """The container with the other sections of the same article beside it: siblings whose
+    content-bearing paragraphs are written like the container's (the same tag and class names,
+    nested no deeper) and carry more than C_SIGMA, as a body container must. The body runs from
+    the first such section to the last, the headings and lists between included.
 
-    Templates set an article's first part apart ("entry-body" before "entry-more", the lead
-    section above the main `div`); Algorithm 2.1 keeps the larger part. Later siblings are not
-    taken: after an article come its comments and the author's box, written in paragraphs too.
+    Templates set an article's parts apart ("entry-body", then "entry-more" after the cut; the
+    lead section above the main `div`); Algorithm 2.1 keeps the larger part, or the first. After
+    an article come its comments and the author's box, written in paragraphs too, so a later
+    section must follow the body with nothing but empty elements between and open with a
+    paragraph (a comment thread opens with its heading, an author's box with the portrait); and
+    the cell after a layout table's cell is the next column, not the article's continuation.
     """
     parent = container.getparent()
     if parent is None or parent.tag in ("body", "html"):
@@ -254,21 +262,41 @@ def earlier_sections(
     own = written.get(container, [])
     signatures = {_signature(paragraph) for paragraph, _ in own}
     deepest = min((depth for _, depth in own), default=0)
-    children = [child for child in parent if isinstance(child.tag, str)]
-    position = children.index(container)
-    first = position
-    for index in range(position - 1, -1, -1):
-        paragraphs = written.get(children[index])
-        if not paragraphs or cleaning.is_removed(children[index]):
-            continue
+
+    def is_section(child: Element) -> bool:
+        paragraphs = written.get(child)
+        if not paragraphs or cleaning.is_removed(child):
+            return False
         alike = sum(_signature(paragraph) in signatures for paragraph, _ in paragraphs)
-        if (
+        return (
             alike * 2 > len(paragraphs)
             and min(depth for _, depth in paragraphs) <= deepest
             and sum(bearing[paragraph] for paragraph, _ in paragraphs) > C_SIGMA
-        ):
-            first = index
-    return [child for child in children[first : position + 1] if not cleaning.is_removed(child)]
+        )
+
+    children = [child for child in parent if isinstance(child.tag, str)]
+    position = children.index(container)
+    earlier = [index for index in range(position) if is_section(children[index])]
+    first = earlier[0] if earlier else position
+    last = position
+    if container.tag not in TABLE_CELL_TAGS:
+        for index in range(position + 1, len(children)):
+            child = children[index]
+            if is_section(child) and _opens_with_paragraph(child, bearing):
+                last = index
+            elif cleaning.is_removed(child) or not text_of(child).strip():
+                continue  # a script, an anchor ("more"), a clearing <div>
+            else:
+                break
+    return [child for child in children[first : last + 1] if not cleaning.is_removed(child)]
+
+
+def _opens_with_paragraph(section: Element, bearing: dict[Element, int]) -> bool:
+    """The section's first block with text (or first image) is a paragraph."""
+    for element in section.iterdescendants(*OPENING_TAGS):
+        if element.tag == "img" or text_of(element).strip():
+            return element.tag == "p" or element in bearing
+    return False
 
 
 def _paragraphs_by_child(
@@ -310,7 +338,7 @@ def extract_dom(cleaning: Cleaning) -> DomBody | None:
         return fallback_body(cleaning)
     twins = body_containers(container, per_container)
     if len(twins) == 1:
-        twins = earlier_sections(container, bearing, cleaning)
+        twins = article_sections(container, bearing, cleaning)
     lead = lead_paragraph(twins[0], cleaning)
     parts = ([lead] if lead is not None else []) + [
         twin for twin in twins if twin is container or not cleaning.is_removed(twin)

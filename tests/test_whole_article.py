@@ -147,3 +147,14 @@ def test_a_kept_element_that_holds_the_body_s_own_text_stays() -> None:
     assert article.text.startswith("The trust that bought it opens the doors next summer")
     assert "The keeper's cottage at the foot of the north lighthouse" in article.text
     assert article.text.endswith("every day in the summer holidays.")
+
+
+def test_the_post_continued_after_the_cut_is_taken_and_the_author_box_is_not() -> None:
+    # The blog engine sets the part after the cut ("entry-more") beside the first part, written in
+    # the same paragraphs; Algorithm 2.1 chose the first part. The later section follows it with
+    # only an empty anchor between and opens with a paragraph; the author's box after it opens
+    # with the portrait, and is not the article's.
+    article = _article("post-continued-after-the-cut.html")
+    assert article.text.startswith("Three months ago I wrote")
+    assert article.text.endswith("the first it has taken on in nine years.")
+    assert "Mara Quinn" not in article.text
