@@ -32,6 +32,7 @@ from extractors.cascade import Candidate, recheck, rescue
 from extractors.document import Document
 from extractors.dom import DomBody, extract_dom
 from extractors.evidence import (
+    MAX_TEASER_RUN_CHARS,
     NON_ARTICLE_REASONS,
     NULL_LISTING,
     is_stub,
@@ -100,26 +101,39 @@ def run_chain(document: Document) -> Extraction:
     if body is None:
         return Extraction(article=None, reason=NULL_NO_CONTENT)
     signals = page_signals(jsonld, metadata.page_type, metadata.robots)
-    reason = non_article_reason(body.shape, signals, tree, jsonld, cleaning.kind)
+    declared = signals.declares_article or metadata.published is not None
+    posts: dict[int, bool] = {}
+
+    def set_out(candidate: Candidate) -> bool:
+        """The page sets the body out as its post (`extractors.short_article`): asked of short
+        bodies only, a listing's teaser length at most."""
+        if id(candidate) not in posts:
+            posts[id(candidate)] = len(candidate.text) <= MAX_TEASER_RUN_CHARS and (
+                is_declared_short_article(
+                    candidate.blocks, cleaning, headline_element(tree, metadata.title), declared
+                )
+            )
+        return posts[id(candidate)]
+
+    reason = non_article_reason(body.shape, signals, tree, jsonld, cleaning.kind, set_out(body))
     if reason == NULL_LISTING and not rescued:
         # Algorithm 2.1's container is a teaser list: the article may be elsewhere on the page.
         other = rescue(cleaning, metadata.language)
-        # A lede alone is not that article: on a front page it is the top story's summary.
+        # A lede alone is not that article: on a front page it is the top story's summary; a
+        # post the page sets out under its headline is.
         if (
             other is not None
-            and not is_too_short(other.text)
-            and not is_stub(other.blocks)
-            and non_article_reason(other.shape, signals, tree, jsonld, cleaning.kind) is None
+            and (set_out(other) or not (is_too_short(other.text) or is_stub(other.blocks)))
+            and non_article_reason(
+                other.shape, signals, tree, jsonld, cleaning.kind, set_out(other)
+            )
+            is None
         ):
             body, reason = other, None
     if reason is not None:
         return Extraction(article=None, reason=reason)
-    short = is_too_short(body.text) and is_declared_short_article(
-        body.blocks,
-        cleaning,
-        headline_element(tree, metadata.title),
-        signals.declares_article or metadata.published is not None,
-    )
+    # Asked of short bodies only (and of bodies that are short once the title heading goes).
+    short = len(body.text) <= MAX_TEASER_RUN_CHARS and set_out(body)
     return finish_article(body.blocks, body.method, metadata, short_article=short)
 
 

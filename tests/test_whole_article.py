@@ -158,3 +158,13 @@ def test_the_post_continued_after_the_cut_is_taken_and_the_author_box_is_not() -
     assert article.text.startswith("Three months ago I wrote")
     assert article.text.endswith("the first it has taken on in nine years.")
     assert "Mara Quinn" not in article.text
+
+
+def test_a_short_post_under_its_headline_is_not_one_teaser_of_its_related_links() -> None:
+    # The post is no longer than a teaser, and beside it the "You might also like" block reads
+    # as a list of teasers: the post looked like one more of them. The page sets it out as its
+    # post (right under the headline, dated): a listing's teaser is never that.
+    article = _article("short-post-with-related-teasers.html")
+    assert "Nokia has released firmware v30.101" in article.text
+    assert article.text.endswith("whether your contacts survived it.")
+    assert "N95" not in article.text
