@@ -115,7 +115,9 @@ def run_chain(document: Document) -> Extraction:
             )
         return posts[id(candidate)]
 
-    reason = non_article_reason(body.shape, signals, tree, jsonld, cleaning.kind, set_out(body))
+    reason = non_article_reason(
+        body.shape, signals, tree, jsonld, cleaning.kind, lambda: set_out(body)
+    )
     if reason == NULL_LISTING and not rescued:
         # Algorithm 2.1's container is a teaser list: the article may be elsewhere on the page.
         other = rescue(cleaning, metadata.language)
@@ -123,18 +125,16 @@ def run_chain(document: Document) -> Extraction:
         # post the page sets out under its headline is.
         if (
             other is not None
-            and (set_out(other) or not (is_too_short(other.text) or is_stub(other.blocks)))
+            and (not (is_too_short(other.text) or is_stub(other.blocks)) or set_out(other))
             and non_article_reason(
-                other.shape, signals, tree, jsonld, cleaning.kind, set_out(other)
+                other.shape, signals, tree, jsonld, cleaning.kind, lambda: set_out(other)
             )
             is None
         ):
             body, reason = other, None
     if reason is not None:
         return Extraction(article=None, reason=reason)
-    # Asked of short bodies only (and of bodies that are short once the title heading goes).
-    short = len(body.text) <= MAX_TEASER_RUN_CHARS and set_out(body)
-    return finish_article(body.blocks, body.method, metadata, short_article=short)
+    return finish_article(body.blocks, body.method, metadata, lambda: set_out(body))
 
 
 def inside_kept_chrome(dom: DomBody, cleaning: Cleaning) -> bool:
@@ -160,15 +160,19 @@ def _candidate(chosen: tuple[list[Block], str] | None, dom: DomBody | None) -> C
 
 
 def finish_article(
-    blocks: list[Block], method: str, metadata: Metadata, short_article: bool = False
+    blocks: list[Block],
+    method: str,
+    metadata: Metadata,
+    short_article: Callable[[], bool] = lambda: False,
 ) -> Extraction:
     """The article from a body, by the same rules for every extractor: a leading heading that
-    repeats the title goes, and a body too short to be an article is NULL, unless the page
-    declares a short article (`short_article`, see `extractors.short_article`)."""
+    repeats the title goes, and a body too short to be an article is NULL, unless the page sets
+    it out as a short article (`short_article()`, asked of such bodies only; see
+    `extractors.short_article`)."""
     blocks = [(kind, shown) for kind, text in blocks if (shown := visible(text))]
     metadata = _visible_metadata(metadata)
     blocks = _drop_leading_title(blocks, metadata.title)
-    if not short_article and is_too_short(running_text(blocks)):  # captions alone never do
+    if is_too_short(running_text(blocks)) and not short_article():  # captions alone never do
         return Extraction(article=None, reason=NULL_TOO_SHORT)
     return Extraction(article=_article(blocks, method, metadata))
 

@@ -284,11 +284,16 @@ def article_sections(
             child = children[index]
             if is_section(child) and _opens_with_paragraph(child, bearing):
                 last = index
-            elif cleaning.is_removed(child) or not text_of(child).strip():
+            elif cleaning.is_removed(child) or not _has_text(child):
                 continue  # a script, an anchor ("more"), a clearing <div>
             else:
                 break
     return [child for child in children[first : last + 1] if not cleaning.is_removed(child)]
+
+
+def _has_text(element: Element) -> bool:
+    """Any text inside, found without writing out the whole element (a comment thread)."""
+    return any(not text.isspace() for text in element.itertext() if text)
 
 
 def _opens_with_paragraph(section: Element, bearing: dict[Element, int]) -> bool:

@@ -24,6 +24,7 @@ Pure functions over the shared parse; they never modify it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -351,11 +352,11 @@ def non_article_reason(
     tree: Element,
     jsonld: list[dict[str, Any]],
     classify: Classifier = tag_kind,
-    set_out: bool = False,
+    set_out: Callable[[], bool] = lambda: False,
 ) -> str | None:
     """The NULL reason when the page positively looks like a non-article, else None. `classify`
     says what preprocessing made of an element (chrome is left out of the region around a
-    body); `set_out`: the page sets the body out as its post, under its headline and dated
+    body); `set_out()`: the page sets the body out as its post, under its headline and dated
     (`extractors.short_article`), which a listing's teaser never is."""
     length = len(running_text(body.blocks))
     # The publisher's own word first: a video's description sits among teasers of other videos.
@@ -369,7 +370,7 @@ def non_article_reason(
         return NULL_GALLERY
     # A short body among teasers: a listing (the chain then looks for another body).
     if (
-        (not set_out and is_one_teaser_of_list(body, classify))
+        (is_one_teaser_of_list(body, classify) and not set_out())
         or sits_in_card_list(body.container)
         or spans_teaser_cards(body.container)
     ):
