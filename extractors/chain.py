@@ -10,7 +10,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import replace
+from functools import cache
 from itertools import islice
+from typing import Any
 
 from extractors.arbiter import (
     headline_element,
@@ -45,8 +47,8 @@ from extractors.preprocess import Cleaning
 from extractors.reconcile import choose_body
 from extractors.safetext import single_line
 from extractors.schema_org import jsonld_body, microdata_body
-from extractors.short_article import is_declared_short_article
-from extractors.tree import itemprops
+from extractors.short_article import is_set_out_as_post
+from extractors.tree import Element, itemprops
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +81,8 @@ def run_chain(document: Document) -> Extraction:
     properties = itemprops(tree)
     metadata = extract_metadata(tree, url, jsonld, properties)
     cleaning = Cleaning(tree)
+    # The heading that shows the title, found once when a rule asks for it.
+    headline = cache(lambda: headline_element(tree, metadata.title))
     dom = extract_dom(cleaning)
     inside = dom.kind if dom is not None else None
     schema = microdata_body(tree, cleaning, properties, inside) or jsonld_body(jsonld)
@@ -96,25 +100,28 @@ def run_chain(document: Document) -> Extraction:
         # Text between line breaks, which Algorithm 2.1 does not count, may be the article.
         body = reconsider(body, cleaning, metadata.title, schema.text_blocks if schema else None)
     if body is not None and body.container is not None and cleaning.kept_chrome:
-        headline = headline_element(tree, metadata.title)
-        body = outside_kept_chrome(body, cleaning, headline, metadata.language)
+        body = outside_kept_chrome(body, cleaning, headline(), metadata.language)
     if body is None:
         return Extraction(article=None, reason=NULL_NO_CONTENT)
+    return _judge(body, rescued, document, cleaning, metadata, jsonld, headline)
+
+
+def _judge(
+    body: Candidate,
+    rescued: bool,
+    document: Document,
+    cleaning: Cleaning,
+    metadata: Metadata,
+    jsonld: list[dict[str, Any]],
+    headline: Callable[[], Element | None],
+) -> Extraction:
+    """The article, or NULL by the evidence: a body that looks like a listing sends the page
+    through the cascade once more; a short body is an article when the page sets it out as its
+    post."""
+    tree = document.tree
     signals = page_signals(jsonld, metadata.page_type, metadata.robots)
     declared = signals.declares_article or metadata.published is not None
-    posts: dict[int, bool] = {}
-
-    def set_out(candidate: Candidate) -> bool:
-        """The page sets the body out as its post (`extractors.short_article`): asked of short
-        bodies only, a listing's teaser length at most."""
-        if id(candidate) not in posts:
-            posts[id(candidate)] = len(candidate.text) <= MAX_TEASER_RUN_CHARS and (
-                is_declared_short_article(
-                    candidate.blocks, cleaning, headline_element(tree, metadata.title), declared
-                )
-            )
-        return posts[id(candidate)]
-
+    set_out = _PostEvidence(cleaning, headline, declared)
     reason = non_article_reason(
         body.shape, signals, tree, jsonld, cleaning.kind, lambda: set_out(body)
     )
@@ -135,6 +142,24 @@ def run_chain(document: Document) -> Extraction:
     if reason is not None:
         return Extraction(article=None, reason=reason)
     return finish_article(body.blocks, body.method, metadata, lambda: set_out(body))
+
+
+class _PostEvidence:
+    """Whether the page sets a body out as its post (`extractors.short_article`), asked once per
+    body and only of bodies no longer than a listing's teaser."""
+
+    def __init__(
+        self, cleaning: Cleaning, headline: Callable[[], Element | None], declared: bool
+    ) -> None:
+        self.cleaning, self.headline, self.declared = cleaning, headline, declared
+        self.answers: dict[int, bool] = {}
+
+    def __call__(self, candidate: Candidate) -> bool:
+        if id(candidate) not in self.answers:
+            self.answers[id(candidate)] = len(candidate.text) <= MAX_TEASER_RUN_CHARS and (
+                is_set_out_as_post(candidate.blocks, self.cleaning, self.headline(), self.declared)
+            )
+        return self.answers[id(candidate)]
 
 
 def inside_kept_chrome(dom: DomBody, cleaning: Cleaning) -> bool:

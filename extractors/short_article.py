@@ -65,7 +65,7 @@ def shows_date(text: str) -> bool:
     return _DATE.search(text) is not None
 
 
-def is_declared_short_article(
+def is_set_out_as_post(
     blocks: list[Block], cleaning: Cleaning, headline: Element | None, declared: bool
 ) -> bool:
     """Whether a short body is the post the page sets out under its headline (see the module's
