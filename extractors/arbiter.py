@@ -14,19 +14,27 @@ return bodies that share little text, one of them is wrong, and the page says wh
 3. **the longest run of prose**: otherwise the candidate with more prose (paragraphs of
    Algorithm 2.1's CP characters or more) is the article.
 
+The same neighbourhood decides on a body that sits inside chrome the veto kept (`outside_kept_
+chrome`): an element named like a comment thread, a sidebar or a footer is kept when it holds half
+the page's paragraph text, as the layout wrapper of a page would. A wrapper of the page holds its
+headline; a comment thread or a profile box beside a short post set in line breaks does not. Then
+the page is read again without it, and the body found there is the article when it starts nearer
+after the headline.
+
 Pure functions over the shared parse; they never modify it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from itertools import islice
 
-from extractors.article import CAPTION, HEADING, Block
+from extractors.article import CAPTION, HEADING, Block, is_too_short, running_text
 from extractors.blocks import clean_text
-from extractors.cascade import Candidate, share_in
-from extractors.dom import is_descendant
+from extractors.cascade import Candidate, rescue, share_in
+from extractors.dom import extract_dom, is_descendant
 from extractors.paragraphs import CP
-from extractors.preprocess import Cleaning
+from extractors.preprocess import MAX_ANCESTORS, Cleaning
 from extractors.readability import METHOD as METHOD_READABILITY
 from extractors.readability import choose_article, write_article
 from extractors.tree import Element, text_of
@@ -163,3 +171,45 @@ def reconsider(
 def _related(first: Element, second: Element) -> bool:
     """One element is the other or holds it."""
     return first is second or is_descendant(first, second) or is_descendant(second, first)
+
+
+def outside_kept_chrome(
+    body: Candidate, cleaning: Cleaning, headline: Element | None, language: str | None
+) -> Candidate:
+    """The body, or the one the page holds outside the chrome the veto kept around it, when that
+    one starts nearer after the headline (see the module's docstring).
+
+    Only chrome that does not hold the headline is set aside: a layout wrapper of the page ("main
+    with-sidebar") holds it. The other body must be long enough to be an article, and must not be
+    a region around the chrome set aside (a wrapper of the page again, whose text then starts with
+    a trending bar above the body it holds).
+    """
+    container = body.container
+    if container is None or headline is None:
+        return body
+    chain = (container, *islice(container.iterancestors(), MAX_ANCESTORS))
+    refused = frozenset(
+        node
+        for node in chain
+        if cleaning.is_vetoed_chrome(node) and not is_descendant(headline, node)
+    )
+    if not refused:
+        return body
+    other = _outside(refused, cleaning, language)
+    if other is None or other.container is None:
+        return body
+    if any(is_descendant(node, other.container) for node in refused):
+        return body
+    return other if by_headline(body, other, headline) is other else body
+
+
+def _outside(
+    refused: frozenset[Element], cleaning: Cleaning, language: str | None
+) -> Candidate | None:
+    """The body the chain finds when `refused` is chrome: Algorithm 2.1's, or the cascade's."""
+    strict = Cleaning(cleaning.tree, refused)
+    dom = extract_dom(strict)
+    if dom is not None and not is_too_short(running_text(dom.blocks)):
+        return Candidate(dom.method, dom.blocks, dom.parts, dom.container)
+    other = rescue(strict, language)
+    return other if other is not None and not is_too_short(other.text) else None

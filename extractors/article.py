@@ -88,6 +88,18 @@ LOGOGRAPHIC_WEIGHT = 3
 HANGUL_WEIGHT = 2
 
 
+# A body shorter than this (in alphabetic-script characters, `reading_length`) is a teaser, a
+# caption or a paywall stub: NULL, not an article — unless the page declares it a short one
+# (`extractors.short_article`).
+MIN_BODY_CHARS = 250
+
+
+def is_too_short(text: str) -> bool:
+    """Shorter than MIN_BODY_CHARS, in alphabetic-script characters (`reading_length` is only
+    computed for texts that are short in raw characters)."""
+    return len(text) < MIN_BODY_CHARS and reading_length(text) < MIN_BODY_CHARS
+
+
 def reading_length(text: str) -> int:
     """The length of `text` in alphabetic-script characters: each Chinese or Japanese character
     counts LOGOGRAPHIC_WEIGHT, each Hangul syllable HANGUL_WEIGHT. Length thresholds written for

@@ -10,22 +10,31 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import replace
+from functools import cache
 from itertools import islice
+from typing import Any
 
-from extractors.arbiter import loose_text_outside, reconsider
+from extractors.arbiter import (
+    headline_element,
+    loose_text_outside,
+    outside_kept_chrome,
+    reconsider,
+)
 from extractors.article import (
     HEADING,
     Article,
     Block,
     Extraction,
-    reading_length,
+    is_too_short,
     running_text,
     visible,
 )
+from extractors.article import MIN_BODY_CHARS as MIN_BODY_CHARS  # where it was defined before
 from extractors.cascade import Candidate, recheck, rescue
 from extractors.document import Document
 from extractors.dom import DomBody, extract_dom
 from extractors.evidence import (
+    MAX_TEASER_RUN_CHARS,
     NON_ARTICLE_REASONS,
     NULL_LISTING,
     is_stub,
@@ -38,13 +47,10 @@ from extractors.preprocess import Cleaning
 from extractors.reconcile import choose_body
 from extractors.safetext import single_line
 from extractors.schema_org import jsonld_body, microdata_body
-from extractors.tree import itemprops
+from extractors.short_article import is_set_out_as_post
+from extractors.tree import Element, itemprops
 
 log = logging.getLogger(__name__)
-
-# A body shorter than this (in alphabetic-script characters, `reading_length`) is a teaser, a
-# caption or a paywall stub: NULL, not an article.
-MIN_BODY_CHARS = 250
 
 # How far above Algorithm 2.1's container a kept chrome element makes it doubtful.
 KEPT_CHROME_REACH = 2
@@ -75,10 +81,13 @@ def run_chain(document: Document) -> Extraction:
     properties = itemprops(tree)
     metadata = extract_metadata(tree, url, jsonld, properties)
     cleaning = Cleaning(tree)
-    schema = microdata_body(tree, cleaning, properties) or jsonld_body(jsonld)
+    # The heading that shows the title, found once when a rule asks for it.
+    headline = cache(lambda: headline_element(tree, metadata.title))
     dom = extract_dom(cleaning)
+    inside = dom.kind if dom is not None else None
+    schema = microdata_body(tree, cleaning, properties, inside) or jsonld_body(jsonld)
     body = _candidate(choose_body(schema, dom), dom)
-    rescued = body is None or _too_short(body.text)
+    rescued = body is None or is_too_short(body.text)
     if rescued:
         body = rescue(cleaning, metadata.language) or body
     elif dom is not None and body.method == dom.method and inside_kept_chrome(dom, cleaning):
@@ -90,30 +99,67 @@ def run_chain(document: Document) -> Extraction:
     ):
         # Text between line breaks, which Algorithm 2.1 does not count, may be the article.
         body = reconsider(body, cleaning, metadata.title, schema.text_blocks if schema else None)
+    if body is not None and body.container is not None and cleaning.kept_chrome:
+        body = outside_kept_chrome(body, cleaning, headline(), metadata.language)
     if body is None:
         return Extraction(article=None, reason=NULL_NO_CONTENT)
+    return _judge(body, rescued, document, cleaning, metadata, jsonld, headline)
+
+
+def _judge(
+    body: Candidate,
+    rescued: bool,
+    document: Document,
+    cleaning: Cleaning,
+    metadata: Metadata,
+    jsonld: list[dict[str, Any]],
+    headline: Callable[[], Element | None],
+) -> Extraction:
+    """The article, or NULL by the evidence: a body that looks like a listing sends the page
+    through the cascade once more; a short body is an article when the page sets it out as its
+    post."""
+    tree = document.tree
     signals = page_signals(jsonld, metadata.page_type, metadata.robots)
-    reason = non_article_reason(body.shape, signals, tree, jsonld, cleaning.kind)
+    declared = signals.declares_article or metadata.published is not None
+    set_out = _PostEvidence(cleaning, headline, declared)
+    reason = non_article_reason(
+        body.shape, signals, tree, jsonld, cleaning.kind, lambda: set_out(body)
+    )
     if reason == NULL_LISTING and not rescued:
         # Algorithm 2.1's container is a teaser list: the article may be elsewhere on the page.
         other = rescue(cleaning, metadata.language)
-        # A lede alone is not that article: on a front page it is the top story's summary.
+        # A lede alone is not that article: on a front page it is the top story's summary; a
+        # post the page sets out under its headline is.
         if (
             other is not None
-            and not _too_short(other.text)
-            and not is_stub(other.blocks)
-            and non_article_reason(other.shape, signals, tree, jsonld, cleaning.kind) is None
+            and (not (is_too_short(other.text) or is_stub(other.blocks)) or set_out(other))
+            and non_article_reason(
+                other.shape, signals, tree, jsonld, cleaning.kind, lambda: set_out(other)
+            )
+            is None
         ):
             body, reason = other, None
     if reason is not None:
         return Extraction(article=None, reason=reason)
-    return finish_article(body.blocks, body.method, metadata)
+    return finish_article(body.blocks, body.method, metadata, lambda: set_out(body))
 
 
-def _too_short(text: str) -> bool:
-    """Shorter than MIN_BODY_CHARS, in alphabetic-script characters (`reading_length`: it is only
-    computed for texts that are short in raw characters)."""
-    return len(text) < MIN_BODY_CHARS and reading_length(text) < MIN_BODY_CHARS
+class _PostEvidence:
+    """Whether the page sets a body out as its post (`extractors.short_article`), asked once per
+    body and only of bodies no longer than a listing's teaser."""
+
+    def __init__(
+        self, cleaning: Cleaning, headline: Callable[[], Element | None], declared: bool
+    ) -> None:
+        self.cleaning, self.headline, self.declared = cleaning, headline, declared
+        self.answers: dict[int, bool] = {}
+
+    def __call__(self, candidate: Candidate) -> bool:
+        if id(candidate) not in self.answers:
+            self.answers[id(candidate)] = len(candidate.text) <= MAX_TEASER_RUN_CHARS and (
+                is_set_out_as_post(candidate.blocks, self.cleaning, self.headline(), self.declared)
+            )
+        return self.answers[id(candidate)]
 
 
 def inside_kept_chrome(dom: DomBody, cleaning: Cleaning) -> bool:
@@ -138,13 +184,20 @@ def _candidate(chosen: tuple[list[Block], str] | None, dom: DomBody | None) -> C
     return Candidate(method, blocks)
 
 
-def finish_article(blocks: list[Block], method: str, metadata: Metadata) -> Extraction:
+def finish_article(
+    blocks: list[Block],
+    method: str,
+    metadata: Metadata,
+    short_article: Callable[[], bool] = lambda: False,
+) -> Extraction:
     """The article from a body, by the same rules for every extractor: a leading heading that
-    repeats the title goes, and a body too short to be an article is NULL."""
+    repeats the title goes, and a body too short to be an article is NULL, unless the page sets
+    it out as a short article (`short_article()`, asked of such bodies only; see
+    `extractors.short_article`)."""
     blocks = [(kind, shown) for kind, text in blocks if (shown := visible(text))]
     metadata = _visible_metadata(metadata)
     blocks = _drop_leading_title(blocks, metadata.title)
-    if _too_short(running_text(blocks)):  # captions alone never make an article
+    if is_too_short(running_text(blocks)) and not short_article():  # captions alone never do
         return Extraction(article=None, reason=NULL_TOO_SHORT)
     return Extraction(article=_article(blocks, method, metadata))
 

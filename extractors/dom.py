@@ -9,11 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from extractors.article import CAPTION, PARAGRAPH, Block
-from extractors.blocks import QUOTE_TAGS, TextBlock, clean_text, text_blocks
+from extractors.blocks import QUOTE_TAGS, Classifier, TextBlock, clean_text, text_blocks
 from extractors.boilerplate import keep_body_blocks
 from extractors.paragraphs import C_SIGMA, CP, CT, ParagraphStats, paragraph_stats
 from extractors.preprocess import LEAF_PARAGRAPH_TAGS, Cleaning, is_leaf
-from extractors.tree import PLAIN, Element, text_of
+from extractors.tree import CHROME, PLAIN, Element, text_of
 
 # Containers the div/td fallback considers.
 FALLBACK_TAGS = ("div", "td")
@@ -26,6 +26,11 @@ FALLBACK_CANDIDATES = 5
 TWIN_SCOPE_LEVELS = 3
 # How far below a sibling of the container its paragraphs are looked for.
 SECTION_DEPTH = 12
+# The elements whose first one says how a section opens: a paragraph, a heading, a list, a
+# picture...
+OPENING_TAGS = ("p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "blockquote", "table", "dl", "pre",
+                "img")  # fmt: skip
+TABLE_CELL_TAGS = ("td", "th")
 # Short non-bearing lines after the body's last content-bearing paragraph are dropped: at most
 # this many, each shorter than this.
 MAX_TRAILING_LINES = 3
@@ -43,6 +48,8 @@ class DomBody:
     parts: list[TextBlock] | None = None
     # The body is the container's text alone (no lead paragraph or twin beside it).
     container_only: bool = False
+    # What preprocessing made of each element of the body (`body_kind`).
+    kind: Classifier | None = None
 
 
 def content_bearing_paragraphs(cleaning: Cleaning) -> dict[Element, int]:
@@ -233,17 +240,20 @@ def fallback_body(cleaning: Cleaning) -> DomBody | None:
     return None
 
 
-def earlier_sections(
+def article_sections(
     container: Element, bearing: dict[Element, int], cleaning: Cleaning
 ) -> list[Element]:
-    """The container, preceded by the earlier sections of the same article: siblings before it
-    whose content-bearing paragraphs are written like the container's (the same tag and class
-    names, nested no deeper) and carry more than C_SIGMA, as a body container must; the body runs
-    from the first such section to the container, the headings and lists between included.
+    """The container with the other sections of the same article beside it: siblings whose
+    content-bearing paragraphs are written like the container's (the same tag and class names,
+    nested no deeper) and carry more than C_SIGMA, as a body container must. The body runs from
+    the first such section to the last, the headings and lists between included.
 
-    Templates set an article's first part apart ("entry-body" before "entry-more", the lead
-    section above the main `div`); Algorithm 2.1 keeps the larger part. Later siblings are not
-    taken: after an article come its comments and the author's box, written in paragraphs too.
+    Templates set an article's parts apart ("entry-body", then "entry-more" after the cut; the
+    lead section above the main `div`); Algorithm 2.1 keeps the larger part, or the first. After
+    an article come its comments and the author's box, written in paragraphs too, so a later
+    section must follow the body with nothing but empty elements between and open with a
+    paragraph (a comment thread opens with its heading, an author's box with the portrait); and
+    the cell after a layout table's cell is the next column, not the article's continuation.
     """
     parent = container.getparent()
     if parent is None or parent.tag in ("body", "html"):
@@ -252,21 +262,46 @@ def earlier_sections(
     own = written.get(container, [])
     signatures = {_signature(paragraph) for paragraph, _ in own}
     deepest = min((depth for _, depth in own), default=0)
-    children = [child for child in parent if isinstance(child.tag, str)]
-    position = children.index(container)
-    first = position
-    for index in range(position - 1, -1, -1):
-        paragraphs = written.get(children[index])
-        if not paragraphs or cleaning.is_removed(children[index]):
-            continue
+
+    def is_section(child: Element) -> bool:
+        paragraphs = written.get(child)
+        if not paragraphs or cleaning.is_removed(child):
+            return False
         alike = sum(_signature(paragraph) in signatures for paragraph, _ in paragraphs)
-        if (
+        return (
             alike * 2 > len(paragraphs)
             and min(depth for _, depth in paragraphs) <= deepest
             and sum(bearing[paragraph] for paragraph, _ in paragraphs) > C_SIGMA
-        ):
-            first = index
-    return [child for child in children[first : position + 1] if not cleaning.is_removed(child)]
+        )
+
+    children = [child for child in parent if isinstance(child.tag, str)]
+    position = children.index(container)
+    earlier = [index for index in range(position) if is_section(children[index])]
+    first = earlier[0] if earlier else position
+    last = position
+    if container.tag not in TABLE_CELL_TAGS:
+        for index in range(position + 1, len(children)):
+            child = children[index]
+            if is_section(child) and _opens_with_paragraph(child, bearing):
+                last = index
+            elif cleaning.is_removed(child) or not _has_text(child):
+                continue  # a script, an anchor ("more"), a clearing <div>
+            else:
+                break
+    return [child for child in children[first : last + 1] if not cleaning.is_removed(child)]
+
+
+def _has_text(element: Element) -> bool:
+    """Any text inside, found without writing out the whole element (a comment thread)."""
+    return any(not text.isspace() for text in element.itertext() if text)
+
+
+def _opens_with_paragraph(section: Element, bearing: dict[Element, int]) -> bool:
+    """The section's first block with text (or first image) is a paragraph."""
+    for element in section.iterdescendants(*OPENING_TAGS):
+        if element.tag == "img" or text_of(element).strip():
+            return element.tag == "p" or element in bearing
+    return False
 
 
 def _paragraphs_by_child(
@@ -308,13 +343,50 @@ def extract_dom(cleaning: Cleaning) -> DomBody | None:
         return fallback_body(cleaning)
     twins = body_containers(container, per_container)
     if len(twins) == 1:
-        twins = earlier_sections(container, bearing, cleaning)
+        twins = article_sections(container, bearing, cleaning)
     lead = lead_paragraph(twins[0], cleaning)
     parts = ([lead] if lead is not None else []) + [
         twin for twin in twins if twin is container or not cleaning.is_removed(twin)
     ]
-    written = [block for part in parts for block in text_blocks(part, cleaning.kind)]
+    kind = body_kind(parts, bearing, cleaning)
+    written = [block for part in parts for block in text_blocks(part, kind)]
     _drop_trailing_lines(written, bearing)
     blocks = keep_body_blocks(written)
     alone = lead is None and len(twins) == 1
-    return DomBody(blocks, METHOD_DOM, container, written, alone) if blocks else None
+    return DomBody(blocks, METHOD_DOM, container, written, alone, kind) if blocks else None
+
+
+def body_kind(parts: list[Element], bearing: dict[Element, int], cleaning: Cleaning) -> Classifier:
+    """What preprocessing made of each element of the body: `cleaning.kind`, except that chrome
+    the veto kept inside the body is chrome again when it holds none of the paragraphs the body
+    was chosen for.
+
+    The veto keeps a chrome-named element that holds half the page's paragraph text, as the
+    wrapper of a page would. Inside the chosen body such an element wraps nothing of it: a
+    slideshow of forty captioned photos under "Also on ..." outweighs the story above it, and its
+    paragraphs are containers of their own, not the body's.
+    """
+    inside = [
+        node
+        for node in cleaning.kept_chrome
+        if any(node is not part and is_descendant(node, part) for part in parts)
+    ]
+    if not inside:
+        return cleaning.kind
+    counted = [
+        paragraph
+        for paragraph in bearing
+        if (owner := container_of(paragraph, cleaning)) is not None
+        and any(owner is part or is_descendant(owner, part) for part in parts)
+        and not any(is_descendant(owner, node) for node in inside)
+    ]
+    chrome_again = {
+        node for node in inside if not any(is_descendant(paragraph, node) for paragraph in counted)
+    }
+    if not chrome_again:
+        return cleaning.kind
+
+    def kind(element: Element) -> int:
+        return CHROME if element in chrome_again else cleaning.kind(element)
+
+    return kind

@@ -24,6 +24,7 @@ Pure functions over the shared parse; they never modify it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -169,11 +170,17 @@ def _not_free(jsonld: list[dict[str, Any]], tree: Element) -> bool:
 
 def wall_by(near: Element | None) -> bool:
     """A paywall element by the body: inside the body container's parent (a site-wide
-    "paywall-header" in the masthead says nothing)."""
+    "paywall-header" in the masthead says nothing), or right after the body's parent (the text
+    stops, the wall begins)."""
     scope = near.getparent() if near is not None else None
     if scope is None:
         return False
-    for element in _NAMED(scope):
+    after = scope.getnext()
+    return _holds_wall(scope) or (after is not None and _holds_wall(after))
+
+
+def _holds_wall(scope: Element) -> bool:
+    for element in (scope, *_NAMED(scope)):
         for attribute in ("class", "id"):
             names = (element.get(attribute) or "")[:MAX_PAYWALL_NAME_CHARS].lower()
             if names and any(name in names for name in PAYWALL_NAMES):
@@ -181,7 +188,7 @@ def wall_by(near: Element | None) -> bool:
     return False
 
 
-def _is_headline_link(block: TextBlock) -> bool:
+def is_headline_link(block: TextBlock) -> bool:
     return (
         block.link_density >= HEADLINE_LINK_DENSITY
         and len(block.text.split()) >= HEADLINE_LINK_WORDS
@@ -194,7 +201,7 @@ def is_teaser_list(parts: list[TextBlock]) -> bool:
     between its sections (a list of deals, "Read more" lines) has long runs of prose."""
     runs, current, headlines = [], 0, 0
     for block in parts:
-        if _is_headline_link(block):
+        if is_headline_link(block):
             headlines += 1
             runs.append(current)
             current = 0
@@ -345,10 +352,12 @@ def non_article_reason(
     tree: Element,
     jsonld: list[dict[str, Any]],
     classify: Classifier = tag_kind,
+    set_out: Callable[[], bool] = lambda: False,
 ) -> str | None:
     """The NULL reason when the page positively looks like a non-article, else None. `classify`
     says what preprocessing made of an element (chrome is left out of the region around a
-    body)."""
+    body); `set_out()`: the page sets the body out as its post, under its headline and dated
+    (`extractors.short_article`), which a listing's teaser never is."""
     length = len(running_text(body.blocks))
     # The publisher's own word first: a video's description sits among teasers of other videos.
     if signals.declares_video and length <= VIDEO_STUB_CHARS:
@@ -361,7 +370,7 @@ def non_article_reason(
         return NULL_GALLERY
     # A short body among teasers: a listing (the chain then looks for another body).
     if (
-        is_one_teaser_of_list(body, classify)
+        (is_one_teaser_of_list(body, classify) and not set_out())
         or sits_in_card_list(body.container)
         or spans_teaser_cards(body.container)
     ):

@@ -93,6 +93,11 @@ _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGN
 
 
 _NAME_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+# A run of hexadecimal digits this long, mixing digits and letters, is an identifier (a hash, a
+# database key: TypePad ids its posts "entry-6a00d8341c57a853ef017ee3ad947e970d"), not words: split
+# into parts it would spell "ad" or "nav" by chance.
+MIN_HASH_CHARS = 8
+_HEX_RUN = re.compile(rf"(?<![0-9A-Za-z])[0-9a-f]{{{MIN_HASH_CHARS},}}(?![0-9A-Za-z])")
 # Parts after which a class word names a taxonomy term of the content, not a role: blog engines
 # label a post's element with each of its categories and tags ("category-social-media",
 # "tag-cookie-recipes", "entry-category-advertising"). A post about cookies is not a cookie banner.
@@ -141,11 +146,18 @@ def _kind_of_names(names: str, is_class: bool) -> int:
 def _role_parts(word: str) -> set[str]:
     """The parts of one class or id word that may say what the element is: all of them, except
     the term after a taxonomy part ("entry-category-social" is an entry, whatever its topic)."""
-    parts = [part.lower() for part in _NAME_PART.findall(word)]
+    parts = [part.lower() for part in _NAME_PART.findall(_HEX_RUN.sub(_unless_hash, word))]
     for index, part in enumerate(parts[:-1]):
         if part in TAXONOMY_PARTS:
             return set(parts[:index])
     return set(parts)
+
+
+def _unless_hash(run: re.Match[str]) -> str:
+    """A hexadecimal run with digits and letters is dropped (an identifier); a word of the
+    letters a-f alone ("facade", "added") stays."""
+    text = run.group()
+    return "-" if any(c.isdigit() for c in text) and not text.isdigit() else text
 
 
 @lru_cache(maxsize=NAME_CACHE_SIZE)
@@ -229,8 +241,11 @@ class Cleaning:
     `is_removed(element)` whether it is junk or chrome.
     """
 
-    def __init__(self, tree: Element) -> None:
+    def __init__(self, tree: Element, refused: frozenset[Element] = frozenset()) -> None:
         self.tree = tree
+        # Chrome the veto may not keep, whatever text it holds: the chain asks what the page
+        # holds outside it (`extractors.arbiter.outside_kept_chrome`).
+        self.refused = refused
         self._raw: dict[Element, int] = {}
         self._vetoed: set[Element] = set()
         self._chains: dict[Element, tuple[Element, ...]] = {}
@@ -263,6 +278,11 @@ class Cleaning:
         """PLAIN, CHROME, CAPTION or FIGURE, with the veto applied."""
         return PLAIN if element in self._vetoed else self.raw_kind(element)
 
+    @property
+    def kept_chrome(self) -> list[Element]:
+        """The elements named or tagged like chrome that the veto kept."""
+        return [node for node in self._vetoed if self.raw_kind(node) == CHROME]
+
     def is_vetoed_chrome(self, element: Element) -> bool:
         """Named or tagged like chrome, and kept by the veto."""
         return element in self._vetoed and self.raw_kind(element) == CHROME
@@ -290,7 +310,7 @@ class Cleaning:
         self._vetoed = {
             node
             for node, length in held.items()
-            if length >= VETO_SHARE * total and not is_consent_ui(node)
+            if length >= VETO_SHARE * total and not is_consent_ui(node) and node not in self.refused
         }
         return {
             paragraph: stat
@@ -324,6 +344,7 @@ class Cleaning:
                 node.tag not in JUNK_TAGS
                 and held[node] >= WRAPPER_SHARE * total
                 and not is_consent_ui(node)
+                and node not in self.refused
                 for node in chain
             )
         ]

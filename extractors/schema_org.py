@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from extractors.article import HEADING, LIST_ITEM, PARAGRAPH, QUOTE, Block
-from extractors.blocks import TextBlock, clean_text, text_blocks
+from extractors.blocks import Classifier, TextBlock, clean_text, text_blocks
 from extractors.boilerplate import MAX_BLOCK_LINK_DENSITY
 from extractors.jsonld import article_objects
 from extractors.preprocess import Cleaning
@@ -54,9 +54,15 @@ class SchemaBody:
 
 
 def microdata_body(
-    tree: Element, cleaning: Cleaning, properties: list[tuple[list[str], Element]] | None = None
+    tree: Element,
+    cleaning: Cleaning,
+    properties: list[tuple[list[str], Element]] | None = None,
+    classify: Classifier | None = None,
 ) -> SchemaBody | None:
-    """The longest element marked itemprop=articleBody (any case) outside chrome, as blocks."""
+    """The longest element marked itemprop=articleBody (any case) outside chrome, as blocks.
+    `classify` says what preprocessing made of each element inside it (default: the Cleaning's
+    verdicts; the chain passes Algorithm 2.1's, `extractors.dom.body_kind`)."""
+    classify = classify or cleaning.kind
     best: tuple[int, list[TextBlock], Element] | None = None
     for names, element in itemprops(tree) if properties is None else properties:
         if "articlebody" not in names:
@@ -67,7 +73,7 @@ def microdata_body(
         # tags, "related" lists) is navigation all the same.
         blocks = [
             block
-            for block in text_blocks(element, cleaning.kind)
+            for block in text_blocks(element, classify)
             if not (block.kind == LIST_ITEM and block.link_density > MAX_BLOCK_LINK_DENSITY)
         ]
         length = sum(len(block.text) for block in blocks)

@@ -257,3 +257,66 @@ def test_hard_articles_are_articles_with_their_bodies() -> None:
         expected = page.with_suffix(".txt").read_text(encoding="utf-8")
         scores.append(score_page(expected, result.article.text))
     assert aggregate(scores).f1 >= MIN_HARD_ARTICLE_F1
+
+
+# --- short articles ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "start"),
+    [
+        # A dated post line under the headline ("Posted on November 14, 2026 by Helen").
+        ("en-short-blog-post.html", "Minus three overnight"),
+        # A one-sentence brief the publisher declares a NewsArticle.
+        ("fr-breve-une-phrase.html", "La rocade sera fermée"),
+    ],
+)
+def test_a_short_post_under_its_headline_with_a_date_is_an_article(name: str, start: str) -> None:
+    result = extract_verbose((HARD_ARTICLES / name).read_bytes())
+    assert result.article is not None, result.reason
+    assert reading_length(result.article.text) < 250  # shorter than any body used to be
+    assert result.article.text.startswith(start)
+
+
+@pytest.mark.parametrize(
+    ("name", "why"),
+    [
+        ("en-not-found.html", "a headline and a short text, and no date"),
+        ("de-autorenseite.html", "the dates below the biography are the author's story links"),
+        ("fr-drupal-liste-actualites.html", "a teaser's headline link between heading and text"),
+        ("podcast-episode.html", "no date on the episode's description"),
+    ],
+)
+def test_a_short_text_the_page_does_not_set_out_as_a_post_stays_null(name: str, why: str) -> None:
+    result = extract_verbose((NON_ARTICLES / name).read_bytes())
+    assert result.article is None and result.reason == "too_short", why
+
+
+def test_a_paywall_right_after_the_body_cuts_it() -> None:
+    # The wall is the next sibling of the body's parent, inside the article: the text stops and
+    # the wall begins (the paid post's lede would otherwise be a dated short article).
+    result = extract_verbose((NON_ARTICLES / "en-substack-paid-post.html").read_bytes())
+    assert result.reason == "paywall"
+
+
+@pytest.mark.parametrize(
+    ("line", "dated"),
+    [
+        ("by Paulo Coelho on July 21, 2012", True),
+        ("Nov 5 2012, 12:19 PM ET", True),
+        ("Wednesday, October 24th, 2012", True),
+        ("Stand: 14. November 2026", True),
+        ("Publicado el 5 de mayo de 2012", True),
+        ("11/06/2012", True),
+        ("2012-10-29 by Herb Sutter", True),
+        ("2012年11月6日 18:00", True),
+        ("Jahrgang 1988, schreibt seit 2015", False),
+        ("Elecciones municipales 2026: resultados", False),
+        ("depuis 1921. 4 place du Marché", False),
+        ("Episode 112, 24 min", False),
+    ],
+)
+def test_a_date_line_is_told_by_its_form_in_any_language(line: str, dated: bool) -> None:
+    from extractors.short_article import shows_date
+
+    assert shows_date(line) is dated

@@ -84,3 +84,87 @@ def test_the_earlier_section_of_the_article_and_its_sub_heading_are_taken() -> N
     assert ("heading", "What the county says") in article.blocks
     assert article.text.endswith("going to the supreme court.")
     assert "Ruth Calder" not in article.text
+
+
+def test_a_post_whose_id_is_a_hash_is_not_chrome() -> None:
+    # TypePad ids each post with a hexadecimal key; cut into words it spells "ad" by chance
+    # ("...ee3ad947..."). A run of hex digits mixing digits and letters is an identifier.
+    article = _article("blog-post-hashed-id.html")
+    assert article.text.startswith("The autumn count of wading birds")
+    assert article.text.endswith("when the county publishes them in the spring.")
+    assert "second scope" not in article.text  # the comments stay out
+
+
+def test_hex_identifiers_are_not_words_but_short_names_still_are() -> None:
+    from extractors.preprocess import kind_of_names
+    from extractors.tree import CHROME, PLAIN
+
+    assert kind_of_names("entry-6a00d8341c57a853ef017ee3ad947e970d", False) == PLAIN
+    assert kind_of_names("post-20121026 entry", True) == PLAIN
+    assert kind_of_names("ad-slot", True) == CHROME
+    assert kind_of_names("div-gpt-ad-1234567890123-0", False) == CHROME
+    assert kind_of_names("ad300x250", True) == CHROME
+
+
+def test_a_profile_box_kept_for_its_text_loses_to_the_post_under_the_headline() -> None:
+    # The post is set in line breaks; the only <p> prose is the sidebar's profile, which the
+    # veto keeps as if it wrapped the page. It does not hold the headline: the page is read
+    # again without it, and the post right under the headline is the article.
+    article = _article("short-post-profile-sidebar.html")
+    assert "The winter timetable starts on Monday" in article.text
+    assert article.text.endswith("with the answers when they come.")
+    assert "Location:" not in article.text
+    assert article.method == "dom"  # leaf <div>s count as paragraphs on a page without <p> text
+
+
+def test_a_layout_wrapper_that_does_not_hold_the_headline_still_holds_the_article() -> None:
+    # The wrapper is named like chrome ("content-with-sidebar") and the headline sits above it.
+    # Read without it, the page offers the headline, a hot-topics bar and the footer's lines: a
+    # region around the wrapper, not a body of its own. The article stays.
+    article = _article("article-in-wrapper-named-sidebar.html")
+    assert article.text.startswith("The harbour board approved the plan")
+    assert article.text.endswith("for the second year running.")
+    assert "TRENDING" not in article.text
+
+
+def test_a_slideshow_kept_for_its_text_inside_the_body_is_not_the_body() -> None:
+    # Forty captions under "Also in pictures" outweigh the story, so the veto keeps their
+    # "promo" holder as if it wrapped the page; inside the body it wraps none of the story's
+    # paragraphs (each caption is a container of its own): it is chrome again.
+    article = _article("article-with-slideshow-promo.html")
+    assert article.text.startswith("More than four thousand runners")
+    assert "before the church services." in article.text
+    assert "lifeboat station at the halfway mark" not in article.text
+
+
+def test_a_kept_element_that_holds_the_body_s_own_text_stays() -> None:
+    # An unclosed byline <div> wraps the story (set in line breaks): it holds the text the body
+    # was chosen for, so it is part of the body, not chrome inside it.
+    # (Without it, Algorithm 2.1's body would be the standfirst alone, and the cascade's scorer
+    # would have to find the story.)
+    article = _article("article-inside-unclosed-byline.html")
+    assert article.method == "dom"
+    assert article.text.startswith("The trust that bought it opens the doors next summer")
+    assert "The keeper's cottage at the foot of the north lighthouse" in article.text
+    assert article.text.endswith("every day in the summer holidays.")
+
+
+def test_the_post_continued_after_the_cut_is_taken_and_the_author_box_is_not() -> None:
+    # The blog engine sets the part after the cut ("entry-more") beside the first part, written in
+    # the same paragraphs; Algorithm 2.1 chose the first part. The later section follows it with
+    # only an empty anchor between and opens with a paragraph; the author's box after it opens
+    # with the portrait, and is not the article's.
+    article = _article("post-continued-after-the-cut.html")
+    assert article.text.startswith("Three months ago I wrote")
+    assert article.text.endswith("the first it has taken on in nine years.")
+    assert "Mara Quinn" not in article.text
+
+
+def test_a_short_post_under_its_headline_is_not_one_teaser_of_its_related_links() -> None:
+    # The post is no longer than a teaser, and beside it the "You might also like" block reads
+    # as a list of teasers: the post looked like one more of them. The page sets it out as its
+    # post (right under the headline, dated): a listing's teaser is never that.
+    article = _article("short-post-with-related-teasers.html")
+    assert "Nokia has released firmware v30.101" in article.text
+    assert article.text.endswith("whether your contacts survived it.")
+    assert "N95" not in article.text

@@ -1,0 +1,145 @@
+"""Evidence that a short body is an article: a post the page sets out as one.
+
+A body shorter than MIN_BODY_CHARS is NULL (`too_short`) by default: a caption, a teaser, the
+line an error page shows. But blogs and news sites publish short posts too (a photo with two
+sentences, a one-paragraph brief), and the page says so by its structure: the post's headline
+(the h1-h3 that shows the title), a date line by it, and the text right under them. This module
+reads that structure:
+
+* the headline is found (`extractors.arbiter.headline_element`), and the body starts right under
+  it: at most MAX_LINES_BETWEEN short lines between (a byline, a date, a standfirst), none of them
+  a headline link of its own (a listing's first teaser sits under the page's heading so);
+* the body holds a sentence of running text (CP characters: Algorithm 2.1's paragraph);
+* the page dates the post: a line that shows a date (a day, a month and a year, in any order
+  and language, or in digits) from just above the headline to just below the body, or the
+  publisher declares an article (OpenGraph or schema.org type, a machine-readable publication
+  date). A page without an article (a 404, a sign-in page, an author's page) has a headline and a
+  short text too, but no date on the text.
+
+The other evidence (listing, paywall, video, page_type) is asked before, as for any body. Pure
+functions over the shared parse; they never modify it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from extractors.article import CAPTION, HEADING, Block
+from extractors.blocks import TextBlock, text_blocks
+from extractors.evidence import is_headline_link
+from extractors.paragraphs import CP
+from extractors.preprocess import Cleaning
+from extractors.tree import PLAIN, Element
+
+# Lines between the headline and the body: a byline, a date, a standfirst, a share line.
+MAX_LINES_BETWEEN = 4
+# A line by the headline is short; a longer one is text of its own, and the body is not the
+# post under the headline.
+SHORT_LINE_CHARS = 3 * CP
+# A date shown this many lines above the headline belongs to the post (blog engines write a
+# date header above each post's title).
+DATE_LINES_BEFORE = 3
+# ... and this many below the body, when they are not links (a post's footer: "October 17, 2012
+# | Permalink"; a list of the author's other stories, dated, is made of links).
+DATE_LINES_AFTER = 2
+# How far below the headline the body's lines are looked for, in lines of the whole page.
+MAX_POST_LINES = 60
+# A line of links shows other pages' dates.
+MAX_DATE_LINK_DENSITY = 0.5
+
+_YEAR = r"(?:199\d|20\d\d)"
+# A date a reader sees: digits (11/06/2012, 2012-10-29), a day, a month's name and a year in
+# either order ("6 Nov 2012", "November 4th, 2012", "14. November 2026", "5 de mayo de 2012"),
+# or the CJK form (2012年11月6日). The month's name is any word: the form is what is asked.
+_DATE = re.compile(
+    rf"\b\d{{1,2}}[./-]\d{{1,2}}[./-](?:\d\d|{_YEAR})\b"
+    rf"|\b{_YEAR}[./-]\d{{1,2}}[./-]\d{{1,2}}\b"
+    rf"|\b\d{{1,2}}(?:st|nd|rd|th|\.)?\s+(?:de\s+)?[^\W\d_]{{3,}}\.?,?\s+(?:de\s+)?{_YEAR}\b"
+    rf"|\b[^\W\d_]{{3,}}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s*{_YEAR}\b"
+    rf"|{_YEAR}\s*年\s*\d{{1,2}}\s*月"
+)
+
+
+def shows_date(text: str) -> bool:
+    """Whether a line shows a calendar date with its year."""
+    return _DATE.search(text) is not None
+
+
+def is_set_out_as_post(
+    blocks: list[Block], cleaning: Cleaning, headline: Element | None, declared: bool
+) -> bool:
+    """Whether a short body is the post the page sets out under its headline (see the module's
+    docstring). `declared`: the publisher declares an article or its publication date."""
+    if headline is None or not _has_sentence(blocks):
+        return False
+    page_body = cleaning.tree.find("body")
+    if page_body is None:
+        return False
+    if not _starts_under(blocks, page_body, headline, cleaning):
+        return False
+    return declared or _dated(blocks, page_body, headline)
+
+
+def _has_sentence(blocks: list[Block]) -> bool:
+    return any(kind not in (HEADING, CAPTION) and len(text) >= CP for kind, text in blocks)
+
+
+def _starts_under(
+    blocks: list[Block], page_body: Element, headline: Element, cleaning: Cleaning
+) -> bool:
+    """The body's first line comes right under the headline, with only short lines between.
+
+    The page's lines are read without its chrome, except the elements around the headline
+    (a post header is often named or tagged `header`)."""
+    around = {id(node) for node in (headline, *headline.iterancestors())}
+
+    def kind(element: Element) -> int:
+        return PLAIN if id(element) in around else cleaning.kind(element)
+
+    page = text_blocks(page_body, kind)
+    start = _headline_line(page, headline)
+    if start is None:
+        return False
+    first = next(text for kind, text in blocks if kind != CAPTION)
+    reach = range(start, min(len(page), start + MAX_LINES_BETWEEN + 2))
+    begin = next((index for index in reach if _same_line(page[index].text, first)), None)
+    if begin is None:
+        return False
+    return all(
+        len(line.text) <= SHORT_LINE_CHARS and not is_headline_link(line)
+        for line in page[start + 1 : begin]
+    )
+
+
+def _dated(blocks: list[Block], page_body: Element, headline: Element) -> bool:
+    """A line from just above the headline to just below the body shows a date. The whole page
+    is read, chrome included: a post's date is often in its header or footer."""
+    page = text_blocks(page_body)
+    start = _headline_line(page, headline)
+    if start is None:
+        return False
+    first, last = blocks[0][1], blocks[-1][1]
+    reach = range(start, min(len(page), start + MAX_POST_LINES))
+    begin = next((index for index in reach if _same_line(page[index].text, first)), None)
+    end = next((index for index in reach if _same_line(page[index].text, last)), None)
+    if begin is None or end is None or end < begin:
+        return False
+    post = page[max(0, start - DATE_LINES_BEFORE) : end + 1]
+    below = page[end + 1 : end + 1 + DATE_LINES_AFTER]
+    lines = post + [line for line in below if line.link_density < MAX_DATE_LINK_DENSITY]
+    return any(len(line.text) <= SHORT_LINE_CHARS and shows_date(line.text) for line in lines)
+
+
+def _headline_line(page: list[TextBlock], headline: Element) -> int | None:
+    for index, line in enumerate(page):
+        if line.element is headline or any(
+            node is headline for node in line.element.iterancestors()
+        ):
+            return index
+    return None
+
+
+def _same_line(shown: str, written: str) -> bool:
+    """A line of the page and a block of the body are the same text (the body's methods cut
+    lines differently: one holds the other)."""
+    return written in shown or shown in written
