@@ -13,7 +13,18 @@ article's path: feeds, fetch, extraction, notices, near-duplicates, monitoring, 
 
 from __future__ import annotations
 
+import importlib.metadata
+
 from settings.env import apply_environment
+
+
+def _release() -> str:
+    """The installed release, so the User-Agent moves with pyproject.toml's version."""
+    try:
+        return importlib.metadata.version("newsharvest")
+    except importlib.metadata.PackageNotFoundError:  # a checkout run without being installed
+        return "dev"
+
 
 # --- Scrapy project ---------------------------------------------------------------------------
 
@@ -33,7 +44,7 @@ CONCURRENT_ITEMS = 4
 
 # --- Politeness (on by default; the fixture profile only shortens the delays) -----------------
 
-USER_AGENT = "newsharvest/0.1 (+https://github.com/newsharvest/newsharvest)"  # say who we are
+USER_AGENT = f"newsharvest/{_release()} (+https://github.com/newsharvest/newsharvest)"  # who we are
 ROBOTSTXT_OBEY = True  # publishers' robots.txt is law
 CONCURRENT_REQUESTS = 32  # total in flight across all publisher domains
 CONCURRENT_REQUESTS_PER_DOMAIN = 2  # never hammer one publisher

@@ -410,6 +410,8 @@ def _typed(settings: BaseSettings, name: str, default: Any) -> Any:
 
 
 def _out_of_range(name: str, value: Any, default: Any) -> str | None:
+    if name == "EXTRACT_EXTRACTOR":
+        return _unknown_extractor(str(value))
     if name in CHOICES:
         word = str(value).strip().lower() if name in _CHOICE_FOLDED else value
         if word not in CHOICES[name]:
@@ -419,6 +421,18 @@ def _out_of_range(name: str, value: Any, default: Any) -> str | None:
     if bounds is None or isinstance(value, bool) or not isinstance(value, int | float):
         return None
     return None if bounds.holds(value) else f"must be {bounds.describe()}"
+
+
+def _unknown_extractor(name: str) -> str | None:
+    """The registry's own reason, at start rather than when the extraction stage is built
+    (after the spider opened, the feeds were polled and the first pages were fetched)."""
+    from extractors.registry import UnknownExtractorError, validate
+
+    try:
+        validate(name)
+    except UnknownExtractorError as error:
+        return str(error)
+    return None
 
 
 def _bad_value(settings: BaseSettings, name: str, origins: Origins, problem: str) -> str:

@@ -299,6 +299,9 @@ def test_the_renames_are_the_ones_git_history_shows_and_upgrading_md_lists_them(
         ("HARVEST_STATE", "disk", "must be one of '', 'memory'"),
         ("SINK_START_POLICY", "retry", "must be one of 'fail', 'journal'"),
         ("REPLAY_READER", "warc", "must be one of 'fastwarc', 'warcio'"),
+        ("EXTRACT_EXTRACTOR", "boilerpipe:depth", "boilerpipe takes no parameter (got 'depth')"),
+        ("EXTRACT_EXTRACTOR", "cetr+", "malformed extractor name 'cetr+'"),
+        ("EXTRACT_EXTRACTOR", "cetr+boilerpipe", None),
         ("NETWORK_ALLOWLIST", "{", None),  # a list from -s is comma-separated: anything goes
     ],
 )
