@@ -540,8 +540,8 @@ def _parse_atom(
     roles = _roles(core, atom=True)
     entries = root.iter(*(f"{{{ns}}}entry" if ns else "entry" for ns in core))
     title = _first_text(root, roles, (ROLE_TITLE,), PLAIN)
-    feed, parsed = _build(FORMAT_ATOM, title, entries, max_entries,
-                          lambda entry: _atom_entry(entry, _base_of(entry, base), roles))  # fmt: skip
+    parse_entry = lambda entry: _atom_entry(entry, _base_of(entry, base), roles)  # noqa: E731
+    feed, parsed = _build(FORMAT_ATOM, title, entries, max_entries, parse_entry)
     feed.language = _language_code(root.get(XML_LANG))
     return feed, parsed
 

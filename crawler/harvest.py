@@ -186,7 +186,8 @@ def _guarded(crawler: Crawler, state: HarvestState, on_failed: FailedMarkStored)
 @dataclass
 class PollResult:
     """What one feed poll yielded: its outcome (polling.NOT_MODIFIED, ...), the articles it
-    claimed to fetch, those the filters ruled out (each once: the ledger remembers), and the parsed feed (for subfeeds) or why it is not a feed."""
+    claimed to fetch, those the filters ruled out (each once: the ledger remembers), and the
+    parsed feed (for subfeeds) or why it is not a feed."""
 
     outcome: str
     claims: list[Claim] = field(default_factory=list)

@@ -158,8 +158,10 @@ CHOICES: dict[str, tuple[str, ...]] = {
 }
 # List settings whose every item has a shape: (pattern, what it must be).
 LIST_ITEMS: dict[str, tuple[re.Pattern[str], str]] = {
-    "ARTICLE_LANGUAGES": (re.compile(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]+)*"),
-                          "an ISO 639-1 language code like 'en' or 'de'"),  # fmt: skip
+    "ARTICLE_LANGUAGES": (
+        re.compile(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]+)*"),
+        "an ISO 639-1 language code like 'en' or 'de'",
+    ),
 }
 _CHOICE_FOLDED = frozenset({"HARVEST_STATE"})  # read stripped and lower-cased by the code
 # (smaller, larger): the first may not exceed the second.

@@ -18,7 +18,7 @@ import random
 import re
 import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -49,8 +49,8 @@ from crawler.core.items import ArticleItem
 from crawler.core.outage import RedisUnavailable, is_connection_error
 from crawler.core.scrapy_adapter import engine_of
 from crawler.core.urls import publisher_domain
-from crawler.faults import PERMANENT_REASONS, count_error, describe_failure
 from crawler.discovery import Discovery, gunzip_feed
+from crawler.faults import PERMANENT_REASONS, count_error, describe_failure
 from crawler.feedparse import Feed, FeedEntry, FeedError
 from crawler.harvest import FeedPoller, Harvest, iso
 from crawler.ledger import Claim
@@ -78,7 +78,7 @@ class FeedSource:
     """A feed of the feed list, with its URL pattern (`include=REGEX exclude=REGEX`)."""
 
     url: str
-    rule: UrlRule = UrlRule()
+    rule: UrlRule = field(default_factory=UrlRule)
 
 
 def load_feed_sources(feeds: str | None) -> list[FeedSource]:
