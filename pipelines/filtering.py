@@ -2,10 +2,11 @@
 
 The feeds spider already skips, before fetching, the entries whose feed says enough (a declared
 language, a publication date, a link outside the feed's URL pattern). This stage judges what only
-the page told: the extracted language (the page's `<html lang>`, else the language its words are
-in: extractors/language.py) and the extracted publication date. A dropped article counts as
-`filtered/<reason>` (globally and for its domain) and `filtered/after_fetch`; the drop marks it
-done in the ledger (crawler/harvest.py), so it is never fetched again and never output.
+the page told: the language of the extracted text (the stop list its words overlap most:
+extractors/language.py; else the page's `<html lang>`) and the extracted publication date. A
+dropped article counts as `filtered/<reason>` (globally and for its domain) and
+`filtered/after_fetch`; the drop marks it done in the ledger (crawler/harvest.py), so it is
+never fetched again and never output.
 
 Off (NotConfigured) unless ARTICLE_LANGUAGES or ARTICLE_MAX_AGE_DAYS is set. "Now" is the
 harvest clock's (HARVEST_CLOCK_*), as for the spider's filtering.
@@ -21,7 +22,7 @@ from scrapy.exceptions import DropItem, NotConfigured
 from scrapy.statscollectors import StatsCollector
 
 from crawler.core.clock import Clock, clock_from_settings
-from crawler.core.filters import ArticleFilter, count_filtered
+from crawler.core.filters import ArticleFilter, count_filtered, text_language
 
 
 class FilterPipeline:
@@ -41,9 +42,8 @@ class FilterPipeline:
         if "text" not in item:
             return item  # not an extracted article (another spider's item)
         published = _date(item.get("published"))
-        reason = self.article_filter.after_extraction(
-            item.get("language"), published, self.clock.now()
-        )
+        language = text_language(item.get("text"), item.get("language"))
+        reason = self.article_filter.after_extraction(language, published, self.clock.now())
         if reason is None:
             return item
         count_filtered(self.stats, item.get("domain") or "unknown", reason, before_fetch=False)

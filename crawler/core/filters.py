@@ -5,9 +5,9 @@ Three rules, each optional (ARTICLE_LANGUAGES, ARTICLE_MAX_AGE_DAYS, and a URL p
 
 * `ArticleFilter.before_fetch`, with what the feed entry says (its link, its or its feed's
   declared language, its publication date): an entry ruled out here is never fetched;
-* `ArticleFilter.after_extraction`, with what the page said (the extracted language: the
-  page's declared `<html lang>`, else the language its words are in; the extracted publication
-  date), for entries the feed said too little about.
+* `ArticleFilter.after_extraction`, with what the page said (`text_language`: the language its
+  words are in, else its declared `<html lang>`; the extracted publication date), for entries
+  the feed said too little about.
 
 Each answer is None (keep) or a reason, one of REASONS; the caller counts `filtered/<reason>`
 and marks the article done in the ledger, so it is never fetched again and never output. What
@@ -26,7 +26,7 @@ from datetime import datetime
 from typing import Any
 
 from crawler.core.domainstats import inc_domain
-from extractors.language import primary_subtag
+from extractors.language import guess_language, primary_subtag
 
 LANGUAGE = "language"
 AGE = "age"
@@ -115,6 +115,13 @@ class ArticleFilter:
         if cutoff is not None and published is not None and published.timestamp() < cutoff:
             return AGE
         return None
+
+
+def text_language(text: str | None, declared: str | None) -> str | None:
+    """The language an article is in: the one its words are in (the stop list they overlap
+    most, extractors/language.py) when they say, else the one the page declares. Words first:
+    templates declare the site's language on pages in another (an English edition)."""
+    return guess_language((text or "").split()) or primary_subtag(declared)
 
 
 def languages_of(codes: Sequence[str]) -> frozenset[str]:
