@@ -35,7 +35,7 @@ DE_FEED_STEP = timedelta(hours=18)  # so the feed spans about DE_FEED_DAYS days
 DE_FEED_DAYS = 9
 EN_EDITION_ARTICLES = 2  # English articles listed in the German feed (recent)
 NEWS_SITEMAP_ARTICLES = 5  # recent articles in the news sitemap, one every NEWS_STEP
-NEWS_STEP = timedelta(hours=14)
+NEWS_STEP = timedelta(hours=13)
 ARCHIVE_YEARS = (2006, 2007)  # one archive sitemap each
 ARCHIVE_ARTICLES_PER_YEAR = 3
 PARAGRAPHS = 5
