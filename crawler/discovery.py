@@ -3,7 +3,8 @@
 A homepage given as a feed is read for `<link rel="alternate">` feeds first (crawler/feedparse.py).
 When it names none, the site's robots.txt is read for `Sitemap:` lines (protego, Scrapy's own
 robots.txt parser); when it names none either, the usual locations (USUAL_SITEMAPS) are probed,
-and each that parses as a sitemap (or any feed) joins the feed list. From then on a sitemap is a
+and each that parses as a sitemap (or any feed) joins the feed list (the probe's answer is its
+first poll: fetched once). From then on a sitemap is a
 feed like any other: polled, conditionally, its entries claimed in the ledger.
 
 Bounds, so that a site with a 20-year archive does not fetch 20 years:
@@ -32,6 +33,7 @@ from scrapy.http import Request, Response
 from twisted.python.failure import Failure
 
 from crawler.feedparse import Feed, FeedError, parse_feed
+from crawler.polling import FeedState
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +55,8 @@ class DiscoveringSpider(Protocol):
     feed_urls: list[str]
 
     async def _add_feeds(self, urls: list[str], parent: str) -> list[Request]: ...
+
+    async def _adopt_feeds(self, urls: list[str], parent: str) -> list[str]: ...
 
 
 def gunzip_feed(body: bytes, max_bytes: int) -> bytes:
@@ -118,13 +122,16 @@ class Discovery:
         return [self._request(root + "/robots.txt", page_url, "parse_robots", "on_robots_error")]
 
     def _request(self, url: str, page_url: str, callback: str, errback: str) -> Request:
+        # A probe that turns out a sitemap is read as its feed's first poll (parse_feed): it
+        # carries what a feed request does.
+        feed = {"feed_url": url, "feed_state": FeedState(url=url).to_json()}
         return Request(
             url,
             callback=getattr(self.spider, callback),
             errback=getattr(self.spider, errback),
             priority=DISCOVERY_PRIORITY,
             dont_filter=True,
-            meta={"discover_for": page_url, "download_maxsize": self.max_bytes},
+            meta={"discover_for": page_url, "download_maxsize": self.max_bytes, **feed},
         )
 
     async def robots(self, response: Response) -> list[Request]:
@@ -144,15 +151,20 @@ class Discovery:
         return [self._request(root + path, page_url, "parse_probe", "on_probe_error")
                 for path in USUAL_SITEMAPS]  # fmt: skip
 
-    async def probe(self, response: Response) -> list[Request]:
-        """A usual location answered: a feed if it parses as one (then polled as a feed)."""
+    async def probe(self, response: Response) -> bool:
+        """A usual location answered: True when it parses as a sitemap (or any feed), which
+        is then a feed of the crawl, this answer its first poll."""
         try:
             parse_feed(gunzip_feed(response.body, self.max_bytes), response.url, max_entries=1)
         except FeedError:
             self.stats.inc_value("discovery/probe_misses")
-            return []
+            return False
+        url = response.meta["feed_url"]
         self.stats.inc_value("discovery/sitemaps/probed")
-        return await self._found([response.request.url], response.meta["discover_for"])
+        self.depth.setdefault(url, 0)
+        log.info("sitemap of %s found at %s", site_root(url), url)
+        await self.spider._adopt_feeds([url], parent=response.meta["discover_for"])
+        return True
 
     def probe_failed(self, failure: Failure) -> None:
         self.stats.inc_value("discovery/probe_misses")

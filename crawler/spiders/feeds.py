@@ -384,14 +384,19 @@ class FeedsSpider(scrapy.Spider):
     async def _add_feeds(self, urls: list[str], parent: str) -> list[Request]:
         """Feeds found while polling (sitemap indexes) or discovered (a site's sitemaps): known
         from now on, polled at once in one-pass mode, when due in continuous mode."""
+        new = await self._adopt_feeds(urls, parent)
+        if self.continuous:
+            return []
+        return [self.feed_request(FeedState(url=url)) for url in new]
+
+    async def _adopt_feeds(self, urls: list[str], parent: str) -> list[str]:
+        """Make feeds known (with their parent's URL pattern); returns those that were not."""
         new = [url for url in dict.fromkeys(urls) if url not in self.feed_urls]
         self.feed_urls += new
         for url in new:
             self._inherit_rule(url, parent)
         await self.harvest.state.register_feeds(new)
-        if self.continuous:
-            return []
-        return [self.feed_request(FeedState(url=url)) for url in new]
+        return new
 
     def _inherit_rule(self, url: str, parent: str) -> None:
         if parent in self.url_rules:
@@ -429,9 +434,11 @@ class FeedsSpider(scrapy.Spider):
         # No robots.txt (or none readable): the usual locations then.
         return self.discovery.probes(failure.request.meta["discover_for"])  # type: ignore[attr-defined]
 
-    async def parse_probe(self, response: Response) -> AsyncIterator[Request]:
-        for request in await self.discovery.probe(response):
-            yield request
+    async def parse_probe(self, response: Response) -> AsyncIterator[Request | ArticleItem]:
+        # A usual location that is a sitemap: adopted as a feed, this answer its first poll.
+        if await self.discovery.probe(response):
+            async for request in self.parse_feed(response):
+                yield request
 
     def on_probe_error(self, failure: Failure) -> None:
         self.discovery.probe_failed(failure)
