@@ -81,7 +81,7 @@ GC_GEN0_THRESHOLD = 20_000
 FEED_MAX_ENTRIES = 1_000  # entries read per feed poll; bounds work on giant feeds
 FEED_MAX_BYTES = 8 * 1024 * 1024  # feeds larger than this are refused, not parsed
 
-# --- Harvest filters (crawler/core/filters.py; before fetching where the feed says enough) ----
+# --- Harvest filters (docs/harvest-filters.md) -----------------------------------------------
 
 ARTICLE_LANGUAGES: list[str] = []  # ISO 639-1 codes to keep, e.g. ["en", "de"]; [] keeps all
 ARTICLE_MAX_AGE_DAYS = 0.0  # skip articles published longer ago than this (days); 0 keeps all

@@ -25,14 +25,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from crawler.core.domainstats import inc_domain
+from crawler.core.domainstats import FILTERED, inc_domain
 from extractors.language import guess_language, primary_subtag
 
 LANGUAGE = "language"
 AGE = "age"
 URL = "url"
 REASONS = (LANGUAGE, AGE, URL)
-FILTERED = "filtered"  # the stats namespace: filtered/<reason>, and per domain the same
 SECONDS_PER_DAY = 86_400.0
 
 
@@ -154,8 +153,10 @@ def read_list(value: Any) -> list[str]:
 
 
 def count_filtered(stats: Any, domain: str, reason: str, *, before_fetch: bool) -> None:
-    """Count a filtered article: `filtered/<reason>` globally and for its domain (monitoring
-    shows it), and `filtered/before_fetch` or `filtered/after_fetch` globally."""
+    """Count a filtered article: `filtered/<reason>` globally and for its domain, where
+    `filtered` is the total monitoring charts and shows; `filtered/before_fetch` or
+    `filtered/after_fetch` globally."""
     stats.inc_value(f"{FILTERED}/{reason}")
     stats.inc_value(f"{FILTERED}/{'before_fetch' if before_fetch else 'after_fetch'}")
+    inc_domain(stats, domain, FILTERED)
     inc_domain(stats, domain, f"{FILTERED}/{reason}")
