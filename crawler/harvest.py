@@ -267,9 +267,10 @@ class FeedPoller:
         entries = []
         for entry in feed.entries:
             changed = changed_at(entry)
-            payload = {"feed_url": feed_url, "entry": entry.to_meta()}
-            key = canonical_article_url(entry.link)
             filtered = self.screen(feed_url, entry) if self.screen else None
+            # A filtered entry is never requested: nothing to keep for its request.
+            payload = {} if filtered else {"feed_url": feed_url, "entry": entry.to_meta()}
+            key = canonical_article_url(entry.link)
             entries.append(Entry(key, changed.timestamp() if changed else None, payload, filtered))
         return await self.state.claim_entries(entries, self.clock.now())
 
