@@ -523,7 +523,7 @@ def _parse_rss(
     title = _first_text(head, roles, (ROLE_TITLE, ROLE_DC_TITLE), GUESS)
     feed, parsed = _build(feed_format, title, items, max_entries,
                           lambda item: _rss_entry(item, _base_of(item, base), roles))  # fmt: skip
-    feed.language = _language_code(_child_text(head, "language"))
+    feed.language = primary_subtag(_child_text(head, "language"))
     return feed, parsed
 
 
@@ -542,7 +542,7 @@ def _parse_atom(
     title = _first_text(root, roles, (ROLE_TITLE,), PLAIN)
     parse_entry = lambda entry: _atom_entry(entry, _base_of(entry, base), roles)  # noqa: E731
     feed, parsed = _build(FORMAT_ATOM, title, entries, max_entries, parse_entry)
-    feed.language = _language_code(root.get(XML_LANG))
+    feed.language = primary_subtag(root.get(XML_LANG))
     return feed, parsed
 
 
@@ -657,7 +657,7 @@ def _atom_entry(entry: etree._Element, base: str, roles: dict[str, str]) -> Feed
     )
     link = next((url for url in (http_link(*c) for c in candidates) if url), "")
     parsed = _entry(found, link, entry_id, PLAIN, atom=True)
-    parsed.language = _language_code(entry.get(XML_LANG))
+    parsed.language = primary_subtag(entry.get(XML_LANG))
     return parsed
 
 
@@ -880,7 +880,7 @@ def _sitemap_entry(url_element: etree._Element, base: str) -> FeedEntry | None:
     publication = _child_named(news, "publication") if news is not None else None
     return FeedEntry(link=link, title=_child_text(news, "title"), guid=link,
                      published=published or lastmod, updated=lastmod or published,
-                     language=_language_code(_child_text(publication, "language")))  # fmt: skip
+                     language=primary_subtag(_child_text(publication, "language")))  # fmt: skip
 
 
 def _sitemap_index(root: etree._Element, base: str, max_entries: int) -> Feed:
@@ -894,11 +894,6 @@ def _sitemap_index(root: etree._Element, base: str, max_entries: int) -> Feed:
                 dates[link] = lastmod
     return Feed(FORMAT_SITEMAP_INDEX, None, [], subfeeds=links, subfeed_dates=dates,
                 truncated=len(sitemaps) > max_entries, total_entries=len(sitemaps))  # fmt: skip
-
-
-def _language_code(value: str | None) -> str | None:
-    """A declared language as its primary subtag ("en-GB" -> "en"), or None."""
-    return primary_subtag(value)
 
 
 def _alternate_feeds(root: etree._Element, url: str) -> list[str]:
@@ -932,7 +927,7 @@ def _parse_json_feed(
     feed = Feed(FORMAT_JSON_FEED, _json_text(data.get("title"), GUESS), entries,
                 skipped=len(parsed) - len(entries), truncated=len(items) > max_entries,
                 total_entries=len(items),
-                language=_language_code(_json_link(data.get("language"))))  # fmt: skip
+                language=primary_subtag(_json_link(data.get("language"))))  # fmt: skip
     return feed, parsed
 
 
