@@ -44,6 +44,7 @@ from urllib.parse import urljoin, urlsplit
 from lxml import etree
 
 from crawler.core.urls import canonical_article_url
+from extractors.language import primary_subtag
 from extractors.metadata import EARLIEST_PUBLICATION_YEAR, parse_date
 from extractors.safetext import scrub_json, single_line, storable_text
 
@@ -83,6 +84,7 @@ NS_FEEDBURNER = "http://rssnamespace.org/feedburner/ext/1.0"
 NS_ITUNES = "http://www.itunes.com/dtds/podcast-1.0.dtd"
 NS_MEDIA = "http://search.yahoo.com/mrss/"
 XML_BASE = f"{{{NS_XML}}}base"
+XML_LANG = f"{{{NS_XML}}}lang"
 RDF_ABOUT = f"{{{NS_RDF}}}about"
 # The namespaces RSS's own elements come in (besides none and the document's own).
 RSS_NAMESPACES = (
@@ -172,6 +174,7 @@ class FeedEntry:
     updated: datetime | None = None
     authors: list[str] = field(default_factory=list)
     summary: str | None = None
+    language: str | None = None  # as declared by the entry, else by its feed (a filter's hint)
 
     def to_meta(self) -> dict[str, Any]:
         """A JSON-safe dict (dates as ISO 8601) for request metadata and queues."""
@@ -191,6 +194,9 @@ class Feed:
     truncated: bool = False  # more than max_entries entries were present
     total_entries: int = 0  # entries present in the document (read or not)
     repairs: list[str] = field(default_factory=list)  # REPAIR_* names: what was broken
+    language: str | None = None  # the feed's declared language (RSS <language>, Atom xml:lang)
+    # When each subfeed of a sitemap index last changed (its <lastmod>), where it says.
+    subfeed_dates: dict[str, datetime] = field(default_factory=dict)
 
 
 class FeedError(ValueError):
@@ -242,6 +248,9 @@ def parse_feed_items(
         feed.repairs = repairs
     if not keep_linkless:
         items = [entry if entry is not None and entry.link else None for entry in items]
+    if feed.language:
+        for entry in feed.entries:
+            entry.language = entry.language or feed.language
     return feed, items
 
 
@@ -512,8 +521,10 @@ def _parse_rss(
         items = root.iter(*(f"{{{ns}}}item" if ns else "item" for ns in core))
     head = channel if channel is not None else root
     title = _first_text(head, roles, (ROLE_TITLE, ROLE_DC_TITLE), GUESS)
-    return _build(feed_format, title, items, max_entries,
-                  lambda item: _rss_entry(item, _base_of(item, base), roles))  # fmt: skip
+    feed, parsed = _build(feed_format, title, items, max_entries,
+                          lambda item: _rss_entry(item, _base_of(item, base), roles))  # fmt: skip
+    feed.language = primary_subtag(_child_text(head, "language"))
+    return feed, parsed
 
 
 def _elements_named(root: etree._Element, name: str) -> Iterator[etree._Element]:
@@ -529,8 +540,10 @@ def _parse_atom(
     roles = _roles(core, atom=True)
     entries = root.iter(*(f"{{{ns}}}entry" if ns else "entry" for ns in core))
     title = _first_text(root, roles, (ROLE_TITLE,), PLAIN)
-    return _build(FORMAT_ATOM, title, entries, max_entries,
-                  lambda entry: _atom_entry(entry, _base_of(entry, base), roles))  # fmt: skip
+    parse_entry = lambda entry: _atom_entry(entry, _base_of(entry, base), roles)  # noqa: E731
+    feed, parsed = _build(FORMAT_ATOM, title, entries, max_entries, parse_entry)
+    feed.language = primary_subtag(root.get(XML_LANG))
+    return feed, parsed
 
 
 EntryParser = Callable[[etree._Element], "FeedEntry | None"]
@@ -643,7 +656,9 @@ def _atom_entry(entry: etree._Element, base: str, roles: dict[str, str]) -> Feed
         (base, entry_id if entry_id and _URI_SCHEME.match(entry_id) else None),  # a URL id
     )
     link = next((url for url in (http_link(*c) for c in candidates) if url), "")
-    return _entry(found, link, entry_id, PLAIN, atom=True)
+    parsed = _entry(found, link, entry_id, PLAIN, atom=True)
+    parsed.language = primary_subtag(entry.get(XML_LANG))
+    return parsed
 
 
 def _entry(
@@ -862,14 +877,22 @@ def _sitemap_entry(url_element: etree._Element, base: str) -> FeedEntry | None:
     news = _child_named(url_element, "news")
     published = _date(_child_text(news, "publication_date"))
     lastmod = _date(_child_text(url_element, "lastmod"))
+    publication = _child_named(news, "publication") if news is not None else None
     return FeedEntry(link=link, title=_child_text(news, "title"), guid=link,
-                     published=published or lastmod, updated=lastmod or published)  # fmt: skip
+                     published=published or lastmod, updated=lastmod or published,
+                     language=primary_subtag(_child_text(publication, "language")))  # fmt: skip
 
 
 def _sitemap_index(root: etree._Element, base: str, max_entries: int) -> Feed:
-    sitemaps = [_plain(_child_named(s, "loc")) for s in _children_named(root, "sitemap")]
-    links = [link for link in (http_link(base, s) for s in sitemaps[:max_entries]) if link]
-    return Feed(FORMAT_SITEMAP_INDEX, None, [], subfeeds=links,
+    sitemaps = list(_children_named(root, "sitemap"))
+    links, dates = [], {}
+    for sitemap in sitemaps[:max_entries]:
+        link = http_link(base, _plain(_child_named(sitemap, "loc")))
+        if link:
+            links.append(link)
+            if lastmod := _date(_child_text(sitemap, "lastmod")):
+                dates[link] = lastmod
+    return Feed(FORMAT_SITEMAP_INDEX, None, [], subfeeds=links, subfeed_dates=dates,
                 truncated=len(sitemaps) > max_entries, total_entries=len(sitemaps))  # fmt: skip
 
 
@@ -903,7 +926,8 @@ def _parse_json_feed(
     entries = [entry for entry in parsed if entry is not None and entry.link]
     feed = Feed(FORMAT_JSON_FEED, _json_text(data.get("title"), GUESS), entries,
                 skipped=len(parsed) - len(entries), truncated=len(items) > max_entries,
-                total_entries=len(items))  # fmt: skip
+                total_entries=len(items),
+                language=primary_subtag(_json_link(data.get("language"))))  # fmt: skip
     return feed, parsed
 
 

@@ -186,12 +186,18 @@ def _guarded(crawler: Crawler, state: HarvestState, on_failed: FailedMarkStored)
 @dataclass
 class PollResult:
     """What one feed poll yielded: its outcome (polling.NOT_MODIFIED, ...), the articles it
-    claimed, and the parsed feed (for subfeeds) or why it is not a feed."""
+    claimed to fetch, those the filters ruled out (each once: the ledger remembers), and the
+    parsed feed (for subfeeds) or why it is not a feed."""
 
     outcome: str
     claims: list[Claim] = field(default_factory=list)
+    filtered: list[Claim] = field(default_factory=list)  # ruled out by a filter: done, unfetched
     feed: Feed | None = None
     error: FeedError | None = None
+
+
+# Why an entry of a feed (feed URL, entry) is not worth fetching, or None: the harvest filters.
+Screen = Callable[[str, FeedEntry], "str | None"]
 
 
 class FeedPoller:
@@ -199,7 +205,8 @@ class FeedPoller:
 
     The order is what makes it crash-safe: claims are stored before the feed's new validators
     and hashes, so a crash in between makes the next poll fetch and parse the feed again.
-    Used by the spider and by `newsharvest bench polling` alike.
+    Used by the spider and by `newsharvest bench polling` alike. `screen` (the harvest filters)
+    rules entries out before they are fetched: they are claimed as done (`Claim.filtered`).
     """
 
     def __init__(
@@ -209,12 +216,14 @@ class FeedPoller:
         clock: Clock,
         rng: random.Random | None = None,
         max_entries: int = 1_000,
+        screen: Screen | None = None,
     ) -> None:
         self.state = state
         self.policy = policy
         self.clock = clock
         self.rng = rng or random.Random()
         self.max_entries = max_entries
+        self.screen = screen
 
     async def handle(
         self, feed: FeedState, status: int, headers: dict[str, str | None], body: bytes, url: str
@@ -238,12 +247,15 @@ class FeedPoller:
         if entries_digest == feed.entries_hash:  # e.g. only the feed's build date moved
             feed.body_hash = digest
             return await self._finish(feed, PollResult(polling.UNCHANGED_ENTRIES, feed=parsed))
-        claims = await self._claim(feed.url, parsed)
-        undated = sum(1 for claim in claims if claim.updated is None)
+        claimed = await self._claim(feed.url, parsed)
+        undated = sum(1 for claim in claimed if claim.updated is None)
         changes = (changed_at(entry) for entry in parsed.entries)
         polling.record_publications(feed, changes, undated, self.clock.now())
         feed.body_hash, feed.entries_hash = digest, entries_digest
-        return await self._finish(feed, PollResult(polling.CHANGED, claims=claims, feed=parsed))
+        result = PollResult(polling.CHANGED, feed=parsed)
+        for claim in claimed:
+            (result.filtered if claim.filtered else result.claims).append(claim)
+        return await self._finish(feed, result)
 
     async def failed(self, feed: FeedState, error: FeedError | None = None) -> PollResult:
         """The poll failed (HTTP error, timeout, not a feed): back off."""
@@ -255,9 +267,11 @@ class FeedPoller:
         entries = []
         for entry in feed.entries:
             changed = changed_at(entry)
-            payload = {"feed_url": feed_url, "entry": entry.to_meta()}
+            filtered = self.screen(feed_url, entry) if self.screen else None
+            # A filtered entry is never requested: nothing to keep for its request.
+            payload = {} if filtered else {"feed_url": feed_url, "entry": entry.to_meta()}
             key = canonical_article_url(entry.link)
-            entries.append(Entry(key, changed.timestamp() if changed else None, payload))
+            entries.append(Entry(key, changed.timestamp() if changed else None, payload, filtered))
         return await self.state.claim_entries(entries, self.clock.now())
 
     async def _finish(

@@ -106,11 +106,14 @@ class LedgerConfig:
 @dataclass(frozen=True)
 class Entry:
     """A feed entry offered for claiming: its canonical URL, its `updated` date (epoch seconds
-    or None) and the request payload kept while it is pending."""
+    or None) and the request payload kept while it is pending. `filtered` names why a harvest
+    filter ruled it out (crawler/core/filters.py): claimed so, it is recorded done at once,
+    never pending, so it is never fetched (across runs too) and never output."""
 
     key: str
     updated: float | None
     payload: dict[str, Any] = field(default_factory=dict)
+    filtered: str | None = None
 
     def __post_init__(self) -> None:
         if self.updated is not None:
@@ -130,6 +133,8 @@ class Claim:
     payload: dict[str, Any]
     attempts: int = 0
     generation: int = field(default=0, compare=False)
+    # Why a filter ruled the entry out: then the version is done already, nothing to fetch.
+    filtered: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -425,7 +430,14 @@ class SqliteHarvestState(HarvestState):
                 ).fetchone()
                 record = dict(zip("vusa", row, strict=True)) if row else None
                 take, new = decide(record, entry.updated, self.config)
-                if take and new is not None:
+                if take and new is not None and entry.filtered:
+                    self._db.execute(
+                        "INSERT OR REPLACE INTO articles VALUES (?, ?, ?, ?, 0, NULL, NULL, ?)",
+                        (entry.key, new["v"], new["u"], DONE, expires),
+                    )
+                    claims.append(Claim(entry.key, new["v"], new["u"], {},
+                                        filtered=entry.filtered))  # fmt: skip
+                elif take and new is not None:
                     self._db.execute(
                         "INSERT OR REPLACE INTO articles VALUES (?, ?, ?, ?, 0, ?, ?, ?)",
                         (entry.key, new["v"], new["u"], PENDING, json.dumps(entry.payload),
@@ -639,6 +651,7 @@ class RedisHarvestState(HarvestState):
                 "k": e.key,
                 "p": json.dumps(e.payload),
                 **({} if e.updated is None else {"u": e.updated}),
+                **({"f": 1} if e.filtered else {}),
             }
             for e in by_key.values()
         ]
@@ -648,9 +661,14 @@ class RedisHarvestState(HarvestState):
             args=[now, c.seen_ttl, c.min_revision, c.max_versions, c.claim_lease,
                   json.dumps(payload), token, self.owner, self._held],
         )  # fmt: skip
-        return [
-            Claim(k, v, by_key[k].updated, by_key[k].payload, 0, g) for k, v, g in _decode_json(raw)
-        ]
+        claims = []
+        for k, v, g, *done in _decode_json(raw):
+            entry = by_key[k]
+            if done:  # filtered: recorded done, no payload kept
+                claims.append(Claim(k, v, entry.updated, {}, 0, g, filtered=entry.filtered))
+            else:
+                claims.append(Claim(k, v, entry.updated, entry.payload, 0, g))
+        return claims
 
     async def done(self, key: str, version: int, now: float, counts: Sequence[Count] = ()) -> bool:
         return await self._done_marks.submit((key, version, now, tuple(counts)))

@@ -27,6 +27,13 @@ for _, e in ipairs(cjson.decode(ARGV[6])) do
       end
     end
   end
+  if take and e.f then
+    -- A harvest filter ruled it out: done at once, never pending, never handed out.
+    rec.s, rec.p, rec.a = 'd', nil, nil
+    redis.call('HSET', articles, e.k, cjson.encode(rec))
+    table.insert(claimed, {e.k, rec.v, rec.g, 1})
+    take = false
+  end
   if take and token ~= '' then rec.t = token end
   if take and owner ~= '' then
     rec.o = owner

@@ -92,6 +92,11 @@ GC_GEN0_THRESHOLD = 20_000
 FEED_MAX_ENTRIES = 1_000  # entries read per feed poll; bounds work on giant feeds
 FEED_MAX_BYTES = 8 * 1024 * 1024  # feeds larger than this are refused, not parsed
 
+# --- Harvest filters (docs/harvest-filters.md) -----------------------------------------------
+
+ARTICLE_LANGUAGES: list[str] = []  # ISO 639-1 codes to keep, e.g. ["en", "de"]; [] keeps all
+ARTICLE_MAX_AGE_DAYS = 0.0  # skip articles published longer ago than this (days); 0 keeps all
+
 # --- Item pipeline order ----------------------------------------------------------------------
 
 # The stages an article passes, in this order (docs/architecture.md). Extraction first: every
@@ -103,6 +108,7 @@ FEED_MAX_BYTES = 8 * 1024 * 1024  # feeds larger than this are refused, not pars
 # settings below; profiles never reassemble this order.
 ITEM_PIPELINES: dict[str, int] = {
     "pipelines.extraction.pipeline.ExtractionPipeline": 100,  # raw HTML -> article or NULL
+    "pipelines.filtering.FilterPipeline": 150,  # ARTICLE_LANGUAGES / _MAX_AGE_DAYS on the page
     "pipelines.notices.pipeline.NoticePipeline": 200,  # drop the domain's recurring notices
     "pipelines.dedup.pipeline.DedupPipeline": 300,  # exact + near-duplicates (MinHash LSH)
     "pipelines.monitoring.pipeline.MonitoringPipeline": 350,  # per-domain health, fetch order

@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import json
 import os
+import re
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -153,6 +155,13 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "HARVEST_STATE": ("", "memory"),  # "" = SQLite in STATE_DIR (or Redis with REDIS_URL)
     "SINK_START_POLICY": ("fail", "journal"),
     "REPLAY_READER": ("fastwarc", "warcio"),
+}
+# List settings whose every item has a shape: (pattern, what it must be).
+LIST_ITEMS: dict[str, tuple[re.Pattern[str], str]] = {
+    "ARTICLE_LANGUAGES": (
+        re.compile(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]+)*"),
+        "an ISO 639-1 language code like 'en' or 'de'",
+    ),
 }
 _CHOICE_FOLDED = frozenset({"HARVEST_STATE"})  # read stripped and lower-cased by the code
 # (smaller, larger): the first may not exceed the second.
@@ -403,6 +412,15 @@ def _typed(settings: BaseSettings, name: str, default: Any) -> Any:
     if type(default) not in readers:
         return settings.get(name)
     read, expected = readers[type(default)]
+    value = settings.get(name)
+    if type(default) is list and isinstance(value, str) and value.strip().startswith("["):
+        try:  # -s NAME='["a","b"]': a JSON list, as the components read it
+            parsed = json.loads(value)
+        except ValueError:
+            raise ValueError("expected a list (a JSON list or items joined by ',')") from None
+        if not isinstance(parsed, list):
+            raise ValueError("expected a list")
+        return parsed
     try:
         return read(name)
     except (ValueError, TypeError):
@@ -412,6 +430,10 @@ def _typed(settings: BaseSettings, name: str, default: Any) -> Any:
 def _out_of_range(name: str, value: Any, default: Any) -> str | None:
     if name == "EXTRACT_EXTRACTOR":
         return _unknown_extractor(str(value))
+    if name in LIST_ITEMS:
+        pattern, expected = LIST_ITEMS[name]
+        bad = [item for item in value if not pattern.fullmatch(str(item).strip())]
+        return f"{', '.join(map(repr, bad))}: each must be {expected}" if bad else None
     if name in CHOICES:
         word = str(value).strip().lower() if name in _CHOICE_FOLDED else value
         if word not in CHOICES[name]:

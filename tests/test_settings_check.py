@@ -96,7 +96,8 @@ def test_the_shipped_profiles_and_their_environment_pass_without_a_finding() -> 
         ("SINK_SQLITE_ENABLE", "SINK_SQLITE_ENABLED"),
         ("REDIS_ULR", "REDIS_URL"),
         ("FEED_EXPORT_ENCODNG", "FEED_EXPORT_ENCODING"),  # Scrapy's, in a namespace of ours
-        ("ARTICLE_LANGUAGE", None),  # a namespace with no setting yet
+        ("ARTICLE_LANGUAGE", "ARTICLE_LANGUAGES"),  # a typo of the harvest filter
+        ("ARTICLE_FOOBAR", None),  # nothing close in a namespace
     ],
 )
 def test_an_unknown_name_in_our_namespaces_is_one_line_with_its_source_and_closest_names(

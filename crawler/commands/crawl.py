@@ -6,7 +6,8 @@ later" (crawler/core/outage.py) from a finished crawl.
 
 The settings are checked once `-s` is applied, before Scrapy configures logging or builds the
 crawler (settings/check.py): an unknown name in our namespaces or a value out of range exits
-with status 2 and one line each; a renamed name is carried over with one warning.
+with status 2 and one line each; a renamed name is carried over with one warning. So does a feed
+list the feeds spider cannot read (e.g. an invalid include=/exclude= pattern).
 """
 
 from __future__ import annotations
@@ -17,7 +18,17 @@ from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 from scrapy.exceptions import UsageError
 
 from crawler.core.outage import BACKEND_UNAVAILABLE, EXIT_BACKEND_UNAVAILABLE
+from crawler.spiders.feeds import FeedsSpider, load_feed_sources
 from settings.check import enforce
+
+
+def check_feed_list(feeds: str | None) -> None:
+    """A feed list that cannot be read (no feeds, a bad URL, an invalid include/exclude pattern)
+    is a usage error: one line and exit status 2, before anything starts."""
+    try:
+        load_feed_sources(feeds)
+    except ValueError as error:
+        raise UsageError(f"-a feeds: {error}", print_help=False) from None
 
 
 class Command(ScrapyCrawlCommand):
@@ -29,6 +40,8 @@ class Command(ScrapyCrawlCommand):
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         if len(args) != 1:
             raise UsageError("give one spider name: scrapy crawl feeds -a feeds=...")
+        if args[0] == FeedsSpider.name:
+            check_feed_list(opts.spargs.get("feeds"))
         assert self.crawler_process
         crawler = self.crawler_process.create_crawler(args[0])
         self.crawler_process.crawl(crawler, **opts.spargs)

@@ -29,12 +29,14 @@ NULL = "null"
 DUPLICATES = "duplicates"  # exact or near-duplicate copies of an earlier article
 ERRORS = "errors"
 EXTRACT_METHOD = "method"  # method/<method>: articles by extraction method
+FILTERED = "filtered"  # articles the harvest filters ruled out; filtered/<reason> by reason
 # Counters whose `<name>/<value>` children break the count down by one label (NULL by reason,
 # errors by reason, articles by extraction method): (metric name, label) for Prometheus.
 BREAKDOWN_LABELS = {
     NULL: ("null", "reason"),
     ERRORS: ("errors", "reason"),
     EXTRACT_METHOD: ("extracted", "method"),
+    FILTERED: ("filtered", "reason"),
 }
 # Timings (seconds) recorded with observe_domain.
 FETCH_TIME = "fetch"  # response headers received, from the request's download_latency

@@ -12,11 +12,14 @@ import sys
 from collections.abc import Sequence
 
 from .redesign import REDESIGN_KINDS, Redesign
+from .regional import RegionalSites
 from .room import DEFAULT_ARTICLES_PER_DOMAIN, DEFAULT_DOMAINS, Newsroom
 from .server import NewsroomServer
-from .sites import SiteNotInstalled, load_site
+from .sites import ExtraSite, SiteNotInstalled, load_site
 
 DEFAULT_PORT = 8765
+# Sites this package serves itself (the others come from plugins, e.g. the bench's hostile).
+BUILTIN_SITES = {RegionalSites.name: RegionalSites}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -42,7 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="NAME",
-        help="also serve a plugin site: hostile (the hostile-input cases of newsharvest-bench)",
+        help="also serve an extra site: regional (a German feed and a sitemap-only publisher, "
+        "crawler/newsroom/regional.py) or a plugin's: hostile (newsharvest-bench)",
     )
     parser.add_argument("--hostile", action="store_true", help="the same as --site hostile")
     parser.add_argument(
@@ -80,7 +84,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     names = list(dict.fromkeys([*args.site, *(["hostile"] if args.hostile else [])]))
     try:
-        extra_sites = [load_site(name, args.seed) for name in names]
+        extra_sites = [extra_site(name, args.seed) for name in names]
     except SiteNotInstalled as error:
         print(f"python -m crawler.newsroom: {error}", file=sys.stderr)
         return 2
@@ -104,6 +108,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("Stopped.", file=sys.stderr)
     return 0
+
+
+def extra_site(name: str, seed: int) -> ExtraSite:
+    builtin = BUILTIN_SITES.get(name)
+    return builtin(seed) if builtin is not None else load_site(name, seed)
 
 
 def _interrupt(signum: int, frame: object) -> None:

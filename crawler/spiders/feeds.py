@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import logging
 import random
+import re
 import time
 from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -42,12 +44,14 @@ from crawler.core.domainstats import (
     inc_domain,
 )
 from crawler.core.failures import FailureLog
+from crawler.core.filters import ArticleFilter, UrlRule, count_filtered
 from crawler.core.items import ArticleItem
 from crawler.core.outage import RedisUnavailable, is_connection_error
 from crawler.core.scrapy_adapter import engine_of
 from crawler.core.urls import publisher_domain
+from crawler.discovery import Discovery, gunzip_feed
 from crawler.faults import PERMANENT_REASONS, count_error, describe_failure
-from crawler.feedparse import Feed, FeedError
+from crawler.feedparse import Feed, FeedEntry, FeedError
 from crawler.harvest import FeedPoller, Harvest, iso
 from crawler.ledger import Claim
 from crawler.polling import FeedState, PollPolicy
@@ -59,25 +63,57 @@ FEED_PRIORITY = 100
 # HTTP statuses after which an article is not tried again (gone, forbidden...).
 FINAL_STATUSES = frozenset({400, 401, 403, 404, 405, 410, 451})
 TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
+FEED_OPTIONS = ("include", "exclude")  # per-feed URL patterns in the feed list
+# Feeds joined by ',' split only before the next URL: a pattern's own commas ({1,3}) stay.
+_FEED_SEPARATOR = re.compile(r",(?=\s*https?://)")
 
 
 def load_feed_list(feeds: str | None) -> list[str]:
     """Feed URLs from a file path (one a line, '#' comments) or a comma-separated string."""
+    return [source.url for source in load_feed_sources(feeds)]
+
+
+@dataclass(frozen=True)
+class FeedSource:
+    """A feed of the feed list, with its URL pattern (`include=REGEX exclude=REGEX`)."""
+
+    url: str
+    rule: UrlRule = field(default_factory=UrlRule)
+
+
+def load_feed_sources(feeds: str | None) -> list[FeedSource]:
+    """The feed list: a file path (one feed a line, '#' comments) or feeds joined by ','. A feed
+    is its URL, then optionally `include=REGEX` and `exclude=REGEX` (each may repeat): only
+    links an include pattern matches (if any is given) and no exclude pattern matches are
+    fetched. Raises ValueError (FilterError for a bad pattern) with what is wrong."""
     if not feeds or not feeds.strip():
         raise ValueError("no feeds given: use -a feeds=PATH_OR_URLS (a file, or URLs joined by ,)")
     path = Path(feeds)
     if "://" not in feeds and path.is_file():
         lines = path.read_text(encoding="utf-8").splitlines()
     else:
-        lines = feeds.split(",")
-    urls = [line.split("#", 1)[0].strip() for line in lines]
-    urls = [url for url in urls if url]
-    bad = [url for url in urls if not url.startswith(("http://", "https://"))]
+        lines = _FEED_SEPARATOR.split(feeds)
+    sources = [_feed_source(text) for line in lines if (text := line.split("#", 1)[0].strip())]
+    bad = [source.url for source in sources if not source.url.startswith(("http://", "https://"))]
     if bad:
         raise ValueError(f"feed URLs must be http(s): {', '.join(bad[:5])}")
-    if not urls:
+    if not sources:
         raise ValueError(f"no feed URLs in {feeds!r}")
-    return list(dict.fromkeys(urls))
+    unique: dict[str, FeedSource] = {}
+    for source in sources:
+        unique.setdefault(source.url, source)  # a feed listed twice: its first line counts
+    return list(unique.values())
+
+
+def _feed_source(line: str) -> FeedSource:
+    url, *options = line.split()
+    patterns: dict[str, list[str]] = {name: [] for name in FEED_OPTIONS}
+    for option in options:
+        name, _, value = option.partition("=")
+        if name not in FEED_OPTIONS or not value:
+            raise ValueError(f"feed {url}: {option!r} is not include=REGEX or exclude=REGEX")
+        patterns[name].append(value)
+    return FeedSource(url, UrlRule.of(patterns["include"], patterns["exclude"]))
 
 
 class FeedsSpider(scrapy.Spider):
@@ -87,7 +123,12 @@ class FeedsSpider(scrapy.Spider):
         self, feeds: str | None = None, continuous: str | None = None, *args: Any, **kwargs: Any
     ) -> None:
         super().__init__(*args, **kwargs)
-        self.feed_urls = load_feed_list(feeds)
+        sources = load_feed_sources(feeds)
+        self.feed_urls = [source.url for source in sources]
+        # URL patterns by feed; feeds found from a feed (sitemaps of an index, feeds of a
+        # homepage) inherit their parent's.
+        self.url_rules: dict[str, UrlRule] = {s.url: s.rule for s in sources if s.rule}
+        self.article_filter = ArticleFilter()
         self.continuous_argument = continuous
         self.continuous = False
         self.max_entries = 1_000
@@ -124,10 +165,13 @@ class FeedsSpider(scrapy.Spider):
         spider.heartbeat_every = settings.getfloat("HEARTBEAT_SECONDS")
         spider.heartbeat_ttl = settings.getfloat("HEARTBEAT_TTL_SECONDS")
         spider.harvest = Harvest.of(crawler)
+        spider.article_filter = ArticleFilter.from_settings(settings)
+        screen = spider._screen if spider.article_filter or spider.url_rules else None
         spider.poller = FeedPoller(
             spider.harvest.state, spider.policy, spider.harvest.clock, spider.rng,
-            spider.max_entries,
+            spider.max_entries, screen,
         )  # fmt: skip
+        spider.discovery = Discovery(spider, spider.max_feed_bytes)
         spider.harvest.on_done(spider._article_finished)
         crawler.signals.connect(spider._idle, signal=signals.spider_idle)
         crawler.signals.connect(spider._closed, signal=signals.spider_closed)
@@ -268,9 +312,12 @@ class FeedsSpider(scrapy.Spider):
         state = FeedState.from_json(response.meta["feed_state"])
         names = ("ETag", "Last-Modified", "Content-Location")
         headers = {name: _header(response, name.encode()) for name in names}
-        result = await self.poller.handle(
-            state, response.status, headers, response.body, response.url
-        )
+        try:
+            body = gunzip_feed(response.body, self.max_feed_bytes)
+        except FeedError as error:
+            result = await self.poller.failed(state, error)
+        else:
+            result = await self.poller.handle(state, response.status, headers, body, response.url)
         domain = publisher_domain(feed_url)
         stats = self.crawler.stats
         inc_domain(stats, domain, FEEDS_POLLED)
@@ -288,8 +335,11 @@ class FeedsSpider(scrapy.Spider):
         if feed is not None and result.outcome == polling.CHANGED:
             stats.inc_value(f"feeds/format/{feed.format}")
             self._report_damage(feed_url, domain, feed)
-            for subfeed in await self._add_feeds(feed.subfeeds):
+            subfeeds = self.discovery.wanted_subfeeds(feed_url, feed, self._cutoff())
+            for subfeed in await self._add_feeds(subfeeds, parent=feed_url):
                 yield subfeed
+        for claim in result.filtered:
+            count_filtered(stats, publisher_domain(claim.key), claim.filtered, before_fetch=True)
         stats.inc_value("harvest/claimed", len(result.claims))
         revisions = sum(1 for claim in result.claims if claim.version > 1)
         if revisions:
@@ -319,22 +369,50 @@ class FeedsSpider(scrapy.Spider):
         self.crawler.stats.inc_value(f"feeds/error/{error.reason}")
         inc_domain(self.crawler.stats, domain, FEED_ERRORS)
         inc_domain(self.crawler.stats, domain, f"{FEED_ERRORS}/{error.reason}")
-        # An HTML page that advertises its feeds: follow them (autodiscovery).
-        return [
-            self.feed_request(FeedState(url=alternate))
-            for alternate in error.alternates
-            if alternate not in self.feed_urls and not self.feed_urls.append(alternate)
-        ]
+        # An HTML page that advertises its feeds: follow them (autodiscovery); one that
+        # advertises none: look for its sitemaps (crawler/discovery.py).
+        if error.reason == "html_not_feed" and not error.alternates:
+            return self.discovery.start(feed_url)
+        requests = []
+        for alternate in error.alternates:
+            if alternate not in self.feed_urls:
+                self.feed_urls.append(alternate)
+                self._inherit_rule(alternate, feed_url)
+                requests.append(self.feed_request(FeedState(url=alternate)))
+        return requests
 
-    async def _add_feeds(self, urls: list[str]) -> list[Request]:
-        """Feeds found while polling (sitemap indexes): known from now on, polled at once in
-        one-pass mode, when due in continuous mode."""
-        new = [url for url in urls if url not in self.feed_urls]
-        self.feed_urls += new
-        await self.harvest.state.register_feeds(new)
+    async def _add_feeds(self, urls: list[str], parent: str) -> list[Request]:
+        """Feeds found while polling (sitemap indexes) or discovered (a site's sitemaps): known
+        from now on, polled at once in one-pass mode, when due in continuous mode."""
+        new = await self._adopt_feeds(urls, parent)
         if self.continuous:
             return []
         return [self.feed_request(FeedState(url=url)) for url in new]
+
+    async def _adopt_feeds(self, urls: list[str], parent: str) -> list[str]:
+        """Make feeds known (with their parent's URL pattern); returns those that were not."""
+        new = [url for url in dict.fromkeys(urls) if url not in self.feed_urls]
+        self.feed_urls += new
+        for url in new:
+            self._inherit_rule(url, parent)
+        await self.harvest.state.register_feeds(new)
+        return new
+
+    def _inherit_rule(self, url: str, parent: str) -> None:
+        if parent in self.url_rules:
+            self.url_rules.setdefault(url, self.url_rules[parent])
+
+    # --- filters ----------------------------------------------------------------------------
+
+    def _screen(self, feed_url: str, entry: FeedEntry) -> str | None:
+        """Why an entry of this feed is not worth fetching (crawler/core/filters.py), or None."""
+        return self.article_filter.before_fetch(
+            entry.link, entry.language, entry.published, self.harvest.clock.now(),
+            self.url_rules.get(feed_url),
+        )  # fmt: skip
+
+    def _cutoff(self) -> float | None:
+        return self.article_filter.cutoff(self.harvest.clock.now())
 
     async def on_feed_error(self, failure: Failure) -> None:
         request = failure.request  # type: ignore[attr-defined]
@@ -345,6 +423,25 @@ class FeedsSpider(scrapy.Spider):
         inc_domain(self.crawler.stats, domain, f"{FEED_ERRORS}/{reason}")
         await self.poller.failed(FeedState.from_json(request.meta["feed_state"]))
         self.crawler.stats.inc_value(f"feeds/outcome/{polling.ERROR}")
+
+    # --- discovery: a site's sitemaps (crawler/discovery.py) ------------------------------
+
+    async def parse_robots(self, response: Response) -> AsyncIterator[Request]:
+        for request in await self.discovery.robots(response):
+            yield request
+
+    def on_robots_error(self, failure: Failure) -> list[Request]:
+        # No robots.txt (or none readable): the usual locations then.
+        return self.discovery.probes(failure.request.meta["discover_for"])  # type: ignore[attr-defined]
+
+    async def parse_probe(self, response: Response) -> AsyncIterator[Request | ArticleItem]:
+        # A usual location that is a sitemap: adopted as a feed, this answer its first poll.
+        if await self.discovery.probe(response):
+            async for request in self.parse_feed(response):
+                yield request
+
+    def on_probe_error(self, failure: Failure) -> None:
+        self.discovery.probe_failed(failure)
 
     # --- articles ---------------------------------------------------------------------------
 

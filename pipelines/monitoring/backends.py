@@ -41,6 +41,7 @@ from crawler.core.domainstats import (
     FEEDS_NOT_MODIFIED,
     FEEDS_POLLED,
     FETCHED,
+    FILTERED,
     NULL,
 )
 from crawler.core.keys import RedisKeys
@@ -51,6 +52,7 @@ from settings import base as defaults
 # Counters also kept per time bucket (charts, time rules). Breakdowns stay totals-only.
 SERIES_COUNTERS = (
     FETCHED, ARTICLES, NULL, DUPLICATES, ERRORS, FEEDS_POLLED, FEEDS_NOT_MODIFIED, FEED_ERRORS,
+    FILTERED,
 )  # fmt: skip
 # Fields the monitor keeps next to the counters in a domain's totals.
 FIRST_SEEN_AT = "first_seen_at"

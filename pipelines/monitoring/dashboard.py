@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
 
-from crawler.core.domainstats import DUPLICATES
+from crawler.core.domainstats import DUPLICATES, FILTERED
 from crawler.core.failures import FailureLog
 from pipelines.monitoring.alerts import DomainView, Thresholds
 from pipelines.monitoring.backends import (
@@ -36,7 +36,8 @@ log = logging.getLogger(__name__)
 CHART_POINTS = 60  # about this many points per chart at most (adjacent buckets are merged)
 ALERT_LOG_SHOWN = 50
 STATE_CACHE_SECONDS = 1.0  # several tabs or a fast refresh never hammer Redis
-TABLE_COUNTERS = ("fetched", "articles", "null", DUPLICATES, "errors", "feeds/polled", "feeds/304")
+TABLE_COUNTERS = ("fetched", "articles", "null", DUPLICATES, "errors", "feeds/polled", "feeds/304",
+                  FILTERED)  # fmt: skip
 # A yield per hour needs this much crawling of the domain within the window: from less, it is
 # mostly the first polls' backlog fetched in a burst (a demo's 8 articles in 1 s made "28,800
 # /h"). Below it the table shows the count and the span it was counted over instead.

@@ -9,6 +9,7 @@ the `inc_domain` names, so a counter a stage adds shows up without code here:
     domain/<d>/null/<reason>        -> newsharvest_domain_null_by_reason_total{domain,reason}
     domain/<d>/errors/<reason>      -> newsharvest_domain_errors_by_reason_total{domain,reason}
     domain/<d>/method/<method>      -> newsharvest_domain_extracted_by_method_total{domain,method}
+    domain/<d>/filtered/<reason>    -> newsharvest_domain_filtered_by_reason_total{domain,reason}
     observe_domain(..., "fetch")    -> newsharvest_domain_fetch_duration_seconds{domain} (histogram)
 
 The collector reads a copy of the totals at scrape time: nothing is paid per event.
@@ -51,6 +52,8 @@ HELP = {
     "feeds_polled": "Feed fetches that returned a feed body.",
     "feeds_errors": "Feed fetches that were not a usable feed.",
     "duplicates": "Articles found to be near-duplicates of an earlier one.",
+    "filtered": "Articles the harvest filters ruled out (ARTICLE_LANGUAGES, ...).",
+    "filtered_by_reason": "Articles the harvest filters ruled out, by reason.",
 }
 
 
