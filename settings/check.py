@@ -92,6 +92,9 @@ SUGGESTION_MARGIN = 0.08
 # --- Values --------------------------------------------------------------------------------
 
 
+ValueCheck = Callable[[Any], "str | None"]  # a setting's value -> what is wrong with it, or None
+
+
 @dataclass(frozen=True)
 class Bounds:
     """low <= value <= high (either end open, or absent)."""
@@ -251,10 +254,15 @@ def component_names(settings: BaseSettings) -> set[str]:
 
 
 def check_settings(
-    settings: BaseSettings, environ: Mapping[str, str] | None = None, cmdline: str = "-s"
+    settings: BaseSettings,
+    environ: Mapping[str, str] | None = None,
+    cmdline: str = "-s",
+    value_checks: Mapping[str, ValueCheck] | None = None,
 ) -> Report:
     """Check `settings` (applying renamed names to their new ones) and `environ` (default: the
-    process environment). `cmdline` names the command-line source in messages ("-s")."""
+    process environment). `cmdline` names the command-line source in messages ("-s").
+    `value_checks` adds, per setting, a rule only code outside settings/ can state (settings
+    are data: they import nothing of ours): the value -> the problem, or None."""
     environ = os.environ if environ is None else environ
     origins = Origins(settings, environ, cmdline)
     report = Report()
@@ -274,7 +282,7 @@ def check_settings(
         name = _setting_of(variable)
         report.errors.append(f"{name}={environ[variable]!r} (from environment variable "
                              f"{variable}): {reason}")  # fmt: skip
-    _check_values(settings, origins, report)
+    _check_values(settings, origins, report, value_checks or {})
     return report
 
 
@@ -375,7 +383,12 @@ def _default(name: str) -> Any:
 # --- Values, one line each -----------------------------------------------------------------
 
 
-def _check_values(settings: BaseSettings, origins: Origins, report: Report) -> None:
+def _check_values(
+    settings: BaseSettings,
+    origins: Origins,
+    report: Report,
+    value_checks: Mapping[str, ValueCheck],
+) -> None:
     rejected = rejected_variables(origins.environ)
     typed: dict[str, Any] = {}
     for name in sorted(our_names()):
@@ -390,6 +403,8 @@ def _check_values(settings: BaseSettings, origins: Origins, report: Report) -> N
             report.errors.append(_bad_value(settings, name, origins, str(error)))
             continue
         problem = _out_of_range(name, typed[name], default)
+        if problem is None and name in value_checks:
+            problem = value_checks[name](typed[name])
         if problem:
             report.errors.append(_bad_value(settings, name, origins, problem))
     for smaller, larger in ORDERED:
@@ -428,8 +443,6 @@ def _typed(settings: BaseSettings, name: str, default: Any) -> Any:
 
 
 def _out_of_range(name: str, value: Any, default: Any) -> str | None:
-    if name == "EXTRACT_EXTRACTOR":
-        return _unknown_extractor(str(value))
     if name in LIST_ITEMS:
         pattern, expected = LIST_ITEMS[name]
         bad = [item for item in value if not pattern.fullmatch(str(item).strip())]
@@ -445,18 +458,6 @@ def _out_of_range(name: str, value: Any, default: Any) -> str | None:
     return None if bounds.holds(value) else f"must be {bounds.describe()}"
 
 
-def _unknown_extractor(name: str) -> str | None:
-    """The registry's own reason, at start rather than when the extraction stage is built
-    (after the spider opened, the feeds were polled and the first pages were fetched)."""
-    from extractors.registry import UnknownExtractorError, validate
-
-    try:
-        validate(name)
-    except UnknownExtractorError as error:
-        return str(error)
-    return None
-
-
 def _bad_value(settings: BaseSettings, name: str, origins: Origins, problem: str) -> str:
     return f"{name}={settings.get(name)!r} (from {origins.of(name)}): {problem}"
 
@@ -469,9 +470,10 @@ def enforce(
     program: str,
     environ: Mapping[str, str] | None = None,
     cmdline: str = "-s",
+    value_checks: Mapping[str, ValueCheck] | None = None,
 ) -> None:
     """Check, print each finding as one line on stderr, exit with status 2 on any error."""
-    report = check_settings(settings, environ, cmdline)
+    report = check_settings(settings, environ, cmdline, value_checks)
     for line in report.warnings:
         print(f"{program}: warning: {line}", file=sys.stderr)
     for line in report.errors:

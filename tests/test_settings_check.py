@@ -24,6 +24,7 @@ import redis
 from packaging.version import Version
 from scrapy.settings import SETTINGS_PRIORITIES, Settings
 
+from crawler.core.setting_values import VALUE_CHECKS
 from crawler.newsroom import Newsroom, NewsroomServer
 from newsharvest_bench.crawlrun import CRAWL_TIMEOUT_SECONDS, crawl_command, crawl_env
 from settings import base
@@ -56,7 +57,7 @@ def profile_settings(**cmdline: Any) -> Settings:
 
 
 def findings(settings: Settings, environ: dict[str, str] | None = None) -> tuple[list, list]:
-    report = check_settings(settings, environ or {})
+    report = check_settings(settings, environ or {}, value_checks=VALUE_CHECKS)
     return report.errors, report.warnings
 
 

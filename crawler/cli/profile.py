@@ -37,6 +37,7 @@ def project_settings(profile: str | None = None) -> Any:
 def command_settings(args: argparse.Namespace, program: str) -> Any:
     """The command's settings (its `profile`, its `--set NAME=VALUE` options at command-line
     priority), checked: one line per problem on stderr and exit status 2 (settings/check.py)."""
+    from crawler.core.setting_values import VALUE_CHECKS
     from settings.check import enforce
 
     settings = project_settings(getattr(args, "settings_profile", None))
@@ -45,5 +46,5 @@ def command_settings(args: argparse.Namespace, program: str) -> Any:
         if not equals or not name.strip():
             raise BadAssignment(f"--set wants NAME=VALUE, got {assignment!r}")
         settings.set(name.strip(), value, priority="cmdline")
-    enforce(settings, program, cmdline=SET_SOURCE)
+    enforce(settings, program, cmdline=SET_SOURCE, value_checks=VALUE_CHECKS)
     return settings

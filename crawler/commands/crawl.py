@@ -18,6 +18,7 @@ from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 from scrapy.exceptions import UsageError
 
 from crawler.core.outage import BACKEND_UNAVAILABLE, EXIT_BACKEND_UNAVAILABLE
+from crawler.core.setting_values import VALUE_CHECKS
 from crawler.spiders.feeds import FeedsSpider, load_feed_sources
 from settings.check import enforce
 
@@ -35,7 +36,7 @@ class Command(ScrapyCrawlCommand):
     def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
         super().process_options(args, opts)
         assert self.settings is not None
-        enforce(self.settings, "scrapy crawl")
+        enforce(self.settings, "scrapy crawl", value_checks=VALUE_CHECKS)
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         if len(args) != 1:
