@@ -773,8 +773,13 @@ def test_bench_notices_prints_the_figures_for_both_backends(redis_url: str) -> N
         assert f"{backend:<9} PASS  wrongly removed <= 0.1%" in result.stdout
         # The per-class part: multilingual publishers, every class with its own row.
         assert f"per class ({backend};" in result.stdout
-        for check in ("0 leaks once a class appeared 3 times", "traps removed 0", "both backends"):
+        identical = "verdicts identical over 2 runs and 2 backends"
+        for check in ("0 leaks once a class appeared 3 times", "traps removed 0", identical):
             assert f"{backend:<9} PASS  publishers: {check}" in result.stdout
+        assert f"{backend:<9} PASS  news sites: {identical}" in result.stdout
+        # One verdict digest per backend and run, for each part: the same four times.
+        digests = re.findall(rf"^{backend} +run [12]: ([0-9a-f]{{16}}) ", result.stdout, re.M)
+        assert len(digests) == 4, digests
     for name in ("print_dated", "variant_family", "editorial_note", "column_intro", "story"):
         assert re.search(rf"^{name} ", result.stdout, re.MULTILINE), name
     assert not sync_redis(redis_url).keys(f"{BENCH_KEY_PREFIX}:*")  # the bench cleaned up
