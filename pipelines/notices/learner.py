@@ -571,15 +571,15 @@ def _read_block(text: str, language: str | None, judged: bool) -> BlockReading:
     count = sum(map(len, parts))
     if judged and count <= PRIOR_MAX_TOKENS:
         words = None if template else {token for part in parts for token in part}
-        # Every language's rules first: most blocks match none, and then neither do the
-        # article's own (a subset of them), so most blocks are read once.
-        anywhere = _readable_kind(prior_kind(text, folded, None, words), template)
-        prior = anywhere
-        if anywhere is not None and language in _CODES:
+        prior = anywhere = None
+        if count <= VARIANT_MAX_TOKENS:
+            # Every language's rules first: most blocks match none, and then neither do the
+            # article's own (a subset of them), so most blocks are read once.
+            anywhere = _readable_kind(prior_kind(text, folded, None, words), template)
+        if anywhere is not None or count > VARIANT_MAX_TOKENS:
             prior = _readable_kind(prior_kind(text, folded, language, words), template)
-        reading.prior = prior
+        reading.prior, reading.variant = prior, anywhere
         reading.strong = prior == PRIOR_RIGHTS and lexicon.is_strong_rights(folded)
-        reading.variant = anywhere if count <= VARIANT_MAX_TOKENS else None
     return reading
 
 
