@@ -767,27 +767,29 @@ def _lexical_reasons(
     """Which blocks the lexicon, confirmed by the domain's evidence, calls notices (where they
     may stand is the caller's business), and which blocks stand at an edge (lead or tail).
 
-    REASON_PRIOR: a prior of the article's language, confirmed (`prior_confirmed`).
-    REASON_VARIANT: a block that reads as a notice kind in another language of the lexicon, a
-    new wording of a type the domain has (`_Evidence.variant`). Either also when it stands in
-    an edge zone that holds a known notice (learned, or a rights line with both its cues): the
-    domain's boilerplate run, where it is one more notice (a follow-us line after the
-    copyright line, in whichever language)."""
-    none: list[str | None] = [None] * len(facts)
+    REASON_PRIOR: a prior of the article's language, confirmed (`prior_confirmed`), or a
+    wording of a type the domain has (`_Evidence.variant`: whichever language its earlier
+    wordings were in). REASON_VARIANT: a block that reads as a notice kind in another
+    language of the lexicon, a new wording of a type the domain has. Either also when it
+    stands in an edge zone that holds a known notice (learned, or a rights line with both its
+    cues): the domain's boilerplate run, where it is one more notice (a follow-us line after
+    the copyright line, in whichever language)."""
+    reasons: list[str | None] = [None] * len(facts)
     if config.prior_articles <= 0:  # no lexicon at all: learning alone
-        return none, [False] * len(facts)
+        return reasons, [False] * len(facts)
     cold = known.articles < config.prior_articles
     reads = [_kind(f) is not None for f in facts]
     lead, tail = _edge_zones(facts, [a or b for a, b in zip(learned, reads, strict=True)])
     known_notice = [a or f.strong_prior for a, f in zip(learned, facts, strict=True)]
     lead_learned = any(a and b for a, b in zip(known_notice, lead, strict=True))
     tail_learned = any(a and b for a, b in zip(known_notice, tail, strict=True))
-    reasons = none
     for i, fact in enumerate(facts):
-        in_run = (lead[i] and lead_learned) or (tail[i] and tail_learned)
-        if fact.prior is not None and (in_run or known.prior_confirmed(fact, cold)):
+        if not reads[i]:
+            continue
+        confirmed = (lead[i] and lead_learned) or (tail[i] and tail_learned) or known.variant(fact)
+        if fact.prior is not None and (confirmed or known.prior_confirmed(fact, cold)):
             reasons[i] = REASON_PRIOR
-        elif fact.variant is not None and fact.prior is None and (in_run or known.variant(fact)):
+        elif fact.prior is None and confirmed:
             reasons[i] = REASON_VARIANT
     return reasons, [a or b for a, b in zip(lead, tail, strict=True)]
 
