@@ -72,6 +72,13 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--runs", type=int, default=RUNS, help="runs per backend (verdicts must be identical)"
     )
+    parser.add_argument(
+        "--jitter-hours",
+        type=float,
+        default=0.0,
+        help="arrive up to this late after publication (seeded by --order-seed): a crawl's order",
+    )
+    parser.add_argument("--order-seed", type=int, default=1, help="seed of the arrival jitter")
     parser.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
     parser.set_defaults(handler=run)
 
@@ -125,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
     events, nulls = extract_all(room)
     extraction_s = time.perf_counter() - started
     events += revisits(events, args.revisit_share, random.Random(f"{args.seed}|revisits"))
-    events.sort(key=lambda e: (e.when, e.url))
+    arrive(events, args.jitter_hours, args.order_seed)
     print(
         f"fixture: {len(room.domains)} domains, {len(room.pages)} pages "
         f"({len(room.articles())} articles); extraction chain: {len(events)} items "
@@ -155,6 +162,16 @@ def run(args: argparse.Namespace) -> int:
     print()
     missed = print_targets(scores, checks)
     return 1 if args.check and missed else 0
+
+
+def arrive(events: list[Any], jitter_hours: float, seed: int) -> None:
+    """The order articles reach the stage: by publication, or (jitter) each up to
+    `jitter_hours` later, as a crawl fetches them; their clock is their arrival."""
+    if jitter_hours > 0:
+        rng = random.Random(f"{seed}|arrival")
+        for event in sorted(events, key=lambda e: (e.when, e.url)):
+            event.when += rng.uniform(0.0, jitter_hours * 3600.0)
+    events.sort(key=lambda e: (e.when, e.url))
 
 
 def identical_verdicts(digests: dict[tuple[str, int], VerdictDigest]) -> str:
@@ -189,6 +206,7 @@ def run_publishers(
     )
 
     events, nulls, seconds = build_events(args.seed, args.publisher_articles)
+    arrive(events, args.jitter_hours, args.order_seed)
     languages = Counter(event.language for event in events)
     print(
         f"\npublishers: {len({e.domain for e in events})} domains, {len(events)} articles "
