@@ -29,6 +29,9 @@ and credit lines, in the article's language and English): during the cold start 
 licence lines only before the story starts or after it ends; after it, with evidence: the block
 fits a learned template, the domain has such lines, it stands in a run of known notices at the
 edge, or (a rights line) it has two independent cues. `prior_articles` 0: no priors at all.
+Variants: a notice-sized block that reads as a prior's kind in any language of the lexicon goes
+from its first sighting when the domain has that *type* (the kind, in the same half of its
+articles, in enough of them: any wording in any language counts), where the kind may stand.
 Never removed: editorial notes (corrections, clarifications, editor's notes, updates, in seven
 languages), attribution lines, short bylines and datelines leading the body, tables.
 """
