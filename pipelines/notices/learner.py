@@ -574,22 +574,35 @@ def _read_block(text: str, language: str | None, judged: bool) -> BlockReading:
     count = sum(map(len, parts))
     if judged and count <= PRIOR_MAX_TOKENS:
         words = None if template else {token for part in parts for token in part}
-        prior = anywhere = None
-        if count <= VARIANT_MAX_TOKENS:
-            # Every language's rules first: most blocks match none, and then neither do the
-            # article's own (a subset of them), so most blocks are read once.
-            anywhere = _readable_kind(prior_kind(text, folded, None, words), template)
-        if anywhere is not None or count > VARIANT_MAX_TOKENS:
-            prior = _readable_kind(prior_kind(text, folded, language, words), template)
-        reading.prior, reading.variant = prior, anywhere
-        reading.strong = prior == PRIOR_RIGHTS and lexicon.is_strong_rights(folded)
+        reading.prior, reading.variant = _kinds(text, folded, language, words, count, template)
+        reading.strong = reading.prior == PRIOR_RIGHTS and lexicon.is_strong_rights(folded)
     return reading
 
 
-def _readable_kind(kind: str | None, template: tuple[str, str] | None) -> str | None:
-    """A label prior needs a slot after its label: "Su questo punto: il sindaco ha detto ..."
-    is a sentence."""
-    return None if kind in LABEL_PRIORS and template is None else kind
+def _kinds(
+    text: str,
+    folded: str,
+    language: str | None,
+    words: set[str] | None,
+    count: int,
+    template: tuple[str, str] | None,
+) -> tuple[str | None, str | None]:
+    """(the prior of the article's language, the kind in any language of the lexicon: only
+    for notice-sized blocks). Every language's rules first: most blocks match none, and then
+    neither do the article's own (a subset of them), so most blocks are read once."""
+
+    def kind(rules_of: str | None) -> str | None:
+        found = prior_kind(text, folded, rules_of, words)
+        # A label prior needs a slot after its label: "Su questo punto: il sindaco ha detto
+        # ..." is a sentence.
+        return None if found in LABEL_PRIORS and template is None else found
+
+    if count > VARIANT_MAX_TOKENS:
+        return kind(language), None
+    anywhere = kind(None)
+    if anywhere is None or language not in _CODES:
+        return anywhere, anywhere
+    return kind(language), anywhere
 
 
 def _sign(fact: BlockFacts, tokens: list[str], signatures: _Signatures) -> None:
