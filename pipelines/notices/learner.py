@@ -437,7 +437,7 @@ class BlockFacts:
     prior_seen: int = NO_SIGNATURE  # "the domain's articles have <prior> lines"
     # The notice kind it reads as in any language of the lexicon (notice-sized blocks only),
     # and its type: "the domain's articles have <kind> lines in this half" (a zone signature).
-    variant: str | None = None
+    lexical_kind: str | None = None
     type_seen: int = NO_SIGNATURE
     templated: bool = False  # a fixed part, a separator and a slot ("Related: <headline>")
 
@@ -507,8 +507,8 @@ def prepare(
             _sign_segments(fact, parts, zone, signatures)
         if fact.prior:  # where it may stand is the decision's business (edge or anywhere)
             fact.prior_seen = signatures.add("k", fact.prior)
-        if fact.variant:  # any wording, in any language, counts for its type: order-robust
-            fact.type_seen = signatures.add(f"v{zone}", fact.variant)
+        if fact.lexical_kind:  # any wording, in any language, counts for its type: order-robust
+            fact.type_seen = signatures.add(f"v{zone}", fact.lexical_kind)
         if len(tokens) >= COPY_MIN_TOKENS and not fact.prior:
             ends = (fact.full, fact.prefix, fact.suffix)
             evidence.append((len(tokens), tuple(i for i in ends if i != NO_SIGNATURE)))
@@ -539,17 +539,20 @@ def _block_facts(kind: str, text: str, language: str | None) -> tuple[BlockFacts
     reading = _read_block(text, language, kind not in PRIOR_SKIP_KINDS)
     count = sum(map(len, reading.parts))
     fact = BlockFacts(tokens=count, prose=kind in PROSE_KINDS, templated=reading.templated)
-    fact.prior, fact.strong_prior, fact.variant = reading.prior, reading.strong, reading.variant
+    fact.prior, fact.strong_prior = reading.prior, reading.strong
+    fact.lexical_kind = reading.lexical_kind
     return fact, reading.parts
 
 
 @dataclass(slots=True)
 class BlockReading:
+    """What `_read_block` finds in a block's text."""
+
     templated: bool
     parts: list[list[str]]  # tokens by segment
     prior: str | None = None  # the lexical prior in the article's language (and English)
     strong: bool = False  # a rights line with both its cues
-    variant: str | None = None  # the notice kind in any language of the lexicon
+    lexical_kind: str | None = None  # the notice kind in any language of the lexicon
 
 
 def _read_block(text: str, language: str | None, judged: bool) -> BlockReading:
@@ -574,7 +577,7 @@ def _read_block(text: str, language: str | None, judged: bool) -> BlockReading:
     count = sum(map(len, parts))
     if judged and count <= PRIOR_MAX_TOKENS:
         words = None if template else {token for part in parts for token in part}
-        reading.prior, reading.variant = _kinds(text, folded, language, words, count, template)
+        reading.prior, reading.lexical_kind = _kinds(text, folded, language, words, count, template)
         reading.strong = reading.prior == PRIOR_RIGHTS and lexicon.is_strong_rights(folded)
     return reading
 
@@ -774,7 +777,7 @@ def judge(
 
 def _kind(fact: BlockFacts) -> str | None:
     """The notice kind a block reads as: in the article's language, else in another one."""
-    return fact.prior or fact.variant
+    return fact.prior or fact.lexical_kind
 
 
 def _lexical_reasons(
@@ -830,7 +833,7 @@ def _protected(blocks: list[Block], facts: list[BlockFacts], candidate: list[boo
         if fact.tokens > BYLINE_MAX_TOKENS:
             continue
         # "Photo: ...", "Related: ..." (in any language) are not bylines
-        shaped = fact.templated or fact.prior or fact.variant
+        shaped = fact.templated or fact.prior or fact.lexical_kind
         if not shaped or lexicon.BYLINE.match(fold(blocks[i][1])):
             protected[i] = True
     return protected
