@@ -3,7 +3,9 @@ operation sequences (Hypothesis, the real Redis under this test's key prefix), e
 the final state compared.
 
 * the harvest ledger: `SqliteHarvestState` against `RedisHarvestState` (its Lua scripts);
-* the notice store: `EmbeddedNoticeStore` against `notices_observe.lua`;
+* the notice store: `EmbeddedNoticeStore` against `notices_observe.lua`, and the whole notice
+  rule (variants of established notice types included): a `NoticeLearner` on each, every verdict
+  compared;
 * the monitoring store: `MemoryStore` against `RedisStore` (its MULTI/EXEC and Lua scripts).
 
 Each test runs PARITY_EXAMPLES sequences (60 by default, a few seconds); set the variable for a
@@ -47,7 +49,7 @@ from pipelines.monitoring.backends import (
     StoreConfig,
 )
 from pipelines.notices.backends import EmbeddedNoticeStore, RedisNoticeStore
-from pipelines.notices.learner import NoticeConfig, Observation
+from pipelines.notices.learner import NoticeConfig, NoticeLearner, Observation
 
 EXAMPLES = int(os.environ.get("PARITY_EXAMPLES", "60"))
 PARITY = settings(
@@ -311,6 +313,85 @@ def test_the_notice_store_answers_alike_on_both_backends(
 
     asyncio.run(run())
     assert sqlite_notices(path) == read_redis(redis_url, redis_notices, keys)
+
+
+# The whole rule, variants included: articles made of notices (their usual wordings and
+# variants in other languages), traps (an editorial note, a story sentence quoting a follow-us
+# line) and story paragraphs, judged by a learner on each backend; every verdict compared.
+# Small thresholds, so that short sequences establish types, end the cold start and evict.
+LEARNER = NoticeConfig(min_articles=2, min_share=0.1, half_life_seconds=3600.0,
+                       max_signatures=40, idle_ttl_seconds=1e9, prior_articles=3,
+                       min_body_chars=120)  # fmt: skip
+NOTICE_LINES = [
+    "\u00a9 2026 Rundschau Verlag GmbH. Alle Rechte vorbehalten.",
+    "Folgen Sie uns auf Instagram, Facebook und WhatsApp.",
+    "Suivez-nous sur Facebook, Instagram et X.",
+    "Follow us on WhatsApp for breaking news alerts.",
+    "Abonnieren Sie jetzt unseren Newsletter Der Morgen.",
+    "Meld je aan voor onze nieuwsbrief De Ochtend.",
+    "Lesen Sie auch: Neue Pläne für den Bahnhof",
+    "Dieser Artikel erschien in der gedruckten Ausgabe vom 3. Mai 2026.",
+]
+TRAPS = [
+    "Berichtigung: In einer früheren Version dieses Artikels hieß es, der Rat tage am Montag.",
+    "Plakate mit der Aufschrift \u201eSuivez-nous sur Instagram\u201c hingen in ganz Bremen.",
+    "Mit Material von dpa und Reuters.",
+]
+STORY = [
+    "Der Stadtrat hat am Dienstag einen neuen Haushalt für Schulen und Parks beschlossen.",
+    "Anwohner sagten, die Entscheidung komme für viele Familien zu spät, die bereits weggezogen "
+    "seien, und forderten schnellere Hilfe.",
+    "Die Bauarbeiten sollen im Frühjahr beginnen, wenn das Wetter mitspielt, sagte die "
+    "Bürgermeisterin bei der Vorstellung der Pläne.",
+    "Kritiker bemängeln, dass die Kosten seit der ersten Schätzung um ein Drittel gestiegen sind.",
+]
+article_blocks = st.lists(
+    st.one_of(st.sampled_from(NOTICE_LINES), st.sampled_from(TRAPS), st.sampled_from(STORY)).map(
+        lambda text: ("paragraph", text)
+    ),
+    min_size=1,
+    max_size=8,
+)
+articles = st.tuples(
+    st.sampled_from([0.0, 60.0, 3600.0, REBASE_STEP]),  # seconds since the last
+    st.sampled_from(DOMAINS),
+    st.integers(0, 5),  # identity: re-crawls of one URL come back
+    st.sampled_from(["de", "fr", None]),  # the detected language (None: unknown)
+    article_blocks,
+)
+
+
+@PARITY
+@given(sequence=st.lists(articles, min_size=1, max_size=20))
+def test_the_notice_rule_judges_alike_on_both_backends(
+    sequence: list[Any], prefixes: Iterator[str], redis_url: str, tmp_path_factory: Any
+) -> None:
+    keys = RedisKeys(next(prefixes))
+    path = tmp_path_factory.mktemp("notices") / "notices.sqlite3"
+
+    async def run() -> None:
+        learners = [
+            NoticeLearner(EmbeddedNoticeStore(path, LEARNER), LEARNER),
+            NoticeLearner(RedisNoticeStore(async_redis(redis_url), keys, LEARNER), LEARNER),
+        ]
+        try:
+            now = T0
+            for number, (step, domain, identity, language, blocks) in enumerate(sequence):
+                now += step
+                verdicts = [
+                    await learner.process(
+                        domain, blocks, identities=(f"{domain}/{identity}",), now=now,
+                        language=language,
+                    )
+                    for learner in learners
+                ]  # fmt: skip
+                assert verdicts[0] == verdicts[1], (number, blocks, verdicts)
+                event(f"removed by: {sorted({r.reason for r in verdicts[0].removed})}")
+        finally:
+            for learner in learners:
+                await learner.store.aclose()
+
+    asyncio.run(run())
 
 
 # --- the monitoring store ---------------------------------------------------------------------

@@ -47,6 +47,7 @@ from pipelines.notices.learner import (
     PRIOR_PRINT,
     PRIOR_RELATED,
     PRIOR_RIGHTS,
+    REASON_VARIANT,
     UNAVAILABLE,
     is_editorial_note,
     prepare,
@@ -127,13 +128,16 @@ async def feed(
     step: float = HOUR,
     domain: str = DOMAIN,
     ids: Sequence[str] | None = None,
+    language: str | None = None,
 ) -> list[Verdict]:
     verdicts = []
     for i, blocks in enumerate(articles):
         identity = ids[i] if ids else f"https://{domain}/story/{start + i * step}"
-        verdicts.append(
-            await learner.process(domain, blocks, identities=(identity,), now=start + i * step)
+        now = start + i * step
+        verdict = await learner.process(
+            domain, blocks, identities=(identity,), now=now, language=language
         )
+        verdicts.append(verdict)
     return verdicts
 
 
@@ -773,8 +777,13 @@ def test_bench_notices_prints_the_figures_for_both_backends(redis_url: str) -> N
         assert f"{backend:<9} PASS  wrongly removed <= 0.1%" in result.stdout
         # The per-class part: multilingual publishers, every class with its own row.
         assert f"per class ({backend};" in result.stdout
-        for check in ("0 leaks once a class appeared 3 times", "traps removed 0", "both backends"):
+        identical = "verdicts identical over 2 runs and 2 backends"
+        for check in ("0 leaks once a class appeared 3 times", "traps removed 0", identical):
             assert f"{backend:<9} PASS  publishers: {check}" in result.stdout
+        assert f"{backend:<9} PASS  news sites: {identical}" in result.stdout
+        # One verdict digest per backend and run, for each part: the same four times.
+        digests = re.findall(rf"^{backend} +run [12]: ([0-9a-f]{{16}}) ", result.stdout, re.M)
+        assert len(digests) == 4, digests
     for name in ("print_dated", "variant_family", "editorial_note", "column_intro", "story"):
         assert re.search(rf"^{name} ", result.stdout, re.MULTILINE), name
     assert not sync_redis(redis_url).keys(f"{BENCH_KEY_PREFIX}:*")  # the bench cleaned up
@@ -1054,3 +1063,98 @@ def test_related_and_credit_labels_need_a_slot_after_them(make_store: StoreFacto
         return await learner.process(DOMAIN, article, identities=("it",), now=T0, language="it")
 
     assert removed(run(make_store, scenario, config)) == [line]
+
+
+# --- Variants of a notice type the domain has --------------------------------------------------
+
+GERMAN_FOLLOW = "Folgen Sie uns auf Instagram, Facebook und WhatsApp."
+FRENCH_FOLLOW = "Suivez-nous sur Facebook, Instagram et X."
+GERMAN_PROMO = "Abonnieren Sie jetzt unseren Newsletter Der Morgen."
+DUTCH_PROMO = "Meld je aan voor onze nieuwsbrief De Ochtend."
+GERMAN_RIGHTS = "\u00a9 2026 Rundschau Verlag GmbH. Alle Rechte vorbehalten."
+
+
+def german_article(writer: Any, promo: str | None, tail: Sequence[str]) -> Blocks:
+    """A German story, a promo after its second paragraph, the notices of its tail."""
+    blocks: Blocks = [("paragraph", p) for p in writer.story(5)]
+    if promo is not None:
+        blocks.insert(2, ("paragraph", promo))
+    return blocks + [("paragraph", line) for line in tail]
+
+
+def test_a_new_wording_of_a_notice_type_goes_at_first_sight_in_any_language(
+    make_store: StoreFactory,
+) -> None:
+    """After three articles with a German promo and follow-us line, a Dutch promo at the same
+    place and a French follow-us line after the copyright line go the first time they appear,
+    in the cold start already (no prior of the article's language reads them)."""
+    from newsharvest_bench.polyglot import Polyglot
+
+    config = NoticeConfig(min_articles=3, min_share=0.1, prior_articles=20)
+    writer = Polyglot("de", "variants")
+    trained = [
+        german_article(writer, GERMAN_PROMO, [GERMAN_RIGHTS, GERMAN_FOLLOW]) for _ in range(3)
+    ]
+    probe = german_article(writer, DUTCH_PROMO, [GERMAN_RIGHTS, FRENCH_FOLLOW])
+
+    async def scenario(learner: NoticeLearner) -> Verdict:
+        await feed(learner, trained, language="de")
+        (verdict,) = await feed(learner, [probe], start=T0 + 10 * HOUR, language="de")
+        return verdict
+
+    verdict = run(make_store, scenario, config)
+    assert removed(verdict) == [DUTCH_PROMO, GERMAN_RIGHTS, FRENCH_FOLLOW]
+    reasons = {r.block[1]: r.reason for r in verdict.removed}
+    assert reasons[DUTCH_PROMO] == reasons[FRENCH_FOLLOW] == REASON_VARIANT
+
+
+@pytest.mark.parametrize(
+    ("first", "then"), [(GERMAN_FOLLOW, FRENCH_FOLLOW), (FRENCH_FOLLOW, GERMAN_FOLLOW)]
+)
+def test_which_wording_of_a_type_came_first_does_not_matter(
+    make_store: StoreFactory, first: str, then: str
+) -> None:
+    """Every wording counts for its type, in whichever language: the other one goes at first
+    sight whichever came first (past the cold start, with no other notice beside it)."""
+    from newsharvest_bench.polyglot import Polyglot
+
+    config = NoticeConfig(min_articles=3, min_share=0.1, prior_articles=2)
+    writer = Polyglot("de", "order")
+    trained = [german_article(writer, None, [first]) for _ in range(3)]
+    probe = german_article(writer, None, [then])
+
+    async def scenario(learner: NoticeLearner) -> Verdict:
+        await feed(learner, trained, language="de")
+        (verdict,) = await feed(learner, [probe], start=T0 + 10 * HOUR, language="de")
+        return verdict
+
+    assert removed(run(make_store, scenario, config)) == [then]
+
+
+def test_variants_spare_story_paragraphs_and_editorial_notes(make_store: StoreFactory) -> None:
+    """Once the domain's follow-us type is established, a story paragraph quoting another
+    language's follow-us line mid-article stays (not where the type stands), and so do an
+    editorial note in another language in the tail and a long closing paragraph."""
+    from newsharvest_bench.polyglot import Polyglot
+
+    config = NoticeConfig(min_articles=3, min_share=0.1, prior_articles=20)
+    writer = Polyglot("de", "traps")
+    trained = [
+        german_article(writer, GERMAN_PROMO, [GERMAN_RIGHTS, GERMAN_FOLLOW]) for _ in range(4)
+    ]
+    quoted = (
+        "Plakate mit der Aufschrift \u201eSuivez-nous sur Instagram\u201c hingen über Nacht "
+        "in ganz Bremen, sagte Anna Weber."
+    )
+    note = "Rectificatif : une version précédente de cet article indiquait que le vote avait lieu."
+    closing = " ".join(writer.story(2)) + " Am Ende rief sie: Suivez-nous sur Facebook !"
+    probe = german_article(writer, None, [])
+    probe.insert(3, ("paragraph", quoted))
+    probe += [("paragraph", closing), ("paragraph", note), ("paragraph", GERMAN_RIGHTS)]
+
+    async def scenario(learner: NoticeLearner) -> Verdict:
+        await feed(learner, trained, language="de")
+        (verdict,) = await feed(learner, [probe], start=T0 + 10 * HOUR, language="de")
+        return verdict
+
+    assert removed(run(make_store, scenario, config)) == [GERMAN_RIGHTS]

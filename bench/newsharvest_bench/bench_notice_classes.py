@@ -18,6 +18,7 @@ figures are per class:
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -29,8 +30,31 @@ COLD_ARTICLES = 3  # "from a domain's 4th article on"
 APPEARANCES = 3  # "0 for every class that has appeared 3 times"
 MAX_WARM_LEAK_SHARE = 0.005  # target: <= 0.5% of notices leak from a domain's 4th article on
 MAX_WRONG_SHARE = 0.001  # target: <= 0.1% of story blocks removed
+ORDINALS = (1, 2, 3)  # leaks in a domain's 1st, 2nd and 3rd article, then from its 4th on
+DIGEST_CHARS = 16  # of a verdict digest's hex, as printed
 NEW_WORDING = "new wording"  # the slice of notices in a wording a publisher started late
 OTHER = "other"  # extracted text that is neither story, notice nor trap (kept chrome)
+
+
+class VerdictDigest:
+    """Every article's verdict (status, blocks removed, NULL), hashed in arrival order: two
+    runs or two backends that decide alike on every article print the same digest."""
+
+    def __init__(self) -> None:
+        self._hash = hashlib.sha256()
+        self.articles = 0
+
+    def add(self, url: str, verdict: Any) -> None:
+        gone = ",".join(str(removal.index) for removal in verdict.removed)
+        self._hash.update(f"{url}\t{verdict.status}\t{verdict.null_reason}\t{gone}\n".encode())
+        self.articles += 1
+
+    def hexdigest(self) -> str:
+        return self._hash.hexdigest()[:DIGEST_CHARS]
+
+
+def ordinal_name(n: int) -> str:
+    return f"{n}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(n, 'th') }"
 
 
 @dataclass(slots=True)
@@ -64,7 +88,9 @@ class ClassResult:
     articles_null: int = 0
     costs: list[float] = field(default_factory=list)
     examples: list[str] = field(default_factory=list)
-    verdicts: list[tuple[str, tuple[int, ...]]] = field(default_factory=list)  # to compare
+    digest: VerdictDigest = field(default_factory=VerdictDigest)  # to compare runs, backends
+    leaked_at: Counter[int] = field(default_factory=Counter)  # by ordinal (4: 4th and later)
+    present_at: Counter[int] = field(default_factory=Counter)
 
     def of(self, name: str) -> ClassScore:
         return self.classes.setdefault(name, ClassScore())
@@ -136,7 +162,8 @@ async def run_classes(learner: Any, events: list[LabelledEvent]) -> ClassResult:
         result.articles += 1
         result.articles_null += verdict.is_null
         gone = {removal.index for removal in verdict.removed}
-        result.verdicts.append((verdict.status, tuple(sorted(gone))))
+        result.digest.add(event.url, verdict)
+        ordinal = min(position[event.domain], COLD_ARTICLES + 1)
         if verdict.is_null:
             gone = set(range(len(event.blocks)))
         cold = position[event.domain] <= COLD_ARTICLES
@@ -145,6 +172,8 @@ async def run_classes(learner: Any, events: list[LabelledEvent]) -> ClassResult:
             if label in NOTICE_CLASSES:
                 seen = appeared[(event.domain, label)] >= APPEARANCES
                 _score_notice(result.of(label), removed, cold, seen)
+                result.present_at[ordinal] += 1
+                result.leaked_at[ordinal] += not removed
                 if event.new_wording[i]:
                     _score_notice(result.of(NEW_WORDING), removed, cold, seen)
             else:
@@ -205,6 +234,15 @@ def class_table(result: ClassResult) -> str:
         what = "trap" if name in TRAP_CLASSES else "story" if name == STORY else "chrome"
         rows.append([name, what, s.present, "", "", "", f"{s.removed}/{s.present}"])
     return render_table(CLASS_HEADERS, rows)
+
+
+def ordinal_line(result: ClassResult) -> str:
+    """Notices leaked by the article's ordinal on its publisher: 1st, 2nd, 3rd, 4th on."""
+    parts = [f"{ordinal_name(n)} {result.leaked_at[n]}/{result.present_at[n]}" for n in ORDINALS]
+    warm = COLD_ARTICLES + 1
+    share = result.leaked_at[warm] / max(1, result.present_at[warm])
+    parts.append(f"{warm}+ {result.leaked_at[warm]}/{result.present_at[warm]} ({100 * share:.2f}%)")
+    return "notices leaked, by the article's ordinal on its publisher: " + ", ".join(parts)
 
 
 def class_checks(backend: str, result: ClassResult) -> list[tuple[str, bool]]:

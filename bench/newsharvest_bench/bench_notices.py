@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from crawler.cli.table import render_table
+from newsharvest_bench.bench_notice_classes import ORDINALS, VerdictDigest, ordinal_name
 
 BACKENDS = ("redis", "embedded")
 COLD_ARTICLES = 3  # "from each domain's 4th article on"
@@ -43,6 +44,7 @@ REVISIT_SHARE = 0.1
 REVISIT_DELAY = timedelta(hours=6)
 REVISIT_URL_SUFFIX = "?output=amp"
 BENCH_KEY_PREFIX = "nhbench:notices"  # + a random part: a throw-away Redis namespace per run
+RUNS = 2  # each backend runs the same input this many times, each on a fresh store
 
 
 def register(subparsers: Any) -> None:
@@ -67,6 +69,16 @@ def register(subparsers: Any) -> None:
         default=40,
         help="articles per multilingual publisher in the per-class part (0: skip it)",
     )
+    parser.add_argument(
+        "--runs", type=int, default=RUNS, help="runs per backend (verdicts must be identical)"
+    )
+    parser.add_argument(
+        "--jitter-hours",
+        type=float,
+        default=0.0,
+        help="arrive up to this late after publication (seeded by --order-seed): a crawl's order",
+    )
+    parser.add_argument("--order-seed", type=int, default=1, help="seed of the arrival jitter")
     parser.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
     parser.set_defaults(handler=run)
 
@@ -105,6 +117,9 @@ class Score:
     cpu: float = 0.0  # this process's CPU seconds, all items (the Redis server's not included)
     leaks_by_style: Counter[tuple[str, str]] = field(default_factory=Counter)
     wrong_examples: list[str] = field(default_factory=list)
+    leaked_at: Counter[int] = field(default_factory=Counter)  # by ordinal (4: 4th and later)
+    present_at: Counter[int] = field(default_factory=Counter)
+    digest: VerdictDigest = field(default_factory=VerdictDigest)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -117,39 +132,81 @@ def run(args: argparse.Namespace) -> int:
     events, nulls = extract_all(room)
     extraction_s = time.perf_counter() - started
     events += revisits(events, args.revisit_share, random.Random(f"{args.seed}|revisits"))
-    events.sort(key=lambda e: (e.when, e.url))
+    arrive(events, args.jitter_hours, args.order_seed)
     print(
         f"fixture: {len(room.domains)} domains, {len(room.pages)} pages "
         f"({len(room.articles())} articles); extraction chain: {len(events)} items "
         f"(incl. revisits), {nulls} NULL, {extraction_s:.1f} s"
     )
     backends = BACKENDS if args.backend == "both" else (args.backend,)
-    rows, scores = [], {}
+    rows, scores, digests = [], {}, {}
     for backend in backends:
-        score, memory = asyncio.run(run_backend(backend, room, events, args))
-        scores[backend] = score
-        rows.append(result_row(backend, score, memory))
+        for number in range(1, max(1, args.runs) + 1):
+            score, memory = asyncio.run(run_backend(backend, room, events, args))
+            digests[(backend, number)] = score.digest
+            if number == 1:  # the later runs' figures are the first's when their digests are
+                scores[backend] = score
+                rows.append(result_row(backend, score, memory))
     print()
     print(render_table(RESULT_HEADERS, rows))
+    same = print_digests("news sites", digests)
     if args.per_style:
         for backend, score in scores.items():
             print(f"\nleaks by fixture style ({backend}): cold = first {COLD_ARTICLES} articles")
             print(style_table(room, score))
-    checks = {backend: [] for backend in backends}
+    checks: dict[str, list[tuple[str, bool]]] = {backend: [] for backend in backends}
     if args.publisher_articles > 0:
         checks = run_publishers(backends, args)
+    for backend in backends:
+        checks[backend].insert(0, (f"news sites: {identical_verdicts(digests)}", same))
     print()
     missed = print_targets(scores, checks)
     return 1 if args.check and missed else 0
+
+
+def arrive(events: list[Any], jitter_hours: float, seed: int) -> None:
+    """The order articles reach the stage: by publication, or (jitter) each up to
+    `jitter_hours` later, as a crawl fetches them; their clock is their arrival."""
+    if jitter_hours > 0:
+        rng = random.Random(f"{seed}|arrival")
+        for event in sorted(events, key=lambda e: (e.when, e.url)):
+            event.when += rng.uniform(0.0, jitter_hours * 3600.0)
+    events.sort(key=lambda e: (e.when, e.url))
+
+
+def identical_verdicts(digests: dict[tuple[str, int], VerdictDigest]) -> str:
+    runs = max(number for _, number in digests)
+    backends = len({backend for backend, _ in digests})
+    where = " and ".join(
+        part
+        for part, many in ((f"{runs} runs", runs > 1), (f"{backends} backends", backends > 1))
+        if many
+    )
+    return f"verdicts identical over {where or 'one run'}"
+
+
+def print_digests(part: str, digests: dict[tuple[str, int], VerdictDigest]) -> bool:
+    """One line per backend and run: the digest of its per-article verdicts. True when every
+    run of every backend gave the same verdict on every article."""
+    print(f"\nverdict digests ({part}; sha256 of every article's verdict, in arrival order)")
+    for (backend, number), digest in digests.items():
+        print(f"{backend:<9} run {number}: {digest.hexdigest()} ({digest.articles} articles)")
+    return len({digest.hexdigest() for digest in digests.values()}) == 1
 
 
 def run_publishers(
     backends: Sequence[str], args: argparse.Namespace
 ) -> dict[str, list[tuple[str, bool]]]:
     """The per-class part: multilingual publishers, labelled notices and traps."""
-    from newsharvest_bench.bench_notice_classes import build_events, class_checks, class_table
+    from newsharvest_bench.bench_notice_classes import (
+        build_events,
+        class_checks,
+        class_table,
+        ordinal_line,
+    )
 
     events, nulls, seconds = build_events(args.seed, args.publisher_articles)
+    arrive(events, args.jitter_hours, args.order_seed)
     languages = Counter(event.language for event in events)
     print(
         f"\npublishers: {len({e.domain for e in events})} domains, {len(events)} articles "
@@ -157,21 +214,24 @@ def run_publishers(
         f"{seconds:.1f} s"
     )
     checks: dict[str, list[tuple[str, bool]]] = {}
-    verdicts = {}
+    digests = {}
     for backend in backends:
-        result = asyncio.run(run_publisher_backend(backend, events, args))
-        verdicts[backend] = result.verdicts
-        costs_us = sorted(c * 1e6 for c in result.costs)
-        mean = statistics.fmean(costs_us) if costs_us else 0.0
-        print(f"\nper class ({backend}; mean {mean:.0f} us per article)")
-        print(class_table(result))
-        for example in result.examples:
-            print(f"{backend:<9} removed: {example}")
-        checks[backend] = class_checks(backend, result)
-    if len(verdicts) > 1:
-        same = len({tuple(v) for v in verdicts.values()}) == 1
-        for backend in backends:
-            checks[backend].append(("publishers: both backends give the same verdicts", same))
+        for number in range(1, max(1, args.runs) + 1):
+            result = asyncio.run(run_publisher_backend(backend, events, args))
+            digests[(backend, number)] = result.digest
+            if number > 1:
+                continue
+            costs_us = sorted(c * 1e6 for c in result.costs)
+            mean = statistics.fmean(costs_us) if costs_us else 0.0
+            print(f"\nper class ({backend}; mean {mean:.0f} us per article)")
+            print(class_table(result))
+            print(ordinal_line(result))
+            for example in result.examples:
+                print(f"{backend:<9} removed: {example}")
+            checks[backend] = class_checks(backend, result)
+    same = print_digests("publishers", digests)
+    for backend in backends:
+        checks[backend].append((f"publishers: {identical_verdicts(digests)}", same))
     return checks
 
 
@@ -262,6 +322,7 @@ async def run_backend(
             score.costs.append(time.perf_counter() - started)
             score.cpu += time.process_time() - cpu_started
             score_event(room, score, event, verdict, position[domain])
+            score.digest.add(event.url, verdict)
         await store.aclose()  # the embedded store checkpoints its journal into the file
         used = await memory()
     finally:
@@ -350,6 +411,9 @@ def score_event(room: Any, score: Score, event: Event, verdict: Any, position: i
     present = [n for n in notices if n in extracted]
     leaked = [n for n in present if n in output]
     cold = position <= COLD_ARTICLES
+    ordinal = min(position, COLD_ARTICLES + 1)
+    score.present_at[ordinal] += len(present)
+    score.leaked_at[ordinal] += len(leaked)
     score.notices_in_input += len(present)
     if cold:
         score.notice_instances_cold += len(present)
@@ -381,11 +445,12 @@ def is_real(text: str, truth: str, notices: Sequence[str]) -> bool:
 
 # --- Output ----------------------------------------------------------------------------------
 
+
 RESULT_HEADERS = (
     "backend",
     "articles",
     "notices in",
-    f"leaked 1-{COLD_ARTICLES}",
+    *(f"leaked {ordinal_name(n)}" for n in ORDINALS),
     f"leaked {COLD_ARTICLES + 1}+",
     "wrongly removed",
     "notice-only NULL",
@@ -407,7 +472,7 @@ def result_row(backend: str, score: Score, memory: float) -> list[object]:
         backend,
         score.articles,
         score.notices_in_input,
-        f"{score.leaked_cold}/{score.notice_instances_cold}",
+        *(f"{score.leaked_at[n]}/{score.present_at[n]}" for n in ORDINALS),
         f"{score.leaked_warm}/{score.notice_instances_warm}",
         f"{score.wrongly_removed}/{score.real_blocks} ({100 * wrong:.3f}%)",
         f"{score.notice_only_null}/{score.notice_only_pages}",

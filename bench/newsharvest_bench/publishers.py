@@ -45,7 +45,8 @@ ATTRIBUTION = "attribution"
 SHARED_QUOTE = "shared_quote"
 TABLE = "table"
 COMMON_START = "common_start"
-TRAP_CLASSES = (EDITORIAL, COLUMN, ATTRIBUTION, SHARED_QUOTE, TABLE, COMMON_START)
+FOREIGN_QUOTE = "foreign_quote"  # a story sentence quoting another language's follow-us line
+TRAP_CLASSES = (EDITORIAL, COLUMN, ATTRIBUTION, SHARED_QUOTE, TABLE, COMMON_START, FOREIGN_QUOTE)
 
 PUBLISHERS_PER_LANGUAGE = 2
 DEFAULT_ARTICLES = 40
@@ -60,6 +61,33 @@ SHARED_QUOTE_PAIRS = 2
 TABLE_SHARE = 0.1
 COMMON_START_SHARE = 0.25
 CAPTION_SHARE = 0.4
+# Variants of a notice type a publisher already repeats, from its VARIANTS_FROM-th article on
+# (after its first wordings established the type): a follow-us line in a neighbouring language
+# in place of its own, a second newsletter promo beside its own (in the neighbouring language
+# or another newsletter of its own). Drawn from a generator of their own, so the rest of the
+# corpus is what it was without them.
+VARIANTS_FROM = 8
+FOREIGN_FOLLOW_SHARE = 0.3
+SECOND_PROMO_SHARE = 0.3
+FOREIGN_QUOTE_SHARE = 0.1
+# The other language of the lexicon a publisher's page sometimes carries (Canada, Belgium,
+# South Tyrol, the Iberian border).
+NEIGHBOUR = {"en": "fr", "de": "fr", "fr": "nl", "es": "pt", "it": "de", "pt": "es", "nl": "fr"}
+# A story sentence that quotes a neighbouring language's follow-us line (mid-article: a trap).
+QUOTED_PHRASE = {
+    "en": 'Posters reading "{phrase}" appeared across {place} overnight, {person} said.',
+    "de": "Plakate mit der Aufschrift \u201e{phrase}\u201c hingen über Nacht in ganz {place}, "
+    "sagte {person}.",
+    "fr": "Des affiches \u00ab {phrase} \u00bb sont apparues cette nuit dans tout {place}, selon "
+    "{person}.",
+    "es": "Carteles con el lema \u00ab{phrase}\u00bb aparecieron por todo {place} durante la "
+    "noche, dijo {person}.",
+    "it": "Manifesti con la scritta \u00ab{phrase}\u00bb sono comparsi in tutta {place} nella "
+    "notte, ha detto {person}.",
+    "pt": "Cartazes com a frase \u00ab{phrase}\u00bb apareceram por toda {place} durante a "
+    "noite, disse {person}.",
+    "nl": 'Affiches met de tekst "{phrase}" verschenen vannacht overal in {place}, zei {person}.',
+}
 AGENCIES = ("Reuters", "AFP", "AP", "dpa", "EFE", "ANSA", "Lusa", "ANP", "Getty Images", "imago")
 
 
@@ -461,6 +489,7 @@ class Publisher:
     rng: random.Random
     writer: Polyglot
     words: NoticeWords
+    variants: random.Random  # draws the late variants (VARIANTS_FROM), apart from `rng`
     newsletter: str = ""
     column: str = ""
     headlines: list[str] = field(default_factory=list)
@@ -505,6 +534,7 @@ def build_publishers(
                 rng=rng,
                 writer=Polyglot(language, f"{seed}|{language}|{index}"),
                 words=words,
+                variants=random.Random(f"{seed}|variants|{language}|{index}"),
             )
             publisher.newsletter = rng.choice(words.newsletter)
             publisher.column = rng.choice(words.column_names).format(place=publisher.writer.place())
@@ -558,6 +588,9 @@ def _compose(publisher: Publisher, article: PublisherArticle, ordinal: int) -> l
     if rng.random() < ATTRIBUTION_SHARE:
         credit = publisher.fill(rng.choice(words.attribution), article.published)
         story.append(Labelled("paragraph", credit, ATTRIBUTION))
+    if len(story) >= 3 and publisher.variants.random() < FOREIGN_QUOTE_SHARE:
+        at = publisher.variants.randint(1, len(story) - 2)  # mid-article, never at an edge
+        story.insert(at, _foreign_quote(publisher, article.published))
     if rng.random() < EDITORIAL_SHARE:
         template = rng.choice(words.editorial)
         note = publisher.fill(template, article.published, clause=writer.clause())
@@ -581,11 +614,14 @@ def _place_notices(
     else:
         tail += related
     promo = _promo(publisher, when, late) if rng.random() < 0.5 else None
-    if promo is not None and habits.family_mid:
+    promos = [promo] if promo is not None else []
+    if promo is not None and ordinal >= VARIANTS_FROM:
+        promos += _second_promo(publisher, when)
+    if promos and habits.family_mid:
         at = min(len(blocks) - 1, rng.randint(2, 3))
-        blocks.insert(at, promo)
-    elif promo is not None:
-        tail.append(promo)
+        blocks[at:at] = promos
+    else:
+        tail += promos
     if rng.random() < habits.credit_share:
         text = publisher.fill(rng.choice(words.credit), when)
         blocks.insert(0, Labelled("paragraph", text, CREDIT))
@@ -594,7 +630,7 @@ def _place_notices(
                              SUBSCRIBE))  # fmt: skip
     if rng.random() < habits.print_share:
         tail.append(_print_line(publisher, when))
-    tail += _rights(publisher, when, late)
+    tail += _rights(publisher, when, late, ordinal >= VARIANTS_FROM)
     return blocks + tail
 
 
@@ -643,7 +679,35 @@ def _print_line(publisher: Publisher, when: datetime) -> Labelled:
     return Labelled("paragraph", text, PRINT_DATED)
 
 
-def _rights(publisher: Publisher, when: datetime, late: bool) -> list[Labelled]:
+def _second_promo(publisher: Publisher, when: datetime) -> list[Labelled]:
+    """Now and then a second promo beside the usual one: the neighbouring language's, or
+    another of the publisher's newsletters worded as the other family."""
+    draw = publisher.variants
+    if draw.random() >= SECOND_PROMO_SHARE:
+        return []
+    if draw.random() < 0.5:
+        other = WORDS[NEIGHBOUR[publisher.language]]
+        text = publisher.fill(other.family_shared_end, when, name=other.newsletter[0])
+    else:
+        words = publisher.words
+        name = next(n for n in words.newsletter if n != publisher.newsletter)
+        if publisher.habits.family_suffix:
+            start = publisher.fill(words.family_shared_start, when, name=name)
+            text = f"{start} {publisher.fill(words.family_tails[0], when)}"
+        else:
+            end = publisher.fill(words.family_shared_end, when, name=name)
+            text = f"{words.family_leads[0]} {end}"
+    return [Labelled("paragraph", text, FAMILY, new_wording=True)]
+
+
+def _foreign_quote(publisher: Publisher, when: datetime) -> Labelled:
+    other = WORDS[NEIGHBOUR[publisher.language]]
+    phrase = publisher.fill(other.follow[0], when)
+    return Labelled("paragraph", publisher.fill(QUOTED_PHRASE[publisher.language], when,
+                                                 phrase=phrase), FOREIGN_QUOTE)  # fmt: skip
+
+
+def _rights(publisher: Publisher, when: datetime, late: bool, variants: bool) -> list[Labelled]:
     rng, words, habits = publisher.rng, publisher.words, publisher.habits
     out = []
     if habits.rights:
@@ -654,6 +718,8 @@ def _rights(publisher: Publisher, when: datetime, late: bool) -> list[Labelled]:
         out.append(Labelled("paragraph", publisher.fill(words.license[0], when), LICENSE))
     if habits.follow:
         follow = words.follow[0] if not late else rng.choice(words.follow)
+        if variants and publisher.variants.random() < FOREIGN_FOLLOW_SHARE:
+            follow = WORDS[NEIGHBOUR[publisher.language]].follow[0]
         out.append(Labelled("paragraph", publisher.fill(follow, when), FOLLOW,
                             new_wording=follow != words.follow[0]))  # fmt: skip
     return out

@@ -29,6 +29,9 @@ and credit lines, in the article's language and English): during the cold start 
 licence lines only before the story starts or after it ends; after it, with evidence: the block
 fits a learned template, the domain has such lines, it stands in a run of known notices at the
 edge, or (a rights line) it has two independent cues. `prior_articles` 0: no priors at all.
+Variants: a notice-sized block that reads as a prior's kind in any language of the lexicon goes
+from its first sighting when the domain has that *type* (the kind, in the same half of its
+articles, in enough of them: any wording in any language counts), where the kind may stand.
 Never removed: editorial notes (corrections, clarifications, editor's notes, updates, in seven
 languages), attribution lines, short bylines and datelines leading the body, tables.
 """
@@ -181,6 +184,13 @@ NEVER_NOTICE_KINDS = frozenset({"table"})
 # What counts as the text of an article once notices are gone: its paragraphs and quotes.
 PROSE_KINDS = frozenset({"paragraph", "quote"})
 PRIOR_MAX_TOKENS = 160  # priors only judge notice-sized blocks (legal disclaimers run ~100)
+# Variants of an established notice type: a block of at most VARIANT_MAX_TOKENS tokens that
+# reads as a notice kind in any language of the lexicon (a French follow-us line on a German
+# page, a second newsletter promo) goes from its first sighting when the domain's articles
+# already have lines of that kind in the same half (the type's signature is hot) and it stands
+# where that kind may stand. Notice-sized only: the new wording of a one-line notice, never a
+# story paragraph that happens to quote one.
+VARIANT_MAX_TOKENS = 40
 KEEP_MAX_TOKENS = 30  # attribution lines are one sentence
 # An editorial note ("Correction: ...") says something: a label and a bare date ("Updated:
 # 3 May 2025") is a time stamp, not a note.
@@ -425,6 +435,10 @@ class BlockFacts:
     prior: str | None = None
     strong_prior: bool = False  # two independent cues (a rights mark and a reservation)
     prior_seen: int = NO_SIGNATURE  # "the domain's articles have <prior> lines"
+    # The notice kind it reads as in any language of the lexicon (notice-sized blocks only),
+    # and its type: "the domain's articles have <kind> lines in this half" (a zone signature).
+    lexical_kind: str | None = None
+    type_seen: int = NO_SIGNATURE
     templated: bool = False  # a fixed part, a separator and a slot ("Related: <headline>")
 
     def __reduce__(self) -> tuple[type[BlockFacts], tuple[object, ...]]:
@@ -493,6 +507,8 @@ def prepare(
             _sign_segments(fact, parts, zone, signatures)
         if fact.prior:  # where it may stand is the decision's business (edge or anywhere)
             fact.prior_seen = signatures.add("k", fact.prior)
+        if fact.lexical_kind:  # any wording, in any language, counts for its type: order-robust
+            fact.type_seen = signatures.add(f"v{zone}", fact.lexical_kind)
         if len(tokens) >= COPY_MIN_TOKENS and not fact.prior:
             ends = (fact.full, fact.prefix, fact.suffix)
             evidence.append((len(tokens), tuple(i for i in ends if i != NO_SIGNATURE)))
@@ -520,14 +536,23 @@ def identity_digests(identities: Sequence[str]) -> tuple[bytes, ...]:
 def _block_facts(kind: str, text: str, language: str | None) -> tuple[BlockFacts, list[list[str]]]:
     """The block's facts and its tokens, by segment: a templated line is its fixed part and
     SLOT_TOKEN; a short block is cut at its sentence breaks; a long one is one segment."""
-    templated, parts, prior, strong = _read_block(text, language, kind not in PRIOR_SKIP_KINDS)
-    count = sum(map(len, parts))
-    fact = BlockFacts(tokens=count, prose=kind in PROSE_KINDS, templated=templated)
-    fact.prior, fact.strong_prior = prior, strong
-    return fact, parts
+    reading = _read_block(text, language, kind not in PRIOR_SKIP_KINDS)
+    count = sum(map(len, reading.parts))
+    fact = BlockFacts(tokens=count, prose=kind in PROSE_KINDS, templated=reading.templated)
+    fact.prior, fact.strong_prior = reading.prior, reading.strong
+    fact.lexical_kind = reading.lexical_kind
+    return fact, reading.parts
 
 
-BlockReading = tuple[bool, list[list[str]], "str | None", bool]  # templated, parts, prior, strong
+@dataclass(slots=True)
+class BlockReading:
+    """What `_read_block` finds in a block's text."""
+
+    templated: bool
+    parts: list[list[str]]  # tokens by segment
+    prior: str | None = None  # the lexical prior in the article's language (and English)
+    strong: bool = False  # a rights line with both its cues
+    lexical_kind: str | None = None  # the notice kind in any language of the lexicon
 
 
 def _read_block(text: str, language: str | None, judged: bool) -> BlockReading:
@@ -548,14 +573,39 @@ def _read_block(text: str, language: str | None, judged: bool) -> BlockReading:
         ]
     else:
         parts = [normalized_tokens(text, folded, language)]
-    prior, strong = None, False
-    if judged and sum(map(len, parts)) <= PRIOR_MAX_TOKENS:
+    reading = BlockReading(template is not None, parts)
+    count = sum(map(len, parts))
+    if judged and count <= PRIOR_MAX_TOKENS:
         words = None if template else {token for part in parts for token in part}
-        prior = prior_kind(text, folded, language, words)
-        if prior in LABEL_PRIORS and template is None:
-            prior = None  # "Su questo punto: il sindaco ha detto ..." is a sentence
-        strong = prior == PRIOR_RIGHTS and lexicon.is_strong_rights(folded)
-    return template is not None, parts, prior, strong
+        reading.prior, reading.lexical_kind = _kinds(text, folded, language, words, count, template)
+        reading.strong = reading.prior == PRIOR_RIGHTS and lexicon.is_strong_rights(folded)
+    return reading
+
+
+def _kinds(
+    text: str,
+    folded: str,
+    language: str | None,
+    words: set[str] | None,
+    count: int,
+    template: tuple[str, str] | None,
+) -> tuple[str | None, str | None]:
+    """(the prior of the article's language, the kind in any language of the lexicon: only
+    for notice-sized blocks). Every language's rules first: most blocks match none, and then
+    neither do the article's own (a subset of them), so most blocks are read once."""
+
+    def kind(rules_of: str | None) -> str | None:
+        found = prior_kind(text, folded, rules_of, words)
+        # A label prior needs a slot after its label: "Su questo punto: il sindaco ha detto
+        # ..." is a sentence.
+        return None if found in LABEL_PRIORS and template is None else found
+
+    if count > VARIANT_MAX_TOKENS:
+        return kind(language), None
+    anywhere = kind(None)
+    if anywhere is None or language not in _CODES:
+        return anywhere, anywhere
+    return kind(language), anywhere
 
 
 def _sign(fact: BlockFacts, tokens: list[str], signatures: _Signatures) -> None:
@@ -601,6 +651,7 @@ def segments(text: str) -> list[str]:
 
 REASON_LEARNED = "learned"
 REASON_PRIOR = "prior"
+REASON_VARIANT = "variant"  # a new wording of a notice type the domain has (VARIANT_MAX_TOKENS)
 NULL_ONLY_NOTICES = "only_notices"
 
 
@@ -608,7 +659,7 @@ NULL_ONLY_NOTICES = "only_notices"
 class Removal:
     index: int  # position in the input blocks
     block: Block
-    reason: str  # REASON_LEARNED | REASON_PRIOR
+    reason: str  # REASON_LEARNED | REASON_PRIOR | REASON_VARIANT
 
 
 @dataclass(frozen=True, slots=True)
@@ -686,6 +737,13 @@ class _Evidence:
             return True
         return self.fixed_tokens(fact) > 0 or self.hot(fact.prior_seen)
 
+    def variant(self, fact: BlockFacts) -> bool:
+        """A new wording of a notice type the domain has: it reads as that kind in a language
+        of the lexicon, and the domain's articles have lines of the kind in the same half (where
+        it may stand within that half is for the decision, as for a prior). Any wording and
+        language counted for the type, so it does not matter which came first."""
+        return self.hot(fact.type_seen)
+
 
 def judge(
     article: PreparedArticle, evidence: DomainEvidence | None, config: NoticeConfig
@@ -694,30 +752,9 @@ def judge(
     facts = article.facts
     known = _Evidence(evidence, config)
     learned = [known.learned(f) for f in facts]
-    use_priors = config.prior_articles > 0
-    cold = known.articles < config.prior_articles
-    matches = [use_priors and f.prior is not None for f in facts]
-    lead, tail = _edge_zones(facts, [a or b for a, b in zip(learned, matches, strict=True)])
-    # An edge zone that holds a known notice (learned, or a rights line with both its cues) is
-    # the domain's boilerplate run: a prior match there is one more notice (a follow-us line
-    # after the copyright line).
-    known_notice = [
-        a or (b and f.strong_prior) for a, b, f in zip(learned, matches, facts, strict=True)
-    ]
-    lead_learned = any(a and b for a, b in zip(known_notice, lead, strict=True))
-    tail_learned = any(a and b for a, b in zip(known_notice, tail, strict=True))
-    prior = [
-        matches[i]
-        and (
-            known.prior_confirmed(fact, cold)
-            or (lead[i] and lead_learned)
-            or (tail[i] and tail_learned)
-        )
-        for i, fact in enumerate(facts)
-    ]
-    candidate = [a or b for a, b in zip(learned, prior, strict=True)]
+    lexical, edges = _lexical_reasons(facts, known, learned, config)
+    candidate = [a or b is not None for a, b in zip(learned, lexical, strict=True)]
     protected = _protected(article.blocks, facts, candidate)
-    edges = [a or b for a, b in zip(lead, tail, strict=True)]
     removed: list[Removal] = []
     kept: list[Block] = []
     for i, block in enumerate(article.blocks):
@@ -725,8 +762,8 @@ def judge(
         if not protected[i]:
             if learned[i]:
                 reason = REASON_LEARNED
-            elif prior[i] and (edges[i] or facts[i].prior in _ANYWHERE_PRIORS):
-                reason = REASON_PRIOR
+            elif lexical[i] and (edges[i] or _kind(facts[i]) in _ANYWHERE_PRIORS):
+                reason = lexical[i]
         if reason:
             removed.append(Removal(i, block, reason))
         else:
@@ -736,6 +773,44 @@ def judge(
     if removed and _prose_chars(article.blocks, facts, removed) < config.min_body_chars:
         null = NULL_ONLY_NOTICES
     return Verdict(blocks=kept, removed=removed, null_reason=null, status=status)
+
+
+def _kind(fact: BlockFacts) -> str | None:
+    """The notice kind a block reads as: in the article's language, else in another one."""
+    return fact.prior or fact.lexical_kind
+
+
+def _lexical_reasons(
+    facts: list[BlockFacts], known: _Evidence, learned: list[bool], config: NoticeConfig
+) -> tuple[list[str | None], list[bool]]:
+    """Which blocks the lexicon, confirmed by the domain's evidence, calls notices (where they
+    may stand is the caller's business), and which blocks stand at an edge (lead or tail).
+
+    REASON_PRIOR: a prior of the article's language, confirmed (`prior_confirmed`), or a
+    wording of a type the domain has (`_Evidence.variant`: whichever language its earlier
+    wordings were in). REASON_VARIANT: a block that reads as a notice kind in another
+    language of the lexicon, a new wording of a type the domain has. Either also when it
+    stands in an edge zone that holds a known notice (learned, or a rights line with both its
+    cues): the domain's boilerplate run, where it is one more notice (a follow-us line after
+    the copyright line, in whichever language)."""
+    reasons: list[str | None] = [None] * len(facts)
+    if config.prior_articles <= 0:  # no lexicon at all: learning alone
+        return reasons, [False] * len(facts)
+    cold = known.articles < config.prior_articles
+    reads = [_kind(f) is not None for f in facts]
+    lead, tail = _edge_zones(facts, [a or b for a, b in zip(learned, reads, strict=True)])
+    known_notice = [a or f.strong_prior for a, f in zip(learned, facts, strict=True)]
+    lead_learned = any(a and b for a, b in zip(known_notice, lead, strict=True))
+    tail_learned = any(a and b for a, b in zip(known_notice, tail, strict=True))
+    for i, fact in enumerate(facts):
+        if not reads[i]:
+            continue
+        confirmed = (lead[i] and lead_learned) or (tail[i] and tail_learned) or known.variant(fact)
+        if fact.prior is not None and (confirmed or known.prior_confirmed(fact, cold)):
+            reasons[i] = REASON_PRIOR
+        elif fact.prior is None and confirmed:
+            reasons[i] = REASON_VARIANT
+    return reasons, [a or b for a, b in zip(lead, tail, strict=True)]
 
 
 def _prose_chars(blocks: list[Block], facts: list[BlockFacts], removed: list[Removal]) -> int:
@@ -757,7 +832,8 @@ def _protected(blocks: list[Block], facts: list[BlockFacts], candidate: list[boo
             break
         if fact.tokens > BYLINE_MAX_TOKENS:
             continue
-        shaped = fact.templated or fact.prior  # "Photo: ...", "Related: ..." are not bylines
+        # "Photo: ...", "Related: ..." (in any language) are not bylines
+        shaped = fact.templated or fact.prior or fact.lexical_kind
         if not shaped or lexicon.BYLINE.match(fold(blocks[i][1])):
             protected[i] = True
     return protected
