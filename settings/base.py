@@ -246,6 +246,8 @@ REPLAY_VERIFY_DIGESTS = True  # skip a record whose block does not match its WAR
 # Redis for shared state; empty means embedded stores. Every key starts with REDIS_KEY_PREFIX.
 REDIS_URL = ""
 REDIS_KEY_PREFIX = "nh"
+# REDIS_URL names a Redis Cluster (any one node of it); as a redis+cluster:// URL would.
+REDIS_CLUSTER = False
 # This worker's name in claims, leases, heartbeats and the dashboard; empty means host:pid.
 # Set it per worker so that a restarted worker takes back at once what its last life held.
 WORKER_ID = ""

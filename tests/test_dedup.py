@@ -56,6 +56,7 @@ from pipelines.fingerprints import (
 )
 from tests.support.commands import run_crawl
 from tests.support.dedup_race import race_families
+from tests.support.redis_backends import redis_backend
 
 ROOT = Path(__file__).resolve().parent.parent
 PARAMS = LshParams.for_threshold(0.8)
@@ -203,11 +204,10 @@ def test_fingerprint_bounds_hostile_input() -> None:
 # --- both indexes, same behaviour ------------------------------------------------------------
 
 
-@pytest.fixture(params=["redis", "embedded"])
+@pytest.fixture(params=["redis", "redis-cluster", "embedded"])
 def index(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[NearDuplicateIndex]:
-    if request.param == "redis":
-        url = request.getfixturevalue("redis_url")
-        prefix = request.getfixturevalue("redis_prefix")
+    if request.param != "embedded":
+        url, prefix = redis_backend(request, request.param)
         opened = open_index(url, prefix=prefix, ttl_seconds=TTL)
     else:
         opened = open_index(tmp_path / "dedup.sqlite3", ttl_seconds=TTL)

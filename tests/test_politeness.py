@@ -72,8 +72,8 @@ class Slots:
 
 
 @pytest.fixture
-def slots(redis_url: str, redis_prefix: str) -> Any:
-    shared = Slots(redis_url, redis_prefix)
+def slots(any_redis: tuple[str, str]) -> Any:
+    shared = Slots(*any_redis)
     yield shared
     shared.client.close()
 

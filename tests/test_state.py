@@ -30,6 +30,7 @@ from crawler.ledger import (
 from crawler.ledger_guard import GuardedHarvestState
 from crawler.polling import FeedState
 from newsharvest_bench.tcpproxy import TcpProxy
+from tests.support.redis_backends import redis_backend
 
 CONFIG = LedgerConfig(
     seen_ttl=1000.0,
@@ -67,12 +68,11 @@ class States:
         asyncio.run(main())
 
 
-@pytest.fixture(params=["sqlite", "redis"])
+@pytest.fixture(params=["sqlite", "redis", "redis-cluster"])
 def make_state(request, tmp_path: Path) -> States:
     if request.param == "sqlite":
         return States(lambda: SqliteHarvestState(CONFIG, tmp_path / "harvest.sqlite3"))
-    url = request.getfixturevalue("redis_url")
-    prefix = request.getfixturevalue("redis_prefix")
+    url, prefix = redis_backend(request, request.param)
     return States(lambda: RedisHarvestState(CONFIG, url, RedisKeys(prefix)))
 
 
