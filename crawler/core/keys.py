@@ -2,7 +2,33 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
+
+from redis.crc import REDIS_CLUSTER_HASH_SLOTS, key_slot
+
+DEDUP_TAG = "nd"  # the near-duplicate index's hash tag (of its first shard)
+
+
+@lru_cache(maxsize=64)
+def dedup_shard_tags(shards: int) -> tuple[str, ...]:
+    """The hash tags of an index in `shards` shards: {nd} alone for one (the layout before
+    shards); else "nd<n>" tags whose hash slots fall one in each of `shards` equal ranges of
+    the slot space, so that a cluster whose masters hold equal contiguous ranges (what
+    `redis-cli --cluster create` makes) gets its shards spread evenly over them."""
+    if shards < 1:
+        raise ValueError(f"an index has at least one shard, not {shards}")
+    if shards == 1:
+        return (DEDUP_TAG,)
+    tags = []
+    for shard in range(shards):
+        low = shard * REDIS_CLUSTER_HASH_SLOTS // shards
+        high = (shard + 1) * REDIS_CLUSTER_HASH_SLOTS // shards
+        n = 0
+        while not low <= key_slot(f"{DEDUP_TAG}{n}".encode()) < high:
+            n += 1
+        tags.append(f"{DEDUP_TAG}{n}")
+    return tuple(tags)
 
 
 class RedisKeys:
@@ -32,20 +58,22 @@ class RedisKeys:
         return self.key("notices", f"{{{domain}}}", "meta")
 
     # --- near-duplicate detection -------------------------------------------------------
-    # One hash tag for the whole index: its script reads the records its buckets point to, so
-    # in a Redis Cluster they must share a slot. Names stay short: at ~10 keys per indexed
-    # article, every byte of a key name costs ~10 bytes of memory per article.
+    # One hash tag per shard of the index (DEDUP_REDIS_SHARDS; one shard: {nd}, the layout
+    # before shards): its script reads the records its buckets point to, so a shard keeps its
+    # own copy of each record, beside its bands' buckets (pipelines/dedup/redis_index.py).
+    # Names stay short: at ~10 keys per indexed article, every byte of a key name costs ~10
+    # bytes of memory per article.
 
-    def dedup_record(self, docnum: int | str) -> str:
+    def dedup_record(self, docnum: int | str, shard: str = DEDUP_TAG) -> str:
         """An indexed article: its sketch and id (docnum comes from the content hash)."""
-        return f"{self.dedup_record_prefix()}{docnum}"
+        return f"{self.dedup_record_prefix(shard)}{docnum}"
 
-    def dedup_record_prefix(self) -> str:
-        return self.key("{nd}", "d", "")
+    def dedup_record_prefix(self, shard: str = DEDUP_TAG) -> str:
+        return self.key(f"{{{shard}}}", "d", "")
 
-    def dedup_bucket(self, bucket_id: str) -> str:
+    def dedup_bucket(self, bucket_id: str, shard: str = DEDUP_TAG) -> str:
         """One LSH band value: the docnums of the articles that have it."""
-        return self.key("{nd}", "b", bucket_id)
+        return self.key(f"{{{shard}}}", "b", bucket_id)
 
     def dedup_layout(self) -> str:
         """The fingerprint layout the index was built with (checked by every worker)."""

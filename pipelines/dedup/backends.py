@@ -62,15 +62,15 @@ def open_index(
     prefix: str = defaults.REDIS_KEY_PREFIX,
     threshold: float = defaults.DEDUP_THRESHOLD,
     ttl_seconds: int = defaults.DEDUP_TTL_SECONDS,
+    shards: int = defaults.DEDUP_REDIS_SHARDS,
 ) -> NearDuplicateIndex:
     """A Redis index for a redis://, rediss://, unix:// or redis+cluster:// URL (keys under
-    `prefix`), else
-    an embedded index in the SQLite file at that path (created if missing). The defaults are
-    settings/base.py's."""
+    `prefix`, in `shards` shards), else an embedded index in the SQLite file at that path
+    (created if missing). The defaults are settings/base.py's."""
     params = LshParams.for_threshold(threshold)
     if is_redis_location(str(location)):
         client = sync_redis(str(location))
-        return RedisNearDuplicateIndex(client, params, RedisKeys(prefix), ttl_seconds)
+        return RedisNearDuplicateIndex(client, params, RedisKeys(prefix), ttl_seconds, shards)
     return EmbeddedNearDuplicateIndex(Path(location), params, ttl_seconds)
 
 
@@ -81,6 +81,7 @@ def index_from_settings(settings: Any) -> NearDuplicateIndex:
         prefix=settings.get("REDIS_KEY_PREFIX"),
         threshold=settings.getfloat("DEDUP_THRESHOLD"),
         ttl_seconds=settings.getint("DEDUP_TTL_SECONDS"),
+        shards=settings.getint("DEDUP_REDIS_SHARDS"),
     )
 
 
@@ -90,7 +91,8 @@ def open_stage_index(settings: Any, params: LshParams) -> AsyncIndex:
     url = redis_url(settings)
     if url:
         keys = RedisKeys.from_settings(settings)
-        return AsyncRedisNearDuplicateIndex(async_redis(url), params, keys, ttl)
+        shards = settings.getint("DEDUP_REDIS_SHARDS")
+        return AsyncRedisNearDuplicateIndex(async_redis(url), params, keys, ttl, shards)
     return EmbeddedAsyncIndex(EmbeddedNearDuplicateIndex(embedded_path(settings), params, ttl))
 
 
