@@ -32,6 +32,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
+import logging
 import sqlite3
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
@@ -43,7 +44,7 @@ from typing import Any
 import redis
 
 from crawler.core.batching import GroupCommit
-from crawler.core.connection import async_redis, redis_url
+from crawler.core.connection import async_redis, is_cluster_client, redis_url
 from crawler.core.keys import RedisKeys
 from crawler.core.lua import register_lua
 from crawler.core.paths import state_dir
@@ -51,6 +52,8 @@ from crawler.core.sqlite import open_sqlite
 from crawler.core.worker import claim_owner, worker_of
 from crawler.polling import FeedState
 from settings import base as defaults
+
+log = logging.getLogger(__name__)
 
 SQLITE_FILE = "harvest.sqlite3"
 LOCK_FILE = "harvest.lock"
@@ -528,7 +531,15 @@ _SCRIPTS = {
     "claim_feeds": "ledger_claim_feeds",
     "release_feeds": "ledger_release_feeds",
     "save_feed": "ledger_save_feed",
+    # Redis Cluster: the counts of done marks, sent on to their hashes (_send_counts).
+    "outbox_take": "ledger_outbox_take",
+    "outbox_apply": "ledger_outbox_apply",
+    "outbox_clear": "ledger_outbox_clear",
 }
+# How long a hash remembers the last batch of counts applied to it (a batch is applied again
+# only when its sender died; the next sender comes within seconds).
+COUNT_MARKER_TTL_SECONDS = 24 * 3600
+COUNT_BATCHES_PER_SEND = 3
 _MILLISECONDS = 1000
 
 
@@ -656,22 +667,65 @@ class RedisHarvestState(HarvestState):
         return await self._done_marks.submit((key, version, now, tuple(counts)))
 
     async def _mark_done(self, marks: list[DoneMark]) -> list[bool | Exception]:
-        """One script call for a batch of done marks (their count hashes listed once)."""
+        """One script call for a batch of done marks (their count hashes listed once). On a
+        Redis Cluster the count hashes live in other slots: the script counts in the ledger's
+        outbox instead, in the same step, and _send_counts takes them on."""
+        clustered = is_cluster_client(self.client)
         hashes = list(dict.fromkeys(hash_key for *_, counts in marks for hash_key, _ in counts))
+        if clustered and hashes:
+            hashes = [self.keys.harvest_count_outbox()]
         first_hash = len(self._article_keys) + 1  # KEYS index (Lua counts from 1)
         where = {hash_key: first_hash + i for i, hash_key in enumerate(hashes)}
         args: list[Any] = [self.config.seen_ttl, self.keys.harvest_held_prefix()]
         for key, version, now, counts in marks:
             args += [key, version, now, len(counts)]
             for hash_key, name in counts:
-                args += [where[hash_key], name]
+                if clustered:
+                    args += [first_hash, f"{hash_key}\n{name}"]
+                else:
+                    args += [where[hash_key], name]
         results = await self._scripts["done"](keys=[*self._article_keys, *hashes], args=args)
+        if clustered and hashes:
+            try:
+                await self._send_counts()
+            except redis.RedisError:  # the marks are made; the next sender takes the counts on
+                log.warning("counts of done marks not sent yet", exc_info=True)
         return [
             redis.ResponseError(f"unreadable ledger record for {mark[0]!r}")
             if result == -1
             else result == 1
             for mark, result in zip(marks, results, strict=True)
         ]
+
+    async def _send_counts(self) -> None:
+        """Redis Cluster: apply the outbox's counts to their hashes, each hash once per batch
+        (by the batch id) whoever sends it, then clear the batch. A worker killed on the way
+        leaves the batch for the next sender: no count is lost or made twice."""
+        for _ in range(COUNT_BATCHES_PER_SEND):  # one a dead sender left, then the new one
+            if not await self._send_count_batch():
+                return
+
+    async def _send_count_batch(self) -> bool:
+        """Send one batch of counts; False when there was none."""
+        k = self.keys
+        pairs = await self._scripts["outbox_take"](
+            keys=[k.harvest_count_outbox(), k.harvest_count_sending(), k.harvest_count_sequence()]
+        )
+        batch = dict(zip(pairs[::2], pairs[1::2], strict=True))
+        batch_id = batch.pop(b"", None)
+        if batch_id is None:
+            return False
+        by_hash: dict[str, list[Any]] = {}
+        for target, count in batch.items():
+            hash_key, _, name = target.decode().partition("\n")
+            by_hash.setdefault(hash_key, []).extend((name, int(count)))
+        for hash_key, counts in by_hash.items():
+            await self._scripts["outbox_apply"](
+                keys=[hash_key, k.count_applied(hash_key)],
+                args=[batch_id, COUNT_MARKER_TTL_SECONDS, *counts],
+            )
+        await self._scripts["outbox_clear"](keys=[k.harvest_count_sending()], args=[batch_id])
+        return True
 
     async def fail(
         self, key: str, version: int, now: float, rejected: Rejected | None = None

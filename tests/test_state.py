@@ -458,11 +458,13 @@ def test_a_restarted_worker_takes_back_what_its_last_life_held_although_it_beat(
     states.run(scenario)
 
 
-def test_a_done_mark_makes_its_counts_in_the_same_step(redis_url: str, redis_prefix: str) -> None:
-    import redis
+def test_a_done_mark_makes_its_counts_in_the_same_step(any_redis: tuple[str, str]) -> None:
+    """On a Redis Cluster, in the same step in the ledger's outbox, sent on at once."""
+    from crawler.core.connection import sync_redis
 
+    redis_url, redis_prefix = any_redis
     states = redis_states(redis_url, redis_prefix)(["w1/a"])
-    counter = f"{redis_prefix}:counted"
+    counter = f"{redis_prefix}:{{a.test}}:counted"
 
     async def scenario() -> None:
         state = await states()
@@ -471,9 +473,44 @@ def test_a_done_mark_makes_its_counts_in_the_same_step(redis_url: str, redis_pre
         assert not await state.done("http://a/1", 1, T0, [(counter, "articles")])  # not twice
 
     states.run(scenario)
-    client = redis.Redis.from_url(redis_url)
+    client = sync_redis(redis_url)
     try:
         assert client.hgetall(counter) == {b"articles": b"1", b"7:a": b"1"}
+    finally:
+        client.close()
+
+
+def test_counts_a_killed_worker_left_on_the_way_on_a_cluster_are_sent_once(
+    redis_cluster_url: str, redis_cluster_prefix: str
+) -> None:
+    """A worker killed after applying a batch of counts but before clearing it: the next
+    worker's done mark sends the batch again (each hash skips it: already applied), then its
+    own. Every count arrives once."""
+    import redis
+
+    from crawler.core.connection import sync_redis
+
+    states = redis_states(redis_cluster_url, redis_cluster_prefix)(["w1/a", "w2/a"])
+    counter = f"{redis_cluster_prefix}:{{a.test}}:counted"
+
+    async def killed_before_clearing(**kwargs: object) -> object:
+        raise redis.ResponseError("killed")  # the batch stays: as if the worker died here
+
+    async def scenario() -> None:
+        first = await states()
+        await first.claim_entries([entry("http://a/1"), entry("http://a/2")], T0)
+        first._scripts["outbox_clear"] = killed_before_clearing
+        assert await first.done("http://a/1", 1, T0, [(counter, "articles")])
+        second = await states()
+        assert await second.done("http://a/2", 1, T0, [(counter, "articles")])
+
+    states.run(scenario)
+    client = sync_redis(redis_cluster_url)
+    try:
+        assert client.hgetall(counter) == {b"articles": b"2"}
+        keys = RedisKeys(redis_cluster_prefix)
+        assert not client.exists(keys.harvest_count_outbox())
+        assert not client.exists(keys.harvest_count_sending())
     finally:
         client.close()
 

@@ -47,10 +47,12 @@ class LocalRedisCluster:
     directory: Path
     ports: list[int] = field(default_factory=list)
     processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    clustered: bool = True
 
     @property
     def url(self) -> str:
-        return f"redis+cluster://127.0.0.1:{self.ports[0]}/0"
+        scheme = "redis+cluster" if self.clustered else "redis"
+        return f"{scheme}://127.0.0.1:{self.ports[0]}/0"
 
     @property
     def node_urls(self) -> list[str]:
@@ -60,12 +62,31 @@ class LocalRedisCluster:
     @classmethod
     @contextmanager
     def started(cls, masters: int = MASTERS) -> Iterator[LocalRedisCluster]:
+        with cls._in_directory() as cluster:
+            cluster._start(masters)
+            yield cluster
+
+    @classmethod
+    @contextmanager
+    def single(cls) -> Iterator[LocalRedisCluster]:
+        """One plain Redis server (no cluster), started the same way: the baseline of a
+        comparison (its `url` is a plain redis:// URL)."""
+        with cls._in_directory() as server:
+            port, _ = free_ports(2)
+            server.ports = [port]
+            server.processes.append(server._node(port, None))
+            server._wait_for(port, "PING", "PONG", NODE_START_SECONDS)
+            server.clustered = False
+            yield server
+
+    @classmethod
+    @contextmanager
+    def _in_directory(cls) -> Iterator[LocalRedisCluster]:
         missing = missing_binaries()
         if missing:
             raise ClusterUnavailable(f"{' and '.join(missing)} not found on PATH")
         cluster = cls(Path(tempfile.mkdtemp(prefix="newsharvest-cluster-")))
         try:
-            cluster._start(masters)
             yield cluster
         finally:
             cluster.stop()
@@ -86,21 +107,25 @@ class LocalRedisCluster:
         for port in self.ports:
             self._wait_for(port, "CLUSTER INFO", "cluster_state:ok", CLUSTER_READY_SECONDS)
 
-    def _node(self, port: int, bus_port: int) -> subprocess.Popen[bytes]:
+    def _node(self, port: int, bus_port: int | None) -> subprocess.Popen[bytes]:
+        """A redis-server on `port`; a cluster node with `bus_port`, else a plain server."""
         workdir = self.directory / str(port)
         workdir.mkdir()
-        options = {
+        options: dict[str, object] = {
             "port": port,
-            "cluster-port": bus_port,
             "bind": "127.0.0.1",
-            "cluster-enabled": "yes",
-            "cluster-config-file": workdir / "nodes.conf",
-            "cluster-node-timeout": 5000,
             "dir": workdir,
             "save": "''",
             "appendonly": "no",
             "logfile": workdir / "redis.log",
         }
+        if bus_port is not None:
+            options |= {
+                "cluster-enabled": "yes",
+                "cluster-port": bus_port,
+                "cluster-config-file": workdir / "nodes.conf",
+                "cluster-node-timeout": 5000,
+            }
         args = [part for name, value in options.items() for part in (f"--{name}", str(value))]
         return subprocess.Popen(
             ["redis-server", *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL

@@ -35,14 +35,21 @@ class RedisKeys:
     """Every Redis key newsharvest uses, under one configurable prefix (REDIS_KEY_PREFIX).
 
     Keys of one domain share a hash tag ({domain}) so a Redis Cluster keeps them in one slot.
+    With `cluster` (REDIS_URL names a Redis Cluster), the keys a script moves claims between
+    share a tag that they do not share on one server (scheduler_queue): one server keeps the
+    names it always had, a cluster (new in this layout) gets names every script can run with.
     """
 
-    def __init__(self, prefix: str) -> None:
+    def __init__(self, prefix: str, cluster: bool = False) -> None:
         self.prefix = prefix.rstrip(":")
+        self.cluster = cluster
 
     @classmethod
     def from_settings(cls, settings: Any) -> RedisKeys:
-        return cls(settings.get("REDIS_KEY_PREFIX"))
+        from crawler.core.connection import is_cluster_url, redis_url
+
+        url = redis_url(settings)
+        return cls(settings.get("REDIS_KEY_PREFIX"), cluster=bool(url and is_cluster_url(url)))
 
     def key(self, *parts: str) -> str:
         return ":".join((self.prefix, *parts))
@@ -124,17 +131,41 @@ class RedisKeys:
         """Hash: feed URL -> the worker whose poll of it is under way (its lease)."""
         return self.key("{harvest}", "feeds", "owners")
 
+    def harvest_count_outbox(self) -> str:
+        """Hash (Redis Cluster): "<hash key>\n<field>" -> counts of done marks not yet sent to
+        their hashes, which live in other hash slots (crawler/ledger.py, _send_counts)."""
+        return self.key("{harvest}", "counts", "outbox")
+
+    def harvest_count_sending(self) -> str:
+        """Hash: the batch of counts being sent (its id in field "")."""
+        return self.key("{harvest}", "counts", "sending")
+
+    def harvest_count_sequence(self) -> str:
+        """Integer: the last batch id of counts."""
+        return self.key("{harvest}", "counts", "sequence")
+
+    @staticmethod
+    def count_applied(hash_key: str) -> str:
+        """String: the last batch of counts applied to `hash_key` (same hash tag: same slot)."""
+        return f"{hash_key}:applied"
+
     def replay_offsets(self) -> str:
         """Hash: WARC source (path or URL) -> JSON resume point of `newsharvest replay`."""
         return self.key("{harvest}", "replay", "offsets")
 
+    # The pop script (crawler/scheduler_pop.lua) takes the claim a request carries over in the
+    # ledger: on a cluster the queue and its pop notes share the ledger's tag.
+
     def scheduler_queue(self, spider: str) -> str:
         """scrapy-redis request queue shared by the workers of a distributed crawl."""
-        return self.key(f"{{{spider}}}", "requests")
+        return self.key(*self._scheduler_tag(spider), "requests")
 
     def scheduler_popped(self, spider: str, worker: str) -> str:
         """String: a worker's last pop ("<token>|<request>"), read back after a lost reply."""
-        return self.key(f"{{{spider}}}", "popped", worker)
+        return self.key(*self._scheduler_tag(spider), "popped", worker)
+
+    def _scheduler_tag(self, spider: str) -> tuple[str, ...]:
+        return ("{harvest}", spider) if self.cluster else (f"{{{spider}}}",)
 
     def scheduler_dupefilter(self, spider: str) -> str:
         """Sorted set: request fingerprint scored by expiry (the TTL-bounded dupefilter)."""
