@@ -539,6 +539,8 @@ _SCRIPTS = {
 # How long a hash remembers the last batch of counts applied to it (a batch is applied again
 # only when its sender died; the next sender comes within seconds).
 COUNT_MARKER_TTL_SECONDS = 24 * 3600
+# Batches one send goes through at most: one a dead sender left, the new one, one more made
+# meanwhile (the rest goes with the next done mark: a send never loops on a busy outbox).
 COUNT_BATCHES_PER_SEND = 3
 _MILLISECONDS = 1000
 
@@ -701,7 +703,7 @@ class RedisHarvestState(HarvestState):
         """Redis Cluster: apply the outbox's counts to their hashes, each hash once per batch
         (by the batch id) whoever sends it, then clear the batch. A worker killed on the way
         leaves the batch for the next sender: no count is lost or made twice."""
-        for _ in range(COUNT_BATCHES_PER_SEND):  # one a dead sender left, then the new one
+        for _ in range(COUNT_BATCHES_PER_SEND):
             if not await self._send_count_batch():
                 return
 
