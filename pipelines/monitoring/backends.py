@@ -355,8 +355,13 @@ class RedisStore:
             return self._histories(batch, [(replies, read) for read in reads])
         await self._load_scripts_on_every_node()
         flushes = [self._flush_domain(plan, domain, batch[domain], want) for domain in batch]
-        results = await asyncio.gather(*flushes, self._flush_global(plan))
-        return self._histories(batch, results[:-1])
+        try:
+            results = await asyncio.gather(*flushes)
+        except redis.exceptions.NoScriptError:
+            self._scripts_loaded = False  # a master restarted or failed over: load them again
+            raise
+        await self._flush_global(plan)  # after the domains: their refreshes name the domains
+        return self._histories(batch, results)
 
     async def _flush_domain(
         self, plan: _FlushPlan, domain: str, delta: DomainBatch, want: Collection[str]
