@@ -4,6 +4,10 @@ on the session's local 3-master cluster (tests/conftest.py, redis_cluster_url)."
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 import redis
 from redis.crc import key_slot
@@ -22,6 +26,7 @@ from pipelines.dedup import open_index
 from tests.support.dedup_race import race_families
 
 MASTERS = 3
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_redis_cluster_turns_a_plain_url_into_a_cluster_url() -> None:
@@ -109,3 +114,19 @@ def test_an_index_opened_with_another_shard_count_refuses_to_start(
     open_index(redis_cluster_url, prefix=redis_cluster_prefix, shards=MASTERS).close()
     with pytest.raises(Exception, match="shards=3"):
         open_index(redis_cluster_url, prefix=redis_cluster_prefix, shards=1)
+
+
+def test_bench_dedup_cluster_shows_the_index_on_every_master() -> None:
+    """`newsharvest bench dedup --cluster` starts one server and a 3-master cluster itself."""
+    result = subprocess.run(
+        [sys.executable, "-m", "crawler.cli", "bench", "dedup", "--cluster", "--stories", "60",
+         "--processes", "1", "--clients", "4"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-2000:]
+    out = result.stdout
+    assert "1 server" in out and f"cluster, {MASTERS} masters" in out and "articles/s" in out
+    cluster_nodes = out.split(f"keys, memory and CPU per node: cluster, {MASTERS} masters")[1]
+    rows = [line.split() for line in cluster_nodes.splitlines() if line.startswith("127.0.0.1:")]
+    assert len(rows) == MASTERS
+    assert all(int(row[1]) > 0 for row in rows), rows  # every master holds keys of the index
