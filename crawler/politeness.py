@@ -24,8 +24,9 @@ domain in Redis right before it is sent and frees it when its response (or error
   harvest does not wait for them; in any case each lease ends by itself after the request's
   download timeout plus POLITENESS_LEASE_MARGIN_SECONDS. The heartbeats live in the ledger's
   hash slot, not the domain's: the script names the owners of leases past the grace, this worker
-  looks their heartbeats up (at most every HEARTBEAT_RECHECK_SECONDS per owner) and passes the
-  dead ones to the next call (Heartbeats), so every script touches one slot (Redis Cluster).
+  looks their heartbeats up when every slot is taken (at most every HEARTBEAT_RECHECK_SECONDS
+  per owner) and passes the dead ones to the next call (Heartbeats), so every script touches one
+  slot (Redis Cluster).
 * Redis unreachable: acquiring goes through the crawl's outage gate (the crawl pauses, the
   request waits); a release that cannot be sent is kept and sent when Redis answers again. A
   crawl that is closed during an outage sends what its downloader still holds with Scrapy's
@@ -190,12 +191,14 @@ class DomainPoliteness:
                 answer, wait_us, shared_us, suspects = await self._call(
                     lambda call=call: self._acquire(keys, call)
                 )
-                found_dead = await self._call(lambda found=suspects: self._look_up(found))
+                # Only a full domain waits on leases: then whether their workers live matters.
+                if int(answer) == SLOTS_TAKEN and await self._call(
+                    lambda found=suspects: self._look_up(found)
+                ):
+                    continue  # their leases go at the next call, now
             except RedisUnavailable:
                 stats.inc_value("politeness/unshared")
                 return None
-            if found_dead and int(answer) == SLOTS_TAKEN:
-                continue  # their leases go at the next call, now
             if self.autothrottle and int(shared_us) > 0:
                 # Adopt the domain's shared AutoThrottle delay: this worker's AutoThrottle
                 # adjusts it from there, and the release publishes the result.

@@ -68,10 +68,12 @@ class Slots:
                 *known.arguments(), *rest]  # fmt: skip
         while True:
             answer, wait, shared, suspects = self._acquire(self.keys, [*args, *known.dead])
+            if int(answer) != SLOTS_TAKEN:
+                return int(answer), int(wait), int(shared)
             now = time.monotonic()
             owners = known.to_look_up(suspects, now)
             found = [known.record(o, bool(self.client.exists(known.key(o))), now) for o in owners]
-            if not (any(found) and int(answer) == SLOTS_TAKEN):
+            if not any(found):
                 return int(answer), int(wait), int(shared)
 
     def release(self, token: str, delay_us: int | None = None) -> None:
