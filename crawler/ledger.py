@@ -143,6 +143,7 @@ class Orphans:
     claims: list[Claim] = field(default_factory=list)
     feeds: int = 0
     gone: list[str] = field(default_factory=list)
+    output: int = 0  # claims in a gone worker's journal (output marks): marked done instead
 
 
 # A hash field to add 1 to, in the same step as a done mark (key, field): see `done`.
@@ -286,6 +287,12 @@ class HarvestState(ABC):
     async def recover_orphans(self, now: float) -> Orphans:
         """Take over what workers without a heartbeat held (shared store; nothing locally)."""
         return Orphans()
+
+    async def output_started(self, key: str, version: int, counts: Sequence[Count] = ()) -> bool:
+        """The journal is about to write this article version: a take-over by another worker
+        then marks it done (with `counts`) instead of handing it out again (shared store;
+        nothing locally: no other process takes this one's claims over)."""
+        return True
 
     @abstractmethod
     async def is_done(self, key: str, version: int) -> bool: ...
@@ -535,6 +542,7 @@ _SCRIPTS = {
     "outbox_take": "ledger_outbox_take",
     "outbox_apply": "ledger_outbox_apply",
     "outbox_clear": "ledger_outbox_clear",
+    "output": "ledger_output",  # output marks (GroupCommit): 1, 0 (not the pending version)
 }
 # How long a hash remembers the last batch of counts applied to it (a batch is applied again
 # only when its sender died; the next sender comes within seconds).
@@ -577,6 +585,7 @@ class RedisHarvestState(HarvestState):
         self.client: Any = None
         self._scripts: dict[str, Any] = {}
         self._done_marks = GroupCommit(self._mark_done, DONE_MARKS_PER_CALL)
+        self._output_marks = GroupCommit(self._mark_output, DONE_MARKS_PER_CALL)
 
     async def open(self) -> None:
         if self.client is not None:
@@ -699,6 +708,17 @@ class RedisHarvestState(HarvestState):
             for mark, result in zip(marks, results, strict=True)
         ]
 
+    async def output_started(self, key: str, version: int, counts: Sequence[Count] = ()) -> bool:
+        return await self._output_marks.submit((key, version, 0.0, tuple(counts)))
+
+    async def _mark_output(self, marks: list[DoneMark]) -> list[bool | Exception]:
+        """One script call for a batch of output marks, each with its done mark's counts."""
+        args: list[Any] = []
+        for key, version, _, counts in marks:
+            args += [key, version, json.dumps([list(count) for count in counts])]
+        results = await self._scripts["output"](keys=[self.keys.harvest_articles()], args=args)
+        return [result == 1 for result in results]
+
     async def _send_counts(self) -> None:
         """Redis Cluster: apply the outbox's counts to their hashes, each hash once per batch
         (by the batch id) whoever sends it, then clear the batch. A worker killed on the way
@@ -769,14 +789,17 @@ class RedisHarvestState(HarvestState):
     async def recover_orphans(self, now: float) -> Orphans:
         k = self.keys
         keys = [k.harvest_articles(), k.harvest_pending(), k.harvest_owners(), k.harvest_due(),
-                k.harvest_feed_owners()]  # fmt: skip
+                k.harvest_feed_owners(), k.harvest_expiry()]  # fmt: skip
+        # On a cluster the counts of claims taken over as output go through the outbox.
+        clustered = is_cluster_client(self.client)
+        outbox = k.harvest_count_outbox() if clustered else ""
         found = Orphans()
         while True:
             raw = await self._scripts["recover_owners"](
                 keys=keys,
                 args=[k.harvest_alive_prefix(), k.harvest_held_prefix(), now,
                       self.config.claim_lease, self.owner, worker_of(self.owner),
-                      RECOVER_BATCH],
+                      RECOVER_BATCH, self.config.seen_ttl, outbox],
             )  # fmt: skip
             data = json.loads(raw)
             gone = data.get("gone") or []
@@ -784,8 +807,11 @@ class RedisHarvestState(HarvestState):
                 found.claims + _claims_from(data.get("claims")),
                 found.feeds + int(data.get("feeds") or 0),
                 found.gone + (gone if isinstance(gone, list) else []),
+                found.output + int(data.get("output") or 0),
             )
             if not data.get("more"):
+                if clustered and found.output:
+                    await self._send_counts()
                 return found
 
     async def is_done(self, key: str, version: int) -> bool:

@@ -6,7 +6,11 @@ every article as one line, flushed to the operating system (and fsync'ed with
 HARVEST_JOURNAL_FSYNC) inside `process_item`; only afterwards (item_scraped) does the ledger
 mark it done. It is the last pipeline, so nothing after it can fail an item it has written.
 
-The one crash window left is between the write and the done mark. On open the journal closes it:
+The one crash window left is between the write and the done mark. Before the write, the ledger
+gets an output mark (`output_started`): a worker killed in the window and never restarted has
+its article counted as output by its journal when another worker takes its claims over, instead
+of fetched and written again to a second journal. (Killed between the mark and the write, a
+moment, the article is in no journal.) On open the journal closes it:
 it reads the lines written after its checkpoint (the offset up to which every line is known to be
 marked done), marks those articles done (idempotent), and cuts a trailing partial line. The
 checkpoint (`<journal>.checkpoint`, replaced atomically) advances as done marks are confirmed.
@@ -92,9 +96,12 @@ class JournalPipeline:
         self._write_checkpoint(self.offset)
         return marked
 
-    def process_item(self, item: Any) -> Any:
+    async def process_item(self, item: Any) -> Any:
         record = {k: v for k, v in dict(item).items() if k not in TRANSIENT_FIELDS}
         line = (self.encoder.encode(record) + "\n").encode("utf-8")
+        # Marked first: killed after the write and before the done mark, this worker's journal
+        # holds the article, and the ledger says so to whoever takes its claims over.
+        await self.harvest.output_started(item)
         start = self.offset
         self.file.write(line)
         self.file.flush()

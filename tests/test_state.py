@@ -574,3 +574,40 @@ def test_done_marks_made_together_go_in_few_script_calls_each_with_its_answer(
         assert client.hget(counter, "articles") == b"59"  # counted once each, not the bad one
     finally:
         client.close()
+
+
+def test_a_claim_a_gone_worker_was_writing_out_is_done_not_handed_to_another(
+    any_redis: tuple[str, str],
+) -> None:
+    """Killed between its journal line and its done mark, never restarted: the article is in
+    its journal (the output mark says so), so the worker taking its claims over marks it done,
+    with its counts, instead of fetching it into a second journal. A restart of the same worker
+    gets it back (its own journal reconciles it)."""
+    from crawler.core.connection import sync_redis
+
+    redis_url, redis_prefix = any_redis
+    states = redis_states(redis_url, redis_prefix)(["w1/a", "w2/a", "w3/a", "w3/b"])
+    counter = f"{redis_prefix}:{{a.test}}:counted"
+
+    async def scenario() -> None:
+        gone, taker = await states(), await states()
+        await taker.heartbeat()
+        await gone.claim_entries([entry("http://a/1"), entry("http://a/2")], T0)
+        assert await gone.output_started("http://a/1", 1, [(counter, "articles")])
+        orphans = await taker.recover_orphans(T0 + 2)
+        assert [c.key for c in orphans.claims] == ["http://a/2"]  # not written: fetched again
+        assert orphans.output == 1
+        assert await taker.is_done("http://a/1", 1)
+        # A worker restarted under its name: what its last life was writing comes back to it.
+        first_life, restarted = await states(), await states()
+        await first_life.heartbeat()
+        await first_life.claim_entries([entry("http://a/3")], T0)
+        assert await first_life.output_started("http://a/3", 1, [(counter, "articles")])
+        assert [c.key for c in (await restarted.recover_orphans(T0 + 3)).claims] == ["http://a/3"]
+
+    states.run(scenario)
+    client = sync_redis(redis_url)
+    try:
+        assert client.hgetall(counter) == {b"articles": b"1"}  # a/1's count, once
+    finally:
+        client.close()

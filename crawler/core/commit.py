@@ -40,6 +40,10 @@ class ArticleLedger(Protocol):
         """Mark an article version done (idempotent); True if it was not done before. `item`:
         the output article (its done counts are made with the mark)."""
 
+    async def output_started(self, item: Any) -> None:
+        """The stage is about to write `item`: a worker killed before its done mark then has
+        the article counted as output (its journal holds it), not handed to another worker."""
+
     def count_on_done(self, counter: DoneCounter) -> bool:
         """Have counter(item)'s fields counted atomically with each output item's done mark;
         False when the ledger's store cannot (the embedded one)."""
