@@ -60,7 +60,11 @@ class JournalPipeline:
         ledger = ledger_of(crawler)
         if ledger is None:
             raise NotConfigured("HARVEST_JOURNAL_PATH needs the feeds spider (it keeps the ledger)")
-        return cls(crawler, ledger, Path(path), crawler.settings.getbool("HARVEST_JOURNAL_FSYNC"))
+        # A shared ledger (other workers take over a killed one's claims) gets output marks.
+        journal = JournalPipeline if ledger.single_process else SharedLedgerJournalPipeline
+        return journal(
+            crawler, ledger, Path(path), crawler.settings.getbool("HARVEST_JOURNAL_FSYNC")
+        )
 
     async def open_spider(self) -> None:
         await self.harvest.open()
@@ -96,12 +100,12 @@ class JournalPipeline:
         self._write_checkpoint(self.offset)
         return marked
 
-    async def process_item(self, item: Any) -> Any:
+    def process_item(self, item: Any) -> Any:
+        return self._write(item)
+
+    def _write(self, item: Any) -> Any:
         record = {k: v for k, v in dict(item).items() if k not in TRANSIENT_FIELDS}
         line = (self.encoder.encode(record) + "\n").encode("utf-8")
-        # Marked first: killed after the write and before the done mark, this worker's journal
-        # holds the article, and the ledger says so to whoever takes its claims over.
-        await self.harvest.output_started(item)
         start = self.offset
         self.file.write(line)
         self.file.flush()
@@ -143,6 +147,16 @@ class JournalPipeline:
         temporary.write_text(json.dumps({"offset": offset}))
         os.replace(temporary, self.checkpoint_path)
         self.checkpoint = offset
+
+
+class SharedLedgerJournalPipeline(JournalPipeline):
+    """The journal of a worker whose claims another worker takes over if it is killed."""
+
+    async def process_item(self, item: Any) -> Any:
+        # Marked first: killed after the write and before the done mark, this worker's journal
+        # holds the article, and the ledger says so to whoever takes its claims over.
+        await self.harvest.output_started(item)
+        return self._write(item)
 
 
 def _parse_line(line: bytes) -> dict[str, Any] | None:

@@ -53,7 +53,7 @@ def test_a_line_written_before_a_crash_is_marked_done_and_a_torn_line_is_cut(
         # Writing goes on after the cut; the done mark follows item_scraped.
         item = ArticleItem(url="http://a.test/1", entry_url="http://a.test/1", version=1,
                            html=b"<html>", title="One")  # fmt: skip
-        await pipeline.process_item(item)
+        pipeline.process_item(item)
         await Harvest.of(crawler).item_scraped(item)
         pipeline.close_spider()
         lines = [json.loads(line) for line in journal.read_text().splitlines()]

@@ -30,6 +30,10 @@ class ArticleLedger(Protocol):
 
     clock: Clock
 
+    @property
+    def single_process(self) -> bool:
+        """True when no other process works on this one's claims (the embedded store)."""
+
     async def open(self) -> Any:
         """Open the ledger's store (idempotent)."""
 
