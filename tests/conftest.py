@@ -129,8 +129,10 @@ def _unique_prefix(url: str) -> Iterator[str]:
     client = sync_redis(url)  # a cluster client scans every master
     try:
         keys = list(client.scan_iter(match=f"{prefix}*", count=1000))
-        for key in keys:  # one by one: on a cluster, the keys of one DEL must share a slot
-            client.delete(key)
+        pipe = client.pipeline(transaction=False)
+        for key in keys:  # one DEL each: on a cluster, the keys of one DEL must share a slot
+            pipe.delete(key)
+        pipe.execute()
     finally:
         client.close()
 
