@@ -112,6 +112,12 @@ class Harvest:
         counts = self._counts(item) if item is not None else []
         return await self.state.done(key, version, self.clock.now(), counts)
 
+    async def output_started(self, item: Any) -> None:
+        """The journal is about to write `item` (crawler/ledger.py, output_started)."""
+        found = item_version(item)
+        if found is not None:
+            await self.state.output_started(*found, self._counts(item))
+
     def count_on_done(self, counter: DoneCounter) -> bool:
         if self.single_process:
             return False  # nothing shared to count in: the counts stay the monitor's own

@@ -32,6 +32,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
+import logging
 import sqlite3
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
@@ -43,7 +44,7 @@ from typing import Any
 import redis
 
 from crawler.core.batching import GroupCommit
-from crawler.core.connection import async_redis, redis_url
+from crawler.core.connection import async_redis, is_cluster_client, redis_url
 from crawler.core.keys import RedisKeys
 from crawler.core.lua import register_lua
 from crawler.core.paths import state_dir
@@ -51,6 +52,8 @@ from crawler.core.sqlite import open_sqlite
 from crawler.core.worker import claim_owner, worker_of
 from crawler.polling import FeedState
 from settings import base as defaults
+
+log = logging.getLogger(__name__)
 
 SQLITE_FILE = "harvest.sqlite3"
 LOCK_FILE = "harvest.lock"
@@ -145,6 +148,7 @@ class Orphans:
     claims: list[Claim] = field(default_factory=list)
     feeds: int = 0
     gone: list[str] = field(default_factory=list)
+    output: int = 0  # claims in a gone worker's journal (output marks): marked done instead
 
 
 # A hash field to add 1 to, in the same step as a done mark (key, field): see `done`.
@@ -288,6 +292,12 @@ class HarvestState(ABC):
     async def recover_orphans(self, now: float) -> Orphans:
         """Take over what workers without a heartbeat held (shared store; nothing locally)."""
         return Orphans()
+
+    async def output_started(self, key: str, version: int, counts: Sequence[Count] = ()) -> bool:
+        """The journal is about to write this article version: a take-over by another worker
+        then marks it done (with `counts`) instead of handing it out again (shared store;
+        nothing locally: no other process takes this one's claims over)."""
+        return True
 
     @abstractmethod
     async def is_done(self, key: str, version: int) -> bool: ...
@@ -540,7 +550,18 @@ _SCRIPTS = {
     "claim_feeds": "ledger_claim_feeds",
     "release_feeds": "ledger_release_feeds",
     "save_feed": "ledger_save_feed",
+    # Redis Cluster: the counts of done marks, sent on to their hashes (_send_counts).
+    "outbox_take": "ledger_outbox_take",
+    "outbox_apply": "ledger_outbox_apply",
+    "outbox_clear": "ledger_outbox_clear",
+    "output": "ledger_output",  # output marks (GroupCommit): 1, 0 (not the pending version)
 }
+# How long a hash remembers the last batch of counts applied to it (a batch is applied again
+# only when its sender died; the next sender comes within seconds).
+COUNT_MARKER_TTL_SECONDS = 24 * 3600
+# Batches one send goes through at most: one a dead sender left, the new one, one more made
+# meanwhile (the rest goes with the next done mark: a send never loops on a busy outbox).
+COUNT_BATCHES_PER_SEND = 3
 _MILLISECONDS = 1000
 
 
@@ -576,6 +597,7 @@ class RedisHarvestState(HarvestState):
         self.client: Any = None
         self._scripts: dict[str, Any] = {}
         self._done_marks = GroupCommit(self._mark_done, DONE_MARKS_PER_CALL)
+        self._output_marks = GroupCommit(self._mark_output, DONE_MARKS_PER_CALL)
 
     async def open(self) -> None:
         if self.client is not None:
@@ -674,22 +696,76 @@ class RedisHarvestState(HarvestState):
         return await self._done_marks.submit((key, version, now, tuple(counts)))
 
     async def _mark_done(self, marks: list[DoneMark]) -> list[bool | Exception]:
-        """One script call for a batch of done marks (their count hashes listed once)."""
+        """One script call for a batch of done marks (their count hashes listed once). On a
+        Redis Cluster the count hashes live in other slots: the script counts in the ledger's
+        outbox instead, in the same step, and _send_counts takes them on."""
+        clustered = is_cluster_client(self.client)
         hashes = list(dict.fromkeys(hash_key for *_, counts in marks for hash_key, _ in counts))
+        if clustered and hashes:
+            hashes = [self.keys.harvest_count_outbox()]
         first_hash = len(self._article_keys) + 1  # KEYS index (Lua counts from 1)
         where = {hash_key: first_hash + i for i, hash_key in enumerate(hashes)}
         args: list[Any] = [self.config.seen_ttl, self.keys.harvest_held_prefix()]
         for key, version, now, counts in marks:
             args += [key, version, now, len(counts)]
             for hash_key, name in counts:
-                args += [where[hash_key], name]
+                if clustered:
+                    args += [first_hash, f"{hash_key}\n{name}"]
+                else:
+                    args += [where[hash_key], name]
         results = await self._scripts["done"](keys=[*self._article_keys, *hashes], args=args)
+        if clustered and hashes:
+            try:
+                await self._send_counts()
+            except redis.RedisError:  # the marks are made; the next sender takes the counts on
+                log.warning("counts of done marks not sent yet", exc_info=True)
         return [
             redis.ResponseError(f"unreadable ledger record for {mark[0]!r}")
             if result == -1
             else result == 1
             for mark, result in zip(marks, results, strict=True)
         ]
+
+    async def output_started(self, key: str, version: int, counts: Sequence[Count] = ()) -> bool:
+        return await self._output_marks.submit((key, version, 0.0, tuple(counts)))
+
+    async def _mark_output(self, marks: list[DoneMark]) -> list[bool | Exception]:
+        """One script call for a batch of output marks, each with its done mark's counts."""
+        args: list[Any] = []
+        for key, version, _, counts in marks:
+            args += [key, version, json.dumps([list(count) for count in counts])]
+        results = await self._scripts["output"](keys=[self.keys.harvest_articles()], args=args)
+        return [result == 1 for result in results]
+
+    async def _send_counts(self) -> None:
+        """Redis Cluster: apply the outbox's counts to their hashes, each hash once per batch
+        (by the batch id) whoever sends it, then clear the batch. A worker killed on the way
+        leaves the batch for the next sender: no count is lost or made twice."""
+        for _ in range(COUNT_BATCHES_PER_SEND):
+            if not await self._send_count_batch():
+                return
+
+    async def _send_count_batch(self) -> bool:
+        """Send one batch of counts; False when there was none."""
+        k = self.keys
+        pairs = await self._scripts["outbox_take"](
+            keys=[k.harvest_count_outbox(), k.harvest_count_sending(), k.harvest_count_sequence()]
+        )
+        batch = dict(zip(pairs[::2], pairs[1::2], strict=True))
+        batch_id = batch.pop(b"", None)
+        if batch_id is None:
+            return False
+        by_hash: dict[str, list[Any]] = {}
+        for target, count in batch.items():
+            hash_key, _, name = target.decode().partition("\n")
+            by_hash.setdefault(hash_key, []).extend((name, int(count)))
+        for hash_key, counts in by_hash.items():
+            await self._scripts["outbox_apply"](
+                keys=[hash_key, k.count_applied(hash_key)],
+                args=[batch_id, COUNT_MARKER_TTL_SECONDS, *counts],
+            )
+        await self._scripts["outbox_clear"](keys=[k.harvest_count_sending()], args=[batch_id])
+        return True
 
     async def fail(
         self, key: str, version: int, now: float, rejected: Rejected | None = None
@@ -731,14 +807,17 @@ class RedisHarvestState(HarvestState):
     async def recover_orphans(self, now: float) -> Orphans:
         k = self.keys
         keys = [k.harvest_articles(), k.harvest_pending(), k.harvest_owners(), k.harvest_due(),
-                k.harvest_feed_owners()]  # fmt: skip
+                k.harvest_feed_owners(), k.harvest_expiry()]  # fmt: skip
+        # On a cluster the counts of claims taken over as output go through the outbox.
+        clustered = is_cluster_client(self.client)
+        outbox = k.harvest_count_outbox() if clustered else ""
         found = Orphans()
         while True:
             raw = await self._scripts["recover_owners"](
                 keys=keys,
                 args=[k.harvest_alive_prefix(), k.harvest_held_prefix(), now,
                       self.config.claim_lease, self.owner, worker_of(self.owner),
-                      RECOVER_BATCH],
+                      RECOVER_BATCH, self.config.seen_ttl, outbox],
             )  # fmt: skip
             data = json.loads(raw)
             gone = data.get("gone") or []
@@ -746,8 +825,11 @@ class RedisHarvestState(HarvestState):
                 found.claims + _claims_from(data.get("claims")),
                 found.feeds + int(data.get("feeds") or 0),
                 found.gone + (gone if isinstance(gone, list) else []),
+                found.output + int(data.get("output") or 0),
             )
             if not data.get("more"):
+                if clustered and found.output:
+                    await self._send_counts()
                 return found
 
     async def is_done(self, key: str, version: int) -> bool:

@@ -198,6 +198,17 @@ class GuardedHarvestState(HarvestState):
 
     # --- marks: never wait ----------------------------------------------------------------
 
+    async def output_started(self, key: str, version: int, counts: Sequence[Count] = ()) -> bool:
+        """False when Redis is unreachable: the journal writes on without the mark (a take-over
+        may then hand the article out again, as before there were output marks)."""
+        if not self.gate.available:
+            return False
+        try:
+            return await attempt(lambda: self.inner.output_started(key, version, counts))
+        except Exception as error:
+            self._unreachable(error)
+        return False
+
     async def done(self, key: str, version: int, now: float, counts: Sequence[Count] = ()) -> bool:
         """True also for a mark kept in the outbox (as far as this process knows, it is the
         pending version: the replay stores it, idempotently)."""

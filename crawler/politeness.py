@@ -22,7 +22,11 @@ domain in Redis right before it is sent and frees it when its response (or error
   life's leases at once; when workers keep heartbeats (the Redis ledger), another worker's leases
   are taken back as soon as its heartbeat is gone (HEARTBEAT_TTL_SECONDS), so a restarted
   harvest does not wait for them; in any case each lease ends by itself after the request's
-  download timeout plus POLITENESS_LEASE_MARGIN_SECONDS.
+  download timeout plus POLITENESS_LEASE_MARGIN_SECONDS. The heartbeats live in the ledger's
+  hash slot, not the domain's: the script names the owners of leases past the grace, this worker
+  looks their heartbeats up when every slot is taken (at most every HEARTBEAT_RECHECK_SECONDS
+  per owner) and passes the dead ones to the next call (Heartbeats), so every script touches one
+  slot (Redis Cluster).
 * Redis unreachable: acquiring goes through the crawl's outage gate (the crawl pauses, the
   request waits); a release that cannot be sent is kept and sent when Redis answers again. A
   crawl that is closed during an outage sends what its downloader still holds with Scrapy's
@@ -63,6 +67,44 @@ MICROS = 1_000_000  # the scripts count time in microseconds (Redis TIME's resol
 # one domain do not all ask again in the same millisecond.
 POLL_SPREAD = 0.5
 GRANTED, SLOTS_TAKEN = 1, -1  # the acquire script's answers (0: too soon after the last start)
+# An owner found alive is looked up again after this long (a killed worker's leases are taken
+# back at most this much later than its heartbeat ran out).
+HEARTBEAT_RECHECK_SECONDS = 1.0
+# Owners remembered as dead (an owner id names one life of a worker: it never comes back).
+MAX_DEAD_OWNERS = 1024
+
+
+class Heartbeats:
+    """What one worker knows of the other workers' heartbeats, for the acquire script: the
+    owners found dead, and when each owner found alive is due to be looked up again."""
+
+    def __init__(self, alive_prefix: str) -> None:
+        self.alive_prefix = alive_prefix  # "" when workers keep no heartbeats
+        self.dead: dict[str, None] = {}  # insertion-ordered: the oldest is forgotten first
+        self._alive_until: dict[str, float] = {}
+
+    def to_look_up(self, suspects: list[Any], now: float) -> list[str]:
+        """Of the owners the script named, those whose heartbeat is to be read now."""
+        names = [s.decode() if isinstance(s, bytes) else str(s) for s in suspects]
+        return [n for n in names if n not in self.dead and self._alive_until.get(n, 0.0) <= now]
+
+    def record(self, owner: str, alive: bool, now: float) -> bool:
+        """Note what `owner`'s heartbeat said; True when it was found dead."""
+        if alive:
+            self._alive_until[owner] = now + HEARTBEAT_RECHECK_SECONDS
+            return False
+        self._alive_until.pop(owner, None)
+        self.dead[owner] = None
+        while len(self.dead) > MAX_DEAD_OWNERS:
+            del self.dead[next(iter(self.dead))]
+        return True
+
+    def key(self, owner: str) -> str:
+        return f"{self.alive_prefix}{owner}"
+
+    def arguments(self) -> list[str]:
+        """The script's heartbeat flag; the dead owners follow the fixed arguments."""
+        return ["1" if self.alive_prefix else ""]
 
 
 def micros(seconds: float) -> int:
@@ -96,7 +138,7 @@ class DomainPoliteness:
         self._token_prefix = f"{self.owner}#"
         # Heartbeats exist when the ledger is in Redis (crawler/ledger.py); else leases only expire.
         keeps_heartbeats = (settings.get("HARVEST_STATE") or "").strip().lower() != "memory"
-        self.alive_prefix = self.keys.harvest_alive_prefix() if keeps_heartbeats else ""
+        self.heartbeats = Heartbeats(self.keys.harvest_alive_prefix() if keeps_heartbeats else "")
         self.heartbeat_grace_us = micros(settings.getfloat("HEARTBEAT_TTL_SECONDS"))
         self._serial = itertools.count(1)
         self._unreleased: list[tuple[str, str]] = []
@@ -136,7 +178,7 @@ class DomainPoliteness:
             micros(timeout + self.lease_margin),
             micros(self.poll),
             self.state_ttl_ms,
-            self.alive_prefix,
+            *self.heartbeats.arguments(),
             self.heartbeat_grace_us,
             self.worker,
             self.owner,
@@ -144,8 +186,16 @@ class DomainPoliteness:
         keys = self._domain_keys(domain)
         stats = self.crawler.stats
         while True:
+            call = [*args, *self.heartbeats.dead]
             try:
-                answer, wait_us, shared_us = await self._call(lambda: self._acquire(keys, args))
+                answer, wait_us, shared_us, suspects = await self._call(
+                    lambda call=call: self._acquire(keys, call)
+                )
+                # Only a full domain waits on leases: then whether their workers live matters.
+                if int(answer) == SLOTS_TAKEN and await self._call(
+                    lambda found=suspects: self._look_up(found)
+                ):
+                    continue  # their leases go at the next call, now
             except RedisUnavailable:
                 stats.inc_value("politeness/unshared")
                 return None
@@ -180,6 +230,20 @@ class DomainPoliteness:
                 self.gate.report(error)
 
     # --- helpers -----------------------------------------------------------------------------
+
+    async def _look_up(self, suspects: list[Any]) -> bool:
+        """Read the heartbeats of the owners the script named (one round trip, in the ledger's
+        slot); True when one of them is dead."""
+        now = asyncio.get_running_loop().time()
+        owners = self.heartbeats.to_look_up(suspects, now)
+        if not owners:
+            return False
+        async with self.client.pipeline(transaction=False) as pipe:
+            for owner in owners:
+                pipe.exists(self.heartbeats.key(owner))
+            found = await pipe.execute()
+        dead = [self.heartbeats.record(o, bool(a), now) for o, a in zip(owners, found, strict=True)]
+        return any(dead)
 
     def _domain_keys(self, domain: str) -> list[str]:
         """The two keys both scripts take: the domain's slots and its shared state."""

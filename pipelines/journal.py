@@ -6,7 +6,11 @@ every article as one line, flushed to the operating system (and fsync'ed with
 HARVEST_JOURNAL_FSYNC) inside `process_item`; only afterwards (item_scraped) does the ledger
 mark it done. It is the last pipeline, so nothing after it can fail an item it has written.
 
-The one crash window left is between the write and the done mark. On open the journal closes it:
+The one crash window left is between the write and the done mark. Before the write, the ledger
+gets an output mark (`output_started`): a worker killed in the window and never restarted has
+its article counted as output by its journal when another worker takes its claims over, instead
+of fetched and written again to a second journal. (Killed between the mark and the write, a
+moment, the article is in no journal.) On open the journal closes it:
 it reads the lines written after its checkpoint (the offset up to which every line is known to be
 marked done), marks those articles done (idempotent), and cuts a trailing partial line. The
 checkpoint (`<journal>.checkpoint`, replaced atomically) advances as done marks are confirmed.
@@ -56,7 +60,11 @@ class JournalPipeline:
         ledger = ledger_of(crawler)
         if ledger is None:
             raise NotConfigured("HARVEST_JOURNAL_PATH needs the feeds spider (it keeps the ledger)")
-        return cls(crawler, ledger, Path(path), crawler.settings.getbool("HARVEST_JOURNAL_FSYNC"))
+        # A shared ledger (other workers take over a killed one's claims) gets output marks.
+        journal = JournalPipeline if ledger.single_process else SharedLedgerJournalPipeline
+        return journal(
+            crawler, ledger, Path(path), crawler.settings.getbool("HARVEST_JOURNAL_FSYNC")
+        )
 
     async def open_spider(self) -> None:
         await self.harvest.open()
@@ -93,6 +101,9 @@ class JournalPipeline:
         return marked
 
     def process_item(self, item: Any) -> Any:
+        return self._write(item)
+
+    def _write(self, item: Any) -> Any:
         record = {k: v for k, v in dict(item).items() if k not in TRANSIENT_FIELDS}
         line = (self.encoder.encode(record) + "\n").encode("utf-8")
         start = self.offset
@@ -136,6 +147,16 @@ class JournalPipeline:
         temporary.write_text(json.dumps({"offset": offset}))
         os.replace(temporary, self.checkpoint_path)
         self.checkpoint = offset
+
+
+class SharedLedgerJournalPipeline(JournalPipeline):
+    """The journal of a worker whose claims another worker takes over if it is killed."""
+
+    async def process_item(self, item: Any) -> Any:
+        # Marked first: killed after the write and before the done mark, this worker's journal
+        # holds the article, and the ledger says so to whoever takes its claims over.
+        await self.harvest.output_started(item)
+        return self._write(item)
 
 
 def _parse_line(line: bytes) -> dict[str, Any] | None:

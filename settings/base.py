@@ -161,6 +161,9 @@ DEDUP_ENABLED = True  # False switches the stage off
 # STATE_DIR).
 DEDUP_THRESHOLD = 0.8
 DEDUP_TTL_SECONDS = 30 * 24 * 3600  # the time window: an article is remembered for 30 days
+# Shards of the Redis index (its bands dealt over them, each with a copy of the records): on a
+# Redis Cluster, the number of masters spreads it over all; 1 keeps it in one slot ({nd}).
+DEDUP_REDIS_SHARDS = 1
 DEDUP_DROP_DUPLICATES = False  # False: copies are kept with duplicate_of set; True: dropped
 # The embedded index (no REDIS_URL): empty means STATE_DIR/dedup.sqlite3; ":memory:"
 # forgets everything when the crawl ends (the demo).
@@ -263,6 +266,8 @@ REPLAY_VERIFY_DIGESTS = True  # skip a record whose block does not match its WAR
 # Redis for shared state; empty means embedded stores. Every key starts with REDIS_KEY_PREFIX.
 REDIS_URL = ""
 REDIS_KEY_PREFIX = "nh"
+# REDIS_URL names a Redis Cluster (any one node of it); as a redis+cluster:// URL would.
+REDIS_CLUSTER = False
 # This worker's name in claims, leases, heartbeats and the dashboard; empty means host:pid.
 # Set it per worker so that a restarted worker takes back at once what its last life held.
 WORKER_ID = ""

@@ -131,6 +131,7 @@ BOUNDS_BY_SUFFIX = (
 # Every other integer of ours counts something and is never negative.
 BOUNDS: dict[str, Bounds] = {
     "DEDUP_THRESHOLD": Bounds(0.3, 0.98),  # pipelines/fingerprints.py THRESHOLD_RANGE: LSH bands
+    "DEDUP_REDIS_SHARDS": AT_LEAST_ONE,  # crawler/core/keys.py dedup_shard_tags
     "HARVEST_JITTER": Bounds(0, 1, high_open=True),  # crawler/polling.py
     "HARVEST_MIN_INTERVAL_SECONDS": POSITIVE,
     "HARVEST_POLLS_PER_ARTICLE": POSITIVE,

@@ -118,17 +118,60 @@ def redis_url() -> str:
 @pytest.fixture
 def redis_prefix(redis_url: str) -> Iterator[str]:
     """A key prefix unique to this test; every key under it is deleted afterwards."""
-    import redis
+    yield from _unique_prefix(redis_url)
+
+
+def _unique_prefix(url: str) -> Iterator[str]:
+    from crawler.core.connection import sync_redis
 
     prefix = f"nhtest:{uuid.uuid4().hex[:12]}"
     yield prefix
-    client = redis.Redis.from_url(redis_url)
+    client = sync_redis(url)  # a cluster client scans every master
     try:
         keys = list(client.scan_iter(match=f"{prefix}*", count=1000))
-        if keys:
-            client.delete(*keys)
+        pipe = client.pipeline(transaction=False)
+        for key in keys:  # one DEL each: on a cluster, the keys of one DEL must share a slot
+            pipe.delete(key)
+        pipe.execute()
     finally:
         client.close()
+
+
+CLUSTER_MISSING = (
+    "a local Redis Cluster needs {missing} (Debian: apt-get install redis-server); "
+    "CI=true makes this a failure"
+)
+
+
+@pytest.fixture(scope="session")
+def redis_cluster_url() -> Iterator[str]:
+    """A real 3-master Redis Cluster started for this session from the redis-server binary on
+    free loopback ports (newsharvest_bench.localcluster), torn down at the end. Without the
+    binary: a skip that says so, or a failure under CI=true (CI installs it: .ci/run)."""
+    from newsharvest_bench.localcluster import LocalRedisCluster, missing_binaries
+
+    missing = missing_binaries()
+    if missing:
+        reason = CLUSTER_MISSING.format(missing=" and ".join(missing))
+        if os.environ.get("CI", "").strip().lower() in ("1", "true", "yes"):
+            pytest.fail(reason, pytrace=False)
+        pytest.skip(reason)
+    with LocalRedisCluster.started() as cluster:
+        yield cluster.url
+
+
+@pytest.fixture
+def redis_cluster_prefix(redis_cluster_url: str) -> Iterator[str]:
+    """redis_prefix on the session's Redis Cluster."""
+    yield from _unique_prefix(redis_cluster_url)
+
+
+@pytest.fixture(params=["redis", "redis-cluster"])
+def any_redis(request: pytest.FixtureRequest) -> tuple[str, str]:
+    """(URL, unique key prefix) on one Redis server, then on a 3-master Redis Cluster."""
+    from tests.support.redis_backends import redis_backend
+
+    return redis_backend(request, request.param)
 
 
 @pytest.fixture(scope="session")

@@ -56,10 +56,12 @@ from pipelines.fingerprints import (
 )
 from tests.support.commands import run_crawl
 from tests.support.dedup_race import race_families
+from tests.support.redis_backends import redis_backend
 
 ROOT = Path(__file__).resolve().parent.parent
 PARAMS = LshParams.for_threshold(0.8)
 TTL = 3600
+CLUSTER_SHARDS = 3  # one per master of the test cluster
 
 
 def story(seed: int, topic: str = "politics", paragraphs: int = 8) -> list[str]:
@@ -203,12 +205,15 @@ def test_fingerprint_bounds_hostile_input() -> None:
 # --- both indexes, same behaviour ------------------------------------------------------------
 
 
-@pytest.fixture(params=["redis", "embedded"])
+@pytest.fixture(params=["redis", "redis-sharded", "redis-cluster", "embedded"])
 def index(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[NearDuplicateIndex]:
-    if request.param == "redis":
-        url = request.getfixturevalue("redis_url")
-        prefix = request.getfixturevalue("redis_prefix")
-        opened = open_index(url, prefix=prefix, ttl_seconds=TTL)
+    """One index of each kind: one Redis slot; 3 shards on one server; 3 shards on a 3-master
+    Redis Cluster (one per master); SQLite."""
+    if request.param != "embedded":
+        backend = "redis" if request.param == "redis-sharded" else request.param
+        url, prefix = redis_backend(request, backend)
+        shards = 1 if request.param == "redis" else CLUSTER_SHARDS
+        opened = open_index(url, prefix=prefix, ttl_seconds=TTL, shards=shards)
     else:
         opened = open_index(tmp_path / "dedup.sqlite3", ttl_seconds=TTL)
     with opened:
@@ -335,7 +340,8 @@ def test_a_shared_bucket_keeps_its_newest_documents(index: NearDuplicateIndex) -
         (stored,) = index.db.execute(query, (int(shared, 16),)).fetchone()
     else:
         assert isinstance(index, RedisNearDuplicateIndex)
-        stored = len(index.client.get(index.keys.dedup_bucket(shared)).split(b","))
+        band_0 = index.keys.dedup_bucket(shared, index.shard_tags[0])  # the shard of band 0
+        stored = len(index.client.get(band_0).split(b","))
     assert stored == MAX_BUCKET_DOCS
 
 
@@ -392,6 +398,14 @@ def test_two_processes_adding_the_same_families_find_each_once_in_redis(
     redis_url: str, redis_prefix: str
 ) -> None:
     results, spans = race_families(redis_url, redis_prefix)
+    assert_each_family_found_once(results, spans)
+
+
+def test_two_processes_adding_the_same_families_find_each_once_in_a_sharded_cluster_index(
+    redis_cluster_url: str, redis_cluster_prefix: str
+) -> None:
+    """The shards are asked one after the other when adding: still one original per family."""
+    results, spans = race_families(redis_cluster_url, redis_cluster_prefix, CLUSTER_SHARDS)
     assert_each_family_found_once(results, spans)
 
 

@@ -78,3 +78,26 @@ def test_compose_serves_the_dashboard_and_prometheus_scrapes_every_worker() -> N
     prometheus = yaml.safe_load(config)  # inline, so the repository keeps its fixed top level
     discovery = prometheus["scrape_configs"][0]["dns_sd_configs"][0]
     assert discovery["names"] == ["crawler"] and str(discovery["port"]) == port
+
+
+def test_compose_cluster_variant_points_every_redis_user_at_a_three_master_cluster() -> None:
+    """docker-compose.cluster.yml, over docker-compose.yml: three cluster-mode masters joined
+    once, and the workers, dashboard and demo on the cluster (settings that exist)."""
+    from settings import base
+
+    compose = yaml.safe_load((ROOT / "docker-compose.cluster.yml").read_text())
+    services = compose["services"]
+    masters = [services[f"redis-{n}"] for n in (1, 2, 3)]
+    for master in masters:
+        command = " ".join(master["command"])
+        assert "--cluster-enabled yes" in command and "--appendonly yes" in command
+    init = " ".join(services["redis-cluster-init"]["command"])
+    assert "--cluster create redis-1:6379 redis-2:6379 redis-3:6379" in init
+    for name in ("crawler", "monitor", "demo"):
+        environment = services[name]["environment"]
+        assert environment["NEWSHARVEST_REDIS_CLUSTER"] == "1"
+        assert environment["NEWSHARVEST_REDIS_URL"].startswith("redis://redis-1:")
+        init_done = services[name]["depends_on"]["redis-cluster-init"]["condition"]
+        assert init_done == "service_completed_successfully"
+        for variable in ("NEWSHARVEST_REDIS_CLUSTER", "NEWSHARVEST_DEDUP_REDIS_SHARDS"):
+            assert hasattr(base, variable.removeprefix("NEWSHARVEST_")), variable

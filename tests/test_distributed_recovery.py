@@ -34,9 +34,25 @@ def context(tmp_path: Path, redis_url: str, redis_prefix: str) -> Iterator[Conte
     delete_prefixes(redis_url, context.prefixes)
 
 
+@pytest.fixture
+def cluster_context(
+    tmp_path: Path, redis_cluster_url: str, redis_cluster_prefix: str
+) -> Iterator[Context]:
+    """The same scenarios on the session's 3-master Redis Cluster."""
+    context = Context(redis_cluster_url, tmp_path, domains=6, articles_per_domain=50,
+                      base_prefix=redis_cluster_prefix)  # fmt: skip
+    yield context
+    delete_prefixes(redis_cluster_url, context.prefixes)
+
+
+@pytest.fixture(params=["redis", "redis-cluster"])
+def any_context(request: pytest.FixtureRequest) -> Context:
+    return request.getfixturevalue("context" if request.param == "redis" else "cluster_context")
+
+
 @pytest.mark.slow
-def test_a_worker_killed_and_restarted_completes_the_harvest_at_once(context: Context) -> None:
-    figures = restart_section(context)
+def test_a_worker_killed_and_restarted_completes_the_harvest_at_once(any_context: Context) -> None:
+    figures = restart_section(any_context)
     assert figures["pending at the kill"] > 0, figures  # the kill did cut work off
     assert figures["exit status"] == 0, figures
     assert figures["restart to complete s"] < RESTART_COMPLETE_SECONDS, figures
@@ -52,9 +68,10 @@ def test_embedded_state_repolls_a_feed_cut_off_by_a_kill_at_once(context: Contex
 
 @pytest.mark.slow
 def test_monitoring_counts_what_the_journals_hold_after_a_worker_is_killed(
-    context: Context,
+    any_context: Context,
 ) -> None:
-    figures = monitoring_section(context)
+    """Three workers, one killed with SIGKILL (on one server and on a Redis Cluster)."""
+    figures = monitoring_section(any_context)
     assert figures["killed worker's output"] > 0, figures  # it did count articles
     assert figures["lost"] == 0, figures
     assert figures["monitoring total"] == figures["journals (distinct)"], figures

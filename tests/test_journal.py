@@ -65,3 +65,40 @@ def test_a_line_written_before_a_crash_is_marked_done_and_a_torn_line_is_cut(
         await state.close()
 
     asyncio.run(scenario())
+
+
+def test_with_a_shared_ledger_the_line_is_written_after_the_output_mark(
+    tmp_path: Path, redis_url: str, redis_prefix: str
+) -> None:
+    """Other workers take over a killed worker's claims: the ledger knows the article is in
+    this journal before its line is (crawler/ledger.py, output_started)."""
+    crawler = journal_crawler(tmp_path)
+    crawler.settings.frozen = False
+    crawler.settings.set("REDIS_URL", redis_url)
+    crawler.settings.set("REDIS_KEY_PREFIX", redis_prefix)
+    crawler.settings.set("HARVEST_STATE", "redis")
+    journal = tmp_path / "articles.jsonl"
+
+    async def scenario() -> None:
+        state = await Harvest.of(crawler).open()
+        await state.claim_entries([Entry("http://a.test/1", T0, {"feed_url": "f"})], T0)
+        pipeline = JournalPipeline.from_crawler(crawler)
+        await pipeline.open_spider()
+        marked_before_the_line: list[bool] = []
+        mark = state.output_started
+
+        async def watched(*args: object) -> bool:
+            marked_before_the_line.append(not journal.read_bytes())
+            return await mark(*args)
+
+        state.output_started = watched
+        item = ArticleItem(url="http://a.test/1", entry_url="http://a.test/1", version=1)
+        await pipeline.process_item(item)
+        shared = state.inner  # the Redis ledger behind the outage guard
+        record = json.loads(await shared.client.hget(shared.keys.harvest_articles(), item["url"]))
+        assert marked_before_the_line == [True] and "j" in record
+        assert journal.read_bytes().count(b"\n") == 1
+        pipeline.close_spider()
+        await state.close()
+
+    asyncio.run(scenario())

@@ -12,13 +12,12 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-import redis
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 from scrapy.exceptions import DropItem
 from scrapy.utils.test import get_crawler
 
-from crawler.core.connection import async_redis
+from crawler.core.connection import async_redis, sync_redis
 from crawler.core.domainstats import NULL, inc_domain, observe_domain, take_page_ticket
 from crawler.core.keys import RedisKeys
 from crawler.newsroom import Newsroom, Redesign
@@ -212,14 +211,17 @@ def make_batches(now: float, config: StoreConfig) -> list[dict[str, DomainBatch]
 
 
 @pytest.fixture
-def redis_store(redis_url: str, redis_prefix: str):
+def redis_store(any_redis: tuple[str, str]):
+    redis_url, redis_prefix = any_redis
+
     def build(config: StoreConfig) -> RedisStore:
         return RedisStore(async_redis(redis_url), RedisKeys(redis_prefix), config)
 
     return build
 
 
-def test_memory_and_redis_stores_agree(redis_store, redis_url: str, redis_prefix: str) -> None:
+def test_memory_and_redis_stores_agree(redis_store, any_redis: tuple[str, str]) -> None:
+    redis_url, redis_prefix = any_redis
     config = StoreConfig(bucket_seconds=60, retention_seconds=600, history_pages=3)
     now = time.time()
 
@@ -245,7 +247,7 @@ def test_memory_and_redis_stores_agree(redis_store, redis_url: str, redis_prefix
     a = redis_views["a.test"]
     assert a.counters["polls_since_article"] == 2 and a.counters["fetched"] == 3
     assert list(a.series) == [config.bucket(now)]  # the out-of-retention bucket was trimmed
-    client = redis.Redis.from_url(redis_url)
+    client = sync_redis(redis_url)
     keys = RedisKeys(redis_prefix)
     # Bounded in time: the retention, and the refresh period it must outlive...
     refresh = (TRIM_EVERY_BUCKETS + 1) * config.bucket_seconds

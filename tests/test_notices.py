@@ -57,6 +57,7 @@ from pipelines.notices.learner import (
 )
 from pipelines.notices.pipeline import NoticePipeline
 from settings import base
+from tests.support.redis_backends import redis_backend
 
 T0 = 1_790_000_000.0  # a fixed clock: every test passes `now` explicitly
 HOUR = 3600.0
@@ -93,12 +94,11 @@ class Stories:
 StoreFactory = Callable[[NoticeConfig], Any]
 
 
-@pytest.fixture(params=["redis", "embedded"])
+@pytest.fixture(params=["redis", "redis-cluster", "embedded"])
 def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> StoreFactory:
     """A factory of stores of one backend (call it inside the event loop that uses the store)."""
-    if request.param == "redis":
-        url = request.getfixturevalue("redis_url")
-        prefix = request.getfixturevalue("redis_prefix")
+    if request.param != "embedded":
+        url, prefix = redis_backend(request, request.param)
         return lambda config: RedisNoticeStore(async_redis(url), RedisKeys(prefix), config)
     return lambda config: EmbeddedNoticeStore(tmp_path / "notices.sqlite3", config)
 

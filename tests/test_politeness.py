@@ -19,7 +19,7 @@ from crawler.core.connection import async_redis, sync_redis
 from crawler.core.keys import RedisKeys
 from crawler.core.lua import register_lua
 from crawler.newsroom import RequestTiming
-from crawler.politeness import DomainPoliteness
+from crawler.politeness import SLOTS_TAKEN, DomainPoliteness, Heartbeats
 from newsharvest_bench.bench_politeness import (
     CLOCK_TOLERANCE_SECONDS,
     measure_politeness,
@@ -59,10 +59,22 @@ class Slots:
         heartbeats: tuple[str, int, str, str] = ("", 0, "", ""),
     ) -> tuple[int, int, int]:
         """`heartbeats`: (heartbeat key prefix, grace µs, this worker, this owner), as
-        DomainPoliteness passes them; empty: no heartbeats, leases only expire."""
-        args = [token, concurrency, delay_us, lease_us, POLL_US, STATE_TTL_MS, *heartbeats]
-        answer, wait, shared = self._acquire(self.keys, args)
-        return int(answer), int(wait), int(shared)
+        DomainPoliteness passes them; empty: no heartbeats, leases only expire. As
+        DomainPoliteness does, the heartbeats of the owners the script names are read, and
+        the call is made again at once when one of them is dead and every slot is taken."""
+        prefix, *rest = heartbeats
+        known = Heartbeats(prefix)
+        args = [token, concurrency, delay_us, lease_us, POLL_US, STATE_TTL_MS,
+                *known.arguments(), *rest]  # fmt: skip
+        while True:
+            answer, wait, shared, suspects = self._acquire(self.keys, [*args, *known.dead])
+            if int(answer) != SLOTS_TAKEN:
+                return int(answer), int(wait), int(shared)
+            now = time.monotonic()
+            owners = known.to_look_up(suspects, now)
+            found = [known.record(o, bool(self.client.exists(known.key(o))), now) for o in owners]
+            if not any(found):
+                return int(answer), int(wait), int(shared)
 
     def release(self, token: str, delay_us: int | None = None) -> None:
         self._release(self.keys, [token, "" if delay_us is None else delay_us, STATE_TTL_MS])
@@ -72,8 +84,8 @@ class Slots:
 
 
 @pytest.fixture
-def slots(redis_url: str, redis_prefix: str) -> Any:
-    shared = Slots(redis_url, redis_prefix)
+def slots(any_redis: tuple[str, str]) -> Any:
+    shared = Slots(*any_redis)
     yield shared
     shared.client.close()
 

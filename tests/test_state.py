@@ -30,6 +30,7 @@ from crawler.ledger import (
 from crawler.ledger_guard import GuardedHarvestState
 from crawler.polling import FeedState
 from newsharvest_bench.tcpproxy import TcpProxy
+from tests.support.redis_backends import redis_backend
 
 CONFIG = LedgerConfig(
     seen_ttl=1000.0,
@@ -67,12 +68,11 @@ class States:
         asyncio.run(main())
 
 
-@pytest.fixture(params=["sqlite", "redis"])
+@pytest.fixture(params=["sqlite", "redis", "redis-cluster"])
 def make_state(request, tmp_path: Path) -> States:
     if request.param == "sqlite":
         return States(lambda: SqliteHarvestState(CONFIG, tmp_path / "harvest.sqlite3"))
-    url = request.getfixturevalue("redis_url")
-    prefix = request.getfixturevalue("redis_prefix")
+    url, prefix = redis_backend(request, request.param)
     return States(lambda: RedisHarvestState(CONFIG, url, RedisKeys(prefix)))
 
 
@@ -458,11 +458,13 @@ def test_a_restarted_worker_takes_back_what_its_last_life_held_although_it_beat(
     states.run(scenario)
 
 
-def test_a_done_mark_makes_its_counts_in_the_same_step(redis_url: str, redis_prefix: str) -> None:
-    import redis
+def test_a_done_mark_makes_its_counts_in_the_same_step(any_redis: tuple[str, str]) -> None:
+    """On a Redis Cluster, in the same step in the ledger's outbox, sent on at once."""
+    from crawler.core.connection import sync_redis
 
+    redis_url, redis_prefix = any_redis
     states = redis_states(redis_url, redis_prefix)(["w1/a"])
-    counter = f"{redis_prefix}:counted"
+    counter = f"{redis_prefix}:{{a.test}}:counted"
 
     async def scenario() -> None:
         state = await states()
@@ -471,9 +473,44 @@ def test_a_done_mark_makes_its_counts_in_the_same_step(redis_url: str, redis_pre
         assert not await state.done("http://a/1", 1, T0, [(counter, "articles")])  # not twice
 
     states.run(scenario)
-    client = redis.Redis.from_url(redis_url)
+    client = sync_redis(redis_url)
     try:
         assert client.hgetall(counter) == {b"articles": b"1", b"7:a": b"1"}
+    finally:
+        client.close()
+
+
+def test_counts_a_killed_worker_left_on_the_way_on_a_cluster_are_sent_once(
+    redis_cluster_url: str, redis_cluster_prefix: str
+) -> None:
+    """A worker killed after applying a batch of counts but before clearing it: the next
+    worker's done mark sends the batch again (each hash skips it: already applied), then its
+    own. Every count arrives once."""
+    import redis
+
+    from crawler.core.connection import sync_redis
+
+    states = redis_states(redis_cluster_url, redis_cluster_prefix)(["w1/a", "w2/a"])
+    counter = f"{redis_cluster_prefix}:{{a.test}}:counted"
+
+    async def killed_before_clearing(**kwargs: object) -> object:
+        raise redis.ResponseError("killed")  # the batch stays: as if the worker died here
+
+    async def scenario() -> None:
+        first = await states()
+        await first.claim_entries([entry("http://a/1"), entry("http://a/2")], T0)
+        first._scripts["outbox_clear"] = killed_before_clearing
+        assert await first.done("http://a/1", 1, T0, [(counter, "articles")])
+        second = await states()
+        assert await second.done("http://a/2", 1, T0, [(counter, "articles")])
+
+    states.run(scenario)
+    client = sync_redis(redis_cluster_url)
+    try:
+        assert client.hgetall(counter) == {b"articles": b"2"}
+        keys = RedisKeys(redis_cluster_prefix)
+        assert not client.exists(keys.harvest_count_outbox())
+        assert not client.exists(keys.harvest_count_sending())
     finally:
         client.close()
 
@@ -535,5 +572,42 @@ def test_done_marks_made_together_go_in_few_script_calls_each_with_its_answer(
     client = redis.Redis.from_url(redis_url)
     try:
         assert client.hget(counter, "articles") == b"59"  # counted once each, not the bad one
+    finally:
+        client.close()
+
+
+def test_a_claim_a_gone_worker_was_writing_out_is_done_not_handed_to_another(
+    any_redis: tuple[str, str],
+) -> None:
+    """Killed between its journal line and its done mark, never restarted: the article is in
+    its journal (the output mark says so), so the worker taking its claims over marks it done,
+    with its counts, instead of fetching it into a second journal. A restart of the same worker
+    gets it back (its own journal reconciles it)."""
+    from crawler.core.connection import sync_redis
+
+    redis_url, redis_prefix = any_redis
+    states = redis_states(redis_url, redis_prefix)(["w1/a", "w2/a", "w3/a", "w3/b"])
+    counter = f"{redis_prefix}:{{a.test}}:counted"
+
+    async def scenario() -> None:
+        gone, taker = await states(), await states()
+        await taker.heartbeat()
+        await gone.claim_entries([entry("http://a/1"), entry("http://a/2")], T0)
+        assert await gone.output_started("http://a/1", 1, [(counter, "articles")])
+        orphans = await taker.recover_orphans(T0 + 2)
+        assert [c.key for c in orphans.claims] == ["http://a/2"]  # not written: fetched again
+        assert orphans.output == 1
+        assert await taker.is_done("http://a/1", 1)
+        # A worker restarted under its name: what its last life was writing comes back to it.
+        first_life, restarted = await states(), await states()
+        await first_life.heartbeat()
+        await first_life.claim_entries([entry("http://a/3")], T0)
+        assert await first_life.output_started("http://a/3", 1, [(counter, "articles")])
+        assert [c.key for c in (await restarted.recover_orphans(T0 + 3)).claims] == ["http://a/3"]
+
+    states.run(scenario)
+    client = sync_redis(redis_url)
+    try:
+        assert client.hgetall(counter) == {b"articles": b"1"}  # a/1's count, once
     finally:
         client.close()

@@ -65,6 +65,18 @@ def register(subparsers: Any) -> None:
         "--repeat", type=int, default=2, help="passes over the stream per index (best is kept)"
     )
     parser.add_argument("--no-embedded", action="store_true", help="skip the embedded index run")
+    parser.add_argument(
+        "--cluster",
+        action="store_true",
+        help="instead: throughput and key spread on one server vs a local 3-master Redis Cluster "
+        "(both started from redis-server in this run)",
+    )
+    parser.add_argument(
+        "--processes", type=int, default=2, help="--cluster: client processes (default 2)"
+    )
+    parser.add_argument(
+        "--clients", type=int, default=32, help="--cluster: calls in flight per process"
+    )
     parser.set_defaults(handler=run)
 
 
@@ -95,6 +107,8 @@ def run(args: argparse.Namespace) -> int:
         f"agreeing 4-bit sketch positions "
         f"(estimated J >= {params.similarity(params.min_matches):.3f})"
     )
+    if args.cluster:
+        return run_cluster(docs, params, args)
     truth = true_similarities(docs)
 
     redis_run, memory = run_redis(docs, params, args)
@@ -122,6 +136,15 @@ def run(args: argparse.Namespace) -> int:
         print(f"embedded and Redis verdicts differ on {differ} of {len(docs)} articles")
     print()
     print(memory)
+    return 0
+
+
+def run_cluster(docs: Sequence[Any], params: Any, args: argparse.Namespace) -> int:
+    from newsharvest_bench.dedupcluster import compare
+    from pipelines.fingerprints import fingerprint
+
+    fingerprints = [found for doc in docs if (found := fingerprint(doc.text, params))]
+    print(compare(fingerprints, params.threshold, args.processes, args.clients))
     return 0
 
 

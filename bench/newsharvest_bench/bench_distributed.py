@@ -417,10 +417,26 @@ def register(subparsers: Any) -> None:
     names = [name for name, _ in SECTIONS]
     parser.add_argument("--only", action="append", choices=names, help="run only this section")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument(
+        "--cluster",
+        action="store_true",
+        help="on a local 3-master Redis Cluster started from redis-server (not --redis-url)",
+    )
     parser.set_defaults(handler=run)
 
 
 def run(args: Any) -> int:
+    if not args.cluster:
+        return run_on(args)
+    from newsharvest_bench.localcluster import LocalRedisCluster
+
+    with LocalRedisCluster.started() as cluster:
+        args.redis_url = cluster.url
+        print(f"on a local Redis Cluster of {len(cluster.ports)} masters: {cluster.url}")
+        return run_on(args)
+
+
+def run_on(args: Any) -> int:
     wanted = set(args.only or ())
     figures: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory(prefix="nh-bench-distributed-") as scratch:

@@ -30,6 +30,10 @@ class ArticleLedger(Protocol):
 
     clock: Clock
 
+    @property
+    def single_process(self) -> bool:
+        """True when no other process works on this one's claims (the embedded store)."""
+
     async def open(self) -> Any:
         """Open the ledger's store (idempotent)."""
 
@@ -39,6 +43,10 @@ class ArticleLedger(Protocol):
     async def mark_done(self, key: str, version: int, item: Any = None) -> bool:
         """Mark an article version done (idempotent); True if it was not done before. `item`:
         the output article (its done counts are made with the mark)."""
+
+    async def output_started(self, item: Any) -> None:
+        """The stage is about to write `item`: a worker killed before its done mark then has
+        the article counted as output (its journal holds it), not handed to another worker."""
 
     def count_on_done(self, counter: DoneCounter) -> bool:
         """Have counter(item)'s fields counted atomically with each output item's done mark;

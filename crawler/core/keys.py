@@ -2,21 +2,54 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
+
+from redis.crc import REDIS_CLUSTER_HASH_SLOTS, key_slot
+
+DEDUP_TAG = "nd"  # the near-duplicate index's hash tag (of its first shard)
+
+
+@lru_cache(maxsize=64)
+def dedup_shard_tags(shards: int) -> tuple[str, ...]:
+    """The hash tags of an index in `shards` shards: {nd} alone for one (the layout before
+    shards); else "nd<n>" tags whose hash slots fall one in each of `shards` equal ranges of
+    the slot space, so that a cluster whose masters hold equal contiguous ranges (what
+    `redis-cli --cluster create` makes) gets its shards spread evenly over them."""
+    if shards < 1:
+        raise ValueError(f"an index has at least one shard, not {shards}")
+    if shards == 1:
+        return (DEDUP_TAG,)
+    tags = []
+    for shard in range(shards):
+        low = shard * REDIS_CLUSTER_HASH_SLOTS // shards
+        high = (shard + 1) * REDIS_CLUSTER_HASH_SLOTS // shards
+        n = 0
+        while not low <= key_slot(f"{DEDUP_TAG}{n}".encode()) < high:
+            n += 1
+        tags.append(f"{DEDUP_TAG}{n}")
+    return tuple(tags)
 
 
 class RedisKeys:
     """Every Redis key newsharvest uses, under one configurable prefix (REDIS_KEY_PREFIX).
 
     Keys of one domain share a hash tag ({domain}) so a Redis Cluster keeps them in one slot.
+    With `cluster` (REDIS_URL names a Redis Cluster), the keys a script moves claims between
+    share a tag that they do not share on one server (scheduler_queue): one server keeps the
+    names it always had, a cluster (new in this layout) gets names every script can run with.
     """
 
-    def __init__(self, prefix: str) -> None:
+    def __init__(self, prefix: str, cluster: bool = False) -> None:
         self.prefix = prefix.rstrip(":")
+        self.cluster = cluster
 
     @classmethod
     def from_settings(cls, settings: Any) -> RedisKeys:
-        return cls(settings.get("REDIS_KEY_PREFIX"))
+        from crawler.core.connection import is_cluster_url, redis_url
+
+        url = redis_url(settings)
+        return cls(settings.get("REDIS_KEY_PREFIX"), cluster=bool(url and is_cluster_url(url)))
 
     def key(self, *parts: str) -> str:
         return ":".join((self.prefix, *parts))
@@ -32,20 +65,22 @@ class RedisKeys:
         return self.key("notices", f"{{{domain}}}", "meta")
 
     # --- near-duplicate detection -------------------------------------------------------
-    # One hash tag for the whole index: its script reads the records its buckets point to, so
-    # in a Redis Cluster they must share a slot. Names stay short: at ~10 keys per indexed
-    # article, every byte of a key name costs ~10 bytes of memory per article.
+    # One hash tag per shard of the index (DEDUP_REDIS_SHARDS; one shard: {nd}, the layout
+    # before shards): its script reads the records its buckets point to, so a shard keeps its
+    # own copy of each record, beside its bands' buckets (pipelines/dedup/redis_index.py).
+    # Names stay short: at ~10 keys per indexed article, every byte of a key name costs ~10
+    # bytes of memory per article.
 
-    def dedup_record(self, docnum: int | str) -> str:
+    def dedup_record(self, docnum: int | str, shard: str = DEDUP_TAG) -> str:
         """An indexed article: its sketch and id (docnum comes from the content hash)."""
-        return f"{self.dedup_record_prefix()}{docnum}"
+        return f"{self.dedup_record_prefix(shard)}{docnum}"
 
-    def dedup_record_prefix(self) -> str:
-        return self.key("{nd}", "d", "")
+    def dedup_record_prefix(self, shard: str = DEDUP_TAG) -> str:
+        return self.key(f"{{{shard}}}", "d", "")
 
-    def dedup_bucket(self, bucket_id: str) -> str:
+    def dedup_bucket(self, bucket_id: str, shard: str = DEDUP_TAG) -> str:
         """One LSH band value: the docnums of the articles that have it."""
-        return self.key("{nd}", "b", bucket_id)
+        return self.key(f"{{{shard}}}", "b", bucket_id)
 
     def dedup_layout(self) -> str:
         """The fingerprint layout the index was built with (checked by every worker)."""
@@ -96,17 +131,41 @@ class RedisKeys:
         """Hash: feed URL -> the worker whose poll of it is under way (its lease)."""
         return self.key("{harvest}", "feeds", "owners")
 
+    def harvest_count_outbox(self) -> str:
+        """Hash (Redis Cluster): "<hash key>\n<field>" -> counts of done marks not yet sent to
+        their hashes, which live in other hash slots (crawler/ledger.py, _send_counts)."""
+        return self.key("{harvest}", "counts", "outbox")
+
+    def harvest_count_sending(self) -> str:
+        """Hash: the batch of counts being sent (its id in field "")."""
+        return self.key("{harvest}", "counts", "sending")
+
+    def harvest_count_sequence(self) -> str:
+        """Integer: the last batch id of counts."""
+        return self.key("{harvest}", "counts", "sequence")
+
+    @staticmethod
+    def count_applied(hash_key: str) -> str:
+        """String: the last batch of counts applied to `hash_key` (same hash tag: same slot)."""
+        return f"{hash_key}:applied"
+
     def replay_offsets(self) -> str:
         """Hash: WARC source (path or URL) -> JSON resume point of `newsharvest replay`."""
         return self.key("{harvest}", "replay", "offsets")
 
+    # The pop script (crawler/scheduler_pop.lua) takes the claim a request carries over in the
+    # ledger: on a cluster the queue and its pop notes share the ledger's tag.
+
     def scheduler_queue(self, spider: str) -> str:
         """scrapy-redis request queue shared by the workers of a distributed crawl."""
-        return self.key(f"{{{spider}}}", "requests")
+        return self.key(*self._scheduler_tag(spider), "requests")
 
     def scheduler_popped(self, spider: str, worker: str) -> str:
         """String: a worker's last pop ("<token>|<request>"), read back after a lost reply."""
-        return self.key(f"{{{spider}}}", "popped", worker)
+        return self.key(*self._scheduler_tag(spider), "popped", worker)
+
+    def _scheduler_tag(self, spider: str) -> tuple[str, ...]:
+        return ("{harvest}", spider) if self.cluster else (f"{{{spider}}}",)
 
     def scheduler_dupefilter(self, spider: str) -> str:
         """Sorted set: request fingerprint scored by expiry (the TTL-bounded dupefilter)."""

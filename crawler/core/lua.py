@@ -6,6 +6,11 @@ script when Redis answers NOSCRIPT (a restarted or failed-over Redis has no scri
 A script every article calls (notices, dedup) goes through `BatchedScript`: the calls made while
 one is on its way go together in one pipeline.
 File names say what the script does: `<component>_<action>.lua`.
+
+On a Redis Cluster every script touches the keys of one hash slot (crawler/core/keys.py). The
+scripts registered with a cluster client start with `#!lua` (Redis 7.0+), which makes Redis
+hold them to that: a key of another slot is an error, even one that happens to sit on the same
+node, where a script without the line would reach it by luck of the slot placement.
 """
 
 from __future__ import annotations
@@ -18,7 +23,10 @@ from typing import Any
 from redis.exceptions import NoScriptError
 
 from crawler.core.batching import GroupCommit
+from crawler.core.connection import is_cluster_client
 
+# Scripts with this first line may touch keys of one hash slot only (no allow-cross-slot-keys).
+SINGLE_SLOT_SHEBANG = "#!lua\n"
 # Calls one pipeline carries at most: a burst of articles (a sink batch released at once, a
 # replay's pages in flight) costs a few round trips, and one reply never grows without bound.
 SCRIPT_CALLS_PER_BATCH = 64
@@ -40,6 +48,8 @@ def register_lua(
     source = lua_source(package, name)
     for constant, value in (constants or {}).items():
         source = source.replace(constant, value)
+    if is_cluster_client(client):
+        source = SINGLE_SLOT_SHEBANG + source
     return client.register_script(source)
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Protocol
 
-from crawler.core.connection import async_redis, redis_url, sync_redis
+from crawler.core.connection import async_redis, is_redis_location, redis_url, sync_redis
 from crawler.core.keys import RedisKeys
 from crawler.core.paths import state_dir
 from pipelines.dedup.embedded import EmbeddedNearDuplicateIndex
@@ -26,7 +26,6 @@ from pipelines.fingerprints import Fingerprint, LshParams
 from settings import base as defaults
 
 EMBEDDED_FILENAME = "dedup.sqlite3"  # in STATE_DIR unless DEDUP_EMBEDDED_PATH says otherwise
-REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
 
 
 class AsyncIndex(Protocol):
@@ -63,14 +62,15 @@ def open_index(
     prefix: str = defaults.REDIS_KEY_PREFIX,
     threshold: float = defaults.DEDUP_THRESHOLD,
     ttl_seconds: int = defaults.DEDUP_TTL_SECONDS,
+    shards: int = defaults.DEDUP_REDIS_SHARDS,
 ) -> NearDuplicateIndex:
-    """A Redis index for a redis://, rediss:// or unix:// URL (keys under `prefix`), else
-    an embedded index in the SQLite file at that path (created if missing). The defaults are
-    settings/base.py's."""
+    """A Redis index for a redis://, rediss://, unix:// or redis+cluster:// URL (keys under
+    `prefix`, in `shards` shards), else an embedded index in the SQLite file at that path
+    (created if missing). The defaults are settings/base.py's."""
     params = LshParams.for_threshold(threshold)
-    if str(location).startswith(REDIS_SCHEMES):
+    if is_redis_location(str(location)):
         client = sync_redis(str(location))
-        return RedisNearDuplicateIndex(client, params, RedisKeys(prefix), ttl_seconds)
+        return RedisNearDuplicateIndex(client, params, RedisKeys(prefix), ttl_seconds, shards)
     return EmbeddedNearDuplicateIndex(Path(location), params, ttl_seconds)
 
 
@@ -81,6 +81,7 @@ def index_from_settings(settings: Any) -> NearDuplicateIndex:
         prefix=settings.get("REDIS_KEY_PREFIX"),
         threshold=settings.getfloat("DEDUP_THRESHOLD"),
         ttl_seconds=settings.getint("DEDUP_TTL_SECONDS"),
+        shards=settings.getint("DEDUP_REDIS_SHARDS"),
     )
 
 
@@ -90,7 +91,8 @@ def open_stage_index(settings: Any, params: LshParams) -> AsyncIndex:
     url = redis_url(settings)
     if url:
         keys = RedisKeys.from_settings(settings)
-        return AsyncRedisNearDuplicateIndex(async_redis(url), params, keys, ttl)
+        shards = settings.getint("DEDUP_REDIS_SHARDS")
+        return AsyncRedisNearDuplicateIndex(async_redis(url), params, keys, ttl, shards)
     return EmbeddedAsyncIndex(EmbeddedNearDuplicateIndex(embedded_path(settings), params, ttl))
 
 

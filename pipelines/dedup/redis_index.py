@@ -8,6 +8,17 @@ Keys (all under the hash tag {nd}, so a Redis Cluster keeps them in one slot; se
                                   by Redis as a machine word, without a string allocation)
     <prefix>:{nd}:layout          the fingerprint layout the index was built with (no TTL)
 
+In DEDUP_REDIS_SHARDS > 1 shards (for a Redis Cluster: the index spread over its masters), the
+bands are dealt to the shards (band i to shard i mod S), each shard under its own hash tag
+(crawler/core/keys.py, dedup_shard_tags) with its own copy of each record: the script runs per
+shard, on that shard's keys only. A check asks every shard at once (nothing written) and takes
+the best answer; a first copy is then added shard after shard, in the same order by every
+worker, each step checking again (the script's check-and-add) and stopping at a match. Of two
+workers racing with near-duplicates, the one second at the first shard where they share a band
+sees the other there, and both cannot see each other: each would have to be added, before the
+other's check, at a shard the other reaches first, which the common order rules out. The price:
+a record copy per shard (about 200 bytes per article and shard), and a first copy's S calls.
+
 <docnum> is 53 bits of the content hash, so the record key doubles as the exact-duplicate
 lookup. Records and buckets get the TTL when written; a bucket that gains a member is rewritten
 with a fresh TTL, and members whose record has expired are skipped.
@@ -22,18 +33,21 @@ Confirming inside the script also keeps it to one round trip (the sketches never
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import Any
 
 import redis
 import redis.asyncio
 
-from crawler.core.keys import RedisKeys
+from crawler.core.keys import RedisKeys, dedup_shard_tags
 from crawler.core.lua import register_batched_lua, register_lua
 from pipelines.dedup.index import (
     EXACT,
+    KNOWN,
     MAX_BUCKET_DOCS,
     NEAR,
+    NEW,
     VERDICT_KINDS,
     NearDuplicateIndex,
     Verdict,
@@ -55,26 +69,68 @@ class ScriptCall:
     params: LshParams
     keys: RedisKeys
     ttl_seconds: int
+    shards: int = 1
     max_bucket_docs: int = MAX_BUCKET_DOCS
 
     def arguments(self, doc_id: str, found: Fingerprint, add: bool) -> tuple[list[str], list[Any]]:
+        """The one call of an index in one shard."""
+        return self.shard_arguments(doc_id, found, add)[0]
+
+    def shard_arguments(
+        self, doc_id: str, found: Fingerprint, add: bool
+    ) -> list[tuple[list[str], list[Any]]]:
+        """One call per shard, in the shards' order: its record copy and its bands' buckets."""
         if not doc_id:
             raise ValueError("doc_id must be a non-empty string")
-        keys = [
-            self.keys.dedup_record(found.docnum),
-            *(self.keys.dedup_bucket(bucket) for bucket in found.buckets),
-        ]
-        args = [
-            found.docnum,
-            found.sketch,
-            doc_id,
-            self.ttl_seconds,
-            self.params.min_matches,
-            1 if add else 0,
-            self.max_bucket_docs,
-            self.keys.dedup_record_prefix(),
-        ]
-        return keys, args
+        tags = dedup_shard_tags(self.shards)
+        calls = []
+        for shard, tag in enumerate(tags):
+            keys = [
+                self.keys.dedup_record(found.docnum, tag),
+                *(
+                    self.keys.dedup_bucket(bucket, tag)
+                    for band, bucket in enumerate(found.buckets)
+                    if band % len(tags) == shard
+                ),
+            ]
+            args = [
+                found.docnum,
+                found.sketch,
+                doc_id,
+                self.ttl_seconds,
+                self.params.min_matches,
+                1 if add else 0,
+                self.max_bucket_docs,
+                self.keys.dedup_record_prefix(tag),
+            ]
+            calls.append((keys, args))
+        return calls
+
+    @property
+    def layout(self) -> str:
+        """The stored layout: the fingerprint's, and the shard count when above one."""
+        return self.params.layout + (f"/shards={self.shards}" if self.shards > 1 else "")
+
+    def redirect(
+        self, found: Fingerprint, verdict: Verdict, shards: int
+    ) -> list[tuple[str, bytes]]:
+        """A first copy found to be a duplicate at shard `shards` (a racing worker's copy came
+        first) was added to the shards before: its records there name the earlier copy from now
+        on, so a later copy that matches it there is told the earlier one. (Between the add and
+        this rewrite, such a copy is told this one: both are copies of one story.)"""
+        owner = (verdict.duplicate_of or "").encode("utf-8")
+        tags = dedup_shard_tags(self.shards)[:shards]
+        return [(self.keys.dedup_record(found.docnum, tag), found.sketch + owner) for tag in tags]
+
+    def best(self, replies: list[list[Any]]) -> Verdict:
+        """The answer of a check asked of every shard: an exact copy (or this very document)
+        first, else the nearest confirmed candidate, else new."""
+        verdicts = [self.verdict(reply) for reply in replies]
+        for verdict in verdicts:
+            if verdict.kind in (EXACT, KNOWN):
+                return verdict
+        near = [v for v in verdicts if v.kind == NEAR]
+        return max(near, key=lambda v: v.similarity or 0.0) if near else Verdict(NEW)
 
     def verdict(self, reply: list[Any]) -> Verdict:
         kind_raw, other, matches = reply
@@ -91,21 +147,51 @@ class RedisNearDuplicateIndex(NearDuplicateIndex):
     """The index in Redis, through a blocking client (tools, benchmarks, worker processes)."""
 
     def __init__(
-        self, client: redis.Redis, params: LshParams, keys: RedisKeys, ttl_seconds: int
+        self,
+        client: redis.Redis,
+        params: LshParams,
+        keys: RedisKeys,
+        ttl_seconds: int,
+        shards: int = 1,
     ) -> None:
         super().__init__(params, ttl_seconds)
         self.client = client
         self.keys = keys
-        self._call = ScriptCall(params, keys, self.ttl_seconds)
+        self._call = ScriptCall(params, keys, self.ttl_seconds, shards)
+        self.shard_tags = dedup_shard_tags(shards)  # the hash tag of each shard, in order
         self._script = register_lua(client, "pipelines.dedup", CHECK_AND_ADD)
         pipe = client.pipeline(transaction=False)
-        pipe.set(keys.dedup_layout(), params.layout, nx=True)  # the first worker records it
+        pipe.set(keys.dedup_layout(), self._call.layout, nx=True)  # the first worker records it
         pipe.get(keys.dedup_layout())
-        check_layout(pipe.execute()[1], params, keys)
+        check_layout(pipe.execute()[1], self._call.layout, keys)
 
     def check_fingerprint(self, doc_id: str, found: Fingerprint, *, add: bool = True) -> Verdict:
-        keys, args = self._call.arguments(doc_id, found, add)
-        return self._call.verdict(self._script(keys=keys, args=args))
+        if self._call.shards == 1:
+            keys, args = self._call.arguments(doc_id, found, add)
+            return self._call.verdict(self._script(keys=keys, args=args))
+        asked = self._call.shard_arguments(doc_id, found, add=False)
+        verdict = self._call.best(self._ask_all(asked))
+        if verdict.kind != NEW or not add:
+            return verdict
+        for shard, (keys, args) in enumerate(self._call.shard_arguments(doc_id, found, True)):
+            verdict = self._call.verdict(self._script(keys=keys, args=args))
+            if verdict.kind != NEW:  # another worker's copy came first: stop adding
+                for key, value in self._call.redirect(found, verdict, shard):
+                    self.client.set(key, value, xx=True, keepttl=True)
+                return verdict
+        return verdict
+
+    def _ask_all(self, calls: list[tuple[list[str], list[Any]]]) -> list[Any]:
+        """The script's replies to `calls` (one pipeline); loaded first where a node had none."""
+        for _ in range(2):
+            pipe = self.client.pipeline(transaction=False)
+            for keys, args in calls:
+                pipe.execute_command("EVALSHA", self._script.sha, len(keys), *keys, *args)
+            try:
+                return list(pipe.execute())
+            except redis.exceptions.NoScriptError:
+                self.client.script_load(self._script.script)  # every master, on a cluster
+        raise redis.exceptions.NoScriptError("the dedup script could not be loaded")
 
     def close(self) -> None:
         self.client.close()
@@ -115,33 +201,51 @@ class AsyncRedisNearDuplicateIndex:
     """The same index through redis.asyncio: what the crawler's pipeline uses."""
 
     def __init__(
-        self, client: redis.asyncio.Redis, params: LshParams, keys: RedisKeys, ttl_seconds: int
+        self,
+        client: redis.asyncio.Redis,
+        params: LshParams,
+        keys: RedisKeys,
+        ttl_seconds: int,
+        shards: int = 1,
     ) -> None:
         self.client = client
         self.params = params
         self.keys = keys
-        self._call = ScriptCall(params, keys, checked_ttl(ttl_seconds))
+        self._call = ScriptCall(params, keys, checked_ttl(ttl_seconds), shards)
         self._script = register_batched_lua(client, "pipelines.dedup", CHECK_AND_ADD)
 
     async def open(self) -> None:
         """Check (or record) the layout: a misconfigured worker fails before its first item."""
         pipe = self.client.pipeline(transaction=False)
-        pipe.set(self.keys.dedup_layout(), self.params.layout, nx=True)
+        pipe.set(self.keys.dedup_layout(), self._call.layout, nx=True)
         pipe.get(self.keys.dedup_layout())
-        check_layout((await pipe.execute())[1], self.params, self.keys)
+        check_layout((await pipe.execute())[1], self._call.layout, self.keys)
 
     async def check_fingerprint(
         self, doc_id: str, found: Fingerprint, *, add: bool = True
     ) -> Verdict:
-        keys, args = self._call.arguments(doc_id, found, add)
-        return self._call.verdict(await self._script(keys=keys, args=args))
+        if self._call.shards == 1:
+            keys, args = self._call.arguments(doc_id, found, add)
+            return self._call.verdict(await self._script(keys=keys, args=args))
+        asked = self._call.shard_arguments(doc_id, found, add=False)
+        replies = await asyncio.gather(*(self._script(keys=k, args=a) for k, a in asked))
+        verdict = self._call.best(list(replies))
+        if verdict.kind != NEW or not add:
+            return verdict
+        for shard, (keys, args) in enumerate(self._call.shard_arguments(doc_id, found, True)):
+            verdict = self._call.verdict(await self._script(keys=keys, args=args))
+            if verdict.kind != NEW:  # another worker's copy came first: stop adding
+                for key, value in self._call.redirect(found, verdict, shard):
+                    await self.client.set(key, value, xx=True, keepttl=True)
+                return verdict
+        return verdict
 
     async def close(self) -> None:
         await self.client.aclose()
 
 
-def check_layout(stored: bytes | None, params: LshParams, keys: RedisKeys) -> None:
+def check_layout(stored: bytes | None, layout: str, keys: RedisKeys) -> None:
     """`stored` is the layout the index has (ours, if this worker was the first)."""
-    if stored is None or stored.decode() != params.layout:
+    if stored is None or stored.decode() != layout:
         found = stored.decode() if stored is not None else "nothing"
-        raise layout_mismatch(keys.dedup_layout(), found, params.layout)
+        raise layout_mismatch(keys.dedup_layout(), found, layout)

@@ -20,6 +20,7 @@ reads.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import os
@@ -32,7 +33,7 @@ from typing import Any, Protocol
 
 import redis.asyncio
 
-from crawler.core.connection import async_redis
+from crawler.core.connection import async_redis, is_cluster_client
 from crawler.core.domainstats import (
     ARTICLES,
     DUPLICATES,
@@ -334,63 +335,129 @@ class RedisStore:
         self._article_times = register_lua(client, "pipelines.monitoring", ARTICLE_TIMES_LUA)
         self._refreshed: dict[str, int] = {}  # domain -> trim period of its last TTL refresh
         self._refreshed_global: int | None = None
+        self._touched: list[str] = []  # domains refreshed this flush, for the domain index
+        self._scripts_loaded = False
         self._heartbeats = 0
 
     async def apply(
         self, batch: Batch, now: float, want: Collection[str] = ()
     ) -> dict[str, list[Outcome]]:
-        """Write one worker's batch (one MULTI/EXEC round trip); return the shared recent page
-        outcomes of the `want` domains, oldest first, the batch's own (with URLs) at the end."""
-        config, keys = self.config, self.keys
-        # TTLs are set at a domain's refresh, once per trim period: a key must outlive the
-        # period, or an active domain with a short retention would lose its series.
-        refresh_seconds = (TRIM_EVERY_BUCKETS + 1) * config.bucket_seconds
-        series_ttl = math.ceil(config.retention_seconds + refresh_seconds)
-        totals_ttl = math.ceil(max(config.counters_ttl_seconds, refresh_seconds))
-        oldest, period = config.oldest_bucket(now), config.trim_period(now)
-        # As a context: a pipeline that fails while loading its scripts still gives its
-        # connection back (else redis-py logs "Unclosed Pipeline client").
+        """Write one worker's batch; return the shared recent page outcomes of the `want`
+        domains, oldest first, the batch's own (with URLs) at the end. On one Redis server the
+        batch is one MULTI/EXEC round trip; on a Redis Cluster each domain's writes are one
+        MULTI/EXEC on the node of its hash slot ({domain}), all sent at once."""
+        plan = _FlushPlan.of(self.config, now)
+        if not is_cluster_client(self.client):
+            # As a context: a pipeline that fails while loading its scripts still gives its
+            # connection back (else redis-py logs "Unclosed Pipeline client").
+            async with self.client.pipeline(transaction=True) as pipe:
+                reads = [await self._queue_domain(pipe, plan, d, batch[d], want) for d in batch]
+                self._queue_global(pipe, plan)
+                replies = await pipe.execute()
+            return self._histories(batch, [(replies, read) for read in reads])
+        await self._load_scripts_on_every_node()
+        flushes = [self._flush_domain(plan, domain, batch[domain], want) for domain in batch]
+        try:
+            results = await asyncio.gather(*flushes)
+        except redis.exceptions.NoScriptError:
+            self._scripts_loaded = False  # a master restarted or failed over: load them again
+            raise
+        await self._flush_global(plan)  # after the domains: their refreshes name the domains
+        return self._histories(batch, results)
+
+    async def _flush_domain(
+        self, plan: _FlushPlan, domain: str, delta: DomainBatch, want: Collection[str]
+    ) -> tuple[list[Any], tuple[int, str] | None]:
         async with self.client.pipeline(transaction=True) as pipe:
-            reads: list[tuple[int, str]] = []  # (index of the LRANGE reply, domain)
-            for domain, delta in batch.items():
-                totals, series = keys.monitor_counters(domain), keys.monitor_series(domain)
-                increments = [part for item in delta.counters.items() for part in item]
-                if increments:
-                    await self._incr(keys=[totals], args=increments, client=pipe)  # queued
-                if times := _article_times(delta):
-                    await self._article_times(keys=[totals], args=times, client=pipe)
-                bucketed = [
-                    part
-                    for bucket, counts in delta.series.items()
-                    for name, value in counts.items()
-                    for part in (f"{bucket}:{name}", value)
-                ]
-                if bucketed:
-                    await self._incr(keys=[series], args=bucketed, client=pipe)
-                pages = keys.monitor_pages(domain)
-                if delta.outcomes:
-                    pipe.rpush(pages, *(outcome.encode() for outcome in delta.outcomes))
-                    pipe.ltrim(pages, -config.history_pages, -1)
-                if self._refreshed.get(domain) != period:
-                    # Once per trim period, not every flush: TTLs, the domain index, old buckets.
-                    self._refreshed[domain] = period
-                    pipe.hsetnx(totals, FIRST_SEEN_AT, now)
-                    pipe.expire(totals, totals_ttl)
-                    pipe.expire(series, series_ttl)
-                    pipe.expire(pages, totals_ttl)
-                    pipe.zadd(keys.monitor_domains(), {domain: now})
-                    await self._trim(keys=[series], args=[oldest], client=pipe)
-                if delta.outcomes and domain in want:
-                    reads.append((len(pipe), domain))
-                    pipe.lrange(pages, 0, -1)
-            if self._refreshed_global != period:
-                self._refreshed_global = period
-                # Domains silent for longer than the totals live are forgotten.
-                pipe.zremrangebyscore(keys.monitor_domains(), "-inf", now - totals_ttl)
-                pipe.hset(keys.monitor_meta(), mapping=config.as_dict())  # how to read the buckets
-            replies = await pipe.execute()
+            read = await self._queue_domain(pipe, plan, domain, delta, want)
+            return await pipe.execute(), read
+
+    async def _flush_global(self, plan: _FlushPlan) -> None:
+        async with self.client.pipeline(transaction=False) as pipe:
+            if self._queue_global(pipe, plan):
+                await pipe.execute()
+
+    async def _load_scripts_on_every_node(self) -> None:
+        """A cluster pipeline sends EVALSHA only (no load-on-NOSCRIPT): load the scripts on
+        every master first (SCRIPT LOAD goes to all of them), once per store."""
+        if not self._scripts_loaded:
+            for script in (self._incr, self._article_times, self._trim):
+                await self.client.script_load(script.script)
+            self._scripts_loaded = True
+
+    async def _script(self, pipe: Any, script: Any, keys: list[str], args: list[Any]) -> None:
+        """Queue one script call in `pipe`."""
+        if is_cluster_client(self.client):
+            pipe.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
+        else:
+            await script(keys=keys, args=args, client=pipe)  # queued; loaded if missing
+
+    async def _queue_domain(
+        self,
+        pipe: Any,
+        plan: _FlushPlan,
+        domain: str,
+        delta: DomainBatch,
+        want: Collection[str],
+    ) -> tuple[int, str] | None:
+        """Queue one domain's writes (keys of its hash slot only); (index of the LRANGE reply,
+        domain) when its shared page history is wanted back."""
+        keys, config = self.keys, self.config
+        totals, series = keys.monitor_counters(domain), keys.monitor_series(domain)
+        increments = [part for item in delta.counters.items() for part in item]
+        if increments:
+            await self._script(pipe, self._incr, [totals], increments)
+        if times := _article_times(delta):
+            await self._script(pipe, self._article_times, [totals], times)
+        bucketed = [
+            part
+            for bucket, counts in delta.series.items()
+            for name, value in counts.items()
+            for part in (f"{bucket}:{name}", value)
+        ]
+        if bucketed:
+            await self._script(pipe, self._incr, [series], bucketed)
+        pages = keys.monitor_pages(domain)
+        if delta.outcomes:
+            pipe.rpush(pages, *(outcome.encode() for outcome in delta.outcomes))
+            pipe.ltrim(pages, -config.history_pages, -1)
+        if self._refreshed.get(domain) != plan.period:
+            # Once per trim period, not every flush: TTLs, the domain index, old buckets.
+            self._refreshed[domain] = plan.period
+            pipe.hsetnx(totals, FIRST_SEEN_AT, plan.now)
+            pipe.expire(totals, plan.totals_ttl)
+            pipe.expire(series, plan.series_ttl)
+            pipe.expire(pages, plan.totals_ttl)
+            self._touched.append(domain)  # the domain index (another slot): _queue_global
+            await self._script(pipe, self._trim, [series], [plan.oldest])
+        if delta.outcomes and domain in want:
+            read = (len(pipe), domain)
+            pipe.lrange(pages, 0, -1)
+            return read
+        return None
+
+    def _queue_global(self, pipe: Any, plan: _FlushPlan) -> bool:
+        """Queue the writes to the keys all domains share; False when there are none."""
+        queued = bool(self._touched)
+        if self._touched:
+            pipe.zadd(self.keys.monitor_domains(), dict.fromkeys(self._touched, plan.now))
+            self._touched = []
+        if self._refreshed_global != plan.period:
+            self._refreshed_global = plan.period
+            # Domains silent for longer than the totals live are forgotten.
+            pipe.zremrangebyscore(self.keys.monitor_domains(), "-inf", plan.now - plan.totals_ttl)
+            pipe.hset(self.keys.monitor_meta(), mapping=self.config.as_dict())  # bucket layout
+            queued = True
+        return queued
+
+    def _histories(
+        self, batch: Batch, results: list[tuple[list[Any], tuple[int, str] | None]]
+    ) -> dict[str, list[Outcome]]:
         histories: dict[str, list[Outcome]] = {}
-        for index, domain in reads:
+        for replies, read in results:
+            if read is None:
+                continue
+            index, domain = read
             stored = [Outcome.decode(item) for item in replies[index]]
             # Our pushes are the tail (MULTI/EXEC): keep their URLs for the alert message.
             histories[domain] = recent_history(stored, batch[domain].outcomes[-len(stored) :])
@@ -458,6 +525,30 @@ class RedisStore:
 
     async def close(self) -> None:
         await self.client.aclose()
+
+
+@dataclass(frozen=True)
+class _FlushPlan:
+    """The times and TTLs one flush writes with."""
+
+    now: float
+    oldest: int
+    period: int
+    series_ttl: int
+    totals_ttl: int
+
+    @classmethod
+    def of(cls, config: StoreConfig, now: float) -> _FlushPlan:
+        # TTLs are set at a domain's refresh, once per trim period: a key must outlive the
+        # period, or an active domain with a short retention would lose its series.
+        refresh_seconds = (TRIM_EVERY_BUCKETS + 1) * config.bucket_seconds
+        return cls(
+            now=now,
+            oldest=config.oldest_bucket(now),
+            period=config.trim_period(now),
+            series_ttl=math.ceil(config.retention_seconds + refresh_seconds),
+            totals_ttl=math.ceil(max(config.counters_ttl_seconds, refresh_seconds)),
+        )
 
 
 def _article_times(delta: DomainBatch) -> list[Any]:

@@ -16,9 +16,11 @@ TTL = 3600
 MIN_FAMILY_JACCARD = 0.88  # every pair inside a raced family is a clear near-duplicate
 
 
-def racing_worker(location: str, prefix: str, name: str, docs: list, start: Any, out: Any) -> None:
+def racing_worker(
+    location: str, prefix: str, shards: int, name: str, docs: list, start: Any, out: Any
+) -> None:
     """Add `docs` (family, doc_id, text) as fast as possible once both workers are ready."""
-    with open_index(location, prefix=prefix, ttl_seconds=TTL) as index:
+    with open_index(location, prefix=prefix, ttl_seconds=TTL, shards=shards) as index:
         start.wait(timeout=60)
         began = time.time()
         results = [
@@ -27,7 +29,9 @@ def racing_worker(location: str, prefix: str, name: str, docs: list, start: Any,
         out.put((name, began, time.time(), results))
 
 
-def race_families(location: str, prefix: str) -> tuple[list, list[tuple[float, float]]]:
+def race_families(
+    location: str, prefix: str, shards: int = 1
+) -> tuple[list, list[tuple[float, float]]]:
     """Two processes add the same families at the same moment: worker A each family's
     members in stream order, worker B the same texts (own ids) in reverse order."""
     corpus = near_duplicate_corpus(150, seed=11)
@@ -48,7 +52,9 @@ def race_families(location: str, prefix: str) -> tuple[list, list[tuple[float, f
     context = multiprocessing.get_context("spawn")
     start, out = context.Barrier(2), context.Queue()
     workers = [
-        context.Process(target=racing_worker, args=(location, prefix, name, work, start, out))
+        context.Process(
+            target=racing_worker, args=(location, prefix, shards, name, work, start, out)
+        )
         for name, work in (("A", work_a), ("B", work_b))
     ]
     for worker in workers:

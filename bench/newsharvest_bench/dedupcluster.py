@@ -1,0 +1,215 @@
+"""`newsharvest bench dedup --cluster`: the near-duplicate index on one Redis server and on a
+3-master Redis Cluster, started side by side in the same run from the `redis-server` binary
+(newsharvest_bench/localcluster.py): check_and_add throughput with many concurrent clients, and
+how the keys and memory spread over the cluster's masters.
+
+The fingerprints are computed once, before the clock starts: the figures are the index's (Redis
+and the client's calls), not MinHash's. Every client process runs its share of the stream with
+`--clients` concurrent calls in flight (asyncio, the crawler's own index class); one server gets
+the one-slot layout (DEDUP_REDIS_SHARDS = 1, what a single server runs), the cluster one shard
+per master.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from crawler.cli.table import render_table
+
+TTL_SECONDS = 30 * 24 * 3600
+CLUSTER_MASTERS = 3
+TARGET_SPEEDUP = 1.5  # the cluster's throughput over one server's, same run
+START_TIMEOUT_SECONDS = 120
+RUN_TIMEOUT_SECONDS = 600
+MIB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Target:
+    label: str
+    url: str
+    shards: int
+    node_urls: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Measured:
+    target: Target
+    docs_per_second: float
+    seconds: float
+    new: int
+    duplicates: int
+    spread: list[tuple[str, int, int, float]]  # (node, keys, memory gained, CPU seconds spent)
+
+    @property
+    def busiest_cpu(self) -> float:
+        """CPU seconds of the busiest node: what bounds the index once the clients do not."""
+        return max(cpu for *_, cpu in self.spread)
+
+
+def compare(fingerprints: Sequence[Any], threshold: float, processes: int, clients: int) -> str:
+    """The report: one server vs a 3-master cluster, measured one after the other."""
+    from newsharvest_bench.localcluster import LocalRedisCluster
+
+    with LocalRedisCluster.single() as single, LocalRedisCluster.started() as cluster:
+        targets = [
+            Target("1 server", single.url, 1, tuple(single.node_urls)),
+            Target(
+                f"cluster, {CLUSTER_MASTERS} masters",
+                cluster.url,
+                CLUSTER_MASTERS,
+                tuple(cluster.node_urls),
+            ),
+        ]
+        measured = [measure(t, fingerprints, threshold, processes, clients) for t in targets]
+    return report(measured, len(fingerprints), processes, clients)
+
+
+def measure(
+    target: Target, fingerprints: Sequence[Any], threshold: float, processes: int, clients: int
+) -> Measured:
+    from crawler.core.connection import sync_redis
+
+    nodes = [sync_redis(url) for url in target.node_urls]
+    before = [(node.info("memory")["used_memory"], _cpu(node)) for node in nodes]
+    context = multiprocessing.get_context("spawn")
+    start, out = context.Barrier(processes + 1), context.Queue()
+    shares = [list(fingerprints[i::processes]) for i in range(processes)]
+    workers = [
+        context.Process(
+            target=_client_process,
+            args=(target.url, target.shards, threshold, share, clients, start, out),
+        )
+        for share in shares
+    ]
+    for worker in workers:
+        worker.start()
+    start.wait(timeout=START_TIMEOUT_SECONDS)  # every process connected and ready
+    began = time.perf_counter()
+    reports = [out.get(timeout=RUN_TIMEOUT_SECONDS) for _ in workers]
+    seconds = time.perf_counter() - began
+    for worker in workers:
+        worker.join(timeout=30)
+    failed = [r for r in reports if isinstance(r, str)]
+    if failed:
+        raise RuntimeError(f"a client process failed: {failed[0]}")
+    spread = [
+        (_address(url), node.dbsize(), node.info("memory")["used_memory"] - memory,
+         _cpu(node) - cpu)
+        for url, node, (memory, cpu) in zip(target.node_urls, nodes, before, strict=True)
+    ]  # fmt: skip
+    for node in nodes:
+        node.flushall()
+        node.close()
+    new = sum(r[0] for r in reports)
+    total = sum(r[0] + r[1] for r in reports)
+    return Measured(target, total / seconds, seconds, new, total - new, spread)
+
+
+def _cpu(node: Any) -> float:
+    """CPU seconds the Redis server has used (user + system)."""
+    info = node.info("cpu")
+    return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+
+
+def _address(url: str) -> str:
+    return url.split("//", 1)[1].rsplit("/", 1)[0]
+
+
+def _client_process(
+    url: str,
+    shards: int,
+    threshold: float,
+    fingerprints: list[Any],
+    clients: int,
+    start: Any,
+    out: Any,
+) -> None:
+    """One client process: `clients` calls in flight until its share is done; puts (new,
+    duplicates), or the error's text."""
+    try:
+        out.put(asyncio.run(_stream(url, shards, threshold, fingerprints, clients, start)))
+    except Exception as error:  # reported to the parent, which raises it
+        out.put(f"{type(error).__name__}: {error}")
+
+
+async def _stream(
+    url: str, shards: int, threshold: float, fingerprints: list[Any], clients: int, start: Any
+) -> tuple[int, int]:
+    from crawler.core.connection import async_redis
+    from crawler.core.keys import RedisKeys
+    from pipelines.dedup.redis_index import AsyncRedisNearDuplicateIndex
+    from pipelines.fingerprints import LshParams
+
+    params = LshParams.for_threshold(threshold)
+    index = AsyncRedisNearDuplicateIndex(
+        async_redis(url), params, RedisKeys("nb"), TTL_SECONDS, shards
+    )
+    await index.open()
+    await index.check_fingerprint("warm-up", fingerprints[0], add=False)  # connections, scripts
+    await asyncio.get_running_loop().run_in_executor(None, start.wait, START_TIMEOUT_SECONDS)
+    queue = list(enumerate(fingerprints))
+    counts = [0, 0]
+
+    async def client() -> None:
+        while queue:
+            number, found = queue.pop()
+            verdict = await index.check_fingerprint(f"d{os.getpid()}-{number}", found)
+            counts[0 if verdict.duplicate_of is None else 1] += 1
+
+    await asyncio.gather(*(client() for _ in range(clients)))
+    await index.close()
+    return counts[0], counts[1]
+
+
+def report(measured: list[Measured], docs: int, processes: int, clients: int) -> str:
+    base = measured[0].docs_per_second
+    rows = [
+        [
+            m.target.label,
+            m.target.shards,
+            f"{m.docs_per_second:,.0f}",
+            f"{m.docs_per_second / base:.2f}x",
+            f"{m.seconds:.2f}",
+            m.new,
+            m.duplicates,
+        ]
+        for m in measured
+    ]
+    lines = [
+        f"check_and_add throughput: {docs} fingerprinted articles (computed before the clock), "
+        f"{processes} client processes x {clients} calls in flight",
+        render_table(
+            ["index on", "shards", "articles/s", "vs 1 server", "seconds", "new", "duplicates"],
+            rows,
+        ),
+    ]
+    speedup = measured[-1].docs_per_second / base
+    verdict = "ok" if speedup >= TARGET_SPEEDUP else "MISS"
+    lines.append(
+        f"cluster / one server, measured: {speedup:.2f}x (target >= {TARGET_SPEEDUP}x: {verdict})"
+    )
+    # Where the servers are the limit (clients on other machines), the busiest node is: its CPU
+    # time per article bounds the throughput.
+    per_article = [m.busiest_cpu / max(1, m.new + m.duplicates) for m in measured]
+    capacity = per_article[0] / per_article[-1] if per_article[-1] > 0 else float("nan")
+    lines.append(
+        f"server CPU per article on the busiest node: one server {per_article[0] * 1e6:.0f} µs, "
+        f"cluster {per_article[-1] * 1e6:.0f} µs: server-bound capacity {capacity:.2f}x"
+    )
+    for m in measured:
+        total_keys = sum(keys for _, keys, *_ in m.spread) or 1
+        spread_rows = [
+            [node, keys, f"{keys / total_keys:.0%}", f"{memory / MIB:.1f}", f"{cpu:.2f}"]
+            for node, keys, memory, cpu in m.spread
+        ]
+        lines.append(f"\nkeys, memory and CPU per node: {m.target.label}")
+        headers = ["node", "keys", "share", "memory gained MiB", "CPU s"]
+        lines.append(render_table(headers, spread_rows))
+    return "\n".join(lines)
