@@ -34,7 +34,17 @@ _SEPARATORS = re.compile(r"\s*(?:[,;/]|\s(?:and|und|et|y|e|og|en)\s|&|\+)\s*", r
 _AFTER_NAME = re.compile(r"\s+(?:\||\u2013|\u2014|-)\s+.*$|\s*\(.*\)\s*$")
 # " in Lagos", " at The Paper", " for The Paper": where the writer is, not who.
 _PLACE = re.compile(r"\s+(?:in|at|for|aus|in der|en)\s+[A-Z].*$")
-# Words that make a piece a role, not a name ("Staff Writer", "Senior Correspondent").
+# Job nouns: a piece holding one is a role ("Transport Correspondent"), never a person's name.
+ROLE_NOUNS = frozenset(
+    {
+        "writer", "writers", "reporter", "reporters", "correspondent", "correspondents",
+        "editor", "editors", "columnist", "columnists", "journalist", "journalists",
+        "photographer", "contributor", "contributors", "redakteur", "redakteurin",
+        "korrespondent", "korrespondentin", "rédacteur", "rédactrice", "journaliste",
+        "correspondant", "correspondante", "periodista", "redactor", "redactora", "giornalista",
+    }
+)  # fmt: skip
+# Words that make a piece a role when it has nothing else ("Staff", "Senior Correspondent").
 ROLE_WORDS = frozenset(
     {
         "writer", "writers", "reporter", "reporters", "correspondent", "correspondents",
@@ -73,7 +83,32 @@ def is_name(text: str) -> bool:
     words = text.split()
     if len(words) > MAX_NAME_WORDS or _DIGIT.search(text):
         return False
-    return not all(word.casefold().strip(".,") in ROLE_WORDS for word in words)
+    folded = [word.casefold().strip(".,") for word in words]
+    if any(word in ROLE_NOUNS for word in folded):
+        return False
+    return not all(word in ROLE_WORDS for word in folded)
+
+
+# A byline inside a line of other page furniture: "Sept. 14, 2023 · by Hannah Cole", "by Theo
+# Marsh · 19 Sep 2022". The names run to the next separator.
+_BYLINE_IN_LINE = re.compile(
+    r"(?:^|[\u00b7\u2022|\u2013\u2014]\s*|\s)(?:(?:written|reported|words|text)\s+)?"
+    r"(?:by|von|par|por|di|door)\s+([^\u00b7\u2022|]+)",
+    re.IGNORECASE,
+)
+MAX_BYLINE_CHARS = 200
+
+
+def byline_names(text: str, *, marked: bool) -> list[str]:
+    """The names in a visible byline's text. `marked`: the page names the element a byline
+    (its class), so a text of names alone is one; otherwise only a "By ..." text is."""
+    text = clean_text(text)
+    if not text or len(text) > MAX_BYLINE_CHARS:
+        return []
+    match = _BYLINE_IN_LINE.search(text)
+    if match is not None:
+        return author_names(match.group(1))
+    return author_names(text) if marked else []
 
 
 def unique_names(names: list[str]) -> list[str]:
