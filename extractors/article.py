@@ -76,17 +76,19 @@ class Extraction:
         return self.article is None
 
 
-# A word: a run of letters or digits, or one Chinese or Japanese character (those scripts write
-# without spaces; each character counts as one word, as word counters for them do).
-_WORDS = re.compile(
-    "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
-    "|[^\\W\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+(?:['\u2019-][^\\W_]+)*"
-)
+# Chinese and Japanese write without spaces: each of their characters counts as one word, as
+# word counters for them do; everything else is words between spaces ("3.2", "don't" are one).
+_LOGOGRAPHIC_CHAR = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_WORD_CHAR = re.compile(r"\w")
 
 
 def word_count(text: str) -> int:
-    """The number of words in `text` ("don't" and "well-known" are one each)."""
-    return len(_WORDS.findall(text))
+    """The number of words in `text`: the space-separated tokens holding a letter or digit (a
+    lone dash is none), each Chinese or Japanese character one."""
+    characters = len(_LOGOGRAPHIC_CHAR.findall(text)) if not text.isascii() else 0
+    if characters:
+        text = _LOGOGRAPHIC_CHAR.sub(" ", text)
+    return characters + sum(1 for token in text.split() if _WORD_CHAR.search(token))
 
 
 def running_text(blocks: list[Block]) -> str:

@@ -60,11 +60,15 @@ ROLE_WORDS = frozenset(
 )  # fmt: skip
 _DIGIT = re.compile(r"\d")
 _EMAIL = re.compile(r"\S+@\S+")
+_LINK = re.compile(r"^(?:https?://|www\.)", re.IGNORECASE)
 
 
 def author_names(raw: str) -> list[str]:
     """The names in one byline, author value or meta tag, in order."""
-    text = _EMAIL.sub(" ", clean_text(raw))
+    text = clean_text(raw)
+    if _LINK.match(text):  # an author given as the URL of their page
+        return []
+    text = _EMAIL.sub(" ", text)
     text = _NOT_WRITERS.sub("", text)
     text = _LEADING.sub("", text)
     names = []

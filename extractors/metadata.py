@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from itertools import islice
 from typing import Any
 from urllib.parse import urljoin, urlsplit
@@ -70,6 +70,11 @@ _BYLINE_ELEMENTS = etree.XPath(
 # Byline elements looked at, and siblings after the headline looked at for a "By ..." line.
 MAX_BYLINE_ELEMENTS = 5
 HEADLINE_SIBLINGS = 3
+# Two dates of a page this close are one moment (written with and without seconds).
+SAME_MOMENT = timedelta(minutes=1)
+ZERO_OFFSET = timedelta(0)
+QUARTER_HOUR = timedelta(minutes=15)
+MAX_UTC_OFFSET = timedelta(hours=14)
 # Dates before this are page furniture (copyright years, "founded in"), not publication dates.
 EARLIEST_PUBLICATION_YEAR = 1990
 
@@ -349,6 +354,19 @@ def _microdata_authors(properties: list[tuple[list[str], Element]]) -> list[str]
 
 def parse_date(value: str | None) -> datetime | None:
     """A timezone-aware datetime from a date string (naive values are taken as UTC)."""
+    parsed = _parsed(value)
+    if parsed is None:
+        return None
+    try:
+        offset = parsed.utcoffset()
+        # Plain fixed offsets pickle and compare cheaply; naive dates are taken as UTC.
+        return parsed.replace(tzinfo=timezone(offset) if offset is not None else UTC)
+    except ValueError:  # an offset of a day or more ("+7955"): no real date
+        return None
+
+
+def _parsed(value: str | None) -> datetime | None:
+    """The datetime a date string says, naive when it gives no zone."""
     if not value or len(value) > MAX_DATE_CHARS:
         return None
     value = value.strip()
@@ -362,14 +380,7 @@ def parse_date(value: str | None) -> datetime | None:
         # and more ("21:666...6:00", dateutil reads minutes and seconds as a Decimal).
         except (ValueError, ArithmeticError, TypeError):
             return None
-    if parsed.year < EARLIEST_PUBLICATION_YEAR:
-        return None
-    try:
-        offset = parsed.utcoffset()
-        # Plain fixed offsets pickle and compare cheaply; naive dates are taken as UTC.
-        return parsed.replace(tzinfo=timezone(offset) if offset is not None else UTC)
-    except ValueError:  # an offset of a day or more ("+7955"): no real date
-        return None
+    return parsed if parsed.year >= EARLIEST_PUBLICATION_YEAR else None
 
 
 @dataclass(slots=True)
@@ -417,10 +428,38 @@ def _published(meta: _Meta, articles: list[dict[str, Any]], times: _Times) -> da
     candidates = [_jsonld_str(articles, "datePublished")]
     candidates += [meta.get(key) for key in _PUBLISHED_META]
     candidates += [times.published, times.first, _jsonld_str(articles, "dateCreated")]
-    for candidate in candidates:
+    for index, candidate in enumerate(candidates):
         if parsed := parse_date(candidate):
+            if parsed.utcoffset() == ZERO_OFFSET:
+                return _in_local_time(parsed, candidates[index + 1 :])
             return parsed
     return None
+
+
+def _in_local_time(moment: datetime, others: list[str | None]) -> datetime:
+    """A UTC publication time, in the publisher's own zone when another date on the page gives
+    the same moment in it: with its offset ("2019-11-20T01:07:00-05:00" for 06:07Z), or as a
+    local time without one, the same minutes and seconds a whole number of quarter hours away
+    ("2019-11-19 20:59:46" for 02:59:46Z is UTC-6). The publication day readers see is the
+    local one; the moment stays the same."""
+    for value in others:
+        other = _parsed(value)
+        if other is None:
+            continue
+        offset = other.utcoffset() if other.tzinfo is not None else None
+        if offset is not None:
+            if offset != ZERO_OFFSET and abs(other - moment) <= SAME_MOMENT:
+                return moment.astimezone(timezone(offset))
+            continue
+        shift = other.replace(tzinfo=UTC) - moment
+        if (
+            shift
+            and abs(shift) <= MAX_UTC_OFFSET
+            and shift % QUARTER_HOUR == ZERO_OFFSET
+            and other.second == moment.second
+        ):
+            return moment.astimezone(timezone(shift))
+    return moment
 
 
 def _modified(meta: _Meta, articles: list[dict[str, Any]], times: _Times) -> datetime | None:
