@@ -32,7 +32,7 @@ RECORD_FIELDS = (
     "blocks",
     "extraction_method",
     "content_hash",
-    # Added in 0.3: absent from records journaled by older versions (read as empty).
+    # Added in 0.2.0: absent from records journaled by older versions (read as empty).
     "modified",
     "section",
     "keywords",

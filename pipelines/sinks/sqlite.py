@@ -83,7 +83,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             INSERT INTO articles_fts (rowid, title, text) VALUES (new.id, new.title, new.text);
         END""",
     ),
-    # 2: the record fields of 0.3: modified date, section, keywords, paywall flag, images, word
+    # 2: the record fields of 0.2.0: modified date, section, keywords, paywall flag, images, word
     # count and Markdown; section and paywall are what `newsharvest search` filters on.
     (
         "ALTER TABLE articles ADD COLUMN modified TEXT",
