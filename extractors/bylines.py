@@ -60,6 +60,8 @@ ROLE_WORDS = frozenset(
 )  # fmt: skip
 _DIGIT = re.compile(r"\d")
 _EMAIL = re.compile(r"\S+@\S+")
+# "Doe, Jane": a library-style name (citation_author, DC.creator), surname first.
+_SURNAME_FIRST = re.compile(r"^([^\W\d_][\w'-]*),\s*([^\W\d_][\w.'-]*)$")
 _LINK = re.compile(r"^(?:https?://|www\.)", re.IGNORECASE)
 
 
@@ -71,6 +73,8 @@ def author_names(raw: str) -> list[str]:
     text = _EMAIL.sub(" ", text)
     text = _NOT_WRITERS.sub("", text)
     text = _LEADING.sub("", text)
+    if surname_first := _SURNAME_FIRST.match(text):  # "Doe, Jane": one name, not two
+        return [f"{surname_first.group(2)} {surname_first.group(1)}"]
     names = []
     for piece in _SEPARATORS.split(text):
         name = _PLACE.sub("", _AFTER_NAME.sub("", _LEADING.sub("", piece))).strip(" .:-|")

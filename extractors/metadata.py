@@ -43,7 +43,7 @@ _TZ_HOURS = {"EST": -5, "EDT": -4, "CST": -6, "CDT": -5, "MST": -7, "MDT": -6, "
 TZINFOS = {name: int(hours * 3600) for name, hours in _TZ_HOURS.items()}
 _META_KEYS = ("property", "name", "itemprop", "http-equiv")
 # Meta tags a page repeats, one value each (every `article:tag` is a keyword): kept as lists.
-_REPEATED_META = frozenset({"article:tag", "og:article:tag", "article:section"})
+_REPEATED_META = frozenset({"article:tag", "og:article:tag"})
 # A date in an article's URL: /2024/03/05/, /2024-03-05/, /20240305/ (year 1990-2099).
 _URL_DATE = re.compile(
     r"(?<![0-9])((?:199|20[0-9])[0-9])[/_-]?(0[1-9]|1[0-2])[/_-]?(0[1-9]|[12][0-9]|3[01])(?![0-9])"

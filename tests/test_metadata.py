@@ -66,6 +66,7 @@ def test_labelled_pages_are_enough_and_varied() -> None:
         ("Pierre Lambert | Wire Digest", ["Pierre Lambert"]),
         ("Jo Park jo.park@paper.test", ["Jo Park"]),
         ("Maria Silva in Lisbon", ["Maria Silva"]),
+        ("Doe, Jane", ["Jane Doe"]),
         ("Updated 5 min ago", []),
         ("https://paper.test/staff/jane", []),
     ],
