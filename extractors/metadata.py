@@ -4,7 +4,8 @@ the article is behind a paywall. Reads the tree; never modifies it.
 
 The meta tags are read in one pass (`_meta_index`) and the JSON-LD objects are parsed once by the
 caller; each field then looks them up, and only a field that finds nothing there walks the tree,
-by tag (`tree.iter("time")`, `tree.iter("a")`), never by a whole-tree XPath per field.
+by tag (`tree.iter("time")`) or by attribute values read in C (`//a/@rel`, the class names
+around the headline), never by an XPath that tests every element per field.
 """
 
 from __future__ import annotations
@@ -61,6 +62,8 @@ _PAYWALL_TIERS = {"locked": True, "metered": True, "free": False}
 # Breadcrumb entries that name the site, not a section.
 _HOME_CRUMBS = frozenset({"home", "start", "startseite", "accueil", "inicio", "portada"})
 _NAME_PROPERTY = etree.XPath(".//*[@itemprop='name']")
+# The rel attributes of the page's links, read in C (a page has hundreds of links, few with a rel).
+_LINK_RELS = etree.XPath("//a/@rel")
 # The class attributes of a part of the page, read in C: testing them in Python costs a fifth of
 # an XPath that tests each element's class with contains().
 _CLASS_VALUES = etree.XPath(".//@class")
@@ -302,18 +305,21 @@ def _authors(
     names = _byline_names(_microdata_authors(itemprops(tree) if properties is None else properties))
     if names:
         return names
-    names = _byline_names([text_of(link) for link in tree.iter("a") if _is_author_link(link)])
+    links = [rel.getparent() for rel in _LINK_RELS(tree) if "author" in rel.lower().split()]
+    names = _byline_names([text_of(link) for link in links])
     return names or _visible_byline(tree)
 
 
 def _visible_byline(tree: Element) -> list[str]:
-    """The names in the byline the reader sees: an element the page names a byline or author
-    (not a comment's), else a "By ..." line among the first siblings after the headline."""
+    """The names in the byline the reader sees, looked for around the headline (its header or
+    article): an element the page names a byline or author (not a comment's), else a "By ..."
+    line among the first siblings after the headline."""
     headline = next(tree.iter("h1"), None)
-    scope = tree
-    if headline is not None:
-        for ancestor in islice(headline.iterancestors(), HEADLINE_REACH):
-            scope = ancestor
+    if headline is None:  # no headline to find the byline by: not worth a walk of the page
+        return []
+    scope = headline
+    for ancestor in islice(headline.iterancestors(), HEADLINE_REACH):
+        scope = ancestor
     marked = [
         value.getparent()
         for value in _CLASS_VALUES(scope)
@@ -322,16 +328,10 @@ def _visible_byline(tree: Element) -> list[str]:
     for element in marked[:MAX_BYLINE_ELEMENTS]:
         if names := byline_names(text_of(element), marked=True):
             return unique_names(names)
-    if headline is None:
-        return []
     for sibling in islice(headline.itersiblings(), HEADLINE_SIBLINGS):
         if isinstance(sibling.tag, str) and (names := byline_names(text_of(sibling), marked=False)):
             return unique_names(names)
     return []
-
-
-def _is_author_link(link: Element) -> bool:
-    return "author" in (link.get("rel") or "").lower().split()
 
 
 def _byline_names(values: list[str]) -> list[str]:
