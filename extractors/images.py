@@ -94,6 +94,8 @@ def _source(img: Element, base_url: str | None) -> str | None:
         value = (img.get(attribute) or "").strip()
         if attribute.endswith("srcset"):
             value = value.split(",")[0].strip().split(" ")[0] if value else ""
+        if value.startswith(("https://", "http://")):
+            return value  # already absolute: no join (the common case, and urljoin is slow)
         if value and not value.startswith("data:"):
             try:
                 absolute = urljoin(base_url, value) if base_url else value

@@ -445,6 +445,17 @@ def _published(meta: _Meta, articles: list[dict[str, Any]], times: _Times) -> da
     return None
 
 
+def _iso_datetime(value: str | None) -> datetime | None:
+    """An ISO 8601 date and time, naive when it gives no zone (no dateutil: the other dates of
+    a page are only compared, and those worth comparing are written in ISO 8601)."""
+    if not value or len(value) > MAX_DATE_CHARS:
+        return None
+    try:
+        return datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
 def _in_local_time(moment: datetime, others: list[str | None]) -> datetime:
     """A UTC publication time, in the publisher's own zone when another date on the page gives
     the same moment in it: with its offset ("2019-11-20T01:07:00-05:00" for 06:07Z), or as a
@@ -452,7 +463,7 @@ def _in_local_time(moment: datetime, others: list[str | None]) -> datetime:
     ("2019-11-19 20:59:46" for 02:59:46Z is UTC-6). The publication day readers see is the
     local one; the moment stays the same."""
     for value in others:
-        other = _parsed(value)
+        other = _iso_datetime(value)
         if other is None:
             continue
         offset = other.utcoffset() if other.tzinfo is not None else None
