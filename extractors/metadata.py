@@ -70,11 +70,11 @@ _CLASS_VALUES = etree.XPath(".//@class")
 # Class names that mark a byline or an author's name (asked only of pages whose metadata names
 # no author, and around the headline when the page has one).
 _BYLINE_CLASS = re.compile("byline|author|autor|firma|signature", re.IGNORECASE)
-# Byline elements looked at, siblings after the headline looked at for a "By ..." line, and how
-# far above the headline its byline is looked for (the headline's header or article).
+# Byline elements looked at, siblings after the headline looked at for a "By ..." line, and the
+# elements that hold a whole page, not one headline's header or article.
 MAX_BYLINE_ELEMENTS = 5
 HEADLINE_SIBLINGS = 3
-HEADLINE_REACH = 2
+_PAGE_LEVEL = frozenset({"body", "html", "main"})
 # Two dates of a page this close are one moment (written with and without seconds).
 SAME_MOMENT = timedelta(minutes=1)
 ZERO_OFFSET = timedelta(0)
@@ -311,20 +311,22 @@ def _authors(
 
 
 def _visible_byline(tree: Element) -> list[str]:
-    """The names in the byline the reader sees, looked for around the headline (its header or
-    article): an element the page names a byline or author (not a comment's), else a "By ..."
-    line among the first siblings after the headline."""
+    """The names in the byline the reader sees, looked for around the headline (in the element
+    that holds it, its header or article): an element the page names a byline or author (not a
+    comment's), else a "By ..." line among the first siblings after the headline."""
     headline = next(tree.iter("h1"), None)
     if headline is None:  # no headline to find the byline by: not worth a walk of the page
         return []
-    scope = headline
-    for ancestor in islice(headline.iterancestors(), HEADLINE_REACH):
-        scope = ancestor
-    marked = [
-        value.getparent()
-        for value in _CLASS_VALUES(scope)
-        if _BYLINE_CLASS.search(value) and "comment" not in value.lower()
-    ]
+    scope = headline.getparent()
+    # The headline's own header or article, not the whole page (a headline right in <body>).
+    if scope is None or scope.tag in _PAGE_LEVEL:
+        marked = []
+    else:
+        marked = [
+            value.getparent()
+            for value in _CLASS_VALUES(scope)
+            if _BYLINE_CLASS.search(value) and "comment" not in value.lower()
+        ]
     for element in marked[:MAX_BYLINE_ELEMENTS]:
         if names := byline_names(text_of(element), marked=True):
             return unique_names(names)
