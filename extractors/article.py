@@ -19,6 +19,18 @@ Block = tuple[str, str]  # (kind, text)
 
 
 @dataclass(slots=True)
+class ArticleImage:
+    """One of the article's own images (`extractors.images`)."""
+
+    url: str
+    caption: str | None = None
+    credit: str | None = None
+
+    def as_dict(self) -> dict[str, str | None]:
+        return {"url": self.url, "caption": self.caption, "credit": self.credit}
+
+
+@dataclass(slots=True)
 class Article:
     """A clean article: the body as ordered blocks plus the metadata users index on."""
 
@@ -31,6 +43,16 @@ class Article:
     canonical_url: str | None = None
     description: str | None = None
     image: str | None = None
+    modified: datetime | None = None  # timezone-aware
+    section: str | None = None
+    keywords: list[str] = field(default_factory=list)
+    paywalled: bool | None = None  # None: the page says nothing either way
+    images: list[ArticleImage] = field(default_factory=list)  # the lead image first
+
+    @property
+    def word_count(self) -> int:
+        """Words of the running text (`word_count`)."""
+        return word_count(self.text)
 
     @property
     def text(self) -> str:
@@ -52,6 +74,21 @@ class Extraction:
     @property
     def is_null(self) -> bool:
         return self.article is None
+
+
+# Chinese and Japanese write without spaces: each of their characters counts as one word, as
+# word counters for them do; everything else is words between spaces ("3.2", "don't" are one).
+_LOGOGRAPHIC_CHAR = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_WORD_CHAR = re.compile(r"\w")
+
+
+def word_count(text: str) -> int:
+    """The number of words in `text`: the space-separated tokens holding a letter or digit (a
+    lone dash is none), each Chinese or Japanese character one."""
+    characters = len(_LOGOGRAPHIC_CHAR.findall(text)) if not text.isascii() else 0
+    if characters:
+        text = _LOGOGRAPHIC_CHAR.sub(" ", text)
+    return characters + sum(1 for token in text.split() if _WORD_CHAR.search(token))
 
 
 def running_text(blocks: list[Block]) -> str:

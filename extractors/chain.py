@@ -23,6 +23,7 @@ from extractors.arbiter import (
 from extractors.article import (
     HEADING,
     Article,
+    ArticleImage,
     Block,
     Extraction,
     is_too_short,
@@ -41,6 +42,7 @@ from extractors.evidence import (
     non_article_reason,
     page_signals,
 )
+from extractors.images import article_images
 from extractors.jsonld import jsonld_objects
 from extractors.metadata import Metadata, extract_metadata
 from extractors.preprocess import Cleaning
@@ -103,7 +105,9 @@ def run_chain(document: Document) -> Extraction:
         body = outside_kept_chrome(body, cleaning, headline(), metadata.language)
     if body is None:
         return Extraction(article=None, reason=NULL_NO_CONTENT)
-    return _judge(body, rescued, document, cleaning, metadata, jsonld, headline)
+    # A body from schema.org markup has no container: its images are looked for in the DOM's.
+    images_root = dom.container if dom is not None else None
+    return _judge(body, rescued, document, cleaning, metadata, jsonld, headline, images_root)
 
 
 def _judge(
@@ -114,13 +118,15 @@ def _judge(
     metadata: Metadata,
     jsonld: list[dict[str, Any]],
     headline: Callable[[], Element | None],
+    fallback: Element | None = None,
 ) -> Extraction:
     """The article, or NULL by the evidence: a body that looks like a listing sends the page
     through the cascade once more; a short body is an article when the page sets it out as its
     post."""
     tree = document.tree
     signals = page_signals(jsonld, metadata.page_type, metadata.robots)
-    declared = signals.declares_article or metadata.published is not None
+    dated = metadata.published is not None and not metadata.dated_by_url
+    declared = signals.declares_article or dated
     set_out = _PostEvidence(cleaning, headline, declared)
     reason = non_article_reason(
         body.shape, signals, tree, jsonld, cleaning.kind, lambda: set_out(body)
@@ -141,7 +147,8 @@ def _judge(
             body, reason = other, None
     if reason is not None:
         return Extraction(article=None, reason=reason)
-    return finish_article(body.blocks, body.method, metadata, lambda: set_out(body))
+    container = body.container if body.container is not None else fallback
+    return finish_article(body.blocks, body.method, metadata, lambda: set_out(body), container)
 
 
 class _PostEvidence:
@@ -189,6 +196,7 @@ def finish_article(
     method: str,
     metadata: Metadata,
     short_article: Callable[[], bool] = lambda: False,
+    container: Element | None = None,
 ) -> Extraction:
     """The article from a body, by the same rules for every extractor: a leading heading that
     repeats the title goes, and a body too short to be an article is NULL, unless the page sets
@@ -199,7 +207,7 @@ def finish_article(
     blocks = _drop_leading_title(blocks, metadata.title)
     if is_too_short(running_text(blocks)) and not short_article():  # captions alone never do
         return Extraction(article=None, reason=NULL_TOO_SHORT)
-    return Extraction(article=_article(blocks, method, metadata))
+    return Extraction(article=_article(blocks, method, metadata, container))
 
 
 def _visible_metadata(metadata: Metadata) -> Metadata:
@@ -221,7 +229,12 @@ def _drop_leading_title(blocks: list[Block], title: str | None) -> list[Block]:
     return blocks
 
 
-def _article(blocks: list[Block], method: str, metadata: Metadata) -> Article:
+def _article(
+    blocks: list[Block], method: str, metadata: Metadata, container: Element | None
+) -> Article:
+    lead = None
+    if metadata.image:
+        lead = ArticleImage(metadata.image, metadata.image_caption, metadata.image_credit)
     return Article(
         blocks=blocks,
         method=method,
@@ -232,4 +245,9 @@ def _article(blocks: list[Block], method: str, metadata: Metadata) -> Article:
         canonical_url=metadata.canonical_url,
         description=metadata.description,
         image=metadata.image,
+        modified=metadata.modified,
+        section=metadata.section,
+        keywords=metadata.keywords,
+        paywalled=metadata.paywalled,
+        images=article_images(container, metadata.canonical_url, lead),
     )

@@ -1,12 +1,19 @@
-"""Article metadata from JSON-LD, OpenGraph and meta tags: title, authors, dates, language,
-canonical URL, description and top image. Reads the tree; never modifies it.
+"""Article metadata from JSON-LD, OpenGraph and meta tags: title, authors, dates (published
+and modified), language, canonical URL, description, top image, section, keywords and whether
+the article is behind a paywall. Reads the tree; never modifies it.
+
+The meta tags are read in one pass (`_meta_index`) and the JSON-LD objects are parsed once by the
+caller; each field then looks them up, and only a field that finds nothing there walks the tree,
+by tag (`tree.iter("time")`) or by attribute values read in C (`//a/@rel`, the class names
+around the headline), never by an XPath that tests every element per field.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime, timezone
+from datetime import UTC, datetime, timedelta, timezone
+from itertools import islice
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
@@ -15,7 +22,8 @@ from lxml import etree
 
 from extractors import safetext
 from extractors.blocks import clean_text
-from extractors.jsonld import article_objects, first_string, names_of
+from extractors.bylines import MAX_AUTHORS, author_names, byline_names, unique_names
+from extractors.jsonld import article_objects, first_string, names_of, types_of
 from extractors.tree import Element, itemprops, text_of
 
 # Title separators between headline and site name: "Headline | Site", "Site - Headline".
@@ -23,17 +31,55 @@ _TITLE_SEPARATORS = re.compile(r"\s+(?:\||-|\u2013|\u2014|::|\u00b7|\u2022|\u00b
 # A title segment shorter than this is a site name or a section, never the headline.
 MIN_HEADLINE_CHARS = 15
 MAX_TITLE_CHARS = 500
-MAX_AUTHORS = 20
-MAX_AUTHOR_CHARS = 120
 MAX_DATE_CHARS = 100
 _LANGUAGE = re.compile(r"^[a-zA-Z]{2,3}(?:[-_][a-zA-Z0-9]{2,8})*$")
 # Timezone abbreviations seen in news dates; dateutil knows none of them without help.
+# "ET"/"PT" are what US pages print; taken as standard time (an hour off in summer at worst,
+# never a day off for a date printed with its time).
 _TZ_HOURS = {"EST": -5, "EDT": -4, "CST": -6, "CDT": -5, "MST": -7, "MDT": -6, "PST": -8,
-             "PDT": -7, "GMT": 0, "UTC": 0, "UT": 0, "Z": 0, "BST": 1, "CET": 1, "CEST": 2,
-             "EET": 2, "EEST": 3, "IST": 5.5, "JST": 9, "AEST": 10, "AEDT": 11}  # fmt: skip
+             "PDT": -7, "ET": -5, "CT": -6, "PT": -8, "GMT": 0, "UTC": 0, "UT": 0, "Z": 0,
+             "BST": 1, "CET": 1, "CEST": 2, "MEZ": 1, "MESZ": 2, "EET": 2, "EEST": 3,
+             "MSK": 3, "IST": 5.5, "SGT": 8, "HKT": 8, "JST": 9, "KST": 9, "AEST": 10,
+             "AEDT": 11, "NZST": 12, "NZDT": 13}  # fmt: skip
 TZINFOS = {name: int(hours * 3600) for name, hours in _TZ_HOURS.items()}
 _META_KEYS = ("property", "name", "itemprop", "http-equiv")
+# Meta tags a page repeats, one value each (every `article:tag` is a keyword): kept as lists.
+_REPEATED_META = frozenset({"article:tag", "og:article:tag"})
+# A date in an article's URL: /2024/03/05/, /2024-03-05/, /20240305/ (year 1990-2099).
+_URL_DATE = re.compile(
+    r"(?<![0-9])((?:199|20[0-9])[0-9])[/_-]?(0[1-9]|1[0-2])[/_-]?(0[1-9]|[12][0-9]|3[01])(?![0-9])"
+)
+# A keyword list in one string: "budget, parliament; taxes".
+_KEYWORD_SEPARATORS = re.compile(r"\s*[,;|]\s*")
+MAX_KEYWORDS = 50
+MAX_KEYWORD_CHARS = 100
+MAX_SECTION_CHARS = 100
+# JSON-LD values of isAccessibleForFree and the meta tags' paywall words, as booleans.
+_FALSE_WORDS = frozenset({"false", "no", "0"})
+_TRUE_WORDS = frozenset({"true", "yes", "1"})
+# Open Graph's `article:content_tier`: "locked" and "metered" pages are behind a paywall.
+_PAYWALL_TIERS = {"locked": True, "metered": True, "free": False}
+# Breadcrumb entries that name the site, not a section.
+_HOME_CRUMBS = frozenset({"home", "start", "startseite", "accueil", "inicio", "portada"})
 _NAME_PROPERTY = etree.XPath(".//*[@itemprop='name']")
+# The rel attributes of the page's links, read in C (a page has hundreds of links, few with a rel).
+_LINK_RELS = etree.XPath("//a/@rel")
+# The class attributes of a part of the page, read in C: testing them in Python costs a fifth of
+# an XPath that tests each element's class with contains().
+_CLASS_VALUES = etree.XPath(".//@class")
+# Class names that mark a byline or an author's name (asked only of pages whose metadata names
+# no author, and around the headline when the page has one).
+_BYLINE_CLASS = re.compile("byline|author|autor|firma|signature", re.IGNORECASE)
+# Byline elements looked at, siblings after the headline looked at for a "By ..." line, and the
+# elements that hold a whole page, not one headline's header or article.
+MAX_BYLINE_ELEMENTS = 5
+HEADLINE_SIBLINGS = 3
+_PAGE_LEVEL = frozenset({"body", "html", "main"})
+# Two dates of a page this close are one moment (written with and without seconds).
+SAME_MOMENT = timedelta(minutes=1)
+ZERO_OFFSET = timedelta(0)
+QUARTER_HOUR = timedelta(minutes=15)
+MAX_UTC_OFFSET = timedelta(hours=14)
 # Dates before this are page furniture (copyright years, "founded in"), not publication dates.
 EARLIEST_PUBLICATION_YEAR = 1990
 
@@ -50,14 +96,35 @@ class Metadata:
     site_name: str | None = None
     page_type: str | None = None  # OpenGraph og:type, e.g. "article", "website", "video.other"
     robots: str | None = None  # the robots meta tag, e.g. "noindex, follow"
+    # `published` is only the day in the URL: no evidence on the page that it is dated.
+    dated_by_url: bool = False
+    modified: datetime | None = None
+    section: str | None = None
+    keywords: list[str] = field(default_factory=list)
+    paywalled: bool | None = None  # None: the page says nothing either way
+    image_caption: str | None = None  # the lead image's caption and credit, when JSON-LD has them
+    image_credit: str | None = None
 
 
-def _meta_index(tree: Element) -> dict[str, str]:
-    """Meta tags keyed by lower-cased name/property/itemprop; the first occurrence wins.
+@dataclass(slots=True)
+class _Meta:
+    """The page's meta tags: the first value of each key, and every value of repeated ones."""
+
+    first: dict[str, str]
+    repeated: dict[str, list[str]]
+
+    def get(self, key: str) -> str | None:
+        return self.first.get(key)
+
+
+def _meta_index(tree: Element) -> _Meta:
+    """Meta tags keyed by lower-cased name/property/itemprop; the first occurrence wins, and
+    the tags a page repeats (`article:tag`) keep every value.
 
     Metadata lives in <head>; microdata <meta> in the body only adds what the head lacks.
     """
     index: dict[str, str] = {}
+    repeated: dict[str, list[str]] = {}
     head = tree.find("head")
     scopes = [head] if head is not None else []
     body = tree.find("body")
@@ -70,9 +137,14 @@ def _meta_index(tree: Element) -> dict[str, str]:
             content = content.strip()
             for attribute in _META_KEYS:
                 key = meta.get(attribute)
-                if key and (key := key.strip().lower()) not in index:
+                if not key:
+                    continue
+                key = key.strip().lower()
+                if key not in index:
                     index[key] = content
-    return index
+                if key in _REPEATED_META:
+                    repeated.setdefault(key, []).append(content)
+    return _Meta(index, repeated)
 
 
 def extract_metadata(
@@ -86,19 +158,29 @@ def extract_metadata(
     meta = _meta_index(tree)
     articles = article_objects(jsonld)
     site_name = _site_name(meta, jsonld)
+    times = _time_values(tree)
+    lead = _lead_image(articles)
+    published = _published(meta, articles, times)
     metadata = Metadata(
         title=extract_title(tree, meta, articles, site_name),
-        authors=_authors(tree, meta, articles, properties),
-        published=_published(tree, meta, articles),
+        authors=_authors(tree, meta, articles, jsonld, properties),
+        published=published or url_date(url),
         language=_language(tree, meta, articles),
         canonical_url=_canonical(tree, meta, url),
         description=_first(meta.get("og:description"), meta.get("description"),
                            _jsonld_str(articles, "description")),
         image=_absolute(url, _first(meta.get("og:image"), meta.get("twitter:image"),
-                                    _jsonld_str(articles, "image"))),
+                                    first_string(lead))),
         site_name=site_name,
         page_type=meta.get("og:type"),
         robots=meta.get("robots"),
+        dated_by_url=published is None,
+        modified=_modified(meta, articles, times),
+        section=_section(meta, articles, jsonld, site_name),
+        keywords=_keywords(meta, articles),
+        paywalled=_paywalled(meta, articles),
+        image_caption=_line(_jsonld_text(lead, "caption")),
+        image_credit=_line(_image_credit(lead)),
     )  # fmt: skip
     return _shown_as_one_line(metadata)
 
@@ -112,6 +194,8 @@ def _shown_as_one_line(metadata: Metadata) -> Metadata:
         authors=[name for name in map(_line, metadata.authors) if name],
         description=_line(metadata.description),
         site_name=_line(metadata.site_name),
+        section=_line(metadata.section),
+        keywords=[word for word in map(_line, metadata.keywords) if word],
     )
 
 
@@ -145,9 +229,9 @@ def _absolute(base: str | None, link: str | None) -> str | None:
     return absolute if scheme in ("http", "https") else None
 
 
-def _site_name(meta: dict[str, str], jsonld: list[dict[str, Any]]) -> str | None:
-    if meta.get("og:site_name"):
-        return clean_text(meta["og:site_name"])
+def _site_name(meta: _Meta, jsonld: list[dict[str, Any]]) -> str | None:
+    if site_name := meta.get("og:site_name"):
+        return clean_text(site_name)
     for obj in jsonld:
         publisher = obj.get("publisher")
         names = names_of(publisher) if publisher else []
@@ -158,7 +242,7 @@ def _site_name(meta: dict[str, str], jsonld: list[dict[str, Any]]) -> str | None
 
 def extract_title(
     tree: Element,
-    meta: dict[str, str],
+    meta: _Meta,
     articles: list[dict[str, Any]],
     site_name: str | None,
 ) -> str | None:
@@ -200,25 +284,72 @@ def strip_site_name(title: str, site_name: str | None = None) -> str:
 
 def _authors(
     tree: Element,
-    meta: dict[str, str],
+    meta: _Meta,
     articles: list[dict[str, Any]],
+    jsonld: list[dict[str, Any]],
     properties: list[tuple[list[str], Element]] | None = None,
 ) -> list[str]:
-    names: list[str] = []
+    """Authors from the most explicit source that names any: JSON-LD `author` (objects, arrays,
+    references to a Person elsewhere in the @graph), meta tags, microdata, rel=author links.
+    Every value is read as a byline (`extractors.bylines`): roles, "By" and places go, and
+    "A and B" is two names."""
     for obj in articles:
-        names.extend(names_of(obj.get("author")))
+        names = _byline_names(names_of(_resolved(obj.get("author"), jsonld)))
         if names:
-            break
-    if not names:
-        for key in ("author", "article:author", "dc.creator", "byl", "parsely-author"):
-            if meta.get(key):
-                names.extend(re.split(r"\s*(?:,|\band\b|&)\s*", meta[key]))
-                break
-    if not names:
-        names.extend(_microdata_authors(itemprops(tree) if properties is None else properties))
-    if not names:
-        names.extend(text_of(link) for link in tree.iter("a") if link.get("rel") == "author")
-    return _unique_authors(names)
+            return names
+    for key in ("author", "article:author", "dc.creator", "dcterms.creator", "byl",
+                "parsely-author", "sailthru.author", "citation_author"):  # fmt: skip
+        value = meta.get(key)
+        if value and not value.startswith("http") and (names := _byline_names([value])):
+            return names
+    names = _byline_names(_microdata_authors(itemprops(tree) if properties is None else properties))
+    if names:
+        return names
+    links = [rel.getparent() for rel in _LINK_RELS(tree) if "author" in rel.lower().split()]
+    names = _byline_names([text_of(link) for link in links])
+    return names or _visible_byline(tree)
+
+
+def _visible_byline(tree: Element) -> list[str]:
+    """The names in the byline the reader sees, looked for around the headline (in the element
+    that holds it, its header or article): an element the page names a byline or author (not a
+    comment's), else a "By ..." line among the first siblings after the headline."""
+    headline = next(tree.iter("h1"), None)
+    if headline is None:  # no headline to find the byline by: not worth a walk of the page
+        return []
+    scope = headline.getparent()
+    # The headline's own header or article, not the whole page (a headline right in <body>).
+    if scope is None or scope.tag in _PAGE_LEVEL:
+        marked = []
+    else:
+        marked = [
+            value.getparent()
+            for value in _CLASS_VALUES(scope)
+            if _BYLINE_CLASS.search(value) and "comment" not in value.lower()
+        ]
+    for element in marked[:MAX_BYLINE_ELEMENTS]:
+        if names := byline_names(text_of(element), marked=True):
+            return unique_names(names)
+    for sibling in islice(headline.itersiblings(), HEADLINE_SIBLINGS):
+        if isinstance(sibling.tag, str) and (names := byline_names(text_of(sibling), marked=False)):
+            return unique_names(names)
+    return []
+
+
+def _byline_names(values: list[str]) -> list[str]:
+    return unique_names([name for value in values[:MAX_AUTHORS] for name in author_names(value)])
+
+
+def _resolved(value: Any, jsonld: list[dict[str, Any]]) -> Any:
+    """An author given as {"@id": ...} only, replaced by the object of that @id in the page's
+    JSON-LD (a Person listed once in the @graph and referred to by the article)."""
+    if isinstance(value, list):
+        return [_resolved(item, jsonld) for item in value[:MAX_AUTHORS]]
+    if isinstance(value, dict) and "name" not in value and isinstance(value.get("@id"), str):
+        for obj in jsonld:
+            if obj is not value and obj.get("@id") == value["@id"] and "name" in obj:
+                return obj
+    return value
 
 
 def _microdata_authors(properties: list[tuple[list[str], Element]]) -> list[str]:
@@ -232,25 +363,21 @@ def _microdata_authors(properties: list[tuple[list[str], Element]]) -> list[str]
     return names
 
 
-def _unique_authors(names: list[str]) -> list[str]:
-    seen: set[str] = set()
-    authors: list[str] = []
-    for name in names:
-        name = re.sub(r"^\s*by\s+", "", clean_text(name), flags=re.I)
-        key = name.casefold()
-        if (
-            name
-            and len(name) <= MAX_AUTHOR_CHARS
-            and not name.startswith("http")
-            and key not in seen
-        ):
-            seen.add(key)
-            authors.append(name)
-    return authors[:MAX_AUTHORS]
-
-
 def parse_date(value: str | None) -> datetime | None:
     """A timezone-aware datetime from a date string (naive values are taken as UTC)."""
+    parsed = _parsed(value)
+    if parsed is None:
+        return None
+    try:
+        offset = parsed.utcoffset()
+        # Plain fixed offsets pickle and compare cheaply; naive dates are taken as UTC.
+        return parsed.replace(tzinfo=timezone(offset) if offset is not None else UTC)
+    except ValueError:  # an offset of a day or more ("+7955"): no real date
+        return None
+
+
+def _parsed(value: str | None) -> datetime | None:
+    """The datetime a date string says, naive when it gives no zone."""
     if not value or len(value) > MAX_DATE_CHARS:
         return None
     value = value.strip()
@@ -264,45 +391,272 @@ def parse_date(value: str | None) -> datetime | None:
         # and more ("21:666...6:00", dateutil reads minutes and seconds as a Decimal).
         except (ValueError, ArithmeticError, TypeError):
             return None
-    if parsed.year < EARLIEST_PUBLICATION_YEAR:
-        return None
-    try:
-        offset = parsed.utcoffset()
-        # Plain fixed offsets pickle and compare cheaply; naive dates are taken as UTC.
-        return parsed.replace(tzinfo=timezone(offset) if offset is not None else UTC)
-    except ValueError:  # an offset of a day or more ("+7955"): no real date
-        return None
+    return parsed if parsed.year >= EARLIEST_PUBLICATION_YEAR else None
 
 
-def _time_datetime(tree: Element) -> str | None:
-    """The datetime of the <time itemprop=datePublished>, else of the first <time>."""
-    first = None
+@dataclass(slots=True)
+class _Times:
+    """The datetimes of the page's <time> elements: the one marked as the publication date,
+    the one marked as the modification date, and the first one."""
+
+    published: str | None = None
+    modified: str | None = None
+    first: str | None = None
+
+
+def _time_values(tree: Element) -> _Times:
+    """One walk over the <time> elements (by tag, in C)."""
+    times = _Times()
     for element in tree.iter("time"):
         value = element.get("datetime")
         if not value:
             continue
-        if element.get("itemprop", "").lower() == "datepublished":
-            return value
-        first = first or value
-    return first
+        marks = f"{element.get('itemprop', '')} {element.get('class', '')}".lower()
+        if times.published is None and (
+            "datepublished" in marks or "publish" in marks or element.get("pubdate") is not None
+        ):
+            times.published = value
+        elif times.modified is None and ("datemodified" in marks or "updated" in marks):
+            times.modified = value
+        times.first = times.first or value
+    return times
 
 
-def _published(
-    tree: Element, meta: dict[str, str], articles: list[dict[str, Any]]
-) -> datetime | None:
+# Meta tags of the publication date, the most specific first.
+_PUBLISHED_META = (
+    "article:published_time", "og:published_time", "og:article:published_time",
+    "datepublished", "article.published", "pubdate", "publishdate", "publish-date",
+    "dcterms.created", "dcterms.issued", "dc.date.issued", "dc.date.created", "dc.date", "date",
+    "sailthru.date", "parsely-pub-date", "citation_publication_date", "article:published",
+)  # fmt: skip
+_MODIFIED_META = (
+    "article:modified_time", "og:updated_time", "og:article:modified_time", "datemodified",
+    "article.updated", "dcterms.modified", "dc.date.modified", "last-modified", "lastmod",
+)  # fmt: skip
+
+
+def _published(meta: _Meta, articles: list[dict[str, Any]], times: _Times) -> datetime | None:
     candidates = [_jsonld_str(articles, "datePublished")]
-    candidates += [meta.get(key) for key in (
-        "article:published_time", "og:published_time", "datepublished", "pubdate",
-        "publishdate", "date", "dc.date", "dc.date.issued", "sailthru.date", "parsely-pub-date",
-    )]  # fmt: skip
-    candidates.append(_time_datetime(tree))
+    candidates += [meta.get(key) for key in _PUBLISHED_META]
+    candidates += [times.published, times.first, _jsonld_str(articles, "dateCreated")]
+    for index, candidate in enumerate(candidates):
+        if parsed := parse_date(candidate):
+            if parsed.utcoffset() == ZERO_OFFSET:
+                return _in_local_time(parsed, candidates[index + 1 :])
+            return parsed
+    return None
+
+
+def _iso_datetime(value: str | None) -> datetime | None:
+    """An ISO 8601 date and time, naive when it gives no zone (no dateutil: the other dates of
+    a page are only compared, and those worth comparing are written in ISO 8601)."""
+    if not value or len(value) > MAX_DATE_CHARS:
+        return None
+    try:
+        return datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def _in_local_time(moment: datetime, others: list[str | None]) -> datetime:
+    """A UTC publication time, in the publisher's own zone when another date on the page gives
+    the same moment in it: with its offset ("2019-11-20T01:07:00-05:00" for 06:07Z), or as a
+    local time without one, the same minutes and seconds a whole number of quarter hours away
+    ("2019-11-19 20:59:46" for 02:59:46Z is UTC-6). The publication day readers see is the
+    local one; the moment stays the same."""
+    for value in others:
+        other = _iso_datetime(value)
+        if other is None:
+            continue
+        offset = other.utcoffset() if other.tzinfo is not None else None
+        if offset is not None:
+            if offset != ZERO_OFFSET and abs(other - moment) <= SAME_MOMENT:
+                return moment.astimezone(timezone(offset))
+            continue
+        shift = other.replace(tzinfo=UTC) - moment
+        if (
+            shift
+            and abs(shift) <= MAX_UTC_OFFSET
+            and shift % QUARTER_HOUR == ZERO_OFFSET
+            and other.second == moment.second
+        ):
+            return moment.astimezone(timezone(shift))
+    return moment
+
+
+def _modified(meta: _Meta, articles: list[dict[str, Any]], times: _Times) -> datetime | None:
+    candidates = [_jsonld_str(articles, "dateModified"), times.modified]
+    candidates += [meta.get(key) for key in _MODIFIED_META]
     for candidate in candidates:
         if parsed := parse_date(candidate):
             return parsed
     return None
 
 
-def _language(tree: Element, meta: dict[str, str], articles: list[dict[str, Any]]) -> str | None:
+def url_date(url: str | None) -> datetime | None:
+    """The day in an article's URL (/2024/03/05/, /2024-03-05-, /20240305/), midnight UTC: a
+    last resort, as precise as the URL."""
+    if not url:
+        return None
+    try:
+        path = urlsplit(url).path
+    except ValueError:
+        return None
+    match = _URL_DATE.search(path)
+    if match is None:
+        return None
+    year, month, day = (int(part) for part in match.groups())
+    try:
+        return datetime(year, month, day, tzinfo=UTC)
+    except ValueError:  # 2023/02/30
+        return None
+
+
+def _section(
+    meta: _Meta, articles: list[dict[str, Any]], jsonld: list[dict[str, Any]], site: str | None
+) -> str | None:
+    """articleSection, else the article:section meta tag, else the breadcrumb's deepest entry
+    above the article itself."""
+    for candidate in (_jsonld_str(articles, "articleSection"), meta.get("article:section"),
+                      meta.get("parsely-section"), _breadcrumb_section(jsonld, site)):  # fmt: skip
+        if candidate and (section := clean_text(candidate)) and len(section) <= MAX_SECTION_CHARS:
+            return section
+    return None
+
+
+def _breadcrumb_section(jsonld: list[dict[str, Any]], site: str | None) -> str | None:
+    for obj in jsonld:
+        if "breadcrumblist" not in types_of(obj):
+            continue
+        items = obj.get("itemListElement")
+        if not isinstance(items, list):
+            continue
+        crumbs = [_crumb_name(item) for item in items if isinstance(item, dict)]
+        crumbs = [name for name in crumbs if name and not _is_home(name, site)]
+        # The last crumb is the article itself when the list has more than one section.
+        if len(crumbs) >= 2:
+            return crumbs[-2]
+        return crumbs[0] if crumbs and _has_item_link(items) else None
+    return None
+
+
+def _crumb_name(item: dict[str, Any]) -> str | None:
+    name = item.get("name")
+    if not isinstance(name, str):
+        inner = item.get("item")
+        name = inner.get("name") if isinstance(inner, dict) else None
+    return clean_text(name) if isinstance(name, str) else None
+
+
+def _has_item_link(items: list[Any]) -> bool:
+    """Whether every crumb links somewhere (then a single crumb is a section, not the page)."""
+    return all(isinstance(item, dict) and item.get("item") for item in items)
+
+
+def _is_home(name: str, site: str | None) -> bool:
+    key = name.casefold()
+    return key in _HOME_CRUMBS or (site is not None and key == site.casefold())
+
+
+def _keywords(meta: _Meta, articles: list[dict[str, Any]]) -> list[str]:
+    """JSON-LD keywords, else news_keywords, else every article:tag, else the keywords meta."""
+    for obj in articles:
+        value = obj.get("keywords")
+        if isinstance(value, list):
+            words = [word for item in value[:MAX_KEYWORDS] for word in _split_keywords(item)]
+        else:
+            words = _split_keywords(value)
+        if words:
+            return _unique_keywords(words)
+    for values in (
+        _split_keywords(meta.get("news_keywords")),
+        [word for tag in meta.repeated.get("article:tag", []) for word in _split_keywords(tag)],
+        _split_keywords(meta.get("keywords")),
+    ):
+        if values:
+            return _unique_keywords(values)
+    return []
+
+
+def _split_keywords(value: Any) -> list[str]:
+    if isinstance(value, dict):
+        value = value.get("name")
+    if not isinstance(value, str):
+        return []
+    return [word for word in _KEYWORD_SEPARATORS.split(clean_text(value)) if word]
+
+
+def _unique_keywords(words: list[str]) -> list[str]:
+    seen: set[str] = set()
+    kept = []
+    for word in words:
+        key = word.casefold()
+        if key not in seen and len(word) <= MAX_KEYWORD_CHARS:
+            seen.add(key)
+            kept.append(word)
+    return kept[:MAX_KEYWORDS]
+
+
+def _paywalled(meta: _Meta, articles: list[dict[str, Any]]) -> bool | None:
+    """True when the page marks its content as not free (schema.org isAccessibleForFree false,
+    on the article or on a part of it: Google's paywalled-content markup; Open Graph's
+    content_tier locked or metered), False when it marks it free, None when it says nothing."""
+    for obj in articles:
+        found = _free_flag(obj.get("isAccessibleForFree"))
+        parts = obj.get("hasPart")
+        for part in parts if isinstance(parts, list) else [parts]:
+            if isinstance(part, dict) and _free_flag(part.get("isAccessibleForFree")) is False:
+                found = False
+        if found is not None:
+            return not found
+    found = _free_flag(meta.get("isaccessibleforfree"))
+    if found is not None:
+        return not found
+    return _PAYWALL_TIERS.get((meta.get("article:content_tier") or "").strip().lower())
+
+
+def _free_flag(value: Any) -> bool | None:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        word = value.strip().lower().rsplit("/", 1)[-1]  # "https://schema.org/False"
+        if word in _FALSE_WORDS:
+            return False
+        if word in _TRUE_WORDS:
+            return True
+    return None
+
+
+def _lead_image(articles: list[dict[str, Any]]) -> Any:
+    """The article's JSON-LD `image` (a URL, an ImageObject, or a list of them: the first)."""
+    for obj in articles:
+        image = obj.get("image")
+        if isinstance(image, list):
+            image = image[0] if image else None
+        if image:
+            return image
+    return None
+
+
+def _jsonld_text(value: Any, key: str) -> str | None:
+    text = value.get(key) if isinstance(value, dict) else None
+    return clean_text(text) if isinstance(text, str) and text.strip() else None
+
+
+def _image_credit(image: Any) -> str | None:
+    return (
+        _jsonld_text(image, "creditText")
+        or _jsonld_names(image, "copyrightHolder")
+        or _jsonld_names(image, "author")
+    )
+
+
+def _jsonld_names(value: Any, key: str) -> str | None:
+    names = names_of(value.get(key)) if isinstance(value, dict) else []
+    return ", ".join(clean_text(name) for name in names) or None
+
+
+def _language(tree: Element, meta: _Meta, articles: list[dict[str, Any]]) -> str | None:
     candidates = (
         tree.get("lang"),
         tree.get("xml:lang"),
@@ -317,7 +671,7 @@ def _language(tree: Element, meta: dict[str, str], articles: list[dict[str, Any]
     return None
 
 
-def _canonical(tree: Element, meta: dict[str, str], url: str | None) -> str | None:
+def _canonical(tree: Element, meta: _Meta, url: str | None) -> str | None:
     head = tree.find("head")
     # The head first, where the link belongs: the body is looked through only when it is not.
     for scope in (head, tree) if head is not None else (tree,):

@@ -172,6 +172,7 @@ DEDUP_EMBEDDED_PATH = ""
 # --- Index sinks ------------------------------------------------------------------------------
 
 OUTPUT_DIR = "output"  # where output files go (the SQLite index, the demo's JSON Lines)
+OUTPUT_MARKDOWN = False  # also give each article as Markdown (the record's `markdown` field)
 # JSON Lines stays Scrapy's FEEDS (`-O articles.jsonl`); the sinks below index the same articles.
 # Each sink is on when its switch says so; several may run at once (order: SQLite, PostgreSQL,
 # Redis Stream). Near-duplicates (`duplicate_of` set) are counted, never indexed.

@@ -270,3 +270,28 @@ def test_the_stats_of_several_crawlers_in_one_log_are_added_up() -> None:
         f"INFO: {STATS_DUMP}:\n{{'elapsed_time_seconds': 15.6, 'item_scraped_count': 2499}}\n"
     )
     assert combined_stats(log) == {"elapsed_time_seconds": 15.6, "item_scraped_count": 4999.0}
+
+
+def test_bench_metadata_scores_labelled_pages_and_skips_a_missing_peer(
+    tmp_path, monkeypatch
+) -> None:
+    from newsharvest_bench import bench_metadata
+
+    labelled = Path(__file__).parent / "fixtures" / "metadata"
+    for name in ("meta-author-and", "haspart-paywall"):
+        for suffix in (".html", ".json"):
+            (tmp_path / f"{name}{suffix}").write_bytes((labelled / f"{name}{suffix}").read_bytes())
+    truth = json.loads((tmp_path / "haspart-paywall.json").read_text())
+    truth["authors"] = ["Somebody Else"]  # a wrong label: the bench must count the miss
+    (tmp_path / "haspart-paywall.json").write_text(json.dumps(truth))
+    result = newsharvest("bench", "metadata", "--dataset", str(tmp_path), "--compare", "")
+    assert result.returncode == 0, result.stderr
+    rows = {line.split()[0]: line.split()[1:] for line in result.stdout.splitlines() if line}
+    assert rows["authors"] == ["2", "0.500"] and rows["paywalled"] == ["2", "1.000"]
+    assert rows["published"] == ["2", "1.000"]
+
+    def missing(module: str) -> None:
+        raise ImportError(f"No module named {module!r}")
+
+    monkeypatch.setattr("importlib.import_module", missing)
+    assert bench_metadata.load_peers("trafilatura") == {}

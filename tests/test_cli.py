@@ -90,6 +90,48 @@ def test_extract_prints_the_article_and_json() -> None:
     assert as_json["method"] == "schema_org" and len(as_json["blocks"]) == 3
 
 
+def test_extract_formats_markdown_json_and_text() -> None:
+    # A teaser behind a paywall that is still an article: it says it is paywalled.
+    page = str(ROOT / "tests" / "fixtures" / "metadata" / "haspart-paywall.html")
+    markdown = newsharvest("extract", "--format", "markdown", page)
+    assert markdown.returncode == 0
+    assert markdown.stdout.startswith("# Wage growth cools, opening the door to cuts\n\n")
+    as_json = json.loads(newsharvest("extract", "--format", "json", page).stdout)
+    assert as_json["paywalled"] is True and as_json["word_count"] > 50
+    assert as_json["authors"] == ["Sofia Lindgren"]
+    text = newsharvest("extract", "--format", "text", page).stdout
+    assert "paywalled: yes\n" in text and "published: 2024-02-22T05:00:00+00:00\n" in text
+    wrong = newsharvest("extract", "--format", "html", page)
+    assert wrong.returncode == 2 and "invalid choice" in wrong.stderr
+
+
+def test_search_filters_by_section_keyword_and_paywall(tmp_path) -> None:
+    from pipelines.sinks.records import article_record
+    from pipelines.sinks.sqlite import SQLiteIndex
+
+    index_path = tmp_path / "index.sqlite3"
+    index = SQLiteIndex.open(index_path)
+    base = {"domain": "paper.test", "fetched_at": "2026-11-01T00:00:00+00:00", "blocks": []}
+    index.upsert([
+        article_record({**base, "url": "http://paper.test/a", "title": "Harbor strike ends",
+                        "text": "harbor news", "section": "Business", "keywords": ["Labor"],
+                        "paywalled": True}),
+        article_record({**base, "url": "http://paper.test/b", "title": "Harbor festival",
+                        "text": "harbor news", "section": "Culture", "paywalled": False}),
+    ])  # fmt: skip
+    index.close()
+
+    def urls(*options: str) -> list[str]:
+        result = newsharvest("search", "--index", str(index_path), "--json", *options, "harbor")
+        return sorted(json.loads(line)["url"] for line in result.stdout.splitlines())
+
+    assert urls() == ["http://paper.test/a", "http://paper.test/b"]
+    assert urls("--section", "business") == ["http://paper.test/a"]
+    assert urls("--keyword", "labor") == ["http://paper.test/a"]
+    assert urls("--paywalled") == ["http://paper.test/a"]
+    assert urls("--free") == ["http://paper.test/b"]
+
+
 def test_extract_of_a_non_article_is_null_with_exit_code_1() -> None:
     result = newsharvest("extract", str(PAGES / "video-page.html"))
     assert result.returncode == 1

@@ -53,9 +53,35 @@ def test_articles_and_nulls_are_counted_globally_and_per_domain() -> None:
     assert 0 < stats["extract/seconds"] <= elapsed  # the three extractions' time, in seconds
 
 
+def test_the_item_carries_the_record_fields_and_markdown_when_asked() -> None:
+    metadata = Path(__file__).parent / "fixtures" / "metadata"
+    item = ArticleItem(
+        url="https://riversidegazette.test/news/elm-street-bridge-closure",
+        domain="riversidegazette.test",
+        html=(metadata / "jsonld-author-object-late-evening.html").read_bytes(),
+        http_encoding=None,
+        feed_entry={},
+    )
+    plain = asyncio.run(ExtractionPipeline.from_crawler(get_crawler()).process_item(item.copy()))
+    assert plain["markdown"] is None  # OUTPUT_MARKDOWN is off by default
+    assert plain["paywalled"] is None and plain["section"] == "Local"
+    assert plain["modified"] == "2024-03-06T08:15:00-05:00"
+    assert plain["word_count"] == len(plain["text"].split()) and plain["images"] == []
+    crawler = get_crawler(settings_dict={"OUTPUT_MARKDOWN": True})
+    rendered = asyncio.run(ExtractionPipeline.from_crawler(crawler).process_item(item.copy()))
+    assert rendered["markdown"].startswith(
+        "# Elm Street bridge to close for six weeks of repairs\n"
+    )
+
+
 def test_feed_entry_fills_what_the_page_does_not_say() -> None:
     pipeline = ExtractionPipeline.from_crawler(get_crawler())
     item = asyncio.run(pipeline.process_item(_item("table-layout.html", "coastalpost.test")))
     assert item["authors"] == ["Feed Author"]  # the page names no author
     assert item["description"] == "Feed summary"
     assert item["canonical_url"] == item["url"]
+    assert item["modified"] is None  # the entry has no `updated` of its own
+    updated = _item("table-layout.html", "coastalpost.test")
+    updated["feed_entry"] = {"published": "2026-11-01T08:00:00+00:00",
+                             "updated": "2026-11-02T09:00:00+00:00"}  # fmt: skip
+    assert asyncio.run(pipeline.process_item(updated))["modified"] == "2026-11-02T09:00:00+00:00"

@@ -290,6 +290,7 @@ def test_the_renames_are_the_ones_git_history_shows_and_upgrading_md_lists_them(
         ("DEDUP_THRESHOLD", "1.5", "must be at least 0.3 and at most 0.98"),
         ("DEDUP_THRESHOLD", "high", "expected a number"),
         ("DEDUP_ENABLED", "maybe", "expected 1/0 or true/false"),
+        ("OUTPUT_MARKDOWN", "maybe", "expected 1/0 or true/false"),
         ("NOTICES_MIN_SHARE", "-0.1", "must be at least 0 and at most 1"),
         ("HARVEST_JITTER", "1", "must be at least 0 and below 1"),
         ("MONITOR_PROMETHEUS_PORT", "70000", "must be at least 0 and at most 65535"),

@@ -30,9 +30,10 @@ from newsharvest_bench import sinkrun
 from newsharvest_bench.items import article_items
 from newsharvest_bench.sinkrun import feed, outage
 from newsharvest_bench.tcpproxy import TcpProxy
+from pipelines.sinks import postgres
 from pipelines.sinks.postgres import PostgresSink, search_config
 from pipelines.sinks.redis_stream import RedisStreamSink
-from pipelines.sinks.sqlite import MIGRATIONS, SQLiteIndex, SQLiteSink, fts_query
+from pipelines.sinks.sqlite import MIGRATIONS, OlderIndex, SQLiteIndex, SQLiteSink, fts_query
 
 ROOT = Path(__file__).resolve().parent.parent
 FAST = {  # retries and reconnects in milliseconds, not seconds
@@ -363,7 +364,7 @@ def test_postgres_migrates_on_first_use_and_upserts(
         indexes = connection.execute(
             "SELECT indexdef FROM pg_indexes WHERE schemaname = %s", [postgres_schema]
         ).fetchall()
-    assert migrations == [(1,)]
+    assert migrations == [(1,), (2,)]
     assert items[5]["canonical_url"] in {row[0] for row in found}
     assert any("USING gin (search)" in row[0] for row in indexes)
     assert search_config("pt-BR", frozenset({"portuguese", "simple"})) == "portuguese"
@@ -497,3 +498,134 @@ def test_changed_counts_new_articles_and_versions_only(
             asyncio.run(feed(sink, batch))
             changed.append(stats.get_value(f"sink/{sink.name}/changed", 0))
         assert changed == [30, 0, 1], sink.name
+
+
+# --- The record fields of 0.3 -----------------------------------------------------------------
+
+NEW_FIELDS = {
+    "modified": "2026-11-02T09:30:00+01:00",
+    "section": "Business",
+    "keywords": ["Harbor", "Strike"],
+    "paywalled": True,
+    "images": [{"url": "http://port.test/a.jpg", "caption": "The port", "credit": "Ana Ruiz"}],
+    "word_count": 412,
+    "markdown": "# Title\n\nText.\n",
+}
+
+
+def with_new_fields(item: dict[str, Any]) -> dict[str, Any]:
+    return {**item, **NEW_FIELDS}
+
+
+def test_new_record_fields_reach_every_sink(
+    tmp_path, items, postgres_url, postgres_schema, redis_url, redis_prefix
+) -> None:
+    marked, plain = with_new_fields(items[0]), {**items[1], "keywords": None, "images": None}
+    asyncio.run(feed(sqlite_sink(tmp_path)[0], [marked, plain]))
+    connection = sqlite3.connect(tmp_path / "index.sqlite3")
+    stored = connection.execute(
+        "SELECT modified, section, keywords, paywalled, images, word_count, markdown "
+        "FROM articles WHERE canonical_url = ?",
+        [marked["canonical_url"]],
+    ).fetchone()
+    empty = connection.execute(
+        "SELECT keywords, paywalled, images FROM articles WHERE canonical_url = ?",
+        [plain["canonical_url"]],
+    ).fetchone()
+    connection.close()
+    assert stored[:2] == (NEW_FIELDS["modified"], "Business")
+    assert json.loads(stored[2]) == NEW_FIELDS["keywords"] and stored[3] == 1
+    assert json.loads(stored[4]) == NEW_FIELDS["images"]
+    assert stored[5:] == (412, NEW_FIELDS["markdown"])
+    assert empty == ("[]", None, "[]")
+
+    asyncio.run(feed(postgres_sink(tmp_path, postgres_url, postgres_schema)[0], [marked, plain]))
+    with psycopg.connect(postgres_url) as connection:
+        row = connection.execute(
+            sql.SQL(
+                "SELECT modified, section, keywords, paywalled, images, word_count, markdown "
+                "FROM {}.articles WHERE canonical_url = %s"
+            ).format(sql.Identifier(postgres_schema)),
+            [marked["canonical_url"]],
+        ).fetchone()
+    assert row[0].isoformat() == "2026-11-02T08:30:00+00:00"
+    assert row[1:] == ("Business", ["Harbor", "Strike"], True, NEW_FIELDS["images"], 412,
+                       NEW_FIELDS["markdown"])  # fmt: skip
+
+    asyncio.run(feed(stream_sink(tmp_path, redis_url, redis_prefix)[0], [marked]))
+    client = redis.Redis.from_url(redis_url)
+    try:
+        (_, fields), *_ = client.xrange(RedisKeys(redis_prefix).sink_stream())
+    finally:
+        client.close()
+    article = json.loads(fields[b"article"])
+    assert {name: article[name] for name in NEW_FIELDS} == NEW_FIELDS
+
+
+def test_sqlite_index_of_the_first_schema_is_migrated_keeping_its_articles(tmp_path, items) -> None:
+    """An index written before the new fields gets their columns and keeps every row; until
+    then, a search by section says why it cannot filter instead of failing on SQL."""
+    path = tmp_path / "index.sqlite3"
+    old = SQLiteIndex(open_sqlite(path, timeout_seconds=10), path)
+    for statement in MIGRATIONS[0]:
+        old.connection.execute(statement)
+    old.connection.execute("PRAGMA user_version = 1")
+    old.connection.execute(
+        "INSERT INTO articles (canonical_url, url, domain, title, authors, text, blocks, "
+        "version, first_fetched_at, fetched_at) VALUES ('http://old.test/a', "
+        "'http://old.test/a', 'old.test', 'Harbor news', '[]', 'harbor text', '[]', 'v1', "
+        "'2026-01-01T00:00:00+00:00', '2026-01-01T00:00:00+00:00')"
+    )
+    old.close()
+    readonly = SQLiteIndex.open_readonly(path)
+    with pytest.raises(OlderIndex):
+        readonly.search("harbor", section="Business")
+    readonly.close()
+
+    asyncio.run(feed(sqlite_sink(tmp_path)[0], [with_new_fields(items[0]), items[1]]))
+    index = SQLiteIndex.open_readonly(path)
+    try:
+        assert index.schema_version() == len(MIGRATIONS) == 2
+        assert index.count() == 3
+        word = items[0]["title"].split()[0]
+        by_section = index.search(word, section="business")[0]
+        assert [hit.canonical_url for hit in by_section] == [items[0]["canonical_url"]]
+        by_keyword = index.search(word, keyword="strike")[0]
+        assert [hit.canonical_url for hit in by_keyword] == [items[0]["canonical_url"]]
+        assert [hit.canonical_url for hit in index.search(word, paywalled=True)[0]] == [
+            items[0]["canonical_url"]
+        ]
+        assert index.search("harbor", paywalled=False)[1] == 0  # the old row says nothing
+        assert index.search("harbor")[1] == 1
+    finally:
+        index.close()
+
+
+def test_postgres_schema_of_the_first_migration_is_upgraded_in_place(
+    tmp_path, items, postgres_url, postgres_schema, monkeypatch
+) -> None:
+    monkeypatch.setattr(postgres, "MIGRATIONS", postgres.MIGRATIONS[:1])
+    monkeypatch.setattr(
+        postgres, "_COLUMNS", postgres._COLUMNS[: postgres._COLUMNS.index("modified")]
+    )
+    asyncio.run(feed(postgres_sink(tmp_path, postgres_url, postgres_schema)[0], items[:3]))
+    monkeypatch.undo()
+    asyncio.run(
+        feed(postgres_sink(tmp_path, postgres_url, postgres_schema)[0], [with_new_fields(items[3])])
+    )
+    with psycopg.connect(postgres_url) as connection:
+        rows = connection.execute(
+            sql.SQL("SELECT canonical_url, section, keywords FROM {}.articles").format(
+                sql.Identifier(postgres_schema)
+            )
+        ).fetchall()
+        versions = connection.execute(
+            sql.SQL("SELECT version FROM {}.schema_migrations ORDER BY version").format(
+                sql.Identifier(postgres_schema)
+            )
+        ).fetchall()
+    assert versions == [(1,), (2,)]
+    assert sorted(rows) == sorted(
+        [(item["canonical_url"], None, []) for item in items[:3]]
+        + [(items[3]["canonical_url"], "Business", ["Harbor", "Strike"])]
+    )

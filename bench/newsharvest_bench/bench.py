@@ -21,6 +21,7 @@ BENCH_MODULES: tuple[str, ...] = (
     "newsharvest_bench.bench_feeds",
     "newsharvest_bench.bench_politeness",
     "newsharvest_bench.bench_distributed",
+    "newsharvest_bench.bench_metadata",
 )
 
 

@@ -129,11 +129,17 @@ def check_extract(page: PageInput) -> None:
         article.language,
         article.image,
         article.canonical_url,
+        article.section,
         *article.authors,
+        *article.keywords,
+        *(image.url for image in article.images),
     ):
         _require(value is None or isinstance(value, str), f"non-string metadata {value!r}")
-    _require(article.published is None or article.published.utcoffset() is not None, "naive date")
-    for value in (article.title, article.description, *article.authors):
+    for moment in (article.published, article.modified):
+        _require(moment is None or moment.utcoffset() is not None, "naive date")
+    _require(article.paywalled in (None, True, False), "paywalled is not a flag")
+    for value in (article.title, article.description, article.section, *article.authors,
+                  *article.keywords):  # fmt: skip
         _require_one_line(value)
     item = ArticleItem(url=page.url or "http://fuzz.example/", domain="fuzz.example")
     fill_item(item, article, {})

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 STDIN_MAX_BYTES = 16 * 1024 * 1024  # what is read of a page piped in
+FORMATS = ("text", "markdown", "json")
 EXIT_NULL, EXIT_UNREADABLE, EXIT_REFUSED = 1, 2, 3
 
 
@@ -22,7 +23,13 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("extract", help="extract the article from a file or URL")
     parser.add_argument("source", help="an HTML file, '-' for stdin, or an http(s) URL")
     parser.add_argument("--url", help="the page's URL, when SOURCE is a file (resolves links)")
-    parser.add_argument("--json", action="store_true", help="print the article as JSON")
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        default=None,
+        help="text (default: the metadata, then the blocks), markdown, or json",
+    )
+    parser.add_argument("--json", action="store_true", help="the same as --format json")
     parser.add_argument(
         "--timeout",
         type=float,
@@ -75,16 +82,27 @@ def run(args: argparse.Namespace) -> int:
         print(f"NULL: no article on this page ({result.reason})", file=sys.stderr)
         return EXIT_NULL
     article = result.article
-    if args.json:
+    output = "json" if args.json else args.format or "text"
+    if output == "json":
         print(json.dumps(article_as_dict(article), ensure_ascii=False, indent=2))
+        return 0
+    if output == "markdown":
+        from extractors.markdown import to_markdown
+
+        print(to_markdown(article.blocks, article.title), end="")
         return 0
     print(f"# {article.title or '(no title)'}")
     details = {
         "method": article.method,
         "authors": ", ".join(article.authors) or None,
         "published": article.published.isoformat() if article.published else None,
+        "modified": article.modified.isoformat() if article.modified else None,
+        "section": article.section,
+        "keywords": ", ".join(article.keywords) or None,
+        "paywalled": {True: "yes", False: "no"}.get(article.paywalled),
         "language": article.language,
         "canonical": article.canonical_url,
+        "words": article.word_count,
     }
     for key, value in details.items():
         if value:
@@ -105,6 +123,12 @@ def article_as_dict(article: Any) -> dict[str, Any]:
         "canonical_url": article.canonical_url,
         "description": article.description,
         "image": article.image,
+        "modified": article.modified.isoformat() if article.modified else None,
+        "section": article.section,
+        "keywords": article.keywords,
+        "paywalled": article.paywalled,
+        "images": [image.as_dict() for image in article.images],
+        "word_count": article.word_count,
         "method": article.method,
         "text": article.text,
         "blocks": [{"kind": kind, "text": text} for kind, text in article.blocks],

@@ -33,6 +33,15 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--since", help="only articles published since DATE (2026-11-01, ISO 8601) or 36h/7d/2w"
     )
+    parser.add_argument("--section", help="only articles of this section (e.g. Business)")
+    parser.add_argument("--keyword", help="only articles tagged with this keyword")
+    paywall = parser.add_mutually_exclusive_group()
+    paywall.add_argument(
+        "--paywalled", action="store_true", help="only articles their page marks as paywalled"
+    )
+    paywall.add_argument(
+        "--free", action="store_true", help="only articles their page marks as free to read"
+    )
     parser.add_argument("--limit", type=int, default=DEFAULT_LIMIT, help="results to print")
     parser.add_argument(
         "--index",
@@ -47,7 +56,7 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     import sqlite3
 
-    from pipelines.sinks.sqlite import NotAnIndex, SQLiteIndex
+    from pipelines.sinks.sqlite import NotAnIndex, OlderIndex, SQLiteIndex
 
     path = args.index or default_index_path(args.settings)
     try:
@@ -66,8 +75,18 @@ def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     try:
         hits, total = index.search(
-            args.query, domain=args.domain, since=since, limit=args.limit, raw=args.fts
+            args.query,
+            domain=args.domain,
+            since=since,
+            limit=args.limit,
+            raw=args.fts,
+            section=args.section,
+            keyword=args.keyword,
+            paywalled=True if args.paywalled else False if args.free else None,
         )
+    except OlderIndex as error:
+        print(f"newsharvest search: {error}", file=sys.stderr)
+        return 2
     except sqlite3.OperationalError as error:  # only raw --fts queries can be malformed
         print(f"newsharvest search: bad query: {error}", file=sys.stderr)
         return 2

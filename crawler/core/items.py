@@ -37,6 +37,13 @@ class ArticleItem(scrapy.Item):
     blocks = scrapy.Field()  # list of {"kind": ..., "text": ...}
     extraction_method = scrapy.Field()  # "schema_org", "dom", "dom_fallback", ...
     notices_removed = scrapy.Field()  # blocks removed as the domain's recurring notices
+    modified = scrapy.Field()  # ISO 8601 with offset when the page (or feed) says, or None
+    section = scrapy.Field()  # the publisher's section ("Business"), or None
+    keywords = scrapy.Field()  # list of the page's keywords/tags
+    paywalled = scrapy.Field()  # True / False as the page marks it, None when it says nothing
+    images = scrapy.Field()  # list of {"url", "caption", "credit"}, the lead image first
+    word_count = scrapy.Field()  # words of `text`
+    markdown = scrapy.Field()  # the article as Markdown (OUTPUT_MARKDOWN), else None
 
     # Deduplication.
     content_hash = scrapy.Field()  # hash of the normalised text (exact duplicates)

@@ -19,6 +19,7 @@ default is the production chain. An unknown name stops the crawl at startup.
 from __future__ import annotations
 
 import logging
+from datetime import datetime
 from typing import Any
 
 from scrapy.crawler import Crawler
@@ -38,6 +39,7 @@ from crawler.core.domainstats import (
 from crawler.core.failures import FailureLog
 from crawler.core.items import TRANSIENT_FIELDS
 from extractors import Article
+from extractors.markdown import to_markdown
 from extractors.registry import validate
 from pipelines.extraction.workers import (
     ExtractionPool,
@@ -68,8 +70,10 @@ class ExtractionPipeline:
         function: str = defaults.EXTRACT_FUNCTION,
         lsh: LshParams | None = None,
         preparations: tuple[str, ...] = (),
+        markdown: bool = defaults.OUTPUT_MARKDOWN,
     ) -> None:
         self.stats = stats
+        self.markdown = markdown
         self.keep_html = keep_html
         self.extractor = validate(extractor)  # raises UnknownExtractorError on a typo
         self.pool = pool
@@ -106,6 +110,7 @@ class ExtractionPipeline:
             settings.get("EXTRACT_FUNCTION"),
             lsh,
             preparations,
+            settings.getbool("OUTPUT_MARKDOWN"),
         )
 
     def open_spider(self) -> None:
@@ -149,7 +154,7 @@ class ExtractionPipeline:
             raise DropItem(f"NULL ({result.reason}): {item['url']}", log_level="INFO")
         self.stats.inc_value(f"extract/method/{result.article.method}")
         inc_domain(self.stats, domain, f"{EXTRACT_METHOD}/{result.article.method}")
-        fill_item(item, result.article, entry, outcome.fingerprint)
+        fill_item(item, result.article, entry, outcome.fingerprint, markdown=self.markdown)
         if outcome.prepared:
             item["prepared"] = outcome.prepared
         return item
@@ -202,10 +207,16 @@ def fingerprint_setup(lsh: LshParams | None) -> Initializer | None:
 
 
 def fill_item(
-    item: Any, article: Article, entry: dict[str, Any], found: Fingerprint | None = None
+    item: Any,
+    article: Article,
+    entry: dict[str, Any],
+    found: Fingerprint | None = None,
+    *,
+    markdown: bool = False,
 ) -> None:
     """Copy the article into the item; the feed entry fills what the page did not say. `found`
-    is the text's near-duplicate fingerprint when the worker computed it (dedup takes it)."""
+    is the text's near-duplicate fingerprint when the worker computed it (dedup takes it);
+    `markdown` renders the article as Markdown too (OUTPUT_MARKDOWN)."""
     text = article.text
     item["title"] = article.title or entry.get("title")
     item["published"] = (
@@ -219,7 +230,25 @@ def fill_item(
     item["text"] = text
     item["blocks"] = [{"kind": kind, "text": block} for kind, block in article.blocks]
     item["extraction_method"] = article.method
+    item["modified"] = _iso(article.modified) or _feed_modified(entry)
+    item["section"] = article.section
+    item["keywords"] = list(article.keywords)
+    item["paywalled"] = article.paywalled
+    item["images"] = [image.as_dict() for image in article.images]
+    item["word_count"] = article.word_count
+    item["markdown"] = to_markdown(article.blocks, item["title"]) if markdown else None
     item["content_hash"] = found.content_hash if found is not None else content_hash(text)
     if found is not None:
         item["fingerprint"] = found
     item.setdefault("duplicate_of", None)
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return moment.isoformat() if moment is not None else None
+
+
+def _feed_modified(entry: dict[str, Any]) -> str | None:
+    """The feed entry's `updated` date when it says the entry changed after it was published
+    (feeds fill `updated` with the publication date when they have no other)."""
+    updated = entry.get("updated")
+    return updated if updated and updated != entry.get("published") else None

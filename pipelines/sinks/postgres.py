@@ -79,12 +79,29 @@ MIGRATIONS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
             "CREATE INDEX articles_domain_published ON {schema}.articles (domain, published)",
         ),
     ),
+    (
+        2,
+        "modified, section, keywords, paywalled, images, word_count, markdown",
+        (
+            """ALTER TABLE {schema}.articles
+                ADD COLUMN modified timestamptz,
+                ADD COLUMN section text,
+                ADD COLUMN keywords text[] NOT NULL DEFAULT '{{}}',
+                ADD COLUMN paywalled boolean,
+                ADD COLUMN images jsonb NOT NULL DEFAULT '[]',
+                ADD COLUMN word_count integer,
+                ADD COLUMN markdown text""",
+            "CREATE INDEX articles_keywords ON {schema}.articles USING gin (keywords)",
+            "CREATE INDEX articles_section ON {schema}.articles (lower(section))",
+        ),
+    ),
 )
 
 _COLUMNS = (
     "canonical_url", "url", "domain", "title", "published", "language", "search_config",
     "authors", "description", "image", "text", "blocks", "extraction_method", "content_hash",
-    "feed_url", "guid", "version", "fetched_at",
+    "feed_url", "guid", "version", "fetched_at", "modified", "section", "keywords", "paywalled",
+    "images", "word_count", "markdown",
 )  # fmt: skip
 
 
@@ -170,6 +187,9 @@ def _row(record: dict[str, Any], configs: frozenset[str]) -> dict[str, Any]:
     row["fetched_at"] = _datetime(record.get("fetched_at"))
     row["authors"] = [_no_nul(author) for author in record.get("authors") or []]
     row["blocks"] = Jsonb(_no_nul(record.get("blocks") or []))
+    row["modified"] = _datetime(record.get("modified"))
+    row["keywords"] = [_no_nul(word) for word in record.get("keywords") or []]
+    row["images"] = Jsonb(_no_nul(record.get("images") or []))
     return row
 
 

@@ -32,8 +32,18 @@ RECORD_FIELDS = (
     "blocks",
     "extraction_method",
     "content_hash",
+    # Added in 0.2.0: absent from records journaled by older versions (read as empty).
+    "modified",
+    "section",
+    "keywords",
+    "paywalled",
+    "images",
+    "word_count",
+    "markdown",
 )
 # The fields whose change makes a new version of an article (what a search shows or matches).
+# The fields added later are not among them: an unchanged article re-crawled after an upgrade
+# must stay the same version.
 VERSIONED_FIELDS = ("title", "text", "published", "authors", "description", "language", "image")
 VERSION_DIGEST_BYTES = 8
 
@@ -52,6 +62,11 @@ def article_record(item: Any) -> dict[str, Any]:
     try:
         record["authors"] = list(record["authors"] or [])
         record["blocks"] = list(record["blocks"] or [])
+        record["keywords"] = [str(word) for word in record["keywords"] or []]
+        record["images"] = [dict(image) for image in record["images"] or []]
+        record["paywalled"] = None if record["paywalled"] is None else bool(record["paywalled"])
+        if record["word_count"] is not None:
+            record["word_count"] = int(record["word_count"])
         record["fetched_at"] = utc_iso(record["fetched_at"])
         record["version"] = record_version(record)
     except (TypeError, ValueError) as error:  # a field of a shape no stage produces

@@ -83,12 +83,25 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             INSERT INTO articles_fts (rowid, title, text) VALUES (new.id, new.title, new.text);
         END""",
     ),
+    # 2: the record fields of 0.2.0: modified date, section, keywords, paywall flag, images, word
+    # count and Markdown; section and paywall are what `newsharvest search` filters on.
+    (
+        "ALTER TABLE articles ADD COLUMN modified TEXT",
+        "ALTER TABLE articles ADD COLUMN section TEXT",
+        "ALTER TABLE articles ADD COLUMN keywords TEXT NOT NULL DEFAULT '[]'",
+        "ALTER TABLE articles ADD COLUMN paywalled INTEGER",
+        "ALTER TABLE articles ADD COLUMN images TEXT NOT NULL DEFAULT '[]'",
+        "ALTER TABLE articles ADD COLUMN word_count INTEGER",
+        "ALTER TABLE articles ADD COLUMN markdown TEXT",
+        "CREATE INDEX articles_section ON articles (section COLLATE NOCASE)",
+    ),
 )
 
 _COLUMNS = (
     "canonical_url", "url", "domain", "title", "published", "date", "language", "authors",
     "description", "image", "text", "blocks", "extraction_method", "content_hash", "feed_url",
-    "guid", "version", "fetched_at",
+    "guid", "version", "fetched_at", "modified", "section", "keywords", "paywalled", "images",
+    "word_count", "markdown",
 )  # fmt: skip
 # A new version replaces the row and counts; a re-fetch of the same version changes nothing
 # (`fetched_at` stays when this version was first fetched); a late replay of an older fetch
@@ -105,6 +118,14 @@ WHERE excluded.fetched_at >= articles.fetched_at AND excluded.version IS NOT art
 
 class NotAnIndex(Exception):
     """The file is missing or is not a newsharvest index."""
+
+
+class OlderIndex(Exception):
+    """The index was written by a version without the columns a filter needs."""
+
+
+# The schema version that added section, keywords and paywalled (search filters need it).
+RECORD_FIELDS_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -191,12 +212,23 @@ class SQLiteIndex:
         since: float | None = None,
         limit: int = 10,
         raw: bool = False,
+        section: str | None = None,
+        keyword: str | None = None,
+        paywalled: bool | None = None,
     ) -> tuple[list[SearchHit], int]:
         """Best matches first, and how many articles match in all. `query` is words and
-        "quoted phrases" (all must match; `word*` matches a prefix), or FTS5 syntax if raw."""
+        "quoted phrases" (all must match; `word*` matches a prefix), or FTS5 syntax if raw.
+        `section` and `keyword` match case-insensitively; `paywalled` keeps the articles marked
+        so (an article whose page says nothing matches neither True nor False)."""
         match = query if raw else fts_query(query)
         if not match:
             return [], 0
+        filtered = section or keyword or paywalled is not None
+        if filtered and self.schema_version() < RECORD_FIELDS_VERSION:
+            raise OlderIndex(
+                f"{self.path} was written before articles had sections, keywords and paywall "
+                "flags: a crawl writing to it (SINK_SQLITE_ENABLED) upgrades it"
+            )
         where = ["articles_fts MATCH ?"]
         params: list[Any] = [match]
         if domain:
@@ -205,6 +237,17 @@ class SQLiteIndex:
         if since is not None:
             where.append("a.date >= ?")
             params.append(since)
+        if section:
+            where.append("a.section = ? COLLATE NOCASE")
+            params.append(section.strip())
+        if keyword:
+            where.append(
+                "EXISTS (SELECT 1 FROM json_each(a.keywords) WHERE value = ? COLLATE NOCASE)"
+            )
+            params.append(keyword.strip())
+        if paywalled is not None:
+            where.append("a.paywalled = ?")
+            params.append(int(paywalled))
         condition = " AND ".join(where)
         joined = "articles_fts JOIN articles a ON a.id = articles_fts.rowid"
         total = self.connection.execute(
@@ -263,6 +306,10 @@ def _row(record: dict[str, Any]) -> dict[str, Any]:
     row["date"] = article_date(record)
     row["authors"] = json.dumps(record.get("authors") or [], ensure_ascii=False)
     row["blocks"] = json.dumps(record.get("blocks") or [], ensure_ascii=False)
+    row["keywords"] = json.dumps(record.get("keywords") or [], ensure_ascii=False)
+    row["images"] = json.dumps(record.get("images") or [], ensure_ascii=False)
+    paywalled = record.get("paywalled")
+    row["paywalled"] = None if paywalled is None else int(bool(paywalled))
     return row
 
 

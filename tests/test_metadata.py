@@ -1,0 +1,167 @@
+"""Article metadata beyond title and body: dates with their time zones, authors from every kind
+of byline, section, keywords, paywall, images with captions, word count, and Markdown."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from extractors import extract
+from extractors.bylines import author_names, byline_names
+from extractors.document import parse_document
+from extractors.jsonld import jsonld_objects
+from extractors.markdown import to_markdown
+from extractors.metadata import Metadata, extract_metadata, url_date
+
+FIXTURES = Path(__file__).parent / "fixtures" / "metadata"
+LABELLED = sorted(path.stem for path in FIXTURES.glob("*.json"))
+
+
+def metadata_of(html: str, url: str = "https://paper.test/a") -> Metadata:
+    tree = parse_document(html, url).tree
+    return extract_metadata(tree, url, jsonld_objects(tree))
+
+
+def page(head: str = "", body: str = "") -> str:
+    return (
+        f"<html><head><title>A headline long enough</title>{head}</head><body>{body}</body></html>"
+    )
+
+
+def ld(obj: dict) -> str:
+    return f'<script type="application/ld+json">{json.dumps(obj)}</script>'
+
+
+@pytest.mark.parametrize("name", LABELLED)
+def test_labelled_page_metadata(name: str) -> None:
+    truth = json.loads((FIXTURES / f"{name}.json").read_text(encoding="utf-8"))
+    found = metadata_of((FIXTURES / f"{name}.html").read_text(encoding="utf-8"), truth["url"])
+    assert found.title == truth["title"]
+    assert found.authors == truth["authors"]
+    assert found.published is not None and found.published.date().isoformat() == truth["published"]
+    modified = found.modified.date().isoformat() if found.modified else None
+    assert modified == truth["modified"]
+    assert found.section == truth["section"]
+    assert found.keywords == truth.get("keywords", found.keywords)
+    assert found.paywalled is truth["paywalled"]
+
+
+def test_labelled_pages_are_enough_and_varied() -> None:
+    assert len(LABELLED) >= 30
+    sites = {json.loads((FIXTURES / f"{name}.json").read_text())["url"].split("/")[2]
+             for name in LABELLED}  # fmt: skip
+    assert len(sites) == len(LABELLED)  # one invented publisher per page
+
+
+@pytest.mark.parametrize(
+    ("raw", "names"),
+    [
+        ("By Jane Doe and John Roe, Staff Writers", ["Jane Doe", "John Roe"]),
+        ("Jane Doe, Senior Correspondent", ["Jane Doe"]),
+        ("Ana Lee, Bob Ray & Cy Young", ["Ana Lee", "Bob Ray", "Cy Young"]),
+        ("Von Anna Schmidt und Paul Weber", ["Anna Schmidt", "Paul Weber"]),
+        ("Reporting by Aiko Tanaka; Editing by Mark Ellis", ["Aiko Tanaka"]),
+        ("Pierre Lambert | Wire Digest", ["Pierre Lambert"]),
+        ("Jo Park jo.park@paper.test", ["Jo Park"]),
+        ("Maria Silva in Lisbon", ["Maria Silva"]),
+        ("Doe, Jane", ["Jane Doe"]),
+        ("Updated 5 min ago", []),
+        ("https://paper.test/staff/jane", []),
+    ],
+)
+def test_author_names_read_bylines(raw: str, names: list[str]) -> None:
+    assert author_names(raw) == names
+
+
+def test_a_visible_byline_needs_a_by_word_unless_the_page_names_it_a_byline() -> None:
+    assert byline_names("Sept. 14, 2023 \u00b7 by Hannah Cole", marked=False) == ["Hannah Cole"]
+    assert byline_names("Hannah Cole", marked=False) == []
+    assert byline_names("Hannah Cole", marked=True) == ["Hannah Cole"]
+
+
+def test_dates_keep_their_time_zone_and_the_url_is_the_last_resort() -> None:
+    late = metadata_of(
+        page(ld({"@type": "NewsArticle", "datePublished": "2024-03-05T22:40:00-05:00"}))
+    )
+    assert late.published.isoformat() == "2024-03-05T22:40:00-05:00"  # not March 6th in UTC
+    est = metadata_of(page('<meta name="pubdate" content="Tue, 05 Dec 2023 22:15:00 EST">'))
+    assert est.published.isoformat() == "2023-12-05T22:15:00-05:00"
+    dated = metadata_of(page(), "https://paper.test/2023/11/07/story")
+    assert dated.published.date().isoformat() == "2023-11-07" and dated.dated_by_url
+    assert url_date("https://paper.test/news/20230230-story") is None  # no February 30th
+    assert url_date("https://paper.test/news/story-12345678") is None
+
+
+def test_a_utc_date_is_given_in_the_local_zone_another_date_of_the_page_shows() -> None:
+    utc = ld({"@type": "NewsArticle", "datePublished": "2019-11-20T02:59:46Z"})
+    naive_local = metadata_of(page(utc, '<time datetime="2019-11-19 20:59:46">Nov 19</time>'))
+    assert naive_local.published.isoformat() == "2019-11-19T20:59:46-06:00"
+    with_offset = metadata_of(page(utc, '<time datetime="2019-11-19T21:59:00-05:00">x</time>'))
+    assert with_offset.published.isoformat() == "2019-11-19T21:59:46-05:00"
+    unrelated = metadata_of(page(utc, '<time datetime="2019-11-18 09:07:02">x</time>'))
+    assert unrelated.published.isoformat() == "2019-11-20T02:59:46+00:00"
+
+
+def test_section_keywords_and_paywall_from_markup() -> None:
+    found = metadata_of(page(
+        '<meta property="article:tag" content="Ports"><meta property="article:tag" content="Labor">'
+        '<meta property="article:content_tier" content="locked">'
+        '<meta property="article:section" content="Business">'
+    ))  # fmt: skip
+    assert (found.section, found.keywords, found.paywalled) == (
+        "Business",
+        ["Ports", "Labor"],
+        True,
+    )
+    free = metadata_of(
+        page(ld({"@type": "NewsArticle", "isAccessibleForFree": "https://schema.org/True"}))
+    )
+    assert free.paywalled is False
+    assert metadata_of(page()).paywalled is None  # saying nothing is not "free"
+
+
+def test_images_are_the_articles_own_with_captions_and_credits() -> None:
+    paragraph = (
+        "<p>"
+        + "The harbor strike ended after nine days of talks between the union and the port. " * 4
+        + "</p>"
+    )
+    html = page(
+        '<meta property="og:image" content="https://paper.test/lead.jpg">',
+        '<header><img src="/logo.png" class="site-logo"></header>'
+        "<article><h1>A headline long enough</h1>"
+        '<figure><img src="/lead.jpg"><figcaption>Dock workers. '
+        '<span class="credit">Photo: Ana Ruiz</span></figcaption></figure>'
+        f"{paragraph}"
+        '<figure><img data-src="/second.jpg" width="800">'
+        "<figcaption>The port (Foto: Lee Kim)</figcaption></figure>"
+        f'{paragraph}<img src="/pixel.gif" width="1" height="1">'
+        '<a href="/other"><img src="/teaser.jpg"></a></article>',
+    )
+    article = extract(html, "https://paper.test/a")
+    assert article is not None
+    assert [image.as_dict() for image in article.images] == [
+        {"url": "https://paper.test/lead.jpg", "caption": "Dock workers.", "credit": "Ana Ruiz"},
+        {"url": "https://paper.test/second.jpg", "caption": "The port", "credit": "Lee Kim"},
+    ]
+    assert article.word_count == len(article.text.split())
+
+
+def test_markdown_renders_every_block_kind_and_escapes_text() -> None:
+    blocks = [
+        ("heading", "Why it *matters*"),
+        ("paragraph", "1. This is not a list"),
+        ("list_item", "one"),
+        ("list_item", "two"),
+        ("quote", "We won."),
+        ("table", "Team | Pts"),
+        ("table", "A | 3"),
+        ("caption", "The port at night"),
+    ]
+    assert to_markdown(blocks, "Title") == (
+        "# Title\n\n## Why it \\*matters\\*\n\n1\\. This is not a list\n\n- one\n- two\n\n"
+        "> We won.\n\n| Team | Pts |\n| --- | --- |\n| A | 3 |\n\n*The port at night*\n"
+    )
+    assert to_markdown([]) == ""
