@@ -22,7 +22,8 @@ from crawler.core.connection import async_redis, sync_redis
 from crawler.core.keys import RedisKeys
 from crawler.newsroom import Newsroom, textgen
 from extractors import Article
-from extractors.article import running_texts
+from extractors.article import running_text, running_texts, word_count
+from extractors.markdown import to_markdown
 from pipelines.extraction.workers import run_preparations
 from pipelines.fingerprints import LshParams, content_hash, fingerprint, fingerprint_blocks
 from pipelines.notices import (
@@ -700,6 +701,29 @@ def test_the_dedup_fingerprint_is_made_again_for_the_text_without_its_notices(
     assert result["notices_removed"] == 1 and COPYRIGHT not in result["text"]
     assert result["fingerprint"] == fingerprint(result["text"], params)
     assert result["content_hash"] == content_hash(result["text"])
+
+
+def test_the_word_count_and_markdown_are_written_again_without_the_notices(
+    tmp_path: Path,
+) -> None:
+    pipeline = NoticePipeline.from_crawler(crawler_with(STATE_DIR=str(tmp_path), REDIS_URL=""))
+    blocks = [*Stories().body(), ("paragraph", COPYRIGHT)]
+    item = article_item(blocks, 1)
+    item["title"] = "A story"
+    item["word_count"] = word_count(running_text(blocks))
+    item["markdown"] = to_markdown(blocks, "A story")
+
+    async def run() -> Any:
+        result = await pipeline.process_item(item)
+        await pipeline.close_spider()
+        return result
+
+    result = asyncio.run(run())
+    kept = [(block["kind"], block["text"]) for block in result["blocks"]]
+    assert result["notices_removed"] == 1
+    assert result["word_count"] == word_count(result["text"]) < word_count(running_text(blocks))
+    assert result["markdown"] == to_markdown(kept, "A story")
+    assert COPYRIGHT not in result["markdown"]
 
 
 def test_a_prepared_article_pickles_to_its_equal_and_placed_matches_prepare() -> None:

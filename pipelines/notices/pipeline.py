@@ -30,7 +30,8 @@ from crawler.core.items import take_prepared
 from crawler.core.keys import RedisKeys
 from crawler.core.outage import REDIS_CALL_FAILURES, RedisGate, RedisUnavailable
 from crawler.core.paths import state_dir
-from extractors.article import running_text, running_texts
+from extractors.article import running_text, running_texts, word_count
+from extractors.markdown import to_markdown
 from pipelines.fingerprints import content_hash
 from pipelines.notices.backends import EmbeddedNoticeStore, NoticeStoreError, RedisNoticeStore
 from pipelines.notices.learner import (
@@ -148,11 +149,15 @@ class NoticePipeline:
         return item
 
     def _revise(self, item: Any, blocks: list[tuple[str, str]]) -> None:
-        """The item without its notices: blocks, text and the text's hashes. The dedup stage's
-        fingerprint (there when it runs) is made again from the blocks it was made of, here:
-        the content hash comes with it."""
+        """The item without its notices: blocks, text, what is written from them (word count,
+        Markdown when on) and the text's hashes. The dedup stage's fingerprint (there when it
+        runs) is made again from the blocks it was made of, here: the content hash comes with it."""
         item["blocks"] = [{"kind": kind, "text": text} for kind, text in blocks]
         item["text"] = running_text(blocks)
+        if "word_count" in item:
+            item["word_count"] = word_count(item["text"])
+        if item.get("markdown") is not None:
+            item["markdown"] = to_markdown(blocks, item.get("title"))
         found = item.pop("fingerprint", None)
         with stage_seconds(self.stats, STAGE_SECONDS):
             found = found.revised(running_texts(blocks)) if found is not None else None
