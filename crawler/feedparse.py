@@ -32,7 +32,7 @@ import binascii
 import html as html_entities
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from email.utils import parsedate_to_datetime
@@ -51,6 +51,7 @@ from extractors.safetext import scrub_json, single_line, storable_text
 DEFAULT_MAX_ENTRIES = 1_000
 MAX_FIELD_CHARS = 2_000  # titles, summaries, ids and names are cut to this length
 MAX_AUTHORS_PER_ENTRY = 10
+MAX_CATEGORIES_PER_ENTRY = 20  # an entry tagged with hundreds of words says nothing more
 # HTML in a field is parsed from at most this much source: far more than MAX_FIELD_CHARS of
 # text needs, and a bound on the work a hostile multi-megabyte description can cause.
 MAX_MARKUP_CHARS = 100_000
@@ -175,6 +176,7 @@ class FeedEntry:
     authors: list[str] = field(default_factory=list)
     summary: str | None = None
     language: str | None = None  # as declared by the entry, else by its feed (a filter's hint)
+    categories: list[str] = field(default_factory=list)  # its tags: the record's keywords
 
     def to_meta(self) -> dict[str, Any]:
         """A JSON-safe dict (dates as ISO 8601) for request metadata and queues."""
@@ -364,6 +366,7 @@ ROLE_DC_DATE = "dc_date"
 ROLE_AUTHOR = "author"  # a person as text: RSS <author>, dc:creator
 ROLE_ATOM_AUTHOR = "atom_author"  # <author><name>...</name></author>
 ROLE_ITUNES_AUTHOR = "itunes_author"
+ROLE_CATEGORY = "category"  # RSS <category>, Atom <category term label>, dc:subject
 
 _RSS_ROLES = {
     "title": ROLE_TITLE,
@@ -375,6 +378,7 @@ _RSS_ROLES = {
     "guid": ROLE_ID,
     "pubdate": ROLE_PUBLISHED,
     "author": ROLE_AUTHOR,
+    "category": ROLE_CATEGORY,
 }
 _ATOM_ROLES = {
     "title": ROLE_TITLE,
@@ -388,12 +392,14 @@ _ATOM_ROLES = {
     "modified": ROLE_MODIFIED,
     "created": ROLE_CREATED,  # Atom 0.3
     "author": ROLE_ATOM_AUTHOR,
+    "category": ROLE_CATEGORY,
 }
 _ATOM_IN_RSS_ROLES = {
     "link": ROLE_ATOM_LINK,
     "updated": ROLE_UPDATED,
     "published": ROLE_PUBLISHED,
     "author": ROLE_ATOM_AUTHOR,
+    "category": ROLE_CATEGORY,
 }
 _MODULE_ROLES: dict[str, dict[str, str]] = {
     NS_DC: {
@@ -402,6 +408,7 @@ _MODULE_ROLES: dict[str, dict[str, str]] = {
         "author": ROLE_AUTHOR,
         "date": ROLE_DC_DATE,
         "description": ROLE_DC_DESCRIPTION,
+        "subject": ROLE_CATEGORY,
     },
     NS_DCTERMS: {"issued": ROLE_ISSUED, "created": ROLE_CREATED, "modified": ROLE_MODIFIED},
     NS_CONTENT: {"encoded": ROLE_CONTENT},
@@ -684,7 +691,23 @@ def _entry(
         updated=updated or published,
         authors=(structured or named if atom else named or structured) or _itunes_authors(found),
         summary=_first_found_text(found, _SUMMARY_ROLES, kind),
+        # Atom's label (what a reader sees) before its term (an id); RSS's is its text.
+        categories=_categories(
+            e.get("label") or e.get("term") or _plain(e) for e in found.get(ROLE_CATEGORY, [])
+        ),
     )
+
+
+def _categories(values: Iterable[str | None]) -> list[str]:
+    """Distinct non-empty tags in order (case-insensitively), cleaned like other fields."""
+    kept: dict[str, str] = {}
+    for value in values:
+        tag = clip_text(value) if value else None
+        if tag and tag.casefold() not in kept:
+            kept[tag.casefold()] = tag
+        if len(kept) >= MAX_CATEGORIES_PER_ENTRY:
+            break
+    return list(kept.values())
 
 
 def _first(found: Fields, role: str) -> etree._Element | None:
@@ -880,7 +903,9 @@ def _sitemap_entry(url_element: etree._Element, base: str) -> FeedEntry | None:
     publication = _child_named(news, "publication") if news is not None else None
     return FeedEntry(link=link, title=_child_text(news, "title"), guid=link,
                      published=published or lastmod, updated=lastmod or published,
-                     language=primary_subtag(_child_text(publication, "language")))  # fmt: skip
+                     language=primary_subtag(_child_text(publication, "language")),
+                     categories=_categories((_child_text(news, "keywords") or "").split(",")),
+                     )  # fmt: skip
 
 
 def _sitemap_index(root: etree._Element, base: str, max_entries: int) -> Feed:
@@ -936,6 +961,10 @@ def _json_text(value: Any, kind: str) -> str | None:
     return read_text(value, kind) if isinstance(value, str) else None
 
 
+def _json_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
 def _json_link(value: Any) -> str | None:
     return value.strip() if isinstance(value, str) else None
 
@@ -963,4 +992,5 @@ def _json_entry(item: dict[str, Any], base: str) -> FeedEntry:
         summary=_json_text(item.get("summary"), GUESS)
         or _json_text(item.get("content_text"), PLAIN)
         or _json_text(item.get("content_html"), HTML),
+        categories=_categories(_json_text(tag, PLAIN) for tag in _json_list(item.get("tags"))),
     )

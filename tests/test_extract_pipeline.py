@@ -85,3 +85,7 @@ def test_feed_entry_fills_what_the_page_does_not_say() -> None:
     updated["feed_entry"] = {"published": "2026-11-01T08:00:00+00:00",
                              "updated": "2026-11-02T09:00:00+00:00"}  # fmt: skip
     assert asyncio.run(pipeline.process_item(updated))["modified"] == "2026-11-02T09:00:00+00:00"
+    assert item["keywords"] == []  # neither the page nor the entry tags it
+    tagged = _item("table-layout.html", "coastalpost.test")
+    tagged["feed_entry"] = {"categories": ["Harbour", "Lights"]}
+    assert asyncio.run(pipeline.process_item(tagged))["keywords"] == ["Harbour", "Lights"]

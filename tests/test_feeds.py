@@ -102,6 +102,15 @@ def test_json_feed() -> None:
     assert lights.updated == datetime(2026, 11, 2, 7, 30, tzinfo=UTC)
     assert feed.entries[1].guid == "78"
     assert feed.skipped == 2
+    assert lights.categories == ["harbour", "Volunteers"]  # not a number, one per word
+
+
+def test_entry_categories_from_rss_dublin_core_and_atom_are_distinct_tags_in_order() -> None:
+    (tagged,) = load("categories.xml", "https://tagged.test/rss.xml").entries
+    assert tagged.categories == ["Politics", "Elections", "City Hall"]
+    (atom,) = load("categories-atom.xml", "https://tagged.test/atom.xml").entries
+    assert atom.categories == ["Science", "space"]
+    assert atom.to_meta()["categories"] == ["Science", "space"]  # travels with the request
 
 
 def test_news_sitemap_and_sitemap_index() -> None:
@@ -110,6 +119,7 @@ def test_news_sitemap_and_sitemap_index() -> None:
     (entry,) = sitemap.entries
     assert entry.title == "Markets close higher"
     assert entry.published == datetime(2026, 11, 2, 9, 40, tzinfo=UTC)
+    assert entry.categories == ["markets", "stocks", "bonds"]  # news:keywords
     index = load("sitemap-index.xml", "https://wirewatch.test/sitemap.xml")
     assert index.format == FORMAT_SITEMAP_INDEX
     assert index.subfeeds == [

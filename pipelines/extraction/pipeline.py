@@ -232,7 +232,7 @@ def fill_item(
     item["extraction_method"] = article.method
     item["modified"] = _iso(article.modified) or _feed_modified(entry)
     item["section"] = article.section
-    item["keywords"] = list(article.keywords)
+    item["keywords"] = list(article.keywords) or list(entry.get("categories") or [])
     item["paywalled"] = article.paywalled
     item["images"] = [image.as_dict() for image in article.images]
     item["word_count"] = article.word_count
