@@ -334,7 +334,7 @@ def test_half_an_emoji_in_json_ld_and_in_the_feed_comes_out_as_the_replacement_c
     expected = with_half_emoji(site.articles[url], REPLACEMENT_CHARACTER)
     item = hostile.output[url]
     assert (item["title"], item["text"]) == (expected.title, expected.text)
-    assert item["authors"] == [f"Reporter {REPLACEMENT_CHARACTER}"]  # the page's JSON-LD author
+    assert item["authors"] == [f"Dana Whit {REPLACEMENT_CHARACTER}"]  # the JSON-LD author
     # The page has no description: the JSON Feed entry's summary is the article's.
     assert item["description"] == f"What happened, in one line {REPLACEMENT_CHARACTER}"
     for case in ("feed_json_lone_surrogates", "feed_surrogate_references"):

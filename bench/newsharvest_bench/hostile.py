@@ -571,7 +571,7 @@ class HostileSite:
         cut = with_half_emoji(article)
         jsonld = {"@context": "https://schema.org", "@type": "NewsArticle",
                   "headline": cut.title, "articleBody": cut.text,
-                  "author": {"@type": "Person", "name": f"Reporter {HALF_EMOJI}"}}  # fmt: skip
+                  "author": {"@type": "Person", "name": f"Dana Whit {HALF_EMOJI}"}}  # fmt: skip
         page = _article_html(cut, "utf-8", head=_jsonld_script(jsonld))
         body = page.replace(HALF_EMOJI, HALF_EMOJI_REFERENCE).encode()
         return 200, _headers("text/html; charset=utf-8", body), body
