@@ -78,9 +78,26 @@ def author_names(raw: str) -> list[str]:
     names = []
     for piece in _SEPARATORS.split(text):
         name = _PLACE.sub("", _AFTER_NAME.sub("", _LEADING.sub("", piece))).strip(" .:-|")
+        name = _without_leading_title(name)
         if is_name(name):
             names.append(name)
     return names
+
+
+MIN_NAME_WORDS_AFTER_TITLE = 2  # "Reporter Jane Doe" is Jane Doe; "Reporter X" stays unread
+
+
+def _without_leading_title(text: str) -> str:
+    """The name after a job title written before it ("Senior Correspondent Ana Ruiz"): a run of
+    role words holding a role noun, followed by at least two words that are not role words."""
+    words = text.split()
+    cut = 0
+    while cut < len(words) and words[cut].casefold().strip(".,:") in ROLE_WORDS:
+        cut += 1
+    titled = any(word.casefold().strip(".,:") in ROLE_NOUNS for word in words[:cut])
+    return (
+        " ".join(words[cut:]) if titled and len(words) - cut >= MIN_NAME_WORDS_AFTER_TITLE else text
+    )
 
 
 def is_name(text: str) -> bool:

@@ -67,6 +67,8 @@ def test_labelled_pages_are_enough_and_varied() -> None:
         ("Jo Park jo.park@paper.test", ["Jo Park"]),
         ("Maria Silva in Lisbon", ["Maria Silva"]),
         ("Doe, Jane", ["Jane Doe"]),
+        ("Senior Correspondent Ana Ruiz", ["Ana Ruiz"]),  # a title before the name
+        ("Staff Reporter", []),  # a title alone
         ("Updated 5 min ago", []),
         ("https://paper.test/staff/jane", []),
     ],
