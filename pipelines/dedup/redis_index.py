@@ -2,7 +2,7 @@
 
 Keys (all under the hash tag {nd}, so a Redis Cluster keeps them in one slot; see RedisKeys):
 
-    <prefix>:{nd}:d:<docnum>      record: the 128-byte sketch followed by the document id
+    <prefix>:{nd}:d:<docnum>      record: the 128-byte sketch, the document id, NUL, its order key
     <prefix>:{nd}:b:<bucket id>   LSH bucket: docnums of the newest MAX_BUCKET_DOCS documents that
                                   have this band ("123" or "123,456"; a lone integer is stored
                                   by Redis as a machine word, without a string allocation)
@@ -37,14 +37,16 @@ from pipelines.dedup.index import (
     VERDICT_KINDS,
     NearDuplicateIndex,
     Verdict,
+    check_ids,
     checked_ttl,
     layout_mismatch,
 )
 from pipelines.fingerprints import Fingerprint, LshParams
 
 # KEYS[1]   the record key of this text (content hash); KEYS[2..] its bucket keys
-# ARGV      docnum, sketch, doc_id, ttl, min_matches, add (1/0), max_bucket_docs, record prefix
-# Reply     {kind, id of the earlier document or nil, agreeing sketch positions}
+# ARGV      docnum, sketch, doc_id, ttl, min_matches, add (1/0), max_bucket_docs, record prefix,
+#           order key ("" = arrival order)
+# Reply     {kind, id of the earlier document or nil, agreeing sketch positions, superseded ids...}
 CHECK_AND_ADD = "dedup_check_and_add"  # dedup_check_and_add.lua beside this module
 
 
@@ -57,9 +59,10 @@ class ScriptCall:
     ttl_seconds: int
     max_bucket_docs: int = MAX_BUCKET_DOCS
 
-    def arguments(self, doc_id: str, found: Fingerprint, add: bool) -> tuple[list[str], list[Any]]:
-        if not doc_id:
-            raise ValueError("doc_id must be a non-empty string")
+    def arguments(
+        self, doc_id: str, found: Fingerprint, add: bool, order_key: str = ""
+    ) -> tuple[list[str], list[Any]]:
+        check_ids(doc_id, order_key)
         keys = [
             self.keys.dedup_record(found.docnum),
             *(self.keys.dedup_bucket(bucket) for bucket in found.buckets),
@@ -73,18 +76,22 @@ class ScriptCall:
             1 if add else 0,
             self.max_bucket_docs,
             self.keys.dedup_record_prefix(),
+            order_key,
         ]
         return keys, args
 
     def verdict(self, reply: list[Any]) -> Verdict:
-        kind_raw, other, matches = reply
-        kind = kind_raw.decode() if isinstance(kind_raw, bytes) else str(kind_raw)
+        kind_raw, other, matches, *superseded = reply
+        kind = _text(kind_raw)
         if kind not in VERDICT_KINDS:
             raise redis.exceptions.ResponseError(f"unexpected dedup script reply {reply!r}")
         if kind in (EXACT, NEAR):
-            owner = other.decode("utf-8") if isinstance(other, bytes) else str(other)
-            return Verdict(kind, owner, self.params.similarity(int(matches)))
-        return Verdict(kind)
+            return Verdict(kind, _text(other), self.params.similarity(int(matches)))
+        return Verdict(kind, superseded=tuple(sorted({_text(owner) for owner in superseded})))
+
+
+def _text(value: Any) -> str:
+    return value.decode("utf-8") if isinstance(value, bytes) else str(value)
 
 
 class RedisNearDuplicateIndex(NearDuplicateIndex):
@@ -103,8 +110,10 @@ class RedisNearDuplicateIndex(NearDuplicateIndex):
         pipe.get(keys.dedup_layout())
         check_layout(pipe.execute()[1], params, keys)
 
-    def check_fingerprint(self, doc_id: str, found: Fingerprint, *, add: bool = True) -> Verdict:
-        keys, args = self._call.arguments(doc_id, found, add)
+    def check_fingerprint(
+        self, doc_id: str, found: Fingerprint, *, add: bool = True, order_key: str = ""
+    ) -> Verdict:
+        keys, args = self._call.arguments(doc_id, found, add, order_key)
         return self._call.verdict(self._script(keys=keys, args=args))
 
     def close(self) -> None:
@@ -131,9 +140,9 @@ class AsyncRedisNearDuplicateIndex:
         check_layout((await pipe.execute())[1], self.params, self.keys)
 
     async def check_fingerprint(
-        self, doc_id: str, found: Fingerprint, *, add: bool = True
+        self, doc_id: str, found: Fingerprint, *, add: bool = True, order_key: str = ""
     ) -> Verdict:
-        keys, args = self._call.arguments(doc_id, found, add)
+        keys, args = self._call.arguments(doc_id, found, add, order_key)
         return self._call.verdict(await self._script(keys=keys, args=args))
 
     async def close(self) -> None:
