@@ -27,6 +27,7 @@ from crawler.core.keys import RedisKeys
 from crawler.core.outage import BACKEND_UNAVAILABLE, RedisUnavailable
 from crawler.newsroom import Newsroom
 from crawler.newsroom.textgen import TextGenerator
+from newsharvest_bench.bench_syndication import final_duplicates
 from newsharvest_bench.neardup import ORIGINAL, SYNDICATED, near_duplicate_corpus
 from newsharvest_bench.tcpproxy import TcpProxy
 from pipelines.dedup import (
@@ -564,3 +565,94 @@ def test_bench_dedup_reports_its_figures(redis_url: str) -> None:
         assert line in out
     assert "identical" in out  # our MinHash values equal datasketch's
     assert "verdicts differ on 0 of" in out  # embedded and Redis agree
+
+
+# --- which copy is the original: order keys, not arrival ---------------------------------------
+
+
+def dated(url: str, text: str, published: str | None, **fields: Any) -> dict[str, Any]:
+    item = article(url, text, url.split("/")[2])
+    item.update(published=published, fetched_at="2026-03-01T10:00:00+00:00", **fields)
+    return item
+
+
+def stage_settings(backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> dict:
+    settings: dict[str, Any] = {"STATE_DIR": str(tmp_path), "REDIS_URL": ""}
+    if backend == "redis":
+        settings["REDIS_URL"] = request.getfixturevalue("redis_url")
+        settings["REDIS_KEY_PREFIX"] = request.getfixturevalue("redis_prefix")
+    return settings
+
+
+def through_stage(settings: dict[str, Any], items: list[dict[str, Any]]) -> list[dict]:
+    async def scenario() -> list[dict[str, Any]]:
+        pipeline, _ = make_pipeline(**settings)
+        await pipeline.open_spider()
+        done = [await pipeline.process_item(dict(item)) for item in items]
+        await pipeline.close_spider()
+        return done
+
+    return asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("backend", ["redis", "embedded"])
+def test_a_copy_fetched_first_gives_way_to_the_earlier_published_original(
+    backend: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    original = dated("http://a.test/1", ORIGINAL_TEXT, "2026-03-01T08:00:00+00:00")
+    copy = dated("http://b.test/1", SYNDICATED_TEXT, "2026-03-01T09:30:00+00:00")
+    another = dated("http://c.test/1", SYNDICATED_TEXT + "\nShared.", "2026-03-01T11:00:00Z")
+    settings = stage_settings(backend, request, tmp_path)
+    first, second, third = through_stage(settings, [copy, original, another])
+    assert first["duplicate_of"] is None  # nothing earlier was known then
+    assert second["duplicate_of"] is None and second["supersedes"] == ["http://b.test/1"]
+    assert third["duplicate_of"] == "http://a.test/1"  # the index now holds the original
+    assert second["order_key"] < first["order_key"]
+    assert final_duplicates([first, second, third]) == {
+        "http://b.test/1": "http://a.test/1",
+        "http://a.test/1": None,
+        "http://c.test/1": "http://a.test/1",
+    }
+
+
+@pytest.mark.parametrize("backend", ["redis", "embedded"])
+@pytest.mark.parametrize("copy_first", [True, False])
+def test_a_page_naming_the_other_as_canonical_is_always_the_copy(
+    backend: str, copy_first: bool, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    """Even published earlier than the page it names (a wire copy dated before the publisher's
+    own page went up)."""
+    original = dated("http://a.test/1", ORIGINAL_TEXT, "2026-03-01T08:00:00+00:00")
+    copy = dated("http://b.test/1", SYNDICATED_TEXT, "2026-03-01T07:00:00+00:00",
+                 canonical_url="http://a.test/1")  # fmt: skip
+    settings = stage_settings(backend, request, tmp_path)
+    done = through_stage(settings, [copy, original] if copy_first else [original, copy])
+    assert final_duplicates(done) == {"http://b.test/1": "http://a.test/1", "http://a.test/1": None}
+    if not copy_first:
+        assert done[1]["duplicate_of"] == "http://a.test/1"
+
+
+COPIES = [
+    dated("http://a.test/1", ORIGINAL_TEXT, "2026-03-01T08:00:00+00:00"),
+    dated("http://b.test/1", SYNDICATED_TEXT, "2026-03-01T09:00:00+00:00"),
+    dated("http://c.test/1", SYNDICATED_TEXT + "\nShared.", None),  # fetched 10:00: last
+    dated("http://d.test/1", ORIGINAL_TEXT, "2026-03-01T09:00:00+00:00"),  # exact, ties b
+    dated("http://e.test/1", OTHER_STORY, "2026-03-01T07:00:00+00:00"),
+]
+
+
+@settings(max_examples=25, deadline=None)
+@given(order=st.permutations(range(len(COPIES))))
+def test_every_arrival_order_ends_with_the_same_duplicate_of(
+    order: list[int], tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    path = tmp_path_factory.mktemp("order")
+    settings = {"STATE_DIR": str(path), "REDIS_URL": "", "DEDUP_EMBEDDED_PATH": ":memory:"}
+    done = through_stage(settings, [COPIES[i] for i in order])
+    assert final_duplicates(done) == {
+        "http://a.test/1": None,
+        "http://b.test/1": "http://a.test/1",
+        "http://c.test/1": "http://a.test/1",
+        "http://d.test/1": "http://a.test/1",
+        "http://e.test/1": None,
+    }

@@ -791,3 +791,37 @@ def test_processes_need_redis_and_no_limit(tmp_path: Path) -> None:
     assert limited.returncode == 2 and "--limit counts the pages of one process" in limited.stderr
     wrong = newsharvest("replay", str(archive), "--shard", "2/2", env=env)
     assert wrong.returncode == 2 and "INDEX must be within 0 .. COUNT-1" in wrong.stderr
+
+
+# --- which copy is the original: archive order, whatever the workers and processes -----------
+
+
+@pytest.mark.slow
+def test_one_warc_gives_every_article_the_same_duplicate_of_with_any_workers_and_processes(
+    tmp_path: Path, redis_url: str
+) -> None:
+    """Originals each followed by a plainer syndicated copy (extracted sooner: on a
+    first-come basis the copy won the race): replayed in 1 and 2 processes with 0, 1 and 2
+    extraction workers, every article ends with the same `duplicate_of`, every copy names its
+    original, and no original names its copy."""
+    from newsharvest_bench.bench_syndication import (
+        final_duplicates,
+        fixture_originals,
+        interleave,
+        replay,
+        write_warc,
+    )
+
+    sources = interleave(fixture_originals(3, 10))
+    warc = tmp_path / "syndication.warc.gz"
+    write_warc(sources, warc)
+    copies = {source.url: source.copy_of for source in sources if source.copy_of}
+    assert len(copies) >= 5
+    verdicts = {}
+    for processes, workers in [(1, 0), (1, 1), (1, 2), (2, 0), (2, 1), (2, 2)]:
+        items = replay(warc, workers, processes, redis_url, tmp_path / f"{processes}-{workers}")
+        verdicts[processes, workers] = final_duplicates(items)
+    first = verdicts[1, 0]
+    assert all(found == first for found in verdicts.values())
+    assert {url: first[url] for url in copies} == copies
+    assert not any(first[original] for original in copies.values())

@@ -24,6 +24,7 @@ real news pages; nothing is copied anywhere, the WARC lives in a temporary direc
 from __future__ import annotations
 
 import argparse
+import gzip
 import hashlib
 import html
 import json
@@ -44,6 +45,7 @@ COPY_EVERY = 5  # a syndicated copy after every fifth page, as in the issue's ex
 RUNS = 3  # repeated runs of the first configuration
 DEFAULT_DOMAINS = 8
 DEFAULT_ARTICLES_PER_DOMAIN = 25
+FILE_SITES = 20  # publisher domains the --pages files are spread over
 WIRE_SITES = 3  # the syndicators the copies are spread over
 # Every record's WARC-Date: the copies are fetched with their originals.
 CLOSE_JACCARD = 0.9  # recall is also given over the pairs at least this similar (as extracted)
@@ -97,12 +99,23 @@ def fixture_originals(domains: int, per_domain: int) -> list[tuple[str, bytes]]:
 
 
 def file_originals(pattern: str) -> list[tuple[str, bytes]]:
-    """HTML files as originals, each at a URL of its own (its publisher: the file's folder)."""
+    """HTML files (.html or .html.gz) as originals, each archived under its own canonical URL
+    (as a crawl fetches a page), else at a made-up URL on one of FILE_SITES domains."""
+    from extractors import extract
+
     found = []
+    seen: set[str] = set()
     for number, name in enumerate(sorted(glob(pattern))):
         path = Path(name)
-        site = "".join(c for c in path.parent.name.lower() if c.isalnum())[:40] or "pages"
-        found.append((f"http://{site}.test/{number}/{path.stem}", path.read_bytes()))
+        body = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+        stem = path.name.split(".")[0]
+        url = f"http://publisher{number % FILE_SITES}.test/{number}/{stem}"
+        article = extract(body, url)
+        own = article.canonical_url if article is not None else None
+        if own and own.startswith(("http://", "https://")) and own not in seen:
+            url = own
+        seen.add(url)
+        found.append((url, body))
     return found
 
 

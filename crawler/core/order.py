@@ -39,9 +39,11 @@ def replay_order_key(file_index: int, offset: int) -> str:
 
 
 def crawl_order_key(published: Any, fetched_at: Any, url: str) -> str:
-    """The key of a crawled article: its date (publication, else fetch), then fetch, then URL."""
+    """The key of a crawled article: its date (publication, else fetch), then fetch, then URL;
+    "" (arrival order decides) when it has neither date."""
     fetched = _utc(fetched_at) or ""
-    return f"{CRAWL}|{_utc(published) or fetched}|{fetched}|{url}"
+    date = _utc(published) or fetched
+    return f"{CRAWL}|{date}|{fetched}|{url}" if date else ""
 
 
 def declared_copy_key(order_key: str) -> str:
