@@ -426,13 +426,16 @@ def stream_sink(tmp_path: Path, url: str, prefix: str, **overrides: Any) -> tupl
     )
 
 
-def stream_urls(redis_url: str, prefix: str) -> list[str]:
+def stream_entries(redis_url: str, prefix: str) -> list[dict[bytes, bytes]]:
     client = redis.Redis.from_url(redis_url)
     try:
-        entries = client.xrange(RedisKeys(prefix).sink_stream())
+        return [fields for _, fields in client.xrange(RedisKeys(prefix).sink_stream())]
     finally:
         client.close()
-    return [fields[b"canonical_url"].decode() for _, fields in entries]
+
+
+def stream_urls(redis_url: str, prefix: str) -> list[str]:
+    return [fields[b"canonical_url"].decode() for fields in stream_entries(redis_url, prefix)]
 
 
 def test_redis_stream_adds_each_version_once(tmp_path, items, redis_url, redis_prefix) -> None:
@@ -512,13 +515,8 @@ def superseding(original: dict[str, Any], copy: dict[str, Any]) -> dict[str, Any
 
 def stream_index(redis_url: str, prefix: str) -> set[str]:
     """What a consumer that upserts entries and deletes `supersedes` ends up indexing."""
-    client = redis.Redis.from_url(redis_url)
-    try:
-        entries = client.xrange(RedisKeys(prefix).sink_stream())
-    finally:
-        client.close()
     indexed: set[str] = set()
-    for _, fields in entries:
+    for fields in stream_entries(redis_url, prefix):
         article = json.loads(fields[b"article"])
         indexed.add(article["canonical_url"])
         indexed.difference_update(article.get("supersedes") or ())

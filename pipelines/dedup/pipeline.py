@@ -122,8 +122,7 @@ class DedupPipeline:
         item.setdefault("duplicate_of", None)
         verdict = await self._check(item, found)
         if verdict is not None and verdict.superseded:
-            item["supersedes"] = list(verdict.superseded)
-            self.stats.inc_value("dedup/superseded", len(verdict.superseded))
+            self._supersede(item, verdict.superseded)
         if verdict is None or not verdict.is_duplicate:
             return item
         item["duplicate_of"] = verdict.duplicate_of
@@ -136,6 +135,14 @@ class DedupPipeline:
                 log_level="INFO",
             )
         return item
+
+    def _supersede(self, item: Any, copies: tuple[str, ...]) -> None:
+        """The item came before copies already indexed: it names them (the sinks take them out)
+        and they count as their domains' duplicates now."""
+        item["supersedes"] = list(copies)
+        self.stats.inc_value("dedup/superseded", len(copies))
+        for copy in copies:
+            inc_domain(self.stats, publisher_domain(copy) or "unknown", DUPLICATES)
 
     def _fingerprint(self, item: Any) -> Fingerprint | None:
         """The fingerprint of the item's final text: the one the extraction worker made with the

@@ -2,7 +2,8 @@
 
 Keys (all under the hash tag {nd}, so a Redis Cluster keeps them in one slot; see RedisKeys):
 
-    <prefix>:{nd}:d:<docnum>      record: the 128-byte sketch, the document id, NUL, its order key
+    <prefix>:{nd}:d:<docnum>      record: the 128-byte sketch, the document id, then NUL and its
+                                  order key when it has one (crawler/core/order.py)
     <prefix>:{nd}:b:<bucket id>   LSH bucket: docnums of the newest MAX_BUCKET_DOCS documents that
                                   have this band ("123" or "123,456"; a lone integer is stored
                                   by Redis as a machine word, without a string allocation)
