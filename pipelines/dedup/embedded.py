@@ -107,7 +107,8 @@ class EmbeddedNearDuplicateIndex(NearDuplicateIndex):
             verdict = decide(found_matches, order_key, self.params.similarity)
             exact_gone = any(m.kind == EXACT for m in found_matches)
             if verdict.kind == NEW and add and (exact_gone or not record_taken):
-                self._remove([m.docnum for m in found_matches])
+                buckets = [int(bucket, 16) for bucket in found.buckets]
+                self._remove([m.docnum for m in found_matches], buckets)
                 self._add(doc_id, found, now, full_buckets, order_key)
         if self._adds >= SWEEP_EVERY_ADDS:
             self._adds = 0
@@ -167,11 +168,17 @@ class EmbeddedNearDuplicateIndex(NearDuplicateIndex):
         ).fetchall()
         return rows, full
 
-    def _remove(self, docnums: list[int]) -> None:
-        """Take superseded documents out: they are copies of the one being added."""
+    def _remove(self, docnums: list[int], buckets: list[int]) -> None:
+        """Take superseded documents out (they are copies of the one being added): their
+        records, and their places in the buckets the new one joins (as in Redis; elsewhere they
+        point at no record, which a check skips, until they expire)."""
+        marks = ",".join("?" * len(buckets))
         for docnum in docnums:
             self.db.execute("DELETE FROM records WHERE docnum = ?", (docnum,))
-            self.db.execute("DELETE FROM buckets WHERE docnum = ?", (docnum,))
+            self.db.execute(
+                f"DELETE FROM buckets WHERE bucket IN ({marks}) AND docnum = ?",
+                (*buckets, docnum),
+            )
 
     def _add(
         self,
