@@ -24,6 +24,7 @@ from scrapy.exceptions import DropItem
 from scrapy.utils.test import get_crawler
 
 from crawler.core.keys import RedisKeys
+from crawler.core.order import crawl_order_key, declared_copy_key, replay_order_key
 from crawler.core.outage import BACKEND_UNAVAILABLE, RedisUnavailable
 from crawler.newsroom import Newsroom
 from crawler.newsroom.textgen import TextGenerator
@@ -656,3 +657,21 @@ def test_every_arrival_order_ends_with_the_same_duplicate_of(
         "http://d.test/1": "http://a.test/1",
         "http://e.test/1": None,
     }
+
+
+def test_order_keys_sort_as_the_rule_states() -> None:
+    published = crawl_order_key(
+        "2026-03-01T08:00:00+02:00", "2026-03-02T00:00:00Z", "http://b.test"
+    )
+    later_fetch = crawl_order_key(None, "2026-03-01T07:00:00Z", "http://a.test")
+    assert published < later_fetch  # 06:00 UTC published before 07:00 UTC fetched
+    same = crawl_order_key(None, "2026-03-01T07:00:00Z", "http://b.test")
+    assert later_fetch < same  # the same second: the URL decides, never arrival
+    assert crawl_order_key("not a date", None, "http://a.test") == ""  # no date: arrival order
+    assert crawl_order_key("0001-01-01", "2026-03-01T07:00:00Z", "u") == crawl_order_key(
+        None, "2026-03-01T07:00:00Z", "u"
+    )
+    assert replay_order_key(0, 10**9) < replay_order_key(1, 0) < replay_order_key(1, 5)
+    assert later_fetch < replay_order_key(0, 0) < declared_copy_key(published)
+    with pytest.raises(ValueError):
+        replay_order_key(-1, 0)
