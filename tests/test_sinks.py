@@ -613,6 +613,11 @@ def test_postgres_schema_of_the_first_migration_is_upgraded_in_place(
     monkeypatch.setattr(
         postgres, "_COLUMNS", postgres._COLUMNS[: postgres._COLUMNS.index("modified")]
     )
+
+    async def no_tombstones(*_: Any) -> set[str]:  # the first schema had no superseded table
+        return set()
+
+    monkeypatch.setattr(PostgresSink, "_superseded", no_tombstones)
     asyncio.run(feed(postgres_sink(tmp_path, postgres_url, postgres_schema)[0], items[:3]))
     monkeypatch.undo()
     asyncio.run(
@@ -634,6 +639,12 @@ def test_postgres_schema_of_the_first_migration_is_upgraded_in_place(
         [(item["canonical_url"], None, []) for item in items[:3]]
         + [(items[3]["canonical_url"], "Business", ["Harbor", "Strike"])]
     )
+    # Migration 3 came with it: a correction takes a copy out and keeps it out.
+    copy, original = items[0], with_new_fields(items[4])
+    for batch in ([superseding(original, copy)], [copy]):
+        asyncio.run(feed(postgres_sink(tmp_path, postgres_url, postgres_schema)[0], batch))
+    stored = {row[0] for row in postgres_rows(postgres_url, postgres_schema)}
+    assert copy["canonical_url"] not in stored and original["canonical_url"] in stored
 
 
 # --- corrections: an original found after its copy was indexed --------------------------------
