@@ -74,6 +74,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--runs", type=int, default=RUNS, help="runs of the first configuration")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--verbose", action="store_true", help="name the pairs gone wrong")
+    parser.add_argument("--cluster", action="store_true",
+                        help="the stores on a local 3-master Redis Cluster (started here from "
+                        "redis-server), the index in DEDUP_REDIS_SHARDS=3 shards")  # fmt: skip
     parser.set_defaults(handler=run)
 
 
@@ -232,8 +235,11 @@ def missed(sources: list[Source], final: dict[str, str | None]) -> None:
 # --- the runs -----------------------------------------------------------------------------
 
 
-def replay(warc: Path, workers: int, processes: int, redis_url: str, workdir: Path) -> list[Any]:
-    """One `newsharvest replay` of the WARC in fresh stores; the journalled items."""
+def replay(
+    warc: Path, workers: int, processes: int, redis_url: str, workdir: Path, shards: int = 1
+) -> list[Any]:
+    """One `newsharvest replay` of the WARC in fresh stores (the index in `shards` shards);
+    the journalled items."""
     from crawler.cli.replay import shard_journal
     from newsharvest_bench.crawlrun import crawl_env, run_to_end
 
@@ -249,6 +255,8 @@ def replay(warc: Path, workers: int, processes: int, redis_url: str, workdir: Pa
                "--set", "REPLAY_PROGRESS_SECONDS=3600", "--log-level", "WARNING"]  # fmt: skip
     if processes > 1:
         command += ["--processes", str(processes)]
+    if shards > 1:
+        command += ["--set", f"DEDUP_REDIS_SHARDS={shards}"]
     try:
         run_to_end(command, env, workdir / "replay.log")
     finally:
@@ -270,7 +278,21 @@ def configurations(args: argparse.Namespace, shared: bool) -> list[tuple[int, in
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.cluster:
+        from newsharvest_bench.localcluster import MASTERS, LocalRedisCluster, missing_binaries
+
+        if missing_binaries():
+            print(f"--cluster needs {' and '.join(missing_binaries())}", file=sys.stderr)
+            return 2
+        with LocalRedisCluster.started() as cluster:
+            return replays(args, cluster.url, MASTERS)
     redis_url = args.redis_url if args.redis_url and redis_answers(args.redis_url) else ""
+    return replays(args, redis_url, 1)
+
+
+def replays(args: argparse.Namespace, redis_url: str, shards: int) -> int:
+    """Every configuration's replay of one archive, scored; 0 when none inverted an original
+    and all gave the same verdicts."""
     originals = (file_originals(args.pages) if args.pages
                  else fixture_originals(args.domains, args.articles_per_domain))  # fmt: skip
     sources = interleave(originals)
@@ -281,7 +303,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"WARC: {len(sources)} pages, {sum(1 for s in sources if s.copy_of)} copies",
               file=sys.stderr)  # fmt: skip
         for number, (workers, processes) in enumerate(configurations(args, bool(redis_url))):
-            items = replay(warc, workers, processes, redis_url, Path(scratch) / f"run-{number}")
+            workdir = Path(scratch) / f"run-{number}"
+            items = replay(warc, workers, processes, redis_url, workdir, shards)
             found = {"workers": workers, "processes": processes,
                      **score(sources, final_duplicates(items),
                              {item["url"]: item.get("text") or "" for item in items})}  # fmt: skip
@@ -289,7 +312,10 @@ def run(args: argparse.Namespace) -> int:
             if args.verbose:
                 missed(sources, final_duplicates(items))
             results.append(found)
-    figures = {"stores": "redis" if redis_url else "embedded", "runs": results,
+    stores = "redis" if redis_url else "embedded"
+    if shards > 1:
+        stores = f"redis cluster ({shards} index shards)"
+    figures = {"stores": stores, "runs": results,
                "identical": len({r["verdicts"] for r in results}) == 1,
                "inverted": max(r["inverted"] for r in results),
                "false_positives": max(r["false_positives"] for r in results),
