@@ -596,6 +596,10 @@ def stage_settings(backend: str, request: pytest.FixtureRequest, tmp_path: Path)
     if backend == "redis":
         settings["REDIS_URL"] = request.getfixturevalue("redis_url")
         settings["REDIS_KEY_PREFIX"] = request.getfixturevalue("redis_prefix")
+    elif backend == "redis-cluster-sharded":  # the async index, shard by shard
+        settings["REDIS_URL"] = request.getfixturevalue("redis_cluster_url")
+        settings["REDIS_KEY_PREFIX"] = request.getfixturevalue("redis_cluster_prefix")
+        settings["DEDUP_REDIS_SHARDS"] = CLUSTER_SHARDS
     return settings
 
 
@@ -610,7 +614,7 @@ def through_stage(settings: dict[str, Any], items: list[dict[str, Any]]) -> list
     return asyncio.run(scenario())
 
 
-@pytest.mark.parametrize("backend", ["redis", "embedded"])
+@pytest.mark.parametrize("backend", ["redis", "redis-cluster-sharded", "embedded"])
 def test_a_copy_fetched_first_gives_way_to_the_earlier_published_original(
     backend: str, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
