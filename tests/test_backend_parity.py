@@ -6,7 +6,9 @@ the final state compared.
 * the notice store: `EmbeddedNoticeStore` against `notices_observe.lua`, and the whole notice
   rule (variants of established notice types included): a `NoticeLearner` on each, every verdict
   compared;
-* the monitoring store: `MemoryStore` against `RedisStore` (its MULTI/EXEC and Lua scripts).
+* the monitoring store: `MemoryStore` against `RedisStore` (its MULTI/EXEC and Lua scripts);
+* the near-duplicate index: `EmbeddedNearDuplicateIndex` against `dedup_check_and_add.lua`,
+  with order keys, so that a later-checked original supersedes its copies alike.
 
 Each test runs PARITY_EXAMPLES sequences (60 by default, a few seconds); set the variable for a
 longer search (docs/development.md). A failure prints the shortest sequence that tells the
@@ -39,7 +41,11 @@ from crawler.ledger import (
     RedisHarvestState,
     SqliteHarvestState,
 )
+from crawler.newsroom.textgen import TextGenerator
 from crawler.polling import FeedState
+from pipelines.dedup.embedded import EmbeddedNearDuplicateIndex
+from pipelines.dedup.redis_index import RedisNearDuplicateIndex
+from pipelines.fingerprints import LshParams, fingerprint
 from pipelines.monitoring.alerts import NULL_RATE, YIELD_DROP, Alert, Outcome
 from pipelines.monitoring.backends import (
     DomainBatch,
@@ -492,3 +498,72 @@ def test_the_monitoring_store_answers_alike_on_both_backends(
             await shared.close()
 
     asyncio.run(run())
+
+
+# --- the near-duplicate index -----------------------------------------------------------------
+
+DEDUP = LshParams.for_threshold(0.8)
+DEDUP_TTL = 3600
+
+
+def _story_variants() -> list[Any]:
+    """Fingerprints of two stories, each as printed, as syndicated (own dateline and credit
+    line: a near copy) and as reprinted with one word changed (another near copy)."""
+    texts = []
+    for seed in (11, 12):
+        story = TextGenerator(seed).story("politics", 8)
+        texts.append("\n".join(story))
+        texts.append("WIRE (Agency) - " + "\n".join(story) + "\nDistributed by the Agency.")
+        texts.append("\n".join(story).replace(" the ", " a ", 1))
+    return [fingerprint(text, DEDUP) for text in texts]
+
+
+DEDUP_TEXTS = _story_variants()
+DEDUP_IDS = [f"http://{site}.test/story" for site in "abcde"]
+DEDUP_KEYS = ["", "c|2026-01-01", "c|2026-01-02", "r|000000|000000000000100", "~r|0|5"]
+DEDUP_OPERATIONS = st.tuples(
+    st.sampled_from(DEDUP_IDS),
+    st.integers(0, len(DEDUP_TEXTS) - 1),
+    st.sampled_from(DEDUP_KEYS),
+    st.booleans(),  # add (False: only look)
+)
+
+
+def embedded_dedup_records(index: EmbeddedNearDuplicateIndex) -> dict[int, tuple[str, str]]:
+    rows = index.db.execute("SELECT docnum, doc_id, order_key FROM records").fetchall()
+    return {docnum: (doc_id, key) for docnum, doc_id, key in rows}
+
+
+def redis_dedup_records(client: redis.Redis, keys: RedisKeys) -> dict[int, tuple[str, str]]:
+    records = {}
+    prefix = keys.dedup_record_prefix()
+    for key in client.scan_iter(match=f"{prefix}*", count=1000):
+        value = client.get(key)
+        assert value is not None
+        owner, _, order_key = value[len(DEDUP_TEXTS[0].sketch) :].decode().partition("\0")
+        records[int(key.decode()[len(prefix) :])] = (owner, order_key)
+    return records
+
+
+@PARITY
+@given(sequence=st.lists(DEDUP_OPERATIONS, min_size=1, max_size=12))
+def test_the_near_duplicate_index_answers_alike_on_both_backends(
+    sequence: list[Any], prefixes: Iterator[str], redis_url: str, tmp_path_factory: Any
+) -> None:
+    keys = RedisKeys(next(prefixes))
+    path = tmp_path_factory.mktemp("dedup") / "dedup.sqlite3"
+    embedded = EmbeddedNearDuplicateIndex(path, DEDUP, DEDUP_TTL)
+    shared = RedisNearDuplicateIndex(redis.Redis.from_url(redis_url), DEDUP, keys, DEDUP_TTL)
+    try:
+        for number, (doc_id, text, order_key, add) in enumerate(sequence):
+            found = DEDUP_TEXTS[text]
+            answers = [
+                index.check_fingerprint(doc_id, found, add=add, order_key=order_key)
+                for index in (embedded, shared)
+            ]
+            assert answers[0] == answers[1], (number, sequence[: number + 1], answers)
+            event(f"verdict: {answers[0].kind}{' superseding' if answers[0].superseded else ''}")
+        assert embedded_dedup_records(embedded) == read_redis(redis_url, redis_dedup_records, keys)
+    finally:
+        embedded.close()
+        shared.close()

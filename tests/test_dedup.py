@@ -24,9 +24,11 @@ from scrapy.exceptions import DropItem
 from scrapy.utils.test import get_crawler
 
 from crawler.core.keys import RedisKeys
+from crawler.core.order import crawl_order_key, declared_copy_key, replay_order_key
 from crawler.core.outage import BACKEND_UNAVAILABLE, RedisUnavailable
 from crawler.newsroom import Newsroom
 from crawler.newsroom.textgen import TextGenerator
+from newsharvest_bench.bench_syndication import final_duplicates
 from newsharvest_bench.neardup import ORIGINAL, SYNDICATED, near_duplicate_corpus
 from newsharvest_bench.tcpproxy import TcpProxy
 from pipelines.dedup import (
@@ -578,3 +580,239 @@ def test_bench_dedup_reports_its_figures(redis_url: str) -> None:
         assert line in out
     assert "identical" in out  # our MinHash values equal datasketch's
     assert "verdicts differ on 0 of" in out  # embedded and Redis agree
+
+
+# --- which copy is the original: order keys, not arrival ---------------------------------------
+
+
+def dated(url: str, text: str, published: str | None, **fields: Any) -> dict[str, Any]:
+    item = article(url, text, url.split("/")[2])
+    item.update(published=published, fetched_at="2026-03-01T10:00:00+00:00", **fields)
+    return item
+
+
+def stage_settings(backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> dict:
+    settings: dict[str, Any] = {"STATE_DIR": str(tmp_path), "REDIS_URL": ""}
+    if backend == "redis":
+        settings["REDIS_URL"] = request.getfixturevalue("redis_url")
+        settings["REDIS_KEY_PREFIX"] = request.getfixturevalue("redis_prefix")
+    elif backend == "redis-cluster-sharded":  # the async index, shard by shard
+        settings["REDIS_URL"] = request.getfixturevalue("redis_cluster_url")
+        settings["REDIS_KEY_PREFIX"] = request.getfixturevalue("redis_cluster_prefix")
+        settings["DEDUP_REDIS_SHARDS"] = CLUSTER_SHARDS
+    return settings
+
+
+def through_stage(settings: dict[str, Any], items: list[dict[str, Any]]) -> list[dict]:
+    async def scenario() -> list[dict[str, Any]]:
+        pipeline, _ = make_pipeline(**settings)
+        await pipeline.open_spider()
+        done = [await pipeline.process_item(dict(item)) for item in items]
+        await pipeline.close_spider()
+        return done
+
+    return asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("backend", ["redis", "redis-cluster-sharded", "embedded"])
+def test_a_copy_fetched_first_gives_way_to_the_earlier_published_original(
+    backend: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    original = dated("http://a.test/1", ORIGINAL_TEXT, "2026-03-01T08:00:00+00:00")
+    copy = dated("http://b.test/1", SYNDICATED_TEXT, "2026-03-01T09:30:00+00:00")
+    another = dated("http://c.test/1", SYNDICATED_TEXT + "\nShared.", "2026-03-01T11:00:00Z")
+    settings = stage_settings(backend, request, tmp_path)
+    first, second, third = through_stage(settings, [copy, original, another])
+    assert first["duplicate_of"] is None  # nothing earlier was known then
+    assert second["duplicate_of"] is None and second["supersedes"] == ["http://b.test/1"]
+    assert third["duplicate_of"] == "http://a.test/1"  # the index now holds the original
+    assert second["order_key"] < first["order_key"]
+    assert final_duplicates([first, second, third]) == {
+        "http://b.test/1": "http://a.test/1",
+        "http://a.test/1": None,
+        "http://c.test/1": "http://a.test/1",
+    }
+
+
+@pytest.mark.parametrize("backend", ["redis", "embedded"])
+@pytest.mark.parametrize("copy_first", [True, False])
+def test_a_page_naming_the_other_as_canonical_is_always_the_copy(
+    backend: str, copy_first: bool, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    """Even published earlier than the page it names (a wire copy dated before the publisher's
+    own page went up)."""
+    original = dated("http://a.test/1", ORIGINAL_TEXT, "2026-03-01T08:00:00+00:00")
+    copy = dated("http://b.test/1", SYNDICATED_TEXT, "2026-03-01T07:00:00+00:00",
+                 canonical_url="http://a.test/1")  # fmt: skip
+    settings = stage_settings(backend, request, tmp_path)
+    done = through_stage(settings, [copy, original] if copy_first else [original, copy])
+    assert final_duplicates(done) == {"http://b.test/1": "http://a.test/1", "http://a.test/1": None}
+    if not copy_first:
+        assert done[1]["duplicate_of"] == "http://a.test/1"
+
+
+COPIES = [
+    dated("http://a.test/1", ORIGINAL_TEXT, "2026-03-01T08:00:00+00:00"),
+    dated("http://b.test/1", SYNDICATED_TEXT, "2026-03-01T09:00:00+00:00"),
+    dated("http://c.test/1", SYNDICATED_TEXT + "\nShared.", None),  # fetched 10:00: last
+    dated("http://d.test/1", ORIGINAL_TEXT, "2026-03-01T09:00:00+00:00"),  # exact, ties b
+    dated("http://e.test/1", OTHER_STORY, "2026-03-01T07:00:00+00:00"),
+]
+
+
+@settings(max_examples=25, deadline=None)
+@given(order=st.permutations(range(len(COPIES))))
+def test_every_arrival_order_ends_with_the_same_duplicate_of(
+    order: list[int], tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    path = tmp_path_factory.mktemp("order")
+    settings = {"STATE_DIR": str(path), "REDIS_URL": "", "DEDUP_EMBEDDED_PATH": ":memory:"}
+    done = through_stage(settings, [COPIES[i] for i in order])
+    assert final_duplicates(done) == {
+        "http://a.test/1": None,
+        "http://b.test/1": "http://a.test/1",
+        "http://c.test/1": "http://a.test/1",
+        "http://d.test/1": "http://a.test/1",
+        "http://e.test/1": None,
+    }
+
+
+def test_order_keys_sort_as_the_rule_states() -> None:
+    published = crawl_order_key(
+        "2026-03-01T08:00:00+02:00", "2026-03-02T00:00:00Z", "http://b.test"
+    )
+    later_fetch = crawl_order_key(None, "2026-03-01T07:00:00Z", "http://a.test")
+    assert published < later_fetch  # 06:00 UTC published before 07:00 UTC fetched
+    same = crawl_order_key(None, "2026-03-01T07:00:00Z", "http://b.test")
+    assert later_fetch < same  # the same second: the URL decides, never arrival
+    assert crawl_order_key("not a date", None, "http://a.test") == ""  # no date: arrival order
+    assert crawl_order_key("0001-01-01", "2026-03-01T07:00:00Z", "u") == crawl_order_key(
+        None, "2026-03-01T07:00:00Z", "u"
+    )
+    assert replay_order_key(0, 10**9) < replay_order_key(1, 0) < replay_order_key(1, 5)
+    assert later_fetch < replay_order_key(0, 0) < declared_copy_key(published)
+    with pytest.raises(ValueError):
+        replay_order_key(-1, 0)
+
+
+# --- the order-key rule on a sharded index (DEDUP_REDIS_SHARDS > 1) ---------------------------
+
+# Arrival order with copies first: b, then c (a copy of b), then d (earlier than b: supersedes
+# it), then a (earliest, an exact copy of d's text: supersedes d), then another story, then a late
+# copy of b's text (an exact copy of nothing left: b's record is gone).
+SHARDED_ARRIVALS = [
+    ("http://b.test/1", SYNDICATED_TEXT, "2026-03-01T09:00:00Z"),
+    ("http://c.test/1", SYNDICATED_TEXT + "\nShared.", "2026-03-01T10:00:00Z"),
+    ("http://d.test/1", ORIGINAL_TEXT, "2026-03-01T08:30:00Z"),
+    ("http://a.test/1", ORIGINAL_TEXT, "2026-03-01T08:00:00Z"),
+    ("http://e.test/1", OTHER_STORY, "2026-03-01T07:00:00Z"),
+    ("http://f.test/1", SYNDICATED_TEXT, "2026-03-01T12:00:00Z"),
+]
+
+
+def test_the_order_key_rule_gives_the_same_verdicts_on_one_shard_and_three(
+    redis_cluster_url: str, redis_cluster_prefix: str
+) -> None:
+    verdicts = {}
+    for shards in (1, CLUSTER_SHARDS):
+        prefix = f"{redis_cluster_prefix}:s{shards}"
+        with open_index(redis_cluster_url, prefix=prefix, ttl_seconds=TTL, shards=shards) as index:
+            verdicts[shards] = [
+                index.check(doc_id, text, order_key=key) for doc_id, text, key in SHARDED_ARRIVALS
+            ]
+            assert isinstance(index, RedisNearDuplicateIndex)
+            records = {
+                tag: index.client.get(index.keys.dedup_record(found.docnum, tag))
+                for found in [fingerprint(SYNDICATED_TEXT, PARAMS)]
+                for tag in index.shard_tags
+            }
+            # b was superseded: its record left every shard, not only those d matched it in.
+            assert records == dict.fromkeys(index.shard_tags), shards
+            original = fingerprint(ORIGINAL_TEXT, PARAMS)
+            for tag in index.shard_tags:  # every shard's copy carries a's order key
+                stored = index.client.get(index.keys.dedup_record(original.docnum, tag))
+                assert stored == original.sketch + b"http://a.test/1\x002026-03-01T08:00:00Z"
+    kinds = [(v.kind, v.duplicate_of, v.superseded) for v in verdicts[CLUSTER_SHARDS]]
+    assert kinds == [
+        ("new", None, ()),
+        ("near", "http://b.test/1", ()),
+        ("new", None, ("http://b.test/1",)),
+        ("new", None, ("http://d.test/1",)),
+        ("new", None, ()),
+        ("near", "http://a.test/1", ()),  # b's record (same text) was taken out
+    ]
+    assert verdicts[CLUSTER_SHARDS] == verdicts[1]
+
+
+def test_a_racer_met_at_a_later_shard_leaves_its_owner_and_order_key_in_the_earlier_shards(
+    redis_cluster_url: str, redis_cluster_prefix: str
+) -> None:
+    """Y is added at shard 0; before its add reaches shard 1, X (earlier by order key, sharing
+    a band with Y only in shard 1) is added everywhere. Y stops at shard 1, a copy of X, and its
+    shard-0 record names X with X's order key: a later copy met there is told X, ranked as X."""
+    sketch = bytes(range(PARAMS.sketch_bytes))
+    shared_in_shard_1 = "00000000cafe"
+
+    def fake(docnum: int, bucket_1: str, bucket_0: str) -> Fingerprint:
+        own = [f"{docnum:06x}{band:06x}" for band in range(PARAMS.bands)]
+        own[0], own[1] = bucket_0, bucket_1  # band i is in shard i mod 3
+        return Fingerprint(f"{docnum:032x}", docnum, sketch, tuple(own), 100)
+
+    x = fake(1, shared_in_shard_1, "000001aaaaaa")
+    y = fake(2, shared_in_shard_1, "000002bbbbbb")
+    z = fake(3, "000003cccccc", "000002bbbbbb")  # meets Y's record in shard 0 only
+    with open_index(
+        redis_cluster_url, prefix=redis_cluster_prefix, ttl_seconds=TTL, shards=CLUSTER_SHARDS
+    ) as index:
+        assert isinstance(index, RedisNearDuplicateIndex)
+        script, raced = index._script, []
+
+        def racing(keys: list[str], args: list[Any]) -> Any:
+            if args[2] == "Y" and args[5] == 1 and index.shard_tags[1] in keys[0] and not raced:
+                raced.append(index.check_fingerprint("X", x, order_key="k1"))
+            return script(keys=keys, args=args)
+
+        racing.sha, racing.script = script.sha, script.script  # type: ignore[attr-defined]
+        index._script = racing  # type: ignore[method-assign]
+        verdict = index.check_fingerprint("Y", y, order_key="k2")
+        index._script = script  # type: ignore[method-assign]
+        assert raced == [Verdict("new")]  # X never saw Y (no band in common in shard 0)
+        assert (verdict.kind, verdict.duplicate_of, verdict.superseded) == ("near", "X", ())
+        shard_0 = index.client.get(index.keys.dedup_record(y.docnum, index.shard_tags[0]))
+        assert shard_0 == sketch + b"X\x00k1"
+        later = index.check_fingerprint("Z", z, order_key="k3", add=False)
+        assert (later.kind, later.duplicate_of) == ("near", "X")
+        earlier = index.check_fingerprint("W", z, order_key="k0", add=False)
+        assert earlier.kind == "new" and earlier.superseded == ("X",)
+
+
+def test_shards_answers_combine_by_order_key_and_a_superseded_copy_leaves_every_shard(
+    redis_cluster_url: str, redis_cluster_prefix: str
+) -> None:
+    """Matches that each lie in one shard only (one shared band): the earliest by order key is
+    named, not the most similar one; and a copy met in one shard is taken out of all three."""
+    sketch = bytes(range(PARAMS.sketch_bytes))
+    close = bytes([b ^ 0xFF if i < 5 else b for i, b in enumerate(sketch)])  # 10 positions off
+
+    def fake(docnum: int, sketch: bytes, shared: dict[int, str]) -> Fingerprint:
+        own = [shared.get(band, f"{docnum:06x}{band:06x}") for band in range(PARAMS.bands)]
+        return Fingerprint(f"{docnum:032x}", docnum, sketch, tuple(own), 100)
+
+    early = fake(1, close, {0: "0000000000a0"})  # less similar, in shard 0
+    late = fake(2, sketch, {1: "0000000000b1"})  # identical sketch, in shard 1
+    checked = fake(3, sketch, {0: "0000000000a0", 1: "0000000000b1"})
+    with open_index(
+        redis_cluster_url, prefix=redis_cluster_prefix, ttl_seconds=TTL, shards=CLUSTER_SHARDS
+    ) as index:
+        assert isinstance(index, RedisNearDuplicateIndex)
+        assert index.check_fingerprint("early", early, order_key="k1") == Verdict("new")
+        assert index.check_fingerprint("late", late, order_key="k2") == Verdict("new")
+        verdict = index.check_fingerprint("checked", checked, order_key="k3", add=False)
+        assert (verdict.kind, verdict.duplicate_of) == ("near", "early")
+        assert verdict.similarity is not None and verdict.similarity < 1.0
+        # Earlier than both: the first copy; each was met in one shard, both leave all three.
+        first = index.check_fingerprint("first", checked, order_key="k0")
+        assert first == Verdict("new", superseded=("early", "late"))
+        for found in (early, late):
+            for tag in index.shard_tags:
+                assert index.client.get(index.keys.dedup_record(found.docnum, tag)) is None

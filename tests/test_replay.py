@@ -37,6 +37,7 @@ from crawler.warc.records import (
 from crawler.warc.remote import WINDOW_BYTES, RemoteStream
 from crawler.warc.replay import BROKEN, Page, Skip, source_pages
 from newsharvest_bench.bench_replay import write_room_warc
+from newsharvest_bench.bench_syndication import final_duplicates
 from newsharvest_bench.crawlrun import (
     count_lines,
     crawl_command,
@@ -100,12 +101,13 @@ def test_a_captured_crawl_replays_into_the_same_articles_and_dedup_decisions(
     for url, item in crawled.items():
         assert {f: item.get(f) for f in fields} == {f: replayed[url].get(f) for f in fields}, url
     # The same dedup decisions: the same articles found to be copies of each other. Which copy
-    # of a pair counts as the first is the order the pipeline met them in, which two crawls of
-    # the same pages may already differ on (pages in flight together); the pairs are the same.
+    # of a pair is the original follows each harvest's rule (a crawl: the earlier publication;
+    # a replay: the earlier record, here the earlier fetch); the pairs are the same.
     crawled_groups = copy_groups(crawled.values())
     assert crawled_groups, "no copy to judge"
     assert copy_groups(replayed.values()) == crawled_groups
-    flagged = [sum(1 for i in items.values() if i["duplicate_of"]) for items in (crawled, replayed)]
+    flagged = [sum(1 for original in final_duplicates(list(items.values())).values() if original)
+               for items in (crawled, replayed)]  # fmt: skip
     assert flagged[0] == flagged[1]
     stats = stats_from_log(log)
     assert stats["replay/skipped/non_html"] > 0  # the feeds and robots.txt in the capture
@@ -149,7 +151,7 @@ def test_a_capture_killed_and_restarted_replays_into_every_article_once(tmp_path
 
 
 def copy_groups(items: object) -> set[frozenset[str]]:
-    """Articles linked by duplicate_of (the canonical URL of the copy met first), as groups."""
+    """Articles linked by duplicate_of or supersedes (copy and original), as groups."""
     parent: dict[str, str] = {}
 
     def root(url: str) -> str:
@@ -160,6 +162,8 @@ def copy_groups(items: object) -> set[frozenset[str]]:
     for item in items:  # type: ignore[attr-defined]
         if item["duplicate_of"]:
             parent[root(item["canonical_url"])] = root(item["duplicate_of"])
+        for copy in item.get("supersedes") or ():  # found to be copies after they were indexed
+            parent[root(copy)] = root(item["canonical_url"])
     groups: dict[str, set[str]] = {}
     for url in parent:
         groups.setdefault(root(url), set()).add(url)
@@ -791,3 +795,36 @@ def test_processes_need_redis_and_no_limit(tmp_path: Path) -> None:
     assert limited.returncode == 2 and "--limit counts the pages of one process" in limited.stderr
     wrong = newsharvest("replay", str(archive), "--shard", "2/2", env=env)
     assert wrong.returncode == 2 and "INDEX must be within 0 .. COUNT-1" in wrong.stderr
+
+
+# --- which copy is the original: archive order, whatever the workers and processes -----------
+
+
+@pytest.mark.slow
+def test_one_warc_gives_every_article_the_same_duplicate_of_with_any_workers_and_processes(
+    tmp_path: Path, redis_url: str
+) -> None:
+    """Originals each followed by a plainer syndicated copy (extracted sooner: on a
+    first-come basis the copy won the race): replayed in 1 and 2 processes with 0, 1 and 2
+    extraction workers, every article ends with the same `duplicate_of`, every copy names its
+    original, and no original names its copy."""
+    from newsharvest_bench.bench_syndication import (
+        fixture_originals,
+        interleave,
+        replay,
+        write_warc,
+    )
+
+    sources = interleave(fixture_originals(3, 10))
+    warc = tmp_path / "syndication.warc.gz"
+    write_warc(sources, warc)
+    copies = {source.url: source.copy_of for source in sources if source.copy_of}
+    assert len(copies) >= 5
+    verdicts = {}
+    for processes, workers in [(1, 0), (1, 1), (1, 2), (2, 0), (2, 1), (2, 2)]:
+        items = replay(warc, workers, processes, redis_url, tmp_path / f"{processes}-{workers}")
+        verdicts[processes, workers] = final_duplicates(items)
+    first = verdicts[1, 0]
+    assert all(found == first for found in verdicts.values())
+    assert {url: first[url] for url in copies} == copies
+    assert not any(first[original] for original in copies.values())

@@ -32,6 +32,7 @@ from newsharvest_bench.sinkrun import feed, outage
 from newsharvest_bench.tcpproxy import TcpProxy
 from pipelines.sinks import postgres
 from pipelines.sinks.postgres import PostgresSink, search_config
+from pipelines.sinks.records import latest_per_key, supersessions
 from pipelines.sinks.redis_stream import RedisStreamSink
 from pipelines.sinks.sqlite import MIGRATIONS, OlderIndex, SQLiteIndex, SQLiteSink, fts_query
 
@@ -364,7 +365,8 @@ def test_postgres_migrates_on_first_use_and_upserts(
         indexes = connection.execute(
             "SELECT indexdef FROM pg_indexes WHERE schemaname = %s", [postgres_schema]
         ).fetchall()
-    assert migrations == [(1,), (2,)]
+    assert migrations == [(number,) for number, _, _ in postgres.MIGRATIONS]
+    assert migrations == [(1,), (2,), (3,)]  # the record fields, then the superseded table
     assert items[5]["canonical_url"] in {row[0] for row in found}
     assert any("USING gin (search)" in row[0] for row in indexes)
     assert search_config("pt-BR", frozenset({"portuguese", "simple"})) == "portuguese"
@@ -425,13 +427,16 @@ def stream_sink(tmp_path: Path, url: str, prefix: str, **overrides: Any) -> tupl
     )
 
 
-def stream_urls(redis_url: str, prefix: str) -> list[str]:
+def stream_entries(redis_url: str, prefix: str) -> list[dict[bytes, bytes]]:
     client = redis.Redis.from_url(redis_url)
     try:
-        entries = client.xrange(RedisKeys(prefix).sink_stream())
+        return [fields for _, fields in client.xrange(RedisKeys(prefix).sink_stream())]
     finally:
         client.close()
-    return [fields[b"canonical_url"].decode() for _, fields in entries]
+
+
+def stream_urls(redis_url: str, prefix: str) -> list[str]:
+    return [fields[b"canonical_url"].decode() for fields in stream_entries(redis_url, prefix)]
 
 
 def test_redis_stream_adds_each_version_once(tmp_path, items, redis_url, redis_prefix) -> None:
@@ -585,7 +590,7 @@ def test_sqlite_index_of_the_first_schema_is_migrated_keeping_its_articles(tmp_p
     asyncio.run(feed(sqlite_sink(tmp_path)[0], [with_new_fields(items[0]), items[1]]))
     index = SQLiteIndex.open_readonly(path)
     try:
-        assert index.schema_version() == len(MIGRATIONS) == 2
+        assert index.schema_version() == len(MIGRATIONS) == 3
         assert index.count() == 3
         word = items[0]["title"].split()[0]
         by_section = index.search(word, section="business")[0]
@@ -608,6 +613,11 @@ def test_postgres_schema_of_the_first_migration_is_upgraded_in_place(
     monkeypatch.setattr(
         postgres, "_COLUMNS", postgres._COLUMNS[: postgres._COLUMNS.index("modified")]
     )
+
+    async def no_tombstones(*_: Any) -> set[str]:  # the first schema had no superseded table
+        return set()
+
+    monkeypatch.setattr(PostgresSink, "_superseded", no_tombstones)
     asyncio.run(feed(postgres_sink(tmp_path, postgres_url, postgres_schema)[0], items[:3]))
     monkeypatch.undo()
     asyncio.run(
@@ -624,8 +634,81 @@ def test_postgres_schema_of_the_first_migration_is_upgraded_in_place(
                 sql.Identifier(postgres_schema)
             )
         ).fetchall()
-    assert versions == [(1,), (2,)]
+    assert versions == [(1,), (2,), (3,)]
     assert sorted(rows) == sorted(
         [(item["canonical_url"], None, []) for item in items[:3]]
         + [(items[3]["canonical_url"], "Business", ["Harbor", "Strike"])]
     )
+    # Migration 3 came with it: a correction takes a copy out and keeps it out.
+    copy, original = items[0], with_new_fields(items[4])
+    for batch in ([superseding(original, copy)], [copy]):
+        asyncio.run(feed(postgres_sink(tmp_path, postgres_url, postgres_schema)[0], batch))
+    stored = {row[0] for row in postgres_rows(postgres_url, postgres_schema)}
+    assert copy["canonical_url"] not in stored and original["canonical_url"] in stored
+
+
+# --- corrections: an original found after its copy was indexed --------------------------------
+
+
+def superseding(original: dict[str, Any], copy: dict[str, Any]) -> dict[str, Any]:
+    """The original as the dedup stage passes it when it came first by the order rule but was
+    checked after its copy: it names the copy in `supersedes`."""
+    return {**original, "supersedes": [copy["canonical_url"]]}
+
+
+def stream_index(redis_url: str, prefix: str) -> set[str]:
+    """What a consumer that upserts entries and deletes `supersedes` ends up indexing."""
+    indexed: set[str] = set()
+    for fields in stream_entries(redis_url, prefix):
+        article = json.loads(fields[b"article"])
+        indexed.add(article["canonical_url"])
+        indexed.difference_update(article.get("supersedes") or ())
+    return indexed
+
+
+def sqlite_index(tmp_path: Path) -> set[str]:
+    return set(rows(tmp_path / "index.sqlite3"))
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres", "stream"])
+@pytest.mark.parametrize("copy_first", [True, False])
+def test_a_superseded_copy_leaves_the_index_and_stays_out(
+    tmp_path, items, backend, copy_first, request
+) -> None:
+    """Copy indexed first and corrected later, or the correction first and the copy (still on
+    its way from another worker) later: either way the index holds the original, not the copy,
+    and a later batch with the copy does not bring it back."""
+    copy, original, other = items[0], items[1], items[2]
+    if backend == "sqlite":
+        make, indexed = (lambda: sqlite_sink(tmp_path)[0]), (lambda: sqlite_index(tmp_path))
+    elif backend == "postgres":
+        url, schema = (
+            request.getfixturevalue("postgres_url"),
+            request.getfixturevalue("postgres_schema"),
+        )
+        make = lambda: postgres_sink(tmp_path, url, schema)[0]  # noqa: E731
+        indexed = lambda: {row[0] for row in postgres_rows(url, schema)}  # noqa: E731
+    else:
+        url, prefix = request.getfixturevalue("redis_url"), request.getfixturevalue("redis_prefix")
+        make = lambda: stream_sink(tmp_path, url, prefix)[0]  # noqa: E731
+        indexed = lambda: stream_index(url, prefix)  # noqa: E731
+    batches = [[copy], [superseding(original, copy), other]]
+    for batch in batches if copy_first else batches[::-1]:
+        asyncio.run(feed(make(), batch))
+    assert indexed() == {original["canonical_url"], other["canonical_url"]}
+    asyncio.run(feed(make(), [copy]))  # fetched again (a re-crawl, a late retry)
+    assert indexed() == {original["canonical_url"], other["canonical_url"]}
+
+
+def test_one_batch_with_the_copy_and_its_correction_keeps_the_original(tmp_path, items) -> None:
+    copy, original = items[0], items[1]
+    asyncio.run(feed(sqlite_sink(tmp_path)[0], [copy, superseding(original, copy)]))
+    assert sqlite_index(tmp_path) == {original["canonical_url"]}
+
+
+def test_records_keep_every_correction_when_one_url_comes_twice() -> None:
+    base = {"canonical_url": "http://a.test/1", "fetched_at": "2026-01-01T00:00:00+00:00"}
+    later = {**base, "fetched_at": "2026-01-02T00:00:00+00:00"}
+    merged = latest_per_key([{**base, "supersedes": ["http://b.test/1"]}, later])
+    assert merged == [{**later, "supersedes": ["http://b.test/1"]}]
+    assert supersessions(merged) == {"http://b.test/1": "http://a.test/1"}

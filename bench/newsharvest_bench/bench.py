@@ -13,6 +13,7 @@ BENCH_MODULES: tuple[str, ...] = (
     "newsharvest_bench.bench_extraction",
     "newsharvest_bench.bench_notices",
     "newsharvest_bench.bench_dedup",
+    "newsharvest_bench.bench_syndication",
     "newsharvest_bench.bench_edits",
     "newsharvest_bench.bench_monitoring",
     "newsharvest_bench.bench_pipeline",

@@ -48,6 +48,13 @@ class ArticleItem(scrapy.Item):
     # Deduplication.
     content_hash = scrapy.Field()  # hash of the normalised text (exact duplicates)
     duplicate_of = scrapy.Field()  # canonical URL of the first near-duplicate copy, or None
+    # Which copy of a story came first (crawler/core/order.py): archive order in a replay,
+    # publication date (else fetch time) in a crawl.
+    order_key = scrapy.Field()
+    # Articles indexed earlier that turned out to be copies of this one (it came first by
+    # order_key): their ids in the near-duplicate index, now `duplicate_of` this article. Set
+    # only when there are any; the sinks take them out of their index.
+    supersedes = scrapy.Field()
     # The text's near-duplicate Fingerprint, computed with the extraction; the dedup stage takes
     # it out (never exported), the notices stage makes it again when it changes the text.
     fingerprint = scrapy.Field()

@@ -41,6 +41,7 @@ from scrapy.crawler import Crawler
 from crawler.core.domainstats import FETCHED, inc_domain
 from crawler.core.failures import FailureLog
 from crawler.core.items import ArticleItem
+from crawler.core.order import replay_order_key
 from crawler.core.outage import is_connection_error
 from crawler.core.scrapy_adapter import engine_of, wake
 from crawler.core.urls import publisher_domain
@@ -97,6 +98,7 @@ class ReplaySpider(scrapy.Spider):
             raise ValueError("no WARC given: -a warcs=PATH[,PATH|GLOB|URL|LISTING...]")
         parts = warcs.split(",") if isinstance(warcs, str) else warcs
         self.sources = expand_sources([part.strip() for part in parts if part.strip()])
+        self.source_index = {source: index for index, source in enumerate(self.sources)}
         self.domain = (domain or "").strip().lower().removeprefix("www.") or None
         self.since, self.until = parse_when(since), parse_when(until)
         self.limit = int(limit) if limit else None
@@ -302,6 +304,8 @@ class ReplaySpider(scrapy.Spider):
             fetched_at=page.date or datetime.now(UTC),
         )
         item["replay_key"] = key
+        # Archive order decides which of two copies is the original (pipelines/dedup/).
+        item["order_key"] = replay_order_key(self.source_index[page.source], page.offset)
         return item
 
     # --- done marks, resume offsets, progress ------------------------------------------------

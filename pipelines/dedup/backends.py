@@ -33,7 +33,7 @@ class AsyncIndex(Protocol):
 
     async def open(self) -> None: ...
     async def check_fingerprint(
-        self, doc_id: str, found: Fingerprint, *, add: bool = True
+        self, doc_id: str, found: Fingerprint, *, add: bool = True, order_key: str = ""
     ) -> Verdict: ...
     async def close(self) -> None: ...
 
@@ -48,9 +48,9 @@ class EmbeddedAsyncIndex:
         return None
 
     async def check_fingerprint(
-        self, doc_id: str, found: Fingerprint, *, add: bool = True
+        self, doc_id: str, found: Fingerprint, *, add: bool = True, order_key: str = ""
     ) -> Verdict:
-        return self.index.check_fingerprint(doc_id, found, add=add)
+        return self.index.check_fingerprint(doc_id, found, add=add, order_key=order_key)
 
     async def close(self) -> None:
         self.index.close()

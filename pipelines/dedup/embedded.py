@@ -20,8 +20,11 @@ from pipelines.dedup.index import (
     MAX_BUCKET_DOCS,
     NEAR,
     NEW,
+    Match,
     NearDuplicateIndex,
     Verdict,
+    check_ids,
+    decide,
     layout_mismatch,
 )
 from pipelines.fingerprints import Fingerprint, LshParams, sketch_matches
@@ -34,7 +37,8 @@ LOCK_TIMEOUT_SECONDS = 30.0
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS records (
-    docnum INTEGER PRIMARY KEY, sketch BLOB NOT NULL, doc_id TEXT NOT NULL, expires REAL NOT NULL
+    docnum INTEGER PRIMARY KEY, sketch BLOB NOT NULL, doc_id TEXT NOT NULL, expires REAL NOT NULL,
+    order_key TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS buckets (
     bucket INTEGER NOT NULL, docnum INTEGER NOT NULL, expires REAL NOT NULL
@@ -59,6 +63,7 @@ class EmbeddedNearDuplicateIndex(NearDuplicateIndex):
         self.clock = clock
         self._adds = 0
         self.db = open_sqlite(self.path, timeout_seconds=LOCK_TIMEOUT_SECONDS, schema=_SCHEMA)
+        self._add_order_keys()
         self._check_layout()
         self.sweep()
 
@@ -72,6 +77,14 @@ class EmbeddedNearDuplicateIndex(NearDuplicateIndex):
         if stored != self.params.layout:
             raise layout_mismatch(str(self.path), stored, self.params.layout)
 
+    def _add_order_keys(self) -> None:
+        """An index written before order keys existed gets the column (its records: "", the
+        earliest key, as in Redis)."""
+        columns = {row[1] for row in self.db.execute("PRAGMA table_info(records)")}
+        if "order_key" not in columns:
+            with self._transaction():
+                self.db.execute("ALTER TABLE records ADD COLUMN order_key TEXT NOT NULL DEFAULT ''")
+
     def _transaction(self) -> _Transaction:
         return _Transaction(self.db)
 
@@ -82,14 +95,21 @@ class EmbeddedNearDuplicateIndex(NearDuplicateIndex):
             self.db.execute("DELETE FROM records WHERE expires <= ?", (now,))
             self.db.execute("DELETE FROM buckets WHERE expires <= ?", (now,))
 
-    def check_fingerprint(self, doc_id: str, found: Fingerprint, *, add: bool = True) -> Verdict:
-        if not doc_id:
-            raise ValueError("doc_id must be a non-empty string")
+    def check_fingerprint(
+        self, doc_id: str, found: Fingerprint, *, add: bool = True, order_key: str = ""
+    ) -> Verdict:
+        check_ids(doc_id, order_key)
         now = self.clock()
         with self._transaction():
-            verdict, record_taken, full_buckets = self._lookup(doc_id, found, now)
-            if verdict.kind == NEW and add and not record_taken:
-                self._add(doc_id, found, now, full_buckets)
+            found_matches, known, record_taken, full_buckets = self._lookup(doc_id, found, now)
+            if known:
+                return Verdict(KNOWN)
+            verdict = decide(found_matches, order_key, self.params.similarity)
+            exact_gone = any(m.kind == EXACT for m in found_matches)
+            if verdict.kind == NEW and add and (exact_gone or not record_taken):
+                buckets = [int(bucket, 16) for bucket in found.buckets]
+                self._remove([m.docnum for m in found_matches], buckets)
+                self._add(doc_id, found, now, full_buckets, order_key)
         if self._adds >= SWEEP_EVERY_ADDS:
             self._adds = 0
             self.sweep()
@@ -97,35 +117,33 @@ class EmbeddedNearDuplicateIndex(NearDuplicateIndex):
 
     def _lookup(
         self, doc_id: str, found: Fingerprint, now: float
-    ) -> tuple[Verdict, bool, list[int]]:
-        """The verdict, whether this content hash already names a live record, and which of the
-        fingerprint's buckets already hold MAX_BUCKET_DOCS documents."""
+    ) -> tuple[list[Match], bool, bool, list[int]]:
+        """The matching documents, whether this very document is indexed, whether this content
+        hash already names a live record, and which of the fingerprint's buckets already hold
+        MAX_BUCKET_DOCS documents."""
         row = self.db.execute(
-            "SELECT sketch, doc_id FROM records WHERE docnum = ? AND expires > ?",
+            "SELECT sketch, doc_id, order_key FROM records WHERE docnum = ? AND expires > ?",
             (found.docnum, now),
         ).fetchone()
+        matches: list[Match] = []
         if row is not None and row[0] == found.sketch:
             if row[1] == doc_id:
-                return Verdict(KNOWN), True, []
-            return Verdict(EXACT, row[1], 1.0), True, []
+                return [], True, True, []
+            matches.append(Match(row[1], row[2], 2 * len(found.sketch), found.docnum, EXACT))
         candidates, full_buckets = self._candidates(found, now)
-        best: tuple[int, str] | None = None
-        for sketch, owner in candidates:
+        for sketch, owner, key, docnum in candidates:
             if owner == doc_id:
                 continue
-            matches = sketch_matches(found.sketch, sketch)
-            if matches >= self.params.min_matches and (best is None or matches > best[0]):
-                best = (matches, owner)
-        if best is not None:
-            verdict = Verdict(NEAR, best[1], self.params.similarity(best[0]))
-            return verdict, row is not None, full_buckets
-        return Verdict(NEW), row is not None, full_buckets
+            agreeing = sketch_matches(found.sketch, sketch)
+            if agreeing >= self.params.min_matches:
+                matches.append(Match(owner, key, agreeing, docnum, NEAR))
+        return matches, False, row is not None, full_buckets
 
     def _candidates(
         self, found: Fingerprint, now: float
-    ) -> tuple[list[tuple[bytes, str]], list[int]]:
-        """Sketches and ids of the live documents among the newest MAX_BUCKET_DOCS of each of
-        this fingerprint's buckets, and the buckets that are full."""
+    ) -> tuple[list[tuple[bytes, str, str, int]], list[int]]:
+        """Sketches, ids, order keys and docnums of the live documents among the newest
+        MAX_BUCKET_DOCS of each of this fingerprint's buckets, and the buckets that are full."""
         buckets = [int(bucket, 16) for bucket in found.buckets]
         rows = self.db.execute(
             f"SELECT bucket, docnum FROM buckets WHERE bucket IN ({','.join('?' * len(buckets))})"
@@ -144,16 +162,37 @@ class EmbeddedNearDuplicateIndex(NearDuplicateIndex):
             return [], full
         marks = ",".join("?" * len(docnums))
         rows = self.db.execute(
-            f"SELECT sketch, doc_id FROM records WHERE docnum IN ({marks}) AND expires > ?",
+            f"SELECT sketch, doc_id, order_key, docnum FROM records WHERE docnum IN ({marks})"
+            " AND expires > ?",
             (*docnums, now),
         ).fetchall()
         return rows, full
 
-    def _add(self, doc_id: str, found: Fingerprint, now: float, full_buckets: list[int]) -> None:
+    def _remove(self, docnums: list[int], buckets: list[int]) -> None:
+        """Take superseded documents out (they are copies of the one being added): their
+        records, and their places in the buckets the new one joins (as in Redis; elsewhere they
+        point at no record, which a check skips, until they expire)."""
+        marks = ",".join("?" * len(buckets))
+        for docnum in docnums:
+            self.db.execute("DELETE FROM records WHERE docnum = ?", (docnum,))
+            self.db.execute(
+                f"DELETE FROM buckets WHERE bucket IN ({marks}) AND docnum = ?",
+                (*buckets, docnum),
+            )
+
+    def _add(
+        self,
+        doc_id: str,
+        found: Fingerprint,
+        now: float,
+        full_buckets: list[int],
+        order_key: str,
+    ) -> None:
         expires = now + self.ttl_seconds
         self.db.execute(
-            "INSERT OR REPLACE INTO records (docnum, sketch, doc_id, expires) VALUES (?, ?, ?, ?)",
-            (found.docnum, found.sketch, doc_id, expires),
+            "INSERT OR REPLACE INTO records (docnum, sketch, doc_id, expires, order_key)"
+            " VALUES (?, ?, ?, ?, ?)",
+            (found.docnum, found.sketch, doc_id, expires, order_key),
         )
         self.db.executemany(
             "INSERT INTO buckets (bucket, docnum, expires) VALUES (?, ?, ?)",

@@ -5,6 +5,14 @@ embedded one) by its canonical URL and final text: a copy gets `duplicate_of` (t
 of the first copy) and is kept flagged (later sinks skip it) or dropped (DEDUP_DROP_DUPLICATES);
 a first copy is added to the index.
 
+Which copy is first is decided by the article's order key (crawler/core/order.py: archive order
+in a replay; publication date, else fetch time, in a crawl), not by which worker got there
+first. A page whose canonical URL names a page on another site is a copy by its own statement:
+it is checked under its own URL with a key that sorts after every other, so it never stands as
+the original of the page it names. When an article turns out to be earlier than copies already
+indexed, the index takes them out and the item names them in `supersedes`: the sinks take them
+out of the search index (pipelines/sinks/), the JSON Lines output carries the correction.
+
 When the Redis index cannot be reached, the article waits for it (crawler/core/outage.py: the
 crawl pauses until Redis answers) and is then checked as if nothing happened (`dedup/waited`):
 letting it through unflagged would put a copy into the index for good, and the crawl is paused
@@ -28,7 +36,9 @@ from scrapy.exceptions import DropItem, NotConfigured
 from scrapy.statscollectors import StatsCollector
 
 from crawler.core.domainstats import DUPLICATES, inc_domain, stage_seconds
+from crawler.core.order import declared_copy_key, item_order_key
 from crawler.core.outage import REDIS_CALL_FAILURES, RedisGate, RedisUnavailable
+from crawler.core.urls import publisher_domain
 from pipelines.dedup.backends import AsyncIndex, open_stage_index
 from pipelines.dedup.index import Verdict
 from pipelines.fingerprints import Fingerprint, LshParams, fingerprint
@@ -111,6 +121,8 @@ class DedupPipeline:
         item["content_hash"] = found.content_hash  # of the text as checked (after notices)
         item.setdefault("duplicate_of", None)
         verdict = await self._check(item, found)
+        if verdict is not None and verdict.superseded:
+            self._supersede(item, verdict.superseded)
         if verdict is None or not verdict.is_duplicate:
             return item
         item["duplicate_of"] = verdict.duplicate_of
@@ -123,6 +135,14 @@ class DedupPipeline:
                 log_level="INFO",
             )
         return item
+
+    def _supersede(self, item: Any, copies: tuple[str, ...]) -> None:
+        """The item came before copies already indexed: it names them (the sinks take them out)
+        and they count as their domains' duplicates now."""
+        item["supersedes"] = list(copies)
+        self.stats.inc_value("dedup/superseded", len(copies))
+        for copy in copies:
+            inc_domain(self.stats, publisher_domain(copy) or "unknown", DUPLICATES)
 
     def _fingerprint(self, item: Any) -> Fingerprint | None:
         """The fingerprint of the item's final text: the one the extraction worker made with the
@@ -138,7 +158,7 @@ class DedupPipeline:
             return fingerprint(text, self.params)
 
     async def _check(self, item: Any, found: Fingerprint) -> Verdict | None:
-        doc_id = item.get("canonical_url") or item.get("url")
+        doc_id, order_key = identity(item)
         if not doc_id:
             self.stats.inc_value("dedup/skipped/no_url")
             return None
@@ -149,11 +169,11 @@ class DedupPipeline:
             return None
         try:
             if self.gate is None:
-                verdict = await self.index.check_fingerprint(doc_id, found)
+                verdict = await self.index.check_fingerprint(doc_id, found, order_key=order_key)
             else:
                 # A retry is safe: the index answers `known` for a document it holds.
                 verdict = await self.gate.call(
-                    lambda: self.index.check_fingerprint(doc_id, found),
+                    lambda: self.index.check_fingerprint(doc_id, found, order_key=order_key),
                     REDIS_CALL_FAILURES,
                     on_wait=lambda: self._waited(item),
                 )
@@ -170,3 +190,15 @@ class DedupPipeline:
         """The item waits for Redis: counted in total and for its domain."""
         self.stats.inc_value("dedup/waited")
         inc_domain(self.stats, item.get("domain") or "unknown", "dedup/waited")
+
+
+def identity(item: Any) -> tuple[str | None, str]:
+    """The article's id in the index and its order key (also set on the item, for the output).
+    A page naming another site's page as its canonical is checked under its own URL, as a
+    declared copy: it must not take the id of the page it copies."""
+    url, canonical = item.get("url"), item.get("canonical_url")
+    order_key = item_order_key(item)
+    item["order_key"] = order_key
+    if url and canonical and publisher_domain(canonical) != publisher_domain(url):
+        return url, declared_copy_key(order_key)
+    return canonical or url, order_key

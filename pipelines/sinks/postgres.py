@@ -13,6 +13,7 @@ lock, so exactly one applies each migration. Query it like this:
 
 from __future__ import annotations
 
+import hashlib
 from datetime import UTC, datetime
 from typing import Any
 
@@ -24,7 +25,7 @@ from scrapy.exceptions import NotConfigured
 from scrapy.statscollectors import StatsCollector
 
 from pipelines.sinks.base import BatchingSink, SinkOptions
-from pipelines.sinks.records import timestamp
+from pipelines.sinks.records import supersessions, timestamp
 from settings import base as defaults
 
 SIMPLE_CONFIG = "simple"  # no stemming, no stop words: right for any language
@@ -95,7 +96,23 @@ MIGRATIONS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
             "CREATE INDEX articles_section ON {schema}.articles (lower(section))",
         ),
     ),
+    (
+        3,
+        "superseded: articles found to be copies of an earlier one after they were indexed",
+        (
+            """CREATE TABLE {schema}.superseded (
+                canonical_url text NOT NULL,
+                duplicate_of text NOT NULL
+            )""",
+            "CREATE UNIQUE INDEX superseded_canonical_url ON {schema}.superseded"
+            " (md5(canonical_url))",
+        ),
+    ),
 )
+# Batches take this advisory lock shared, batches that supersede articles exclusive: a copy
+# written by another worker is either committed before its correction runs (and deleted by it)
+# or written after it (and sees the tombstone).
+SUPERSEDE_LOCK = "newsharvest-supersede:{schema}"
 
 _COLUMNS = (
     "canonical_url", "url", "domain", "title", "published", "language", "search_config",
@@ -258,11 +275,46 @@ class PostgresSink(BatchingSink):
         assert self._connection is not None
         # Sorted keys: two workers upserting overlapping batches lock rows in the same order
         # and cannot deadlock.
-        rows = [_row(record, self._configs) for record in records]
-        rows.sort(key=lambda row: row["canonical_url"])
+        copies = supersessions(records)
         async with self._connection.transaction(), self._connection.cursor() as cursor:
-            await cursor.executemany(self._upsert, rows)
-            return max(0, cursor.rowcount)  # the summed rows inserted or updated
+            lock = "pg_advisory_xact_lock" if copies else "pg_advisory_xact_lock_shared"
+            await cursor.execute(
+                f"SELECT {lock}(hashtext(%s))", [SUPERSEDE_LOCK.format(schema=self.schema)]
+            )
+            out = await self._superseded(cursor, [r["canonical_url"] for r in records])
+            rows = [_row(r, self._configs) for r in records if r["canonical_url"] not in out]
+            rows.sort(key=lambda row: row["canonical_url"])
+            changed = 0
+            if rows:
+                await cursor.executemany(self._upsert, rows)
+                changed = max(0, cursor.rowcount)  # the summed rows inserted or updated
+            if copies:
+                await self._supersede(cursor, copies)
+            return changed
+
+    async def _superseded(self, cursor: psycopg.AsyncCursor[Any], urls: list[str]) -> set[str]:
+        """Which of these URLs were superseded as copies."""
+        query = sql.SQL(
+            "SELECT canonical_url FROM {}.superseded WHERE md5(canonical_url) = ANY(%s)"
+        ).format(sql.Identifier(self.schema))
+        await cursor.execute(query, [[_md5(url) for url in urls]])
+        return {row[0] for row in await cursor.fetchall()}
+
+    async def _supersede(self, cursor: psycopg.AsyncCursor[Any], copies: dict[str, str]) -> None:
+        """Tombstone the copies and take them out of the index."""
+        schema = sql.Identifier(self.schema)
+        await cursor.executemany(
+            sql.SQL(
+                """INSERT INTO {}.superseded (canonical_url, duplicate_of) VALUES (%s, %s)
+                ON CONFLICT (md5(canonical_url))
+                DO UPDATE SET duplicate_of = EXCLUDED.duplicate_of"""
+            ).format(schema),
+            sorted(copies.items()),
+        )
+        await cursor.execute(
+            sql.SQL("DELETE FROM {}.articles WHERE md5(canonical_url) = ANY(%s)").format(schema),
+            [[_md5(url) for url in sorted(copies)]],
+        )
 
     async def disconnect(self) -> None:
         connection, self._connection = self._connection, None
@@ -273,3 +325,8 @@ class PostgresSink(BatchingSink):
         # OperationalError covers refused/lost connections, admin shutdown, deadlocks and
         # serialisation failures: all worth a retry. DataError & co. are the record's fault.
         return isinstance(error, psycopg.OperationalError | psycopg.InterfaceError | OSError)
+
+
+def _md5(url: str) -> str:
+    """The key the unique indexes use (md5 of the URL's UTF-8, as PostgreSQL computes it)."""
+    return hashlib.md5(url.encode("utf-8"), usedforsecurity=False).hexdigest()

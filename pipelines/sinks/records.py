@@ -3,6 +3,11 @@
 The record is what the journal spills and replays, so it must carry everything a backend writes.
 Its identity is the canonical URL; its `version` changes only when the indexed content changes,
 so re-crawling an unchanged article is a no-op and a changed one counts as a new version.
+
+A record may also carry `supersedes`: the canonical URLs of articles indexed earlier that the
+near-duplicate stage found to be copies of this one (it came first by the order rule,
+pipelines/dedup/). Each backend takes them out of its index and keeps them out
+(`supersessions`).
 """
 
 from __future__ import annotations
@@ -71,7 +76,19 @@ def article_record(item: Any) -> dict[str, Any]:
         record["version"] = record_version(record)
     except (TypeError, ValueError) as error:  # a field of a shape no stage produces
         raise InvalidRecord(f"malformed item {record['canonical_url']!r}: {error}") from error
+    superseded = sorted({str(u) for u in item.get("supersedes") or () if u and u != url})
+    if superseded:
+        record["supersedes"] = superseded
     return record
+
+
+def supersessions(records: list[dict[str, Any]]) -> dict[str, str]:
+    """Copy -> original for every URL the records supersede."""
+    found: dict[str, str] = {}
+    for record in records:
+        for copy in record.get("supersedes") or ():
+            found[copy] = record["canonical_url"]
+    return found
 
 
 def record_version(record: dict[str, Any]) -> str:
@@ -113,5 +130,11 @@ def latest_per_key(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for record in records:
         kept = latest.get(record["canonical_url"])
         if kept is None or record["fetched_at"] >= kept["fetched_at"]:
+            if kept is not None and kept.get("supersedes"):  # a correction is never dropped
+                merged = {*kept["supersedes"], *(record.get("supersedes") or ())}
+                record = {**record, "supersedes": sorted(merged)}
             latest[record["canonical_url"]] = record
+        elif record.get("supersedes"):
+            merged = {*(kept.get("supersedes") or ()), *record["supersedes"]}
+            latest[record["canonical_url"]] = {**kept, "supersedes": sorted(merged)}
     return list(latest.values())

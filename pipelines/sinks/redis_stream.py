@@ -8,6 +8,10 @@ A stream has no upsert, so idempotence comes from a small "seen" key per article
 fetched_at and version last added: one Lua script per batch checks and adds atomically, so a
 retried or replayed batch, or a re-crawl of an unchanged article, adds nothing; a new version
 of an article is added (consumers upsert it), an older fetch replayed late is not.
+
+An article that supersedes copies (pipelines/dedup/: it came first, they were indexed before it)
+has `supersedes` in its `article` JSON: consumers delete those URLs from their index. The copies'
+seen keys are marked in the same script, so a copy still on its way is not added after that.
 """
 
 from __future__ import annotations
@@ -26,12 +30,14 @@ from crawler.core.connection import async_redis, redis_url
 from crawler.core.keys import RedisKeys
 from crawler.core.lua import register_lua
 from pipelines.sinks.base import BatchingSink, SinkOptions
+from pipelines.sinks.records import supersessions
 
 SECONDS_PER_DAY = 86_400
 URL_DIGEST_BYTES = 16
 
-# KEYS: stream, then one seen key per record. ARGV: maxlen, seen ttl, then per record:
-# version, canonical_url, domain, fetched_at, content_hash, article JSON. Returns entries added.
+# KEYS: stream, one seen key per record, then one per superseded article. ARGV: maxlen, seen ttl,
+# number of superseded articles, then per record: version, canonical_url, domain, fetched_at,
+# content_hash, article JSON. Returns entries added.
 ADD_SCRIPT = "redis_stream_add"  # redis_stream_add.lua beside this module
 
 
@@ -98,7 +104,8 @@ class RedisStreamSink(BatchingSink):
     async def write(self, records: list[dict[str, Any]]) -> int:
         assert self._client is not None
         keys = [self.stream]
-        args: list[Any] = [self.maxlen, max(1, self.seen_seconds)]
+        copies = sorted(supersessions(records))
+        args: list[Any] = [self.maxlen, max(1, self.seen_seconds), len(copies)]
         for record in records:
             url = record["canonical_url"]
             keys.append(self.keys.sink_stream_seen(self.stream_name, url_digest(url)))
@@ -110,6 +117,7 @@ class RedisStreamSink(BatchingSink):
                 record.get("content_hash") or "",
                 json.dumps(record, ensure_ascii=False, separators=(",", ":")),
             ]
+        keys += [self.keys.sink_stream_seen(self.stream_name, url_digest(url)) for url in copies]
         return int(await self._script(keys=keys, args=args))
 
     async def disconnect(self) -> None:

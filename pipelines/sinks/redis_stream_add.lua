@@ -1,6 +1,10 @@
+-- KEYS: stream, one seen key per record, then the seen keys of the superseded articles.
+-- ARGV: maxlen, seen ttl, number of superseded keys, then 6 values per record.
+local superseded = tonumber(ARGV[3])
+local records = #KEYS - 1 - superseded
 local added = 0
-for i = 2, #KEYS do
-    local base = 2 + (i - 2) * 6
+for i = 2, records + 1 do
+    local base = 3 + (i - 2) * 6
     local version, fetched = ARGV[base + 1], ARGV[base + 4]
     local seen = redis.call('GET', KEYS[i])
     local add = true
@@ -18,5 +22,10 @@ for i = 2, #KEYS do
     else
         redis.call('EXPIRE', KEYS[i], ARGV[2])
     end
+end
+-- A superseded article (a copy of one found to be earlier) is never added again: its seen
+-- key says "fetched" at '~', after any date, so every later fetch of it counts as older.
+for i = records + 2, #KEYS do
+    redis.call('SET', KEYS[i], '~|superseded', 'EX', ARGV[2])
 end
 return added

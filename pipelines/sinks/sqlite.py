@@ -27,7 +27,7 @@ from scrapy.statscollectors import StatsCollector
 from crawler.core.paths import output_dir
 from crawler.core.sqlite import open_sqlite
 from pipelines.sinks.base import BatchingSink, SinkOptions
-from pipelines.sinks.records import article_date
+from pipelines.sinks.records import article_date, supersessions
 
 T = TypeVar("T")
 
@@ -35,6 +35,7 @@ INDEX_FILENAME = "index.sqlite3"
 BUSY_TIMEOUT_MS = 10_000  # a search holding a read lock never makes the writer fail at once
 TITLE_WEIGHT = 10.0  # bm25 weight of a title match relative to a body match
 SNIPPET_TOKENS = 16  # words around the best match in a result's snippet
+QUERY_CHUNK = 500  # URLs per IN (...) query: well under SQLite's limit on bound variables
 SNIPPET_MARKERS = ("[", "]")  # how a snippet marks matched words (plain text: no ANSI, no HTML)
 
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
@@ -94,6 +95,13 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE articles ADD COLUMN word_count INTEGER",
         "ALTER TABLE articles ADD COLUMN markdown TEXT",
         "CREATE INDEX articles_section ON articles (section COLLATE NOCASE)",
+    ),
+    # 3: articles found to be copies of an earlier one after they were indexed: kept out.
+    (
+        """CREATE TABLE superseded (
+            canonical_url TEXT PRIMARY KEY,
+            duplicate_of TEXT NOT NULL
+        )""",
     ),
 )
 
@@ -196,10 +204,32 @@ class SQLiteIndex:
                 self.connection.execute(f"PRAGMA user_version = {number}")
 
     def upsert(self, records: Sequence[dict[str, Any]]) -> int:
-        """Insert or update; returns the rows that changed (new articles and new versions)."""
-        rows = [_row(record) for record in records]
+        """Insert or update; returns the rows that changed (new articles and new versions).
+        Articles superseded as copies (now or before: one may arrive after its correction)
+        are taken out and kept out."""
+        copies = supersessions(list(records))
         with self._transaction():
-            return self.connection.executemany(UPSERT, rows).rowcount
+            urls = [record["canonical_url"] for record in records]
+            out = self._superseded(urls)
+            rows = [_row(r) for r in records if r["canonical_url"] not in out]
+            changed = self.connection.executemany(UPSERT, rows).rowcount if rows else 0
+            for copy, original in copies.items():
+                self.connection.execute(
+                    "INSERT OR REPLACE INTO superseded (canonical_url, duplicate_of) VALUES (?, ?)",
+                    (copy, original),
+                )
+                self.connection.execute("DELETE FROM articles WHERE canonical_url = ?", (copy,))
+            return changed
+
+    def _superseded(self, urls: list[str]) -> set[str]:
+        """Which of these URLs were superseded as copies."""
+        found: set[str] = set()
+        for start in range(0, len(urls), QUERY_CHUNK):
+            chunk = urls[start : start + QUERY_CHUNK]
+            marks = ",".join("?" * len(chunk))
+            query = f"SELECT canonical_url FROM superseded WHERE canonical_url IN ({marks})"
+            found.update(row[0] for row in self.connection.execute(query, chunk))
+        return found
 
     def count(self) -> int:
         return int(self.connection.execute("SELECT count(*) FROM articles").fetchone()[0])

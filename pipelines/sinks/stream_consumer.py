@@ -20,8 +20,11 @@ import redis
 
 
 def index(article: dict[str, Any]) -> None:
-    """Your indexer goes here (upsert by article["canonical_url"]); this one prints."""
+    """Your indexer goes here (upsert by article["canonical_url"], then delete the URLs in
+    article["supersedes"]: copies of it indexed before it); this one prints."""
     print(f"{article['domain']}\t{article['version']}\t{article['title']}", flush=True)
+    for copy in article.get("supersedes") or ():
+        print(f"-\t{copy}\t(a copy of {article['canonical_url']})", flush=True)
 
 
 def consume(
