@@ -12,6 +12,7 @@ import pytest
 
 import crawler.cli
 from tests.support.commands import newsharvest
+from tests.support.corrections import copies as output_copies
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = ROOT / "tests" / "fixtures" / "pages"
@@ -41,7 +42,7 @@ def test_demo_prints_the_per_domain_summary_and_writes_json_lines(tmp_path: Path
     assert f"-> {output}" in result.stdout
     # The syndicated copies are output flagged; the embedded index beside the output holds every
     # other article, and the demo says how to search.
-    copies = [article for article in articles if article["duplicate_of"]]
+    copies = output_copies(articles)  # flagged, or superseded by an original found later
     assert copies and f"duplicates: {len(copies)} copies of earlier articles" in result.stdout
     index = tmp_path / "demo-index.sqlite3"
     indexed = len(articles) - len(copies)

@@ -84,12 +84,14 @@ def run(args: argparse.Namespace) -> int:
             "NULL (no article) by reason: "
             + ", ".join(f"{k} {v}" for k, v in sorted(nulls.items()))
         )
-    copies = stats.get("dedup/exact", 0) + stats.get("dedup/near", 0)
+    superseded = stats.get("dedup/superseded", 0)
+    copies = stats.get("dedup/exact", 0) + stats.get("dedup/near", 0) + superseded
     if copies:
+        late = f"; {superseded} output before their original, named in its supersedes"
         print(
             f"duplicates: {copies} copies of earlier articles (exact "
             f"{stats.get('dedup/exact', 0)}, near {stats.get('dedup/near', 0)}), "
-            "output with duplicate_of set"
+            "output with duplicate_of set" + (late if superseded else "")
         )
     print(index_summary(index_path, stats))
     alerts = {k.removeprefix("monitor/alerts/"): v for k, v in stats.items()
@@ -118,9 +120,13 @@ def index_summary(path: Path, stats: dict[str, Any]) -> str:
             for word in title.split()
             if len(word.strip(".,:;'\"?!")) >= SAMPLE_WORD_MIN_LENGTH
         )
+        # A copy superseded by its original (found later, first by order key) left the index.
+        not_indexed = stats.get("sink/sqlite/skipped_duplicate", 0) + stats.get(
+            "dedup/superseded", 0
+        )
         lines = [
             f"\nsearch index: {path} ({index.count()} articles, "
-            f"{stats.get('sink/sqlite/skipped_duplicate', 0)} near-duplicates not indexed)"
+            f"{not_indexed} near-duplicates not indexed)"
         ]
         if words:
             word = min(words, key=lambda w: (-words[w], w))  # commonest; ties alphabetical
