@@ -38,6 +38,7 @@ from datetime import datetime
 from email.utils import parsedate_to_datetime
 from functools import lru_cache
 from html.entities import name2codepoint
+from itertools import islice
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
@@ -45,13 +46,17 @@ from lxml import etree
 
 from crawler.core.urls import canonical_article_url
 from extractors.language import primary_subtag
-from extractors.metadata import EARLIEST_PUBLICATION_YEAR, parse_date
+from extractors.metadata import (
+    EARLIEST_PUBLICATION_YEAR,
+    MAX_KEYWORDS,
+    parse_date,
+    unique_keywords,
+)
 from extractors.safetext import scrub_json, single_line, storable_text
 
 DEFAULT_MAX_ENTRIES = 1_000
 MAX_FIELD_CHARS = 2_000  # titles, summaries, ids and names are cut to this length
 MAX_AUTHORS_PER_ENTRY = 10
-MAX_CATEGORIES_PER_ENTRY = 20  # an entry tagged with hundreds of words says nothing more
 # HTML in a field is parsed from at most this much source: far more than MAX_FIELD_CHARS of
 # text needs, and a bound on the work a hostile multi-megabyte description can cause.
 MAX_MARKUP_CHARS = 100_000
@@ -699,15 +704,9 @@ def _entry(
 
 
 def _categories(values: Iterable[str | None]) -> list[str]:
-    """Distinct non-empty tags in order (case-insensitively), cleaned like other fields."""
-    kept: dict[str, str] = {}
-    for value in values:
-        tag = clip_text(value) if value else None
-        if tag and tag.casefold() not in kept:
-            kept[tag.casefold()] = tag
-        if len(kept) >= MAX_CATEGORIES_PER_ENTRY:
-            break
-    return list(kept.values())
+    """The entry's tags, cleaned like other fields and kept by the page's keyword rule."""
+    cleaned = (clip_text(value) if value else None for value in values)
+    return unique_keywords([tag for tag in islice(cleaned, MAX_KEYWORDS) if tag])
 
 
 def _first(found: Fields, role: str) -> etree._Element | None:

@@ -567,14 +567,14 @@ def _keywords(meta: _Meta, articles: list[dict[str, Any]]) -> list[str]:
         else:
             words = _split_keywords(value)
         if words:
-            return _unique_keywords(words)
+            return unique_keywords(words)
     for values in (
         _split_keywords(meta.get("news_keywords")),
         [word for tag in meta.repeated.get("article:tag", []) for word in _split_keywords(tag)],
         _split_keywords(meta.get("keywords")),
     ):
         if values:
-            return _unique_keywords(values)
+            return unique_keywords(values)
     return []
 
 
@@ -586,7 +586,8 @@ def _split_keywords(value: Any) -> list[str]:
     return [word for word in _KEYWORD_SEPARATORS.split(clean_text(value)) if word]
 
 
-def _unique_keywords(words: list[str]) -> list[str]:
+def unique_keywords(words: list[str]) -> list[str]:
+    """Distinct keywords in order (case-insensitively), none too long, at most MAX_KEYWORDS."""
     seen: set[str] = set()
     kept = []
     for word in words:
