@@ -1,13 +1,25 @@
 -- KEYS: articles, pending, owners set. ARGV: max due score, now, claim_lease, limit, owner,
 -- held prefix. Each claim handed out again gets a new generation: an older copy of its request
 -- still queued is dropped when popped (ledger_take.lua).
+-- A claim of another worker with an output mark (ledger_output.lua) is in that worker's journal,
+-- or a moment from it (a slow worker whose lease ran out between its journal line and its done
+-- mark): handing it out again would put it in a second journal. Its lease is renewed instead;
+-- the owner's done mark settles it, or, if the owner dies, the take-over of its claims
+-- (ledger_recover_owners.lua) counts it as output. An earlier life of this worker (same worker
+-- name) gets it back: its own journal reconciles it.
 local keys = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[1], 'LIMIT', 0, ARGV[4])
 local owner, held = ARGV[5], ARGV[6]
 local out = {}
+local function worker(name) return string.match(name, '^(.*)/[^/]*$') or name end
+local function written_by_another(rec)
+  return rec.j and rec.o and owner ~= '' and worker(rec.o) ~= worker(owner)
+end
 for _, key in ipairs(keys) do
   local raw = redis.call('HGET', KEYS[1], key)
   local rec = raw and cjson.decode(raw) or nil
-  if rec and rec.s == 'p' then
+  if rec and rec.s == 'p' and written_by_another(rec) then
+    redis.call('ZADD', KEYS[2], tonumber(ARGV[2]) + tonumber(ARGV[3]), key)
+  elseif rec and rec.s == 'p' then
     redis.call('ZADD', KEYS[2], tonumber(ARGV[2]) + tonumber(ARGV[3]), key)
     if rec.o then redis.call('SREM', held .. rec.o, 'a|' .. key) end
     rec.g = (rec.g or 0) + 1

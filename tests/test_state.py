@@ -576,6 +576,38 @@ def test_done_marks_made_together_go_in_few_script_calls_each_with_its_answer(
         client.close()
 
 
+def test_a_claim_whose_lease_ran_out_while_its_worker_wrote_it_out_is_not_handed_out_again(
+    any_redis: tuple[str, str],
+) -> None:
+    """A slow worker (alive) whose lease runs out between its journal line and its done mark:
+    the article is in its journal, so the lease recovery of another worker renews the lease
+    instead of fetching it into a second journal; the slow worker's done mark settles it. A claim
+    without an output mark, or one a former life of the recovering worker wrote, is recovered."""
+    redis_url, redis_prefix = any_redis
+    states = redis_states(redis_url, redis_prefix)(["w1/a", "w2/a", "w2/b"])
+    lease = CONFIG.claim_lease
+
+    async def scenario() -> None:
+        slow, other = await states(), await states()
+        await slow.heartbeat()
+        keys = ["http://a/1", "http://a/2", "http://a/3"]
+        await slow.claim_entries([entry(key) for key in keys], T0)
+        assert await slow.output_started("http://a/1", 1)
+        recovered = await other.recover(T0 + lease + 1)
+        assert sorted(c.key for c in recovered) == ["http://a/2", "http://a/3"]
+        again = await other.recover(T0 + 2 * lease + 2)  # every lease ran out again
+        assert sorted(c.key for c in again) == ["http://a/2", "http://a/3"]
+        assert await slow.done("http://a/1", 1, T0 + 2 * lease + 3)
+        assert await other.is_done("http://a/1", 1)
+        # The recovering worker's own former life wrote a/2 out: its journal reconciles it.
+        assert await other.output_started("http://a/2", 1)
+        later_life = await states()
+        recovered = await later_life.recover(T0 + 4 * lease)
+        assert sorted(c.key for c in recovered) == ["http://a/2", "http://a/3"]
+
+    states.run(scenario)
+
+
 def test_a_claim_a_gone_worker_was_writing_out_is_done_not_handed_to_another(
     any_redis: tuple[str, str],
 ) -> None:
