@@ -13,11 +13,13 @@ per master.
 from __future__ import annotations
 
 import asyncio
+import collections
 import multiprocessing
 import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from crawler.cli.table import render_table
@@ -28,6 +30,9 @@ TARGET_SPEEDUP = 1.5  # the cluster's throughput over one server's, same run
 START_TIMEOUT_SECONDS = 120
 RUN_TIMEOUT_SECONDS = 600
 MIB = 1024 * 1024
+# The articles carry a crawl's order keys: fetched one after the other in the stream's order.
+FIRST_FETCH = datetime(2026, 3, 1, tzinfo=UTC)
+FETCH_INTERVAL_SECONDS = 0.01
 
 
 @dataclass(frozen=True)
@@ -81,7 +86,8 @@ def measure(
     before = [(node.info("memory")["used_memory"], _cpu(node)) for node in nodes]
     context = multiprocessing.get_context("spawn")
     start, out = context.Barrier(processes + 1), context.Queue()
-    shares = [list(fingerprints[i::processes]) for i in range(processes)]
+    numbered = list(enumerate(fingerprints))  # the stream's order: each article's fetch order
+    shares = [numbered[i::processes] for i in range(processes)]
     workers = [
         context.Process(
             target=_client_process,
@@ -128,7 +134,7 @@ def _client_process(
     url: str,
     shards: int,
     threshold: float,
-    fingerprints: list[Any],
+    fingerprints: list[tuple[int, Any]],
     clients: int,
     start: Any,
     out: Any,
@@ -142,10 +148,18 @@ def _client_process(
 
 
 async def _stream(
-    url: str, shards: int, threshold: float, fingerprints: list[Any], clients: int, start: Any
+    url: str,
+    shards: int,
+    threshold: float,
+    fingerprints: list[tuple[int, Any]],
+    clients: int,
+    start: Any,
 ) -> tuple[int, int, float]:
+    """(new, duplicates, CPU seconds) of one process's share: (stream number, fingerprint)
+    pairs, each article checked under its own URL and crawl order key."""
     from crawler.core.connection import async_redis
     from crawler.core.keys import RedisKeys
+    from crawler.core.order import crawl_order_key
     from pipelines.dedup.redis_index import AsyncRedisNearDuplicateIndex
     from pipelines.fingerprints import LshParams
 
@@ -154,16 +168,19 @@ async def _stream(
         async_redis(url), params, RedisKeys("nb"), TTL_SECONDS, shards
     )
     await index.open()
-    await index.check_fingerprint("warm-up", fingerprints[0], add=False)  # connections, scripts
+    await index.check_fingerprint("warm-up", fingerprints[0][1], add=False)  # connections, scripts
     await asyncio.get_running_loop().run_in_executor(None, start.wait, START_TIMEOUT_SECONDS)
-    queue = list(enumerate(fingerprints))
+    queue = collections.deque(fingerprints)
     counts = [0, 0]
     cpu = time.process_time()
 
     async def client() -> None:
         while queue:
-            number, found = queue.pop()
-            verdict = await index.check_fingerprint(f"d{os.getpid()}-{number}", found)
+            number, found = queue.popleft()
+            url = f"https://bench.test/{number}"
+            fetched = FIRST_FETCH + timedelta(seconds=number * FETCH_INTERVAL_SECONDS)
+            key = crawl_order_key(None, fetched, url)  # a crawl's key: the fetch time, the URL
+            verdict = await index.check_fingerprint(url, found, order_key=key)
             counts[0 if verdict.duplicate_of is None else 1] += 1
 
     await asyncio.gather(*(client() for _ in range(clients)))
