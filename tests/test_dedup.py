@@ -57,7 +57,7 @@ from pipelines.fingerprints import (
     true_jaccard,
 )
 from tests.support.commands import run_crawl
-from tests.support.dedup_race import race_families
+from tests.support.dedup_race import final_originals, race_families
 from tests.support.redis_backends import redis_backend
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -388,12 +388,37 @@ def test_embedded_entries_expire_after_the_time_window(tmp_path: Path) -> None:
 
 def assert_each_family_found_once(results: list, spans: list[tuple[float, float]]) -> None:
     assert max(began for began, _ in spans) < min(ended for _, ended in spans), "no overlap"
-    firsts = Counter(family for family, _, duplicate_of in results if duplicate_of is None)
-    families = {family for family, _, _ in results}
+    firsts = Counter(family for family, _, duplicate_of, *_ in results if duplicate_of is None)
+    families = {family for family, *_ in results}
     assert len(families) >= 40
     assert {family: firsts[family] for family in families} == dict.fromkeys(families, 1)
-    first_of = {family: doc_id for family, doc_id, duplicate_of in results if duplicate_of is None}
-    assert all(dup == first_of[family] for family, _, dup in results if dup is not None)
+    first_of = {family: doc for family, doc, duplicate_of, *_ in results if duplicate_of is None}
+    assert all(dup == first_of[family] for family, _, dup, *_ in results if dup is not None)
+
+
+def test_two_processes_racing_keyed_copies_in_every_shard_at_once_leave_the_earliest_original(
+    redis_cluster_url: str, redis_cluster_prefix: str
+) -> None:
+    """With order keys each check goes to all shards at once. Worker A checks a family's
+    members in key order, worker B the same texts (own ids, same keys) in reverse: once the
+    corrections are applied (`superseded`), every family has exactly one original, its
+    earliest member by key then id (A's copy of the first text), and every other member leads
+    to it."""
+    results, spans = race_families(
+        redis_cluster_url, redis_cluster_prefix, CLUSTER_SHARDS, keyed=True
+    )
+    assert max(began for began, _ in spans) < min(ended for _, ended in spans), "no overlap"
+    final = final_originals(results)
+    members: dict[int, list[tuple[str, str]]] = {}
+    for family, doc_id, _, _, key in results:
+        members.setdefault(family, []).append((key, doc_id))
+    assert len(members) >= 40
+    for family, docs in members.items():
+        earliest = min(docs)[1]  # by key, then id: A's copy of the family's first text
+        assert earliest.startswith("A|")
+        assert {doc: final[doc] for _, doc in docs} == {doc: earliest for _, doc in docs}, family
+    superseded = sum(len(row[3]) for row in results)
+    assert superseded > 0  # B met copies before their originals: the corrections were needed
 
 
 def test_two_processes_adding_the_same_families_find_each_once_in_redis(
