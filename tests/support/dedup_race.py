@@ -53,6 +53,7 @@ def race_families(
         and min(true_jaccard(a.text, b.text) for a in docs for b in docs if a is not b)
         >= MIN_FAMILY_JACCARD
     }
+
     def key(family: int, member: int) -> str:
         return replay_order_key(family, member) if keyed else ""
 
