@@ -57,7 +57,7 @@ from pipelines.fingerprints import (
     true_jaccard,
 )
 from tests.support.commands import run_crawl
-from tests.support.dedup_race import race_families
+from tests.support.dedup_race import final_originals, race_families
 from tests.support.redis_backends import redis_backend
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -388,12 +388,37 @@ def test_embedded_entries_expire_after_the_time_window(tmp_path: Path) -> None:
 
 def assert_each_family_found_once(results: list, spans: list[tuple[float, float]]) -> None:
     assert max(began for began, _ in spans) < min(ended for _, ended in spans), "no overlap"
-    firsts = Counter(family for family, _, duplicate_of in results if duplicate_of is None)
-    families = {family for family, _, _ in results}
+    firsts = Counter(family for family, _, duplicate_of, *_ in results if duplicate_of is None)
+    families = {family for family, *_ in results}
     assert len(families) >= 40
     assert {family: firsts[family] for family in families} == dict.fromkeys(families, 1)
-    first_of = {family: doc_id for family, doc_id, duplicate_of in results if duplicate_of is None}
-    assert all(dup == first_of[family] for family, _, dup in results if dup is not None)
+    first_of = {family: doc for family, doc, duplicate_of, *_ in results if duplicate_of is None}
+    assert all(dup == first_of[family] for family, _, dup, *_ in results if dup is not None)
+
+
+def test_two_processes_racing_keyed_copies_in_every_shard_at_once_leave_the_earliest_original(
+    redis_cluster_url: str, redis_cluster_prefix: str
+) -> None:
+    """With order keys each check goes to all shards at once. Worker A checks a family's
+    members in key order, worker B the same texts (own ids, same keys) in reverse: once the
+    corrections are applied (`superseded`), every family has exactly one original, its
+    earliest member by key then id (A's copy of the first text), and every other member leads
+    to it."""
+    results, spans = race_families(
+        redis_cluster_url, redis_cluster_prefix, CLUSTER_SHARDS, keyed=True
+    )
+    assert max(began for began, _ in spans) < min(ended for _, ended in spans), "no overlap"
+    final = final_originals(results)
+    members: dict[int, list[tuple[str, str]]] = {}
+    for family, doc_id, _, _, key in results:
+        members.setdefault(family, []).append((key, doc_id))
+    assert len(members) >= 40
+    for family, docs in members.items():
+        earliest = min(docs)[1]  # by key, then id: A's copy of the family's first text
+        assert earliest.startswith("A|")
+        assert {doc: final[doc] for _, doc in docs} == {doc: earliest for _, doc in docs}, family
+    superseded = sum(len(row[3]) for row in results)
+    assert superseded > 0  # B met copies before their originals: the corrections were needed
 
 
 def test_two_processes_adding_the_same_families_find_each_once_in_redis(
@@ -744,46 +769,97 @@ def test_the_order_key_rule_gives_the_same_verdicts_on_one_shard_and_three(
     assert verdicts[CLUSTER_SHARDS] == verdicts[1]
 
 
-def test_a_racer_met_at_a_later_shard_leaves_its_owner_and_order_key_in_the_earlier_shards(
+def fake_fingerprint(docnum: int, sketch: bytes, shared: dict[int, str]) -> Fingerprint:
+    """A fingerprint whose bands are its own but for `shared` (band -> bucket id); band i is in
+    shard i mod 3."""
+    own = [shared.get(band, f"{docnum:06x}{band:06x}") for band in range(PARAMS.bands)]
+    return Fingerprint(f"{docnum:032x}", docnum, sketch, tuple(own), 100)
+
+
+def interleaved(index: RedisNearDuplicateIndex, plan: Any) -> None:
+    """Runs the index's script calls as `plan(calls, ask_all)` says (the shards' calls of one
+    check, and the real sender), instead of all at once."""
+    ask_all = index._ask_all
+    index._ask_all = lambda calls: plan(calls, ask_all)  # type: ignore[method-assign]
+
+
+def test_a_racer_met_at_one_shard_is_withdrawn_from_the_shards_that_added_it(
     redis_cluster_url: str, redis_cluster_prefix: str
 ) -> None:
-    """Y is added at shard 0; before its add reaches shard 1, X (earlier by order key, sharing
-    a band with Y only in shard 1) is added everywhere. Y stops at shard 1, a copy of X, and its
-    shard-0 record names X with X's order key: a later copy met there is told X, ranked as X."""
+    """Y is added at shard 0; before its check reaches shards 1 and 2, X (earlier by order key,
+    sharing a band with Y only in shard 1) is added everywhere. Y is a copy of X, and its record
+    leaves shard 0 and shard 2 again: a later text that shares a band with Y only in shard 0 is
+    new, as on one server (where Y, a copy, was never indexed)."""
     sketch = bytes(range(PARAMS.sketch_bytes))
-    shared_in_shard_1 = "00000000cafe"
-
-    def fake(docnum: int, bucket_1: str, bucket_0: str) -> Fingerprint:
-        own = [f"{docnum:06x}{band:06x}" for band in range(PARAMS.bands)]
-        own[0], own[1] = bucket_0, bucket_1  # band i is in shard i mod 3
-        return Fingerprint(f"{docnum:032x}", docnum, sketch, tuple(own), 100)
-
-    x = fake(1, shared_in_shard_1, "000001aaaaaa")
-    y = fake(2, shared_in_shard_1, "000002bbbbbb")
-    z = fake(3, "000003cccccc", "000002bbbbbb")  # meets Y's record in shard 0 only
+    x = fake_fingerprint(1, sketch, {0: "000001aaaaaa", 1: "00000000cafe"})
+    y = fake_fingerprint(2, sketch, {0: "000002bbbbbb", 1: "00000000cafe"})
+    z = fake_fingerprint(3, sketch, {0: "000002bbbbbb"})  # meets Y's bucket in shard 0 only
     with open_index(
         redis_cluster_url, prefix=redis_cluster_prefix, ttl_seconds=TTL, shards=CLUSTER_SHARDS
     ) as index:
         assert isinstance(index, RedisNearDuplicateIndex)
-        script, raced = index._script, []
+        raced: list[Verdict] = []
 
-        def racing(keys: list[str], args: list[Any]) -> Any:
-            if args[2] == "Y" and args[5] == 1 and index.shard_tags[1] in keys[0] and not raced:
-                raced.append(index.check_fingerprint("X", x, order_key="k1"))
-            return script(keys=keys, args=args)
+        def plan(calls: list, ask_all: Any) -> list:
+            if raced or len(calls) != CLUSTER_SHARDS:
+                return ask_all(calls)
+            raced.append(Verdict("empty"))
+            at_shard_0 = ask_all(calls[:1])
+            raced[0] = index.check_fingerprint("X", x, order_key="k1")
+            return at_shard_0 + ask_all(calls[1:])
 
-        racing.sha, racing.script = script.sha, script.script  # type: ignore[attr-defined]
-        index._script = racing  # type: ignore[method-assign]
+        interleaved(index, plan)
         verdict = index.check_fingerprint("Y", y, order_key="k2")
-        index._script = script  # type: ignore[method-assign]
         assert raced == [Verdict("new")]  # X never saw Y (no band in common in shard 0)
         assert (verdict.kind, verdict.duplicate_of, verdict.superseded) == ("near", "X", ())
-        shard_0 = index.client.get(index.keys.dedup_record(y.docnum, index.shard_tags[0]))
-        assert shard_0 == sketch + b"X\x00k1"
+        for tag in index.shard_tags:
+            assert index.client.get(index.keys.dedup_record(y.docnum, tag)) is None
         later = index.check_fingerprint("Z", z, order_key="k3", add=False)
-        assert (later.kind, later.duplicate_of) == ("near", "X")
-        earlier = index.check_fingerprint("W", z, order_key="k0", add=False)
-        assert earlier.kind == "new" and earlier.superseded == ("X",)
+        assert later == Verdict("new")
+        assert index.check_fingerprint("W", y, order_key="k0", add=False) == Verdict(
+            "new", superseded=("X",)
+        )
+
+
+@pytest.mark.parametrize("keys", [("k1", "k2"), ("k", "k")])
+def test_two_racers_checking_every_shard_at_once_find_one_original(
+    keys: tuple[str, str], redis_cluster_url: str, redis_cluster_prefix: str
+) -> None:
+    """The worst interleaving of two copies checked in every shard at once: Y is added at shard
+    0, X at shard 1, then X meets Y at shard 0 and Y meets X at shard 1, before either has
+    its answers. X comes first by order key, or by id when the keys are equal: X supersedes Y
+    wherever it meets it, Y is a copy of X. (Were equal keys "before" for both, each would be
+    a copy of the other and the story would have no original.)"""
+    x = fingerprint(ORIGINAL_TEXT, PARAMS)
+    assert x is not None
+    with open_index(
+        redis_cluster_url, prefix=redis_cluster_prefix, ttl_seconds=TTL, shards=CLUSTER_SHARDS
+    ) as index:
+        assert isinstance(index, RedisNearDuplicateIndex)
+        y_calls: list = []
+        y_rest: list = []
+        verdicts: dict[str, Verdict] = {}
+
+        def plan(calls: list, ask_all: Any) -> list:
+            if len(calls) != CLUSTER_SHARDS or y_rest or "X" in verdicts:
+                return ask_all(calls)  # the drops, and anything after the race
+            if not y_calls:  # Y's check: shard 0 now, X's check in between
+                y_calls.extend(calls)
+                at_shard_0 = ask_all(calls[:1])
+                verdicts["X"] = index.check_fingerprint("X", x, order_key=keys[0])
+                return at_shard_0 + y_rest
+            at_1, at_0 = ask_all(calls[1:2]), ask_all(calls[:1])  # X's check: shards 1, 0,
+            y_rest.extend(ask_all(y_calls[1:]))  # then Y's at shards 1 and 2, then X's last
+            return at_0 + at_1 + ask_all(calls[2:])
+
+        interleaved(index, plan)
+        y = index.check_fingerprint("Y", x, order_key=keys[1])
+        assert verdicts["X"] == Verdict("new", superseded=("Y",))
+        assert (y.kind, y.duplicate_of) == ("exact", "X")
+        for tag in index.shard_tags:  # X's record everywhere, Y's nowhere
+            assert index.client.get(index.keys.dedup_record(x.docnum, tag)) == x.sketch + (
+                b"X\x00" + keys[0].encode()
+            )
 
 
 def test_shards_answers_combine_by_order_key_and_a_superseded_copy_leaves_every_shard(
@@ -793,14 +869,9 @@ def test_shards_answers_combine_by_order_key_and_a_superseded_copy_leaves_every_
     named, not the most similar one; and a copy met in one shard is taken out of all three."""
     sketch = bytes(range(PARAMS.sketch_bytes))
     close = bytes([b ^ 0xFF if i < 5 else b for i, b in enumerate(sketch)])  # 10 positions off
-
-    def fake(docnum: int, sketch: bytes, shared: dict[int, str]) -> Fingerprint:
-        own = [shared.get(band, f"{docnum:06x}{band:06x}") for band in range(PARAMS.bands)]
-        return Fingerprint(f"{docnum:032x}", docnum, sketch, tuple(own), 100)
-
-    early = fake(1, close, {0: "0000000000a0"})  # less similar, in shard 0
-    late = fake(2, sketch, {1: "0000000000b1"})  # identical sketch, in shard 1
-    checked = fake(3, sketch, {0: "0000000000a0", 1: "0000000000b1"})
+    early = fake_fingerprint(1, close, {0: "0000000000a0"})  # less similar, in shard 0
+    late = fake_fingerprint(2, sketch, {1: "0000000000b1"})  # identical sketch, in shard 1
+    checked = fake_fingerprint(3, sketch, {0: "0000000000a0", 1: "0000000000b1"})
     with open_index(
         redis_cluster_url, prefix=redis_cluster_prefix, ttl_seconds=TTL, shards=CLUSTER_SHARDS
     ) as index:

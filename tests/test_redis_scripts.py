@@ -1,5 +1,6 @@
 """Scripts every article calls go through `BatchedScript` (crawler/core/lua.py): calls made
-while one is on its way share the next pipeline. Against the real Redis: the same results, in
+while one is on its way share the next pipeline (or, for a script of many operations per call,
+`OperationsScript`: one call per hash slot). Against the real Redis: the same results, in
 the same order, as one call at a time; a failing call fails alone; a Redis without the script
 runs every call exactly once."""
 
@@ -13,7 +14,7 @@ import redis
 import redis.asyncio
 
 from crawler.core.connection import async_redis
-from crawler.core.lua import BatchedScript
+from crawler.core.lua import BatchedScript, OperationsScript
 
 # Counts its calls in KEYS[1] and answers "<count>:<ARGV[1]>", or an error for ARGV[1] == "bad".
 COUNTING = """
@@ -124,3 +125,59 @@ def test_the_batch_bound_is_kept(redis_url: str, redis_prefix: str, most: int) -
     names = [f"a{i}" for i in range(7)]
     _, pipelines = _run_counted(redis_url, f"{redis_prefix}:n", names, most=most)
     assert sum(pipelines) == 7 and max(pipelines) == most
+
+
+# --- OperationsScript: many operations per call, one call per hash slot -----------------------
+
+# KEYS[1] a counter of its slot; ARGV[1] a tag; ARGV[2..] operations: "<count>:<tag>:<op>" each,
+# an error reply for "bad" alone.
+OPERATIONS = """
+local replies = {}
+for i = 2, #ARGV do
+  if ARGV[i] == 'bad' then
+    replies[#replies + 1] = {err = 'bad input'}
+  else
+    replies[#replies + 1] = redis.call('INCR', KEYS[1]) .. ':' .. ARGV[1] .. ':' .. ARGV[i]
+  end
+end
+return replies
+"""
+
+
+def test_operations_go_one_call_per_slot_in_order_and_a_failed_one_fails_its_request_alone(
+    any_redis: tuple[str, str],
+) -> None:
+    url, prefix = any_redis
+    slots = [f"{prefix}:{{s{group}}}:n" for group in range(3)]
+    source = OPERATIONS + f"-- {prefix}\n"  # not loaded yet: NOSCRIPT, loaded, run once
+
+    async def run() -> tuple[list[Any], list[int]]:
+        client = async_redis(url)
+        try:
+            script = OperationsScript(
+                client, client.register_script(source), lambda g: [slots[g]], ["t"]
+            )
+            calls: list[int] = []
+            sent = script._call
+
+            async def counted(group: int, arguments: list[Any]) -> list[Any]:
+                calls.append(group)
+                return await sent(group, arguments)
+
+            script._call = counted  # type: ignore[method-assign]
+
+            async def one(ops: list[tuple[int, str]]) -> Any:
+                try:
+                    return [reply.decode() for reply in await script(ops)]
+                except redis.RedisError as error:
+                    return error
+
+            requests = [[(0, "a"), (1, "b")], [(2, "c")], [(1, "bad"), (0, "d")], [(0, "e")]]
+            return list(await asyncio.gather(*(one(ops) for ops in requests))), calls
+        finally:
+            await client.aclose()
+
+    (ab, c, failed, e), calls = asyncio.run(run())
+    assert ab == ["1:t:a", "1:t:b"] and c == ["1:t:c"] and e == ["3:t:e"]
+    assert isinstance(failed, redis.ResponseError) and "bad input" in str(failed)
+    assert sorted(calls) == [0, 1, 2]  # one call per slot for the four requests

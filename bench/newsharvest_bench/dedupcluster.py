@@ -13,11 +13,13 @@ per master.
 from __future__ import annotations
 
 import asyncio
+import collections
 import multiprocessing
 import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from crawler.cli.table import render_table
@@ -28,6 +30,9 @@ TARGET_SPEEDUP = 1.5  # the cluster's throughput over one server's, same run
 START_TIMEOUT_SECONDS = 120
 RUN_TIMEOUT_SECONDS = 600
 MIB = 1024 * 1024
+# The articles carry a crawl's order keys: fetched one after the other in the stream's order.
+FIRST_FETCH = datetime(2026, 3, 1, tzinfo=UTC)
+FETCH_INTERVAL_SECONDS = 0.01
 
 
 @dataclass(frozen=True)
@@ -46,6 +51,7 @@ class Measured:
     new: int
     duplicates: int
     spread: list[tuple[str, int, int, float]]  # (node, keys, memory gained, CPU seconds spent)
+    client_cpu: float  # CPU seconds the client processes spent (user + system), all together
 
     @property
     def busiest_cpu(self) -> float:
@@ -80,7 +86,8 @@ def measure(
     before = [(node.info("memory")["used_memory"], _cpu(node)) for node in nodes]
     context = multiprocessing.get_context("spawn")
     start, out = context.Barrier(processes + 1), context.Queue()
-    shares = [list(fingerprints[i::processes]) for i in range(processes)]
+    numbered = list(enumerate(fingerprints))  # the stream's order: each article's fetch order
+    shares = [numbered[i::processes] for i in range(processes)]
     workers = [
         context.Process(
             target=_client_process,
@@ -109,7 +116,8 @@ def measure(
         node.close()
     new = sum(r[0] for r in reports)
     total = sum(r[0] + r[1] for r in reports)
-    return Measured(target, total / seconds, seconds, new, total - new, spread)
+    client_cpu = sum(r[2] for r in reports)
+    return Measured(target, total / seconds, seconds, new, total - new, spread, client_cpu)
 
 
 def _cpu(node: Any) -> float:
@@ -126,13 +134,13 @@ def _client_process(
     url: str,
     shards: int,
     threshold: float,
-    fingerprints: list[Any],
+    fingerprints: list[tuple[int, Any]],
     clients: int,
     start: Any,
     out: Any,
 ) -> None:
     """One client process: `clients` calls in flight until its share is done; puts (new,
-    duplicates), or the error's text."""
+    duplicates, CPU seconds it spent on them), or the error's text."""
     try:
         out.put(asyncio.run(_stream(url, shards, threshold, fingerprints, clients, start)))
     except Exception as error:  # reported to the parent, which raises it
@@ -140,10 +148,18 @@ def _client_process(
 
 
 async def _stream(
-    url: str, shards: int, threshold: float, fingerprints: list[Any], clients: int, start: Any
-) -> tuple[int, int]:
+    url: str,
+    shards: int,
+    threshold: float,
+    fingerprints: list[tuple[int, Any]],
+    clients: int,
+    start: Any,
+) -> tuple[int, int, float]:
+    """(new, duplicates, CPU seconds) of one process's share: (stream number, fingerprint)
+    pairs, each article checked under its own URL and crawl order key."""
     from crawler.core.connection import async_redis
     from crawler.core.keys import RedisKeys
+    from crawler.core.order import crawl_order_key
     from pipelines.dedup.redis_index import AsyncRedisNearDuplicateIndex
     from pipelines.fingerprints import LshParams
 
@@ -152,20 +168,25 @@ async def _stream(
         async_redis(url), params, RedisKeys("nb"), TTL_SECONDS, shards
     )
     await index.open()
-    await index.check_fingerprint("warm-up", fingerprints[0], add=False)  # connections, scripts
+    await index.check_fingerprint("warm-up", fingerprints[0][1], add=False)  # connections, scripts
     await asyncio.get_running_loop().run_in_executor(None, start.wait, START_TIMEOUT_SECONDS)
-    queue = list(enumerate(fingerprints))
+    queue = collections.deque(fingerprints)
     counts = [0, 0]
+    cpu = time.process_time()
 
     async def client() -> None:
         while queue:
-            number, found = queue.pop()
-            verdict = await index.check_fingerprint(f"d{os.getpid()}-{number}", found)
+            number, found = queue.popleft()
+            url = f"https://bench.test/{number}"
+            fetched = FIRST_FETCH + timedelta(seconds=number * FETCH_INTERVAL_SECONDS)
+            key = crawl_order_key(None, fetched, url)  # a crawl's key: the fetch time, the URL
+            verdict = await index.check_fingerprint(url, found, order_key=key)
             counts[0 if verdict.duplicate_of is None else 1] += 1
 
     await asyncio.gather(*(client() for _ in range(clients)))
+    cpu = time.process_time() - cpu
     await index.close()
-    return counts[0], counts[1]
+    return counts[0], counts[1], cpu
 
 
 def report(measured: list[Measured], docs: int, processes: int, clients: int) -> str:
@@ -203,6 +224,7 @@ def report(measured: list[Measured], docs: int, processes: int, clients: int) ->
         f"server CPU per article on the busiest node: one server {per_article[0] * 1e6:.0f} µs, "
         f"cluster {per_article[-1] * 1e6:.0f} µs: server-bound capacity {capacity:.2f}x"
     )
+    lines.extend(machine_bound(measured))
     for m in measured:
         total_keys = sum(keys for _, keys, *_ in m.spread) or 1
         spread_rows = [
@@ -213,3 +235,23 @@ def report(measured: list[Measured], docs: int, processes: int, clients: int) ->
         headers = ["node", "keys", "share", "memory gained MiB", "CPU s"]
         lines.append(render_table(headers, spread_rows))
     return "\n".join(lines)
+
+
+def machine_bound(measured: list[Measured]) -> list[str]:
+    """Client CPU per article, and what all the CPU one article costs on this machine (clients
+    and every node together) allows on its cores: when the clients share the servers' cores,
+    a cluster can only be faster than one server if its article costs less CPU in total."""
+    cores = os.cpu_count() or 1
+    client = [m.client_cpu / max(1, m.new + m.duplicates) for m in measured]
+    total = [
+        (m.client_cpu + sum(cpu for *_, cpu in m.spread)) / max(1, m.new + m.duplicates)
+        for m in measured
+    ]
+    bound = [cores / t if t > 0 else float("nan") for t in total]
+    return [
+        f"client CPU per article: one server {client[0] * 1e6:.0f} µs, "
+        f"cluster {client[-1] * 1e6:.0f} µs",
+        f"all CPU per article (clients + every node): one server {total[0] * 1e6:.0f} µs, "
+        f"cluster {total[-1] * 1e6:.0f} µs: on this machine's {cores} cores at most "
+        f"{bound[0]:,.0f} and {bound[-1]:,.0f} articles/s ({bound[-1] / bound[0]:.2f}x)",
+    ]

@@ -82,6 +82,9 @@ class RedisKeys:
         """One LSH band value: the docnums of the articles that have it."""
         return self.key(f"{{{shard}}}", "b", bucket_id)
 
+    def dedup_bucket_prefix(self, shard: str = DEDUP_TAG) -> str:
+        return self.dedup_bucket("", shard)
+
     def dedup_layout(self) -> str:
         """The fingerprint layout the index was built with (checked by every worker)."""
         return self.key("{nd}", "layout")

@@ -3,8 +3,11 @@
 A script is read once per process (importlib.resources, so it works from an installed wheel)
 and registered with redis-py, whose Script object sends EVALSHA and falls back to loading the
 script when Redis answers NOSCRIPT (a restarted or failed-over Redis has no script cache).
-A script every article calls (notices, dedup) goes through `BatchedScript`: the calls made while
-one is on its way go together in one pipeline.
+A script every article calls (notices) goes through `BatchedScript`: the calls made while
+one is on its way go together in one pipeline. A script written to take many operations per
+call (dedup) goes through `OperationsScript`: the operations made while a call is on its way go
+together in one call per hash slot, so Redis and the client pay a call's fixed costs once per
+batch instead of once per article.
 File names say what the script does: `<component>_<action>.lua`.
 
 On a Redis Cluster every script touches the keys of one hash slot (crawler/core/keys.py). The
@@ -15,12 +18,13 @@ node, where a script without the line would reach it by luck of the slot placeme
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import asyncio
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from importlib import resources
 from typing import Any
 
-from redis.exceptions import NoScriptError
+from redis.exceptions import NoScriptError, ResponseError
 
 from crawler.core.batching import GroupCommit
 from crawler.core.connection import is_cluster_client
@@ -93,3 +97,85 @@ def register_batched_lua(
 ) -> BatchedScript:
     """`register_lua` for an asyncio client, its calls batched (BatchedScript)."""
     return BatchedScript(client, register_lua(client, package, name, constants))
+
+
+Operation = tuple[int, Any]  # (group: which hash slot's keys, the operation's argument)
+
+
+class OperationsScript:
+    """A script that runs many operations per call on the keys of one hash slot: called as
+    KEYS = `keys_of(group)`, ARGV = `head` then one argument per operation, it answers one reply
+    per operation, in order (an operation's own error as an error reply). `await script(ops)`
+    takes a request's operations, in one group or several, and gives their replies in order;
+    the operations of all requests made while an earlier batch is on its way go together
+    (GroupCommit), one call per group, the groups' calls at once. Redis runs a group's
+    operations in the order they were made, as it would one call each. A request one of whose
+    operations failed gets that error; a failed call fails the requests with an operation in
+    it."""
+
+    def __init__(
+        self,
+        client: Any,
+        script: Any,
+        keys_of: Callable[[int], Sequence[Any]],
+        head: Sequence[Any],
+        most: int = SCRIPT_CALLS_PER_BATCH,
+    ) -> None:
+        self.client = client
+        self.script = script  # a registered redis.commands.core.AsyncScript
+        self.keys_of = keys_of
+        self.head = tuple(head)
+        self._batches: GroupCommit[Sequence[Operation], Any] = GroupCommit(self._run, most)
+
+    async def __call__(self, operations: Sequence[Operation]) -> list[Any]:
+        return await self._batches.submit(operations)
+
+    async def _run(self, requests: list[Sequence[Operation]]) -> list[Any]:
+        groups: dict[int, list[Any]] = {}
+        for operations in requests:
+            for group, argument in operations:
+                groups.setdefault(group, []).append(argument)
+        answers = await asyncio.gather(
+            *(self._call(group, arguments) for group, arguments in groups.items()),
+            return_exceptions=True,
+        )
+        replies: dict[int, Any] = {}
+        for group, answer in zip(groups, answers, strict=True):
+            if isinstance(answer, BaseException) and not isinstance(answer, Exception):
+                raise answer  # cancelled: nobody gets an answer
+            replies[group] = answer if isinstance(answer, Exception) else iter(answer)
+        return [self._replies(operations, replies) for operations in requests]
+
+    @staticmethod
+    def _replies(operations: Sequence[Operation], replies: dict[int, Any]) -> Any:
+        """One request's replies, taken in order from its groups' answers; or its error."""
+        mine = []
+        for group, _ in operations:
+            answer = replies[group]
+            mine.append(answer if isinstance(answer, Exception) else next(answer))
+        failed = [reply for reply in mine if isinstance(reply, Exception)]
+        return failed[0] if failed else mine
+
+    async def _call(self, group: int, arguments: list[Any]) -> list[Any]:
+        """One group's call; loaded first where the node had no script cache (a restart)."""
+        keys = self.keys_of(group)
+        command = ("EVALSHA", self.script.sha, len(keys), *keys, *self.head, *arguments)
+        try:
+            answer = await self.client.execute_command(*command)
+        except NoScriptError:
+            await self.client.script_load(self.script.script)
+            answer = await self.client.execute_command(*command)
+        if not isinstance(answer, list) or len(answer) != len(arguments):
+            raise ResponseError(f"expected {len(arguments)} replies, got {answer!r}")
+        return answer
+
+
+def register_operations_lua(
+    client: Any,
+    package: str,
+    name: str,
+    keys_of: Callable[[int], Sequence[Any]],
+    head: Sequence[Any],
+) -> OperationsScript:
+    """`register_lua` for an asyncio client, for a script of many operations per call."""
+    return OperationsScript(client, register_lua(client, package, name), keys_of, head)

@@ -104,7 +104,7 @@ class EmbeddedNearDuplicateIndex(NearDuplicateIndex):
             found_matches, known, record_taken, full_buckets = self._lookup(doc_id, found, now)
             if known:
                 return Verdict(KNOWN)
-            verdict = decide(found_matches, order_key, self.params.similarity)
+            verdict = decide(found_matches, doc_id, order_key, self.params.similarity)
             exact_gone = any(m.kind == EXACT for m in found_matches)
             if verdict.kind == NEW and add and (exact_gone or not record_taken):
                 buckets = [int(bucket, 16) for bucket in found.buckets]

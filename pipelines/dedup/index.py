@@ -101,16 +101,26 @@ class Match:
     kind: str  # EXACT or NEAR
 
 
-def decide(matches: list[Match], order_key: str, similarity: Callable[[int], float]) -> Verdict:
+def decide(
+    matches: list[Match], doc_id: str, order_key: str, similarity: Callable[[int], float]
+) -> Verdict:
     """The rule both backends apply (the Lua script spells it out again): a copy of the earliest
     match that came before `order_key` (no key: everything indexed came before), the most
     similar among equal keys, then the smallest id; else the first copy, and every match is
-    superseded."""
-    earlier = [m for m in matches if not order_key or m.order_key <= order_key]
+    superseded. A match with the same key came before when its id is smaller: keys and ids
+    together are a total order, so of two documents exactly one came first (what a sharded
+    index needs when it checks in every shard at once)."""
+    earlier = [m for m in matches if not order_key or came_before(m, doc_id, order_key)]
     if earlier:
         first = min(earlier, key=lambda m: (m.order_key, -m.matches, m.owner))
         return Verdict(first.kind, first.owner, similarity(first.matches))
     return Verdict(NEW, superseded=tuple(sorted({m.owner for m in matches})))
+
+
+def came_before(match: Match, doc_id: str, order_key: str) -> bool:
+    if match.order_key != order_key:
+        return match.order_key < order_key
+    return match.owner < doc_id
 
 
 def check_ids(doc_id: str, order_key: str) -> None:

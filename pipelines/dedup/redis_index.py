@@ -1,4 +1,4 @@
-"""The shared near-duplicate index in Redis: one EVALSHA per document, atomic across workers.
+"""The shared near-duplicate index in Redis: one script call per shard, atomic across workers.
 
 Keys (all under the hash tag {nd}, so a Redis Cluster keeps them in one slot; see RedisKeys):
 
@@ -9,19 +9,28 @@ Keys (all under the hash tag {nd}, so a Redis Cluster keeps them in one slot; se
                                   by Redis as a machine word, without a string allocation)
     <prefix>:{nd}:layout          the fingerprint layout the index was built with (no TTL)
 
-In DEDUP_REDIS_SHARDS > 1 shards (for a Redis Cluster: the index spread over its masters), the
-bands are dealt to the shards (band i to shard i mod S), each shard under its own hash tag
+The script (dedup_check_and_add.lua) takes many operations per call, each run as a call of its
+own: the crawler's index sends the checks of the articles in flight together, one call per
+shard (crawler/core/lua.py, OperationsScript), so a call's fixed costs are paid once per batch.
+
+Which copy came first is a total order: the order keys, and for equal keys the document ids.
+In DEDUP_REDIS_SHARDS = S > 1 shards (for a Redis Cluster: the index spread over its masters),
+the bands are dealt to the shards (band i to shard i mod S), each shard under its own hash tag
 (crawler/core/keys.py, dedup_shard_tags) with its own copy of each record, order key included:
-the script runs per shard, on that shard's keys only. A check asks every shard at once (nothing
-written) and combines the answers by the rule of `decide` (each names its earliest match that
-came before, with that match's order key); a first copy is then added shard after shard, in the
-same order by every worker, each step checking again (the script's check-and-add: it takes out
-the records of the copies it supersedes in its shard) and stopping at a match; the superseded
-copies' records then leave the other shards too. Of two
-workers racing with near-duplicates, the one second at the first shard where they share a band
-sees the other there, and both cannot see each other: each would have to be added, before the
-other's check, at a shard the other reaches first, which the common order rules out. The price:
-a record copy per shard (about 200 bytes per article and shard), and a first copy's S calls.
+the script runs per shard, on that shard's keys only. A document with an order key is checked
+and added in every shard at once (one call each) and the answers combined by the rule of
+`decide` (each names its earliest match that came before, with that match's order key): no
+shard knows an earlier copy, it is new, and the copies it superseded in any shard leave every
+shard; one does, it is a copy of the earliest named, and its records in the shards that added
+it are taken out again (its withdrawal: the index ends as one server's would). Two workers
+racing with near-duplicates cannot both be copies of the other: in every shard where they
+share a band, the second there finds the first, and the earlier by the order either
+supersedes the later (met second) or is never told it came after (met first); the later one
+finds the earlier one in some shard, or is superseded by it. Without an order key (arrival
+order decides, no total order) a check asks every shard (nothing written) and a first copy is
+then added shard after shard, in the same order by every worker, stopping at a match: of two
+racers, the second at the first shard where they share a band sees the other there. The price:
+a record copy per shard (about 200 bytes per article and shard), and S calls per article.
 
 <docnum> is 53 bits of the content hash, so the record key doubles as the exact-duplicate
 lookup. Records and buckets get the TTL when written; a bucket that gains a member is rewritten
@@ -37,7 +46,7 @@ Confirming inside the script also keeps it to one round trip (the sketches never
 
 from __future__ import annotations
 
-import asyncio
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -45,7 +54,7 @@ import redis
 import redis.asyncio
 
 from crawler.core.keys import RedisKeys, dedup_shard_tags
-from crawler.core.lua import register_batched_lua, register_lua
+from crawler.core.lua import Operation, register_lua, register_operations_lua
 from pipelines.dedup.index import (
     EXACT,
     KNOWN,
@@ -61,17 +70,22 @@ from pipelines.dedup.index import (
 )
 from pipelines.fingerprints import Fingerprint, LshParams
 
-# KEYS[1]   the record key of this text (content hash); KEYS[2..] its bucket keys
-# ARGV      docnum, sketch, doc_id, ttl, min_matches, add (1/0), max_bucket_docs, record prefix,
-#           order key ("" = arrival order)
-# Reply     {kind, id of the earlier document (or this one: known) or nil, agreeing sketch
-#           positions, its order key, then (new only) each superseded id followed by its docnum}
+# KEYS      the shard's record prefix and bucket prefix
+# ARGV      ttl, min_matches, max_bucket_docs, sketch bytes, then one operation each:
+#           CHECK add sketch docnum NUL doc_id NUL order_key [NUL bucket id]...,
+#           DROP docnum NUL doc_id
+# Replies   CHECK: {kind, id of the earlier document (or this one: known) or nil, agreeing
+#           sketch positions, its order key, added (1/0), then (new only) each superseded id
+#           followed by its docnum}; DROP: records deleted (1/0)
 CHECK_AND_ADD = "dedup_check_and_add"  # dedup_check_and_add.lua beside this module
+CHECK = b"c"
+DROP = b"d"
+SEPARATOR = b"\0"
 
 
 @dataclass(frozen=True)
 class ScriptCall:
-    """Builds the script's KEYS/ARGV for a fingerprint and reads its reply (sync and async)."""
+    """Builds the script's operations for a fingerprint and reads its replies (sync and async)."""
 
     params: LshParams
     keys: RedisKeys
@@ -79,73 +93,54 @@ class ScriptCall:
     shards: int = 1
     max_bucket_docs: int = MAX_BUCKET_DOCS
 
-    def arguments(
-        self, doc_id: str, found: Fingerprint, add: bool, order_key: str = ""
-    ) -> tuple[list[str], list[Any]]:
-        """The one call of an index in one shard."""
-        return self.shard_arguments(doc_id, found, add, order_key)[0]
+    def shard_keys(self, shard: int) -> list[str]:
+        tag = dedup_shard_tags(self.shards)[shard]
+        return [self.keys.dedup_record_prefix(tag), self.keys.dedup_bucket_prefix(tag)]
 
-    def shard_arguments(
+    @property
+    def head(self) -> list[Any]:
+        """The arguments before the operations."""
+        params = self.params
+        return [self.ttl_seconds, params.min_matches, self.max_bucket_docs, params.sketch_bytes]
+
+    def checks(
         self, doc_id: str, found: Fingerprint, add: bool, order_key: str = ""
-    ) -> list[tuple[list[str], list[Any]]]:
-        """One call per shard, in the shards' order: its record copy and its bands' buckets."""
+    ) -> list[Operation]:
+        """One check per shard, in the shards' order: its record copy and its bands' buckets."""
         check_ids(doc_id, order_key)
-        tags = dedup_shard_tags(self.shards)
-        calls = []
-        for shard, tag in enumerate(tags):
-            keys = [
-                self.keys.dedup_record(found.docnum, tag),
-                *(
-                    self.keys.dedup_bucket(bucket, tag)
-                    for band, bucket in enumerate(found.buckets)
-                    if band % len(tags) == shard
-                ),
-            ]
-            args = [
-                found.docnum,
-                found.sketch,
-                doc_id,
-                self.ttl_seconds,
-                self.params.min_matches,
-                1 if add else 0,
-                self.max_bucket_docs,
-                self.keys.dedup_record_prefix(tag),
-                order_key,
-            ]
-            calls.append((keys, args))
-        return calls
+        start = CHECK + (b"1" if add else b"0") + found.sketch
+        ids = SEPARATOR.join((str(found.docnum).encode(), doc_id.encode(), order_key.encode()))
+        return [
+            (shard, start + SEPARATOR.join((ids, *(b.encode() for b in buckets))))
+            for shard, buckets in enumerate(self.shard_buckets(found))
+        ]
+
+    def shard_buckets(self, found: Fingerprint) -> list[tuple[str, ...]]:
+        return [found.buckets[shard :: self.shards] for shard in range(self.shards)]
+
+    def drops(self, owner: str, docnum: int | str, shards: Sequence[int]) -> list[Operation]:
+        """Take the record `docnum` out of `shards` where it still names `owner`."""
+        operation = DROP + SEPARATOR.join((str(docnum).encode(), owner.encode()))
+        return [(shard, operation) for shard in shards]
 
     @property
     def layout(self) -> str:
         """The stored layout: the fingerprint's, and the shard count when above one."""
         return self.params.layout + (f"/shards={self.shards}" if self.shards > 1 else "")
 
-    def redirect(self, found: Fingerprint, reply: Reply, shards: int) -> list[tuple[str, bytes]]:
-        """A first copy found to be a duplicate at shard `shards` (a racing worker's copy came
-        first by order key) was added to the shards before: its records there name the earlier
-        copy and carry its order key from now on, so a later copy that matches it there is told
-        the earlier one, and ranks it where the earlier one ranks. (Between the add and this
-        rewrite, such a copy is told this one: both are copies of one story.)"""
-        owner = (reply.verdict.duplicate_of or "").encode("utf-8")
-        value = found.sketch + owner + record_key_suffix(reply.key)
-        tags = dedup_shard_tags(self.shards)[:shards]
-        return [(self.keys.dedup_record(found.docnum, tag), value) for tag in tags]
-
-    def gone_elsewhere(self, found: Fingerprint, superseded: set[tuple[str, str]]) -> list[str]:
+    def gone_elsewhere(self, superseded: set[tuple[str, str]]) -> list[Operation]:
         """The record copies, in every shard, of the documents a first copy superseded (each
         shard's script took out only those it matched there): a superseded copy is no longer
-        an original anywhere."""
-        docnums = {num for _, num in superseded if num != str(found.docnum)}
-        return [
-            self.keys.dedup_record(int(num), tag)
-            for tag in dedup_shard_tags(self.shards)
-            for num in sorted(docnums)
-        ]
+        an original anywhere. A record another document has taken since stays."""
+        every = range(self.shards) if self.shards > 1 else ()
+        return [op for owner, num in sorted(superseded) for op in self.drops(owner, num, every)]
 
-    def reply(self, raw: list[Any]) -> Reply:
-        """The script's reply: {kind, owner, agreeing positions, owner's order key, then (new
-        only) each superseded document's id and docnum}."""
-        kind_raw, other, matches, key, *gone = raw
+    def reply(self, raw: Any) -> Reply:
+        """One check's reply: {kind, owner, agreeing positions, owner's order key, added, then
+        (new only) each superseded document's id and docnum}."""
+        if isinstance(raw, Exception):
+            raise raw
+        kind_raw, other, matches, key, added, *gone = raw
         kind = _text(kind_raw)
         if kind not in VERDICT_KINDS or len(gone) % 2:
             raise redis.exceptions.ResponseError(f"unexpected dedup script reply {raw!r}")
@@ -154,13 +149,10 @@ class ScriptCall:
             verdict = Verdict(kind, _text(other), self.params.similarity(int(matches)))
         else:
             verdict = Verdict(kind, superseded=tuple(sorted({owner for owner, _ in superseded})))
-        return Reply(verdict, _text(key or b""), int(matches), frozenset(superseded))
+        return Reply(verdict, _text(key or b""), int(matches), frozenset(superseded), added == 1)
 
-    def verdict(self, raw: list[Any]) -> Verdict:
-        return self.reply(raw).verdict
-
-    def best(self, raws: list[list[Any]]) -> Verdict:
-        """The answer of a check asked of every shard, by the rule of `decide` over all their
+    def best(self, raws: Sequence[Any]) -> Verdict:
+        """The answer of a look asked of every shard, by the rule of `decide` over all their
         matches: each shard names its earliest match that came before (same key: most similar,
         then smallest id), so the earliest of those is the earliest of all; none in any shard:
         new, and every shard's matches are superseded."""
@@ -174,6 +166,32 @@ class ScriptCall:
         gone = {owner for r in replies for owner, _ in r.superseded}
         return Verdict(NEW, superseded=tuple(sorted(gone)))
 
+    def settle(
+        self, doc_id: str, found: Fingerprint, raws: Sequence[Any]
+    ) -> tuple[Verdict, list[Operation]]:
+        """The verdict of a check-and-add sent to every shard at once, and the drops it leaves:
+        the superseded copies' records in every shard and, when a shard named an earlier copy,
+        this document's own records where it was added (or found from an earlier attempt)."""
+        replies = [self.reply(raw) for raw in raws]
+        superseded = {pair for reply in replies for pair in reply.superseded}
+        named = tuple(sorted({owner for owner, _ in superseded}))
+        drops = self.gone_elsewhere(superseded)
+        copies = [r for r in replies if r.verdict.kind in (EXACT, NEAR)]
+        if copies:
+            mine = [s for s, r in enumerate(replies) if r.added or r.verdict.kind == KNOWN]
+            drops += self.drops(doc_id, found.docnum, mine)
+            return replace(min(copies, key=Reply.rank).verdict, superseded=named), drops
+        if all(reply.verdict.kind == KNOWN for reply in replies):
+            return Verdict(KNOWN), drops
+        return Verdict(NEW, superseded=named), drops
+
+    def one_pass(self, add: bool, order_key: str) -> bool:
+        """Whether a check goes to every shard at once (always, when it adds nothing). A first
+        copy without an order key is added shard after shard instead (Adding): arrival order is
+        no total order, so two racers adding everywhere at once could each find the other
+        first."""
+        return self.shards == 1 or not add or bool(order_key)
+
 
 @dataclass(frozen=True)
 class Reply:
@@ -183,44 +201,43 @@ class Reply:
     key: str  # the named document's order key ("" when it has none)
     matches: int  # agreeing sketch positions with it
     superseded: frozenset[tuple[str, str]]  # new only: (id, docnum) of each later copy found
+    added: bool = False  # new only: this document's record was written in this shard
 
     def rank(self) -> tuple[str, int, str]:
         return (self.key, -self.matches, self.verdict.duplicate_of or "")
 
 
-def record_key_suffix(order_key: str) -> bytes:
-    """What follows the document id in a record: NUL and the order key, if there is one."""
-    return b"\0" + order_key.encode("utf-8") if order_key else b""
-
-
 class Adding:
-    """A first copy being added shard after shard (sync and async share this bookkeeping)."""
+    """A first copy without an order key being added shard after shard (sync and async share
+    this bookkeeping)."""
 
-    def __init__(self, call: ScriptCall, found: Fingerprint) -> None:
+    def __init__(self, call: ScriptCall, doc_id: str, found: Fingerprint) -> None:
         self.call = call
+        self.doc_id = doc_id
         self.found = found
-        self.added = 0  # shards it was added to
+        self.added: list[int] = []  # shards it was added to
         self.superseded: set[tuple[str, str]] = set()  # (id, docnum), over the shards added to
         self.stopped: Reply | None = None  # the shard that named an earlier copy
 
-    def step(self, raw: list[Any]) -> bool:
+    def step(self, shard: int, raw: Any) -> bool:
         """Take one shard's reply; True when adding must stop (another copy came first)."""
         reply = self.call.reply(raw)
         if reply.verdict.kind == NEW:
             self.superseded.update(reply.superseded)
-            self.added += 1
+            if reply.added:
+                self.added.append(shard)
             return False
         self.stopped = reply
         return True
 
-    def deletes(self) -> list[str]:
-        return self.call.gone_elsewhere(self.found, self.superseded)
-
-    def rewrites(self) -> list[tuple[str, bytes]]:
+    def drops(self) -> list[Operation]:
+        """The superseded copies' records in every shard; and, stopped at an earlier copy,
+        this document's records in the shards it was added to."""
+        drops = self.call.gone_elsewhere(self.superseded)
         stopped = self.stopped
-        if stopped is None or stopped.verdict.kind not in (EXACT, NEAR):
-            return []  # added everywhere (or met itself, added by another worker: nothing to do)
-        return self.call.redirect(self.found, stopped, self.added)
+        if stopped is not None and stopped.verdict.kind in (EXACT, NEAR):
+            drops += self.call.drops(self.doc_id, self.found.docnum, self.added)
+        return drops
 
     def verdict(self) -> Verdict:
         """New with every shard's superseded copies; or the earlier copy met, naming those this
@@ -233,6 +250,13 @@ class Adding:
 
 def _text(value: Any) -> str:
     return value.decode("utf-8") if isinstance(value, bytes) else str(value)
+
+
+def _grouped(operations: Sequence[Operation]) -> dict[int, list[Any]]:
+    groups: dict[int, list[Any]] = {}
+    for shard, argument in operations:
+        groups.setdefault(shard, []).append(argument)
+    return groups
 
 
 class RedisNearDuplicateIndex(NearDuplicateIndex):
@@ -260,25 +284,44 @@ class RedisNearDuplicateIndex(NearDuplicateIndex):
     def check_fingerprint(
         self, doc_id: str, found: Fingerprint, *, add: bool = True, order_key: str = ""
     ) -> Verdict:
-        if self._call.shards == 1:
-            keys, args = self._call.arguments(doc_id, found, add, order_key)
-            return self._call.verdict(self._script(keys=keys, args=args))
-        asked = self._call.shard_arguments(doc_id, found, False, order_key)
-        verdict = self._call.best(self._ask_all(asked))
-        if verdict.kind != NEW or not add:
-            return verdict
-        adding = Adding(self._call, found)
-        for keys, args in self._call.shard_arguments(doc_id, found, True, order_key):
-            if adding.step(self._script(keys=keys, args=args)):
-                break  # another worker's copy came first: stop adding
-        for key in adding.deletes():
-            self.client.delete(key)
-        for key, value in adding.rewrites():
-            self.client.set(key, value, xx=True, keepttl=True)
-        return adding.verdict()
+        call = self._call
+        checks = call.checks(doc_id, found, add, order_key)
+        if call.one_pass(add, order_key):
+            raws = self._run(checks)
+            if not add:
+                return call.best(raws)
+            verdict, drops = call.settle(doc_id, found, raws)
+        else:
+            verdict = call.best(self._run(call.checks(doc_id, found, False, order_key)))
+            if verdict.kind != NEW:
+                return verdict
+            adding = Adding(call, doc_id, found)
+            for shard, operation in checks:
+                if adding.step(shard, self._run([(shard, operation)])[0]):
+                    break  # another worker's copy came first: stop adding
+            verdict, drops = adding.verdict(), adding.drops()
+        if drops:
+            self._run(drops)
+        return verdict
+
+    def _run(self, operations: Sequence[Operation]) -> list[Any]:
+        """The replies to `operations`, in order: one call per shard (one pipeline)."""
+        groups = _grouped(operations)
+        answers = self._ask_all(
+            [
+                (self._call.shard_keys(shard), [*self._call.head, *ops])
+                for shard, ops in groups.items()
+            ]
+        )
+        replies = {shard: iter(answer) for shard, answer in zip(groups, answers, strict=True)}
+        return [next(replies[shard]) for shard, _ in operations]
 
     def _ask_all(self, calls: list[tuple[list[str], list[Any]]]) -> list[Any]:
-        """The script's replies to `calls` (one pipeline); loaded first where a node had none."""
+        """The script's answers to `calls`: one call directly, several in one pipeline, loaded
+        first where a node had none."""
+        if len(calls) == 1:
+            keys, args = calls[0]
+            return [self._script(keys=keys, args=args)]
         for _ in range(2):
             pipe = self.client.pipeline(transaction=False)
             for keys, args in calls:
@@ -294,7 +337,8 @@ class RedisNearDuplicateIndex(NearDuplicateIndex):
 
 
 class AsyncRedisNearDuplicateIndex:
-    """The same index through redis.asyncio: what the crawler's pipeline uses."""
+    """The same index through redis.asyncio: what the crawler's pipeline uses. The checks of
+    the articles in flight go together: one script call per shard and batch."""
 
     def __init__(
         self,
@@ -308,7 +352,9 @@ class AsyncRedisNearDuplicateIndex:
         self.params = params
         self.keys = keys
         self._call = ScriptCall(params, keys, checked_ttl(ttl_seconds), shards)
-        self._script = register_batched_lua(client, "pipelines.dedup", CHECK_AND_ADD)
+        self._script = register_operations_lua(
+            client, "pipelines.dedup", CHECK_AND_ADD, self._call.shard_keys, self._call.head
+        )
 
     async def open(self) -> None:
         """Check (or record) the layout: a misconfigured worker fails before its first item."""
@@ -320,23 +366,25 @@ class AsyncRedisNearDuplicateIndex:
     async def check_fingerprint(
         self, doc_id: str, found: Fingerprint, *, add: bool = True, order_key: str = ""
     ) -> Verdict:
-        if self._call.shards == 1:
-            keys, args = self._call.arguments(doc_id, found, add, order_key)
-            return self._call.verdict(await self._script(keys=keys, args=args))
-        asked = self._call.shard_arguments(doc_id, found, False, order_key)
-        replies = await asyncio.gather(*(self._script(keys=k, args=a) for k, a in asked))
-        verdict = self._call.best(list(replies))
-        if verdict.kind != NEW or not add:
-            return verdict
-        adding = Adding(self._call, found)
-        for keys, args in self._call.shard_arguments(doc_id, found, True, order_key):
-            if adding.step(await self._script(keys=keys, args=args)):
-                break  # another worker's copy came first: stop adding
-        for key in adding.deletes():
-            await self.client.delete(key)
-        for key, value in adding.rewrites():
-            await self.client.set(key, value, xx=True, keepttl=True)
-        return adding.verdict()
+        call = self._call
+        checks = call.checks(doc_id, found, add, order_key)
+        if call.one_pass(add, order_key):
+            raws = await self._script(checks)
+            if not add:
+                return call.best(raws)
+            verdict, drops = call.settle(doc_id, found, raws)
+        else:
+            verdict = call.best(await self._script(call.checks(doc_id, found, False, order_key)))
+            if verdict.kind != NEW:
+                return verdict
+            adding = Adding(call, doc_id, found)
+            for shard, operation in checks:
+                if adding.step(shard, (await self._script([(shard, operation)]))[0]):
+                    break  # another worker's copy came first: stop adding
+            verdict, drops = adding.verdict(), adding.drops()
+        if drops:
+            await self._script(drops)
+        return verdict
 
     async def close(self) -> None:
         await self.client.aclose()
