@@ -7,7 +7,9 @@ import base64
 import gzip
 import hashlib
 import io
+import json
 import tracemalloc
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -357,6 +359,18 @@ KILL_AFTER_LINES = 10
 START_TIMEOUT_SECONDS = 60
 
 
+def _output_keys(journal: Path) -> set[tuple[str, int]]:
+    """(entry_url, version) of every whole line of a journal (a kill may leave the last one
+    torn: the restart cuts it and the article is fetched again)."""
+    whole = journal.read_bytes().rpartition(b"\n")[0] if journal.exists() else b""
+    items = [json.loads(line) for line in whole.splitlines() if line.strip()]
+    return {(item["entry_url"], item["version"]) for item in items}
+
+
+def _article_key(page: Page) -> tuple[Any, Any]:
+    return page.metadata.get("entry_url"), page.metadata.get("version")
+
+
 def _archived_pages(directory: Path) -> list[Page]:
     found: list[Page] = []
     for path in sorted(directory.glob("*.warc.gz")):
@@ -384,6 +398,9 @@ def test_kill_9_during_capture_then_restart_repairs_and_archives_every_article(
                   lambda: count_lines(journal) >= KILL_AFTER_LINES, START_TIMEOUT_SECONDS,
                   f"{KILL_AFTER_LINES} articles in the journal")  # fmt: skip
         left_open = list(warc_dir.glob(f"*{OPEN_SUFFIX}"))
+        # What the killed crawl wrote: its files keep their names but ".open" once repaired.
+        killed_files = {str(path).removesuffix(OPEN_SUFFIX) for path in warc_dir.glob("*")}
+        output_at_kill = _output_keys(journal)
         log = run_to_end(command, env, tmp_path / "final.log")
 
     assert left_open, "the kill left no file open: it did not land mid-capture"
@@ -394,12 +411,23 @@ def test_kill_9_during_capture_then_restart_repairs_and_archives_every_article(
     archived_urls = {page.url for page in archived}
     # Nothing lost: every article output is in the archive, with its feed metadata.
     assert {item["url"] for item in items} <= archived_urls
-    keyed = {(p.metadata.get("entry_url"), p.metadata.get("version")) for p in archived}
+    keyed = {_article_key(p) for p in archived}
     assert {(item["entry_url"], item["version"]) for item in items} <= keyed
-    # Nothing doubled but what the kill cut off: a page is archived twice only when its
-    # article was in flight at the kill and fetched again.
+    # Nothing doubled but what the kill cut off. An article is done once it has left the item
+    # pipeline (docs/architecture.md), after its page is archived; a kill before that makes the
+    # restart fetch, so archive, it again. So a page may be archived twice only if the killed
+    # crawl archived it and had not output its article. Those are not just the downloads in
+    # flight (CONCURRENT_REQUESTS_PER_DOMAIN per domain, the bound here before): archived
+    # pages wait for the extraction workers, the more so on a loaded machine (with two busy
+    # cores, 14 pages archived twice of 16 cut off, against that bound of 8). An upper bound:
+    # a page dropped on purpose (NULL, duplicate) is done without a line, not fetched again.
+    cut_off = {p.url for p in archived
+               if p.source in killed_files and _article_key(p) not in output_at_kill}  # fmt: skip
+    copies = Counter(page.url for page in archived)
+    doubled = {url for url, n in copies.items() if n > 1}
+    assert doubled <= cut_off, (doubled - cut_off, cut_off)
     twice = len(archived) - len(archived_urls)
-    assert 0 <= twice <= 2 * 4, twice  # at most CONCURRENT_REQUESTS_PER_DOMAIN per domain
+    assert 0 <= twice <= len(cut_off), (twice, cut_off)
 
 
 @pytest.mark.parametrize("reader", READERS)
