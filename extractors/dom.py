@@ -31,6 +31,8 @@ SECTION_DEPTH = 12
 OPENING_TAGS = ("p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "blockquote", "table", "dl", "pre",
                 "img")  # fmt: skip
 TABLE_CELL_TAGS = ("td", "th")
+# The elements Cleaning weighs as paragraphs (leaf <div>s on pages without <p> prose).
+PARAGRAPH_TAGS = ("p", *LEAF_PARAGRAPH_TAGS)
 # Short non-bearing lines after the body's last content-bearing paragraph are dropped: at most
 # this many, each shorter than this.
 MAX_TRAILING_LINES = 3
@@ -136,13 +138,18 @@ def _signature(element: Element) -> tuple[str, str]:
     return element.tag, " ".join((element.get("class") or "").split())
 
 
-def body_containers(best: Element, per_container: dict[Element, int]) -> list[Element]:
+def body_containers(
+    best: Element, per_container: dict[Element, int], bearing: dict[Element, int]
+) -> list[Element]:
     """The best container plus its twins: a body split into several same-named chunks.
 
     Publishers cut long bodies into consecutive blocks of one template (`div.article-body` between
     ads and videos); Algorithm 2.1 picks one of them. Containers with the best's tag and class,
     holding content-bearing text, and sharing an ancestor at most TWIN_SCOPE_LEVELS above it, are
-    the rest of the body.
+    the rest of the body. So are the earlier siblings of the best with its tag and class that hold
+    a content-bearing paragraph, though `container_of` did not stop at them: the lead set apart
+    in a chunk of its own above an inline box (a photo, "Follow us"), its paragraph wrapped in
+    markup of its own.
     """
     tag, classes = _signature(best)
     if not classes:
@@ -153,9 +160,14 @@ def body_containers(best: Element, per_container: dict[Element, int]) -> list[El
         if parent is None or parent.tag in ("body", "html"):
             break
         scope = parent
+    containers = list(per_container)
+    chunks = _lead_chunks(best, per_container, bearing)
+    if chunks:
+        wanted = {*containers, *chunks}
+        containers = [element for element in scope.iter() if element in wanted]
     twins = [
         container
-        for container in per_container
+        for container in containers
         if container is best
         or (_signature(container) == (tag, classes) and is_descendant(container, scope))
     ]
@@ -169,6 +181,20 @@ def body_containers(best: Element, per_container: dict[Element, int]) -> list[El
         first, last = children.index(twins[0]), children.index(twins[-1])
         return [child for child in children[first : last + 1] if isinstance(child.tag, str)]
     return twins
+
+
+def _lead_chunks(
+    best: Element, per_container: dict[Element, int], bearing: dict[Element, int]
+) -> list[Element]:
+    """The earlier siblings of `best` with its tag and class, not counted as containers, that
+    hold a content-bearing paragraph."""
+    return [
+        sibling
+        for sibling in best.itersiblings(best.tag, preceding=True)
+        if sibling not in per_container
+        and _signature(sibling) == _signature(best)
+        and any(paragraph in bearing for paragraph in sibling.iterdescendants(*PARAGRAPH_TAGS))
+    ]
 
 
 def is_descendant(element: Element, ancestor: Element) -> bool:
@@ -341,7 +367,7 @@ def extract_dom(cleaning: Cleaning) -> DomBody | None:
     container = best_container(per_container)
     if container is None:
         return fallback_body(cleaning)
-    twins = body_containers(container, per_container)
+    twins = body_containers(container, per_container, bearing)
     if len(twins) == 1:
         twins = article_sections(container, bearing, cleaning)
     lead = lead_paragraph(twins[0], cleaning)

@@ -168,3 +168,17 @@ def test_a_short_post_under_its_headline_is_not_one_teaser_of_its_related_links(
     assert "Nokia has released firmware v30.101" in article.text
     assert article.text.endswith("whether your contacts survived it.")
     assert "N95" not in article.text
+
+
+def test_the_lead_in_a_chunk_of_its_own_above_an_inline_photo_is_taken() -> None:
+    # The template cuts the body into chunks of one class ("story-body") around a photo; the
+    # first chunk holds the lead paragraph alone, so Algorithm 2.1 looks through it to the
+    # article's wrapper and keeps the later chunk. The earlier chunk of the body's class is the
+    # article's start; a one-paragraph chunk of that class after the body (the copyright line)
+    # is not taken.
+    article = _article("lead-chunk-above-inline-photo.html")
+    assert article.method == "dom"
+    assert article.text.startswith("HARBOUR TOWN — The ferry operator")
+    assert article.text.endswith("one evening crossing through the school term.")
+    assert "The morning ferry leaving the harbour" not in article.text  # a caption
+    assert "Copyright" not in article.text
