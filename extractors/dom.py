@@ -31,6 +31,8 @@ SECTION_DEPTH = 12
 OPENING_TAGS = ("p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "blockquote", "table", "dl", "pre",
                 "img")  # fmt: skip
 TABLE_CELL_TAGS = ("td", "th")
+# Pictures and players: a paragraph wrapped with one of them is its caption, not a lead.
+MEDIA_TAGS = ("img", "picture", "figure", "video", "audio", "iframe", "object", "embed")
 # The elements Cleaning weighs as paragraphs (leaf <div>s on pages without <p> prose).
 PARAGRAPH_TAGS = ("p", *LEAF_PARAGRAPH_TAGS)
 # Short non-bearing lines after the body's last content-bearing paragraph are dropped: at most
@@ -204,7 +206,8 @@ def is_descendant(element: Element, ancestor: Element) -> bool:
 def lead_paragraph(container: Element, cleaning: Cleaning) -> Element | None:
     """The lead paragraph set apart just before the body container (NewsFeed: "usually the first
     one, which is often styled and positioned on the page separately"): the nearest preceding
-    kept sibling with text, when it is a content-bearing paragraph."""
+    kept sibling with text, when it is a content-bearing paragraph, or wraps one and nothing
+    else that was kept (a "standfirst" `<div>` around it: `container_of` looks through it)."""
     for sibling in container.itersiblings(preceding=True):
         if not isinstance(sibling.tag, str) or cleaning.is_removed(sibling):
             continue
@@ -212,8 +215,33 @@ def lead_paragraph(container: Element, cleaning: Cleaning) -> Element | None:
         if stat is not None:
             return sibling if stat.bearing and cleaning.kind(sibling) == PLAIN else None
         if text_of(sibling).strip():
-            return None
+            return _wrapped_paragraph(sibling, cleaning)
     return None
+
+
+def _wrapped_paragraph(wrapper: Element, cleaning: Cleaning) -> Element | None:
+    """The content-bearing paragraph `wrapper` holds and nothing else kept, or None."""
+    paragraphs = cleaning.paragraphs
+    paragraph = next((p for p in wrapper.iterdescendants(*PARAGRAPH_TAGS) if p in paragraphs), None)
+    stat = paragraphs.get(paragraph) if paragraph is not None else None
+    if stat is None or not stat.bearing or cleaning.kind(paragraph) != PLAIN:
+        return None
+    if any(node.tag in QUOTE_TAGS for node in _path_up_to(paragraph, wrapper)):
+        return None  # a quotation (an embedded post) before the body is not its lead
+    if next(wrapper.iter(*MEDIA_TAGS), None) is not None:
+        return None  # a paragraph beside a picture or a player is its caption
+    owner = container_of(paragraph, cleaning)
+    return paragraph if owner is not None and is_descendant(wrapper, owner) else None
+
+
+def _path_up_to(element: Element, ancestor: Element) -> list[Element]:
+    """`element`'s ancestors up to `ancestor`, both included."""
+    path = []
+    for node in element.iterancestors():
+        path.append(node)
+        if node is ancestor:
+            break
+    return path
 
 
 def _paragraph_like_stats(element: Element) -> ParagraphStats | None:

@@ -182,3 +182,16 @@ def test_the_lead_in_a_chunk_of_its_own_above_an_inline_photo_is_taken() -> None
     assert article.text.endswith("one evening crossing through the school term.")
     assert "The morning ferry leaving the harbour" not in article.text  # a caption
     assert "Copyright" not in article.text
+
+
+def test_a_lead_paragraph_in_a_wrapper_of_its_own_is_taken_but_a_video_caption_is_not() -> None:
+    # The standfirst is the article's first paragraph, set in <div>s of its own right above the
+    # body: container_of looks through them (they hold nothing else). A paragraph wrapped with
+    # a player or a picture in the same place is its caption, and is left out.
+    article = _article("standfirst-wrapped-above-body.html")
+    assert article.text.startswith("The central library will stay open until midnight")
+    assert article.text.endswith("before deciding whether to keep it.")
+    video = Path(__file__).parent / "fixtures/pages/hard-articles/fr-article-with-video.html"
+    with_video = extract(video.read_bytes(), "https://example.test/post.html")
+    assert with_video is not None
+    assert with_video.text.startswith("Les images ont fait le tour des réseaux sociaux")
