@@ -220,28 +220,22 @@ def lead_paragraph(container: Element, cleaning: Cleaning) -> Element | None:
 
 
 def _wrapped_paragraph(wrapper: Element, cleaning: Cleaning) -> Element | None:
-    """The content-bearing paragraph `wrapper` holds and nothing else kept, or None."""
-    paragraphs = cleaning.paragraphs
-    paragraph = next((p for p in wrapper.iterdescendants(*PARAGRAPH_TAGS) if p in paragraphs), None)
-    stat = paragraphs.get(paragraph) if paragraph is not None else None
-    if stat is None or not stat.bearing or cleaning.kind(paragraph) != PLAIN:
+    """The content-bearing paragraph `wrapper` holds and nothing else kept, or None: walked down
+    through elements holding one kept element each, as `container_of` looks up through them."""
+    paragraphs, node = cleaning.paragraphs, wrapper
+    while node not in paragraphs:
+        kept = [
+            child for child in node if isinstance(child.tag, str) and not cleaning.is_removed(child)
+        ]
+        if len(kept) != 1 or node.tag in QUOTE_TAGS:
+            return None  # more than the paragraph, or a quotation (an embedded post)
+        node = kept[0]
+    stat = paragraphs[node]
+    if not stat.bearing or cleaning.kind(node) != PLAIN:
         return None
-    if any(node.tag in QUOTE_TAGS for node in _path_up_to(paragraph, wrapper)):
-        return None  # a quotation (an embedded post) before the body is not its lead
     if next(wrapper.iter(*MEDIA_TAGS), None) is not None:
         return None  # a paragraph beside a picture or a player is its caption
-    owner = container_of(paragraph, cleaning)
-    return paragraph if owner is not None and is_descendant(wrapper, owner) else None
-
-
-def _path_up_to(element: Element, ancestor: Element) -> list[Element]:
-    """`element`'s ancestors up to `ancestor`, both included."""
-    path = []
-    for node in element.iterancestors():
-        path.append(node)
-        if node is ancestor:
-            break
-    return path
+    return node
 
 
 def _paragraph_like_stats(element: Element) -> ParagraphStats | None:
