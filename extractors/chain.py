@@ -50,7 +50,7 @@ from extractors.reconcile import choose_body
 from extractors.safetext import single_line
 from extractors.schema_org import jsonld_body, microdata_body
 from extractors.short_article import is_set_out_as_post
-from extractors.tree import Element, itemprops
+from extractors.tree import Element, TagIndex, itemprops
 
 log = logging.getLogger(__name__)
 
@@ -79,10 +79,11 @@ def run_chain(document: Document) -> Extraction:
     """The chain on a parsed page. Reads the tree, never modifies it (other extractors may share
     the parse)."""
     tree, url = document.tree, document.url
-    jsonld = jsonld_objects(tree)
+    index = TagIndex(tree)  # one walk for the tags every stage looks up
+    jsonld = jsonld_objects(tree, index)
     properties = itemprops(tree)
-    metadata = extract_metadata(tree, url, jsonld, properties)
-    cleaning = Cleaning(tree)
+    metadata = extract_metadata(tree, url, jsonld, properties, index)
+    cleaning = Cleaning(tree, index=index)
     # The heading that shows the title, found once when a rule asks for it.
     headline = cache(lambda: headline_element(tree, metadata.title))
     dom = extract_dom(cleaning)

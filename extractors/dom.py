@@ -31,6 +31,10 @@ SECTION_DEPTH = 12
 OPENING_TAGS = ("p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "blockquote", "table", "dl", "pre",
                 "img")  # fmt: skip
 TABLE_CELL_TAGS = ("td", "th")
+# Pictures and players: a paragraph wrapped with one of them is its caption, not a lead.
+MEDIA_TAGS = ("img", "picture", "figure", "video", "audio", "iframe", "object", "embed")
+# The elements Cleaning weighs as paragraphs (leaf <div>s on pages without <p> prose).
+PARAGRAPH_TAGS = ("p", *LEAF_PARAGRAPH_TAGS)
 # Short non-bearing lines after the body's last content-bearing paragraph are dropped: at most
 # this many, each shorter than this.
 MAX_TRAILING_LINES = 3
@@ -136,13 +140,18 @@ def _signature(element: Element) -> tuple[str, str]:
     return element.tag, " ".join((element.get("class") or "").split())
 
 
-def body_containers(best: Element, per_container: dict[Element, int]) -> list[Element]:
+def body_containers(
+    best: Element, per_container: dict[Element, int], bearing: dict[Element, int]
+) -> list[Element]:
     """The best container plus its twins: a body split into several same-named chunks.
 
     Publishers cut long bodies into consecutive blocks of one template (`div.article-body` between
     ads and videos); Algorithm 2.1 picks one of them. Containers with the best's tag and class,
     holding content-bearing text, and sharing an ancestor at most TWIN_SCOPE_LEVELS above it, are
-    the rest of the body.
+    the rest of the body. So are the earlier siblings of the best with its tag and class that hold
+    a content-bearing paragraph, though `container_of` did not stop at them: the lead set apart
+    in a chunk of its own above an inline box (a photo, "Follow us"), its paragraph wrapped in
+    markup of its own.
     """
     tag, classes = _signature(best)
     if not classes:
@@ -153,9 +162,14 @@ def body_containers(best: Element, per_container: dict[Element, int]) -> list[El
         if parent is None or parent.tag in ("body", "html"):
             break
         scope = parent
+    containers = list(per_container)
+    chunks = _lead_chunks(best, per_container, bearing)
+    if chunks:
+        wanted = {*containers, *chunks}
+        containers = [element for element in scope.iter() if element in wanted]
     twins = [
         container
-        for container in per_container
+        for container in containers
         if container is best
         or (_signature(container) == (tag, classes) and is_descendant(container, scope))
     ]
@@ -171,6 +185,20 @@ def body_containers(best: Element, per_container: dict[Element, int]) -> list[El
     return twins
 
 
+def _lead_chunks(
+    best: Element, per_container: dict[Element, int], bearing: dict[Element, int]
+) -> list[Element]:
+    """The earlier siblings of `best` with its tag and class, not counted as containers, that
+    hold a content-bearing paragraph."""
+    return [
+        sibling
+        for sibling in best.itersiblings(best.tag, preceding=True)
+        if sibling not in per_container
+        and _signature(sibling) == _signature(best)
+        and any(paragraph in bearing for paragraph in sibling.iterdescendants(*PARAGRAPH_TAGS))
+    ]
+
+
 def is_descendant(element: Element, ancestor: Element) -> bool:
     return any(parent is ancestor for parent in element.iterancestors())
 
@@ -178,7 +206,8 @@ def is_descendant(element: Element, ancestor: Element) -> bool:
 def lead_paragraph(container: Element, cleaning: Cleaning) -> Element | None:
     """The lead paragraph set apart just before the body container (NewsFeed: "usually the first
     one, which is often styled and positioned on the page separately"): the nearest preceding
-    kept sibling with text, when it is a content-bearing paragraph."""
+    kept sibling with text, when it is a content-bearing paragraph, or wraps one and nothing
+    else that was kept (a "standfirst" `<div>` around it: `container_of` looks through it)."""
     for sibling in container.itersiblings(preceding=True):
         if not isinstance(sibling.tag, str) or cleaning.is_removed(sibling):
             continue
@@ -186,8 +215,27 @@ def lead_paragraph(container: Element, cleaning: Cleaning) -> Element | None:
         if stat is not None:
             return sibling if stat.bearing and cleaning.kind(sibling) == PLAIN else None
         if text_of(sibling).strip():
-            return None
+            return _wrapped_paragraph(sibling, cleaning)
     return None
+
+
+def _wrapped_paragraph(wrapper: Element, cleaning: Cleaning) -> Element | None:
+    """The content-bearing paragraph `wrapper` holds and nothing else kept, or None: walked down
+    through elements holding one kept element each, as `container_of` looks up through them."""
+    paragraphs, node = cleaning.paragraphs, wrapper
+    while node not in paragraphs:
+        kept = [
+            child for child in node if isinstance(child.tag, str) and not cleaning.is_removed(child)
+        ]
+        if len(kept) != 1 or node.tag in QUOTE_TAGS:
+            return None  # more than the paragraph, or a quotation (an embedded post)
+        node = kept[0]
+    stat = paragraphs[node]
+    if not stat.bearing or cleaning.kind(node) != PLAIN:
+        return None
+    if next(wrapper.iter(*MEDIA_TAGS), None) is not None:
+        return None  # a paragraph beside a picture or a player is its caption
+    return node
 
 
 def _paragraph_like_stats(element: Element) -> ParagraphStats | None:
@@ -341,7 +389,7 @@ def extract_dom(cleaning: Cleaning) -> DomBody | None:
     container = best_container(per_container)
     if container is None:
         return fallback_body(cleaning)
-    twins = body_containers(container, per_container)
+    twins = body_containers(container, per_container, bearing)
     if len(twins) == 1:
         twins = article_sections(container, bearing, cleaning)
     lead = lead_paragraph(twins[0], cleaning)

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from extractors.safetext import scrub_json
-from extractors.tree import Element
+from extractors.tree import Element, TagIndex, elements
 
 # JSON-LD blocks larger than this are skipped: no real metadata block is anywhere near it.
 MAX_JSONLD_CHARS = 2 * 1024 * 1024
@@ -59,10 +59,11 @@ def _loads_tolerant(raw: str) -> Any:
         return None
 
 
-def jsonld_objects(tree: Element) -> list[dict[str, Any]]:
-    """Every JSON object in the page's ld+json scripts, flattened out of arrays and @graph."""
+def jsonld_objects(tree: Element, index: TagIndex | None = None) -> list[dict[str, Any]]:
+    """Every JSON object in the page's ld+json scripts, flattened out of arrays and @graph
+    (`index`: the page's elements by tag, when the caller has them)."""
     objects: list[dict[str, Any]] = []
-    for script in tree.iter("script"):
+    for script in elements(tree, "script", index):
         if "ld+json" not in (script.get("type") or "").lower():
             continue
         raw = script.text or ""

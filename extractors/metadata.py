@@ -11,6 +11,7 @@ around the headline), never by an XPath that tests every element per field.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta, timezone
 from itertools import islice
@@ -24,7 +25,7 @@ from extractors import safetext
 from extractors.blocks import clean_text
 from extractors.bylines import MAX_AUTHORS, author_names, byline_names, unique_names
 from extractors.jsonld import article_objects, first_string, names_of, types_of
-from extractors.tree import Element, itemprops, text_of
+from extractors.tree import Element, TagIndex, elements, itemprops, text_of
 
 # Title separators between headline and site name: "Headline | Site", "Site - Headline".
 _TITLE_SEPARATORS = re.compile(r"\s+(?:\||-|\u2013|\u2014|::|\u00b7|\u2022|\u00bb|/)\s+")
@@ -117,34 +118,48 @@ class _Meta:
         return self.first.get(key)
 
 
-def _meta_index(tree: Element) -> _Meta:
+def _meta_index(tree: Element, index: TagIndex | None = None) -> _Meta:
     """Meta tags keyed by lower-cased name/property/itemprop; the first occurrence wins, and
     the tags a page repeats (`article:tag`) keep every value.
 
     Metadata lives in <head>; microdata <meta> in the body only adds what the head lacks.
     """
-    index: dict[str, str] = {}
+    first: dict[str, str] = {}
     repeated: dict[str, list[str]] = {}
     head = tree.find("head")
     scopes = [head] if head is not None else []
     body = tree.find("body")
     scopes.append(body if body is not None and head is not None else tree)
-    for scope in scopes:
-        for meta in scope.iter("meta"):
-            content = meta.get("content")
-            if content is None:
+    for meta in _metas_in(tree, scopes, index):
+        content = meta.get("content")
+        if content is None:
+            continue
+        content = content.strip()
+        for attribute in _META_KEYS:
+            key = meta.get(attribute)
+            if not key:
                 continue
-            content = content.strip()
-            for attribute in _META_KEYS:
-                key = meta.get(attribute)
-                if not key:
-                    continue
-                key = key.strip().lower()
-                if key not in index:
-                    index[key] = content
-                if key in _REPEATED_META:
-                    repeated.setdefault(key, []).append(content)
-    return _Meta(index, repeated)
+            key = key.strip().lower()
+            if key not in first:
+                first[key] = content
+            if key in _REPEATED_META:
+                repeated.setdefault(key, []).append(content)
+    return _Meta(first, repeated)
+
+
+def _metas_in(tree: Element, scopes: list[Element], index: TagIndex | None) -> Iterator[Element]:
+    """The <meta> elements of each scope in turn (`index`: the page's elements by tag)."""
+    for scope in scopes:
+        if index is None:
+            yield from scope.iter("meta")
+        elif scope is tree:
+            yield from index.get("meta")
+        else:
+            yield from (meta for meta in index.get("meta") if _is_under(meta, scope))
+
+
+def _is_under(element: Element, ancestor: Element) -> bool:
+    return any(node is ancestor for node in element.iterancestors())
 
 
 def extract_metadata(
@@ -152,21 +167,22 @@ def extract_metadata(
     url: str | None,
     jsonld: list[dict[str, Any]],
     properties: list[tuple[list[str], Element]] | None = None,
+    index: TagIndex | None = None,
 ) -> Metadata:
-    """The page's metadata. `properties` are its microdata properties (`tree.itemprops`), when
-    the caller has them already."""
-    meta = _meta_index(tree)
+    """The page's metadata. `properties` are its microdata properties (`tree.itemprops`) and
+    `index` its elements by tag (`extractors.tree.TagIndex`), when the caller has them already."""
+    meta = _meta_index(tree, index)
     articles = article_objects(jsonld)
     site_name = _site_name(meta, jsonld)
-    times = _time_values(tree)
+    times = _time_values(tree, index)
     lead = _lead_image(articles)
     published = _published(meta, articles, times)
     metadata = Metadata(
-        title=extract_title(tree, meta, articles, site_name),
+        title=extract_title(tree, meta, articles, site_name, index),
         authors=_authors(tree, meta, articles, jsonld, properties),
         published=published or url_date(url),
         language=_language(tree, meta, articles),
-        canonical_url=_canonical(tree, meta, url),
+        canonical_url=_canonical(tree, meta, url, index),
         description=_first(meta.get("og:description"), meta.get("description"),
                            _jsonld_str(articles, "description")),
         image=_absolute(url, _first(meta.get("og:image"), meta.get("twitter:image"),
@@ -245,9 +261,10 @@ def extract_title(
     meta: _Meta,
     articles: list[dict[str, Any]],
     site_name: str | None,
+    index: TagIndex | None = None,
 ) -> str | None:
     """NewsFeed: a single <h1>, else a meta/OpenGraph title, else <title>; site name stripped."""
-    headings = [clean_text(text_of(h1)) for h1 in tree.iter("h1")]
+    headings = [clean_text(text_of(h1)) for h1 in elements(tree, "h1", index)]
     headings = [heading for heading in headings if heading]
     if len(headings) == 1 and len(headings[0]) >= MIN_HEADLINE_CHARS:
         return headings[0][:MAX_TITLE_CHARS]
@@ -404,10 +421,10 @@ class _Times:
     first: str | None = None
 
 
-def _time_values(tree: Element) -> _Times:
-    """One walk over the <time> elements (by tag, in C)."""
+def _time_values(tree: Element, index: TagIndex | None = None) -> _Times:
+    """The <time> elements' values (found by tag, in C)."""
     times = _Times()
-    for element in tree.iter("time"):
+    for element in elements(tree, "time", index):
         value = element.get("datetime")
         if not value:
             continue
@@ -672,11 +689,14 @@ def _language(tree: Element, meta: _Meta, articles: list[dict[str, Any]]) -> str
     return None
 
 
-def _canonical(tree: Element, meta: _Meta, url: str | None) -> str | None:
+def _canonical(
+    tree: Element, meta: _Meta, url: str | None, index: TagIndex | None = None
+) -> str | None:
     head = tree.find("head")
     # The head first, where the link belongs: the body is looked through only when it is not.
     for scope in (head, tree) if head is not None else (tree,):
-        for link in scope.iter("link"):
+        links = scope.iter("link") if index is None or scope is head else index.get("link")
+        for link in links:
             is_canonical = "canonical" in link.get("rel", "").lower().split()
             if is_canonical and (absolute := _absolute(url, link.get("href", "").strip())):
                 return absolute

@@ -30,7 +30,7 @@ from typing import TypeVar
 
 from extractors.blocks import BLOCK_TAGS, SKIP_TAGS
 from extractors.paragraphs import C_SIGMA, ParagraphStats, paragraph_stats
-from extractors.tree import CAPTION, CHROME, FIGURE, PLAIN, Element
+from extractors.tree import CAPTION, CHROME, FIGURE, PLAIN, Element, TagIndex
 
 # Junk: never article text (the block writer skips the same tags).
 JUNK_TAGS = SKIP_TAGS
@@ -241,8 +241,16 @@ class Cleaning:
     `is_removed(element)` whether it is junk or chrome.
     """
 
-    def __init__(self, tree: Element, refused: frozenset[Element] = frozenset()) -> None:
+    def __init__(
+        self,
+        tree: Element,
+        refused: frozenset[Element] = frozenset(),
+        index: TagIndex | None = None,
+    ) -> None:
         self.tree = tree
+        # The page's elements by tag, when the caller collected them (`extractors.tree.TagIndex`):
+        # a Cleaning asked again with other chrome refused reads the same paragraphs.
+        self.index = index
         # Chrome the veto may not keep, whatever text it holds: the chain asks what the page
         # holds outside it (`extractors.arbiter.outside_kept_chrome`).
         self.refused = refused
@@ -251,12 +259,15 @@ class Cleaning:
         self._chains: dict[Element, tuple[Element, ...]] = {}
         # One walk finds the paragraphs and counts the line breaks (text set between `<br>`s is
         # what Algorithm 2.1 cannot see; the chain asks another method where there is some).
-        paragraphs, self.line_breaks = [], 0
-        for element in tree.iter("p", "br"):
-            if element.tag == "p":
-                paragraphs.append(element)
-            else:
-                self.line_breaks += 1
+        if index is not None:
+            paragraphs, self.line_breaks = list(index.get("p")), len(index.get("br"))
+        else:
+            paragraphs, self.line_breaks = [], 0
+            for element in tree.iter("p", "br"):
+                if element.tag == "p":
+                    paragraphs.append(element)
+                else:
+                    self.line_breaks += 1
         self.paragraphs = self._weigh(paragraphs)
         if _bearing_length(self.paragraphs) <= C_SIGMA:
             # Pages that set their text without <p>: leaf <div>s are paragraphs too. They are

@@ -167,3 +167,23 @@ def test_markdown_renders_every_block_kind_and_escapes_text() -> None:
         "> We won.\n\n| Team | Pts |\n| --- | --- |\n| A | 3 |\n\n*The port at night*\n"
     )
     assert to_markdown([]) == ""
+
+
+@pytest.mark.parametrize(
+    "path",
+    [*sorted(FIXTURES.glob("*.html")), Path(__file__).parent / "fixtures/pages/metadata.html"],
+    ids=lambda path: path.name,
+)
+def test_the_elements_collected_in_one_walk_give_the_same_metadata(path: Path) -> None:
+    # The chain collects the tags every stage looks up in one walk (extractors.tree.TagIndex);
+    # read from it, the metadata is what each stage's own walk found, head and body meta alike.
+    from extractors.tree import TagIndex
+
+    tree = parse_document(path.read_bytes(), "https://example.test/a.html").tree
+    index = TagIndex(tree)
+    alone = extract_metadata(tree, "https://example.test/a.html", jsonld_objects(tree))
+    shared = extract_metadata(
+        tree, "https://example.test/a.html", jsonld_objects(tree, index), index=index
+    )
+    assert shared == alone
+    assert index.get("meta") == list(tree.iter("meta"))

@@ -168,3 +168,30 @@ def test_a_short_post_under_its_headline_is_not_one_teaser_of_its_related_links(
     assert "Nokia has released firmware v30.101" in article.text
     assert article.text.endswith("whether your contacts survived it.")
     assert "N95" not in article.text
+
+
+def test_the_lead_in_a_chunk_of_its_own_above_an_inline_photo_is_taken() -> None:
+    # The template cuts the body into chunks of one class ("story-body") around a photo; the
+    # first chunk holds the lead paragraph alone, so Algorithm 2.1 looks through it to the
+    # article's wrapper and keeps the later chunk. The earlier chunk of the body's class is the
+    # article's start; a one-paragraph chunk of that class after the body (the copyright line)
+    # is not taken.
+    article = _article("lead-chunk-above-inline-photo.html")
+    assert article.method == "dom"
+    assert article.text.startswith("HARBOUR TOWN — The ferry operator")
+    assert article.text.endswith("one evening crossing through the school term.")
+    assert "The morning ferry leaving the harbour" not in article.text  # a caption
+    assert "Copyright" not in article.text
+
+
+def test_a_lead_paragraph_in_a_wrapper_of_its_own_is_taken_but_a_video_caption_is_not() -> None:
+    # The standfirst is the article's first paragraph, set in <div>s of its own right above the
+    # body: container_of looks through them (they hold nothing else). A paragraph wrapped with
+    # a player or a picture in the same place is its caption, and is left out.
+    article = _article("standfirst-wrapped-above-body.html")
+    assert article.text.startswith("The central library will stay open until midnight")
+    assert article.text.endswith("before deciding whether to keep it.")
+    video = Path(__file__).parent / "fixtures/pages/hard-articles/fr-article-with-video.html"
+    with_video = extract(video.read_bytes(), "https://example.test/post.html")
+    assert with_video is not None
+    assert with_video.text.startswith("Les images ont fait le tour des réseaux sociaux")
