@@ -8,6 +8,10 @@ from typing import Any
 from redis.crc import REDIS_CLUSTER_HASH_SLOTS, key_slot
 
 DEDUP_TAG = "nd"  # the near-duplicate index's hash tag (of its first shard)
+# The stored layout's shard part (an index in one shard has none): the count, and the rule that
+# deals buckets to shards. Bands were once dealt by their index ("band i to shard i mod S", no
+# suffix), which a bucket id cannot recover; such an index is refused, not misread.
+DEDUP_SHARDS_LAYOUT = "/shards={shards}/by=bucket-id"
 
 
 @lru_cache(maxsize=64)
@@ -29,6 +33,30 @@ def dedup_shard_tags(shards: int) -> tuple[str, ...]:
             n += 1
         tags.append(f"{DEDUP_TAG}{n}")
     return tuple(tags)
+
+
+def dedup_bucket_shard(bucket_id: str, shards: int) -> int:
+    """The shard (an index into dedup_shard_tags) of an LSH bucket: its id is a hash already
+    (hex, pipelines/fingerprints.py bucket_ids), so the id modulo the shard count spreads the
+    buckets evenly, and a bucket's key alone says its shard (what re-sharding needs)."""
+    return int(bucket_id, 16) % shards if shards > 1 else 0
+
+
+def dedup_layout_with_shards(layout: str, shards: int) -> str:
+    """The stored layout of an index of fingerprint `layout` in `shards` shards."""
+    return layout + (DEDUP_SHARDS_LAYOUT.format(shards=shards) if shards > 1 else "")
+
+
+def dedup_layout_shards(stored: str) -> tuple[str, int]:
+    """The fingerprint layout and shard count of a stored layout (dedup_layout_with_shards);
+    a layout of shards dealt by another rule is returned whole, with its count unknown (0)."""
+    head, marker, tail = stored.partition("/shards=")
+    if not marker:
+        return stored, 1
+    count = tail.split("/", 1)[0]
+    if count.isdigit() and stored == dedup_layout_with_shards(head, int(count)):
+        return head, int(count)
+    return stored, 0
 
 
 class RedisKeys:
