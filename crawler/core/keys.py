@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Any
 
@@ -12,6 +13,13 @@ DEDUP_TAG = "nd"  # the near-duplicate index's hash tag (of its first shard)
 # deals buckets to shards. Bands were once dealt by their index ("band i to shard i mod S", no
 # suffix), which a bucket id cannot recover; such an index is refused, not misread.
 DEDUP_SHARDS_LAYOUT = "/shards={shards}/by=bucket-id"
+# A key of the index, after the prefix: its shard's tag, then d:<docnum> or b:<bucket id>.
+_DEDUP_KEY = re.compile(r"\{(nd\d*)\}:([db]):(.+)", re.DOTALL)
+# A key's family for `RedisKeys.family`, by the part after the prefix (the rest: "other").
+DEDUP_RECORDS, DEDUP_BUCKETS, DEDUP_LAYOUT, SCHEDULER = (
+    "dedup records", "dedup buckets", "dedup layout", "scheduler",
+)  # fmt: skip
+_FAMILIES = {"{harvest}": "harvest", "notices": "notices", "polite": "politeness", "mon": "monitor"}
 
 
 @lru_cache(maxsize=64)
@@ -81,6 +89,81 @@ class RedisKeys:
 
     def key(self, *parts: str) -> str:
         return ":".join((self.prefix, *parts))
+
+    # --- reading key names back (`newsharvest redis-move`, crawler/core/redis_move.py) -------
+
+    def pattern(self, start: str = "") -> str:
+        """A SCAN pattern for the keys that begin with `start` (a key name of this registry,
+        e.g. harvest_alive_prefix()), by default every key under the prefix; glob characters
+        escaped."""
+        literal = start or self.prefix + ":"
+        return re.sub(r"([\\*?\[\]])", r"\\\1", literal) + "*"
+
+    def _rest(self, key: str) -> str | None:
+        head = self.prefix + ":"
+        return key[len(head) :] if key.startswith(head) else None
+
+    def dedup_parts(self, key: str) -> tuple[str, str, str] | None:
+        """(DEDUP_RECORDS or DEDUP_BUCKETS, shard tag, docnum or bucket id) of an index key."""
+        match = _DEDUP_KEY.fullmatch(self._rest(key) or "")
+        if match is None:
+            return None
+        tag, kind, name = match.groups()
+        return (DEDUP_RECORDS if kind == "d" else DEDUP_BUCKETS), tag, name
+
+    def scheduler_parts(self, key: str) -> tuple[str, str | None] | None:
+        """(spider, worker or None) of a request queue (None) or pop note in this layout."""
+        rest = self._rest(key)
+        if rest is None or key.startswith(
+            (self.harvest_held_prefix(), self.harvest_alive_prefix())
+        ):
+            return None
+        if self.cluster:
+            if not rest.startswith("{harvest}:"):
+                return None
+            spider, _, tail = rest.removeprefix("{harvest}:").partition(":")
+        else:
+            match = re.fullmatch(r"\{([^{}]+)\}:(.+)", rest, re.DOTALL)
+            if match is None or match.group(1) == "harvest":
+                return None
+            spider, tail = match.groups()
+        if tail == "requests":
+            return spider, None
+        kind, _, worker = tail.partition(":")
+        return (spider, worker) if kind == "popped" and worker else None
+
+    def renamed(self, key: str, target: RedisKeys) -> str:
+        """The name a key of this layout has in `target`'s: the request queue and pop notes
+        differ between one server and a cluster (scheduler_queue); the rest only by prefix.
+        The index's keys move by shard (dedup_parts), not by this."""
+        parts = self.scheduler_parts(key)
+        if parts is None:
+            return target.key(key[len(self.prefix) + 1 :])
+        spider, worker = parts
+        return (
+            target.scheduler_queue(spider)
+            if worker is None
+            else target.scheduler_popped(spider, worker)
+        )
+
+    def family(self, key: str) -> str:
+        """What a key belongs to, for counts: the index's records, buckets and layout, the
+        scheduler, the ledger (harvest), notices, politeness, monitoring, sinks, or other."""
+        if key == self.dedup_layout():
+            return DEDUP_LAYOUT
+        dedup = self.dedup_parts(key)
+        if dedup is not None:
+            return dedup[0]
+        if self.scheduler_parts(key) is not None:
+            return SCHEDULER
+        head = (self._rest(key) or "").split(":", 1)[0]
+        if head in _FAMILIES:
+            return _FAMILIES[head]
+        if head.startswith("{sink"):
+            return "sink"
+        if head.startswith("{") and key.endswith(":dupefilter"):
+            return SCHEDULER
+        return "other"
 
     # --- notice suppression -------------------------------------------------------------
 
