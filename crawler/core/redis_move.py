@@ -72,6 +72,37 @@ class _Record:
     pttl: int
 
 
+class _Resharding:
+    """Where the index's keys go in `shards` target shards: each bucket to the shard its id
+    names; each record to the shards of the buckets that list it (a near copy finds it through
+    one of them, an exact copy has the same bands), to every shard when none does."""
+
+    def __init__(self, keys: RedisKeys, shards: int) -> None:
+        self.keys = keys
+        self.shards = shards
+        self.tags = dedup_shard_tags(shards)
+        self.records: dict[str, _Record] = {}  # docnum -> its source copy to move
+        self.record_shards: dict[str, set[int]] = {}  # docnum -> the shards that list it
+
+    def buckets(self, bucket_ids: list[str], members: list[Any]) -> list[str]:
+        """The target names of these buckets (`members`: their values, "docnum,docnum")."""
+        names = []
+        for bucket_id, value in zip(bucket_ids, members, strict=True):
+            shard = dedup_bucket_shard(bucket_id, self.shards)
+            names.append(self.keys.dedup_bucket(bucket_id, self.tags[shard]))
+            for docnum in (value or b"").decode().split(","):
+                if docnum:
+                    self.record_shards.setdefault(docnum, set()).add(shard)
+        return names
+
+    def record_moves(self) -> Iterator[tuple[str, str]]:
+        """(source key, target key) of every record copy, once every bucket has been read."""
+        every = set(range(self.shards))
+        for docnum, record in self.records.items():
+            for shard in sorted(self.record_shards.get(docnum) or every):
+                yield record.source_key, self.keys.dedup_record(docnum, self.tags[shard])
+
+
 class RedisMove:
     """Copies every key under `prefix` from `source` to `target` (URLs, see connection.py)."""
 
@@ -121,56 +152,43 @@ class RedisMove:
     # --- the move --------------------------------------------------------------------------
 
     def run(self, dry_run: bool = False) -> MoveReport:
+        """Copy every key (nothing is written in a `dry_run`); the counts of what was copied."""
         index = self.index_shards()
-        target_shards = self.dedup_shards or (index[1] if index else 1)
+        shards = self.dedup_shards or (index[1] if index else 1)
         self.report.source_shards = index[1] if index else 0
-        self.report.target_shards = target_shards if index else 0
-        target_tags = dedup_shard_tags(target_shards)
-        records: dict[str, _Record] = {}
-        record_shards: dict[str, set[int]] = {}
+        self.report.target_shards = shards if index else 0
+        resharding = _Resharding(self.target_keys, shards)
         scan = self.source.scan_iter(match=self.source_keys.pattern(), count=SCAN_COUNT)
         for batch in _batches(scan):
-            plain: list[str] = []
-            buckets: list[str] = []
-            record_keys: list[str] = []
-            for key in batch:
-                family = self.source_keys.family(key)
-                if family == DEDUP_LAYOUT:
-                    continue  # rewritten for the target's shard count below
-                if family in (DEDUP_RECORDS, DEDUP_BUCKETS) and index is None:
-                    raise MoveRefused(f"{key} belongs to an index without a layout key")
-                if family == DEDUP_RECORDS:
-                    record_keys.append(key)
-                elif family == DEDUP_BUCKETS:
-                    buckets.append(key)
-                else:
-                    plain.append(key)
-            self._note_records(record_keys, records)
+            plain, records, buckets = self._sorted(batch, has_index=index is not None)
+            self._note_records(records, resharding.records)
             renamed = [(key, self.source_keys.renamed(key, self.target_keys)) for key in plain]
             self._copy(renamed, dry_run)
-            moves = []
-            for key, members in zip(buckets, self._values(buckets), strict=True):
-                bucket_id = self._dedup_name(key)
-                shard = dedup_bucket_shard(bucket_id, target_shards)
-                moves.append((key, self.target_keys.dedup_bucket(bucket_id, target_tags[shard])))
-                for docnum in (members or b"").decode().split(","):
-                    if docnum:
-                        record_shards.setdefault(docnum, set()).add(shard)
+            names = [self._dedup_name(key) for key in buckets]
+            targets = resharding.buckets(names, self._values(buckets))
+            self._copy(list(zip(buckets, targets, strict=True)), dry_run)
+        for moves in _batches(resharding.record_moves()):
             self._copy(moves, dry_run)
-        every = set(range(target_shards))
-        moves = [
-            (record.source_key, self.target_keys.dedup_record(docnum, target_tags[shard]))
-            for docnum, record in records.items()
-            for shard in sorted(record_shards.get(docnum) or every)
-        ]
-        for batch in _batches(iter(moves)):
-            self._copy(batch, dry_run)
         if index is not None:
             layout_key = self.target_keys.dedup_layout()
             if not dry_run:
-                self.target.set(layout_key, dedup_layout_with_shards(index[0], target_shards))
+                self.target.set(layout_key, dedup_layout_with_shards(index[0], shards))
             self._count(layout_key)
         return self.report
+
+    def _sorted(self, batch: list[str], has_index: bool) -> tuple[list[str], ...]:
+        """The keys copied under their (renamed) names, the index's records, its buckets (the
+        layout key is left out: it is rewritten for the target's shard count)."""
+        plain: list[str] = []
+        records: list[str] = []
+        buckets: list[str] = []
+        for key in batch:
+            family = self.source_keys.family(key)
+            if family in (DEDUP_RECORDS, DEDUP_BUCKETS) and not has_index:
+                raise MoveRefused(f"{key} belongs to an index without a layout key")
+            if family != DEDUP_LAYOUT:
+                {DEDUP_RECORDS: records, DEDUP_BUCKETS: buckets}.get(family, plain).append(key)
+        return plain, records, buckets
 
     def _dedup_name(self, key: str) -> str:
         parts = self.source_keys.dedup_parts(key)
@@ -243,10 +261,11 @@ def _first(client: Any, pattern: str) -> str | None:
     return None
 
 
-def _batches(keys: Iterator[Any]) -> Iterator[list[Any]]:
+def _batches(items: Iterator[Any]) -> Iterator[list[Any]]:
+    """`items` (keys: decoded) SCAN_COUNT at a time."""
     batch: list[Any] = []
-    for key in keys:
-        batch.append(key.decode() if isinstance(key, bytes) else key)
+    for item in items:
+        batch.append(item.decode() if isinstance(item, bytes) else item)
         if len(batch) >= SCAN_COUNT:
             yield batch
             batch = []
