@@ -130,7 +130,7 @@ class ScriptCall:
         by_shard: dict[int, list[str]] = {}
         for bucket in found.buckets:
             by_shard.setdefault(dedup_bucket_shard(bucket, self.shards), []).append(bucket)
-        return dict(sorted(by_shard.items()))
+        return dict(sorted(by_shard.items())) or {0: []}  # no bands: the exact lookup alone
 
     def drops(self, owner: str, docnum: int | str, shards: Sequence[int]) -> list[Operation]:
         """Take the record `docnum` out of `shards` where it still names `owner`."""
