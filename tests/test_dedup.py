@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from scrapy.exceptions import DropItem
 from scrapy.utils.test import get_crawler
 
-from crawler.core.keys import RedisKeys
+from crawler.core.keys import RedisKeys, dedup_bucket_shard
 from crawler.core.order import crawl_order_key, declared_copy_key, replay_order_key
 from crawler.core.outage import BACKEND_UNAVAILABLE, RedisUnavailable
 from crawler.newsroom import Newsroom
@@ -769,10 +769,23 @@ def test_the_order_key_rule_gives_the_same_verdicts_on_one_shard_and_three(
     assert verdicts[CLUSTER_SHARDS] == verdicts[1]
 
 
+def bucket_in(shard: int, n: int) -> str:
+    """A bucket id (12 hex digits, as bucket_ids makes) that falls in `shard` of three."""
+    bucket = f"{n * CLUSTER_SHARDS + shard:012x}"
+    assert dedup_bucket_shard(bucket, CLUSTER_SHARDS) == shard
+    return bucket
+
+
+SHARED_BUCKETS = 10**6  # the shared buckets' numbers, above any fingerprint's own
+
+
 def fake_fingerprint(docnum: int, sketch: bytes, shared: dict[int, str]) -> Fingerprint:
-    """A fingerprint whose bands are its own but for `shared` (band -> bucket id); band i is in
-    shard i mod 3."""
-    own = [shared.get(band, f"{docnum:06x}{band:06x}") for band in range(PARAMS.bands)]
+    """A fingerprint whose bands are its own but for `shared` (band -> bucket id); its own
+    bucket of band i is in shard i mod 3, so it has bands in every shard."""
+    own = [
+        shared.get(band, bucket_in(band % CLUSTER_SHARDS, docnum * 100 + band))
+        for band in range(PARAMS.bands)
+    ]
     return Fingerprint(f"{docnum:032x}", docnum, sketch, tuple(own), 100)
 
 
@@ -791,9 +804,11 @@ def test_a_racer_met_at_one_shard_is_withdrawn_from_the_shards_that_added_it(
     leaves shard 0 and shard 2 again: a later text that shares a band with Y only in shard 0 is
     new, as on one server (where Y, a copy, was never indexed)."""
     sketch = bytes(range(PARAMS.sketch_bytes))
-    x = fake_fingerprint(1, sketch, {0: "000001aaaaaa", 1: "00000000cafe"})
-    y = fake_fingerprint(2, sketch, {0: "000002bbbbbb", 1: "00000000cafe"})
-    z = fake_fingerprint(3, sketch, {0: "000002bbbbbb"})  # meets Y's bucket in shard 0 only
+    shared = bucket_in(1, SHARED_BUCKETS)
+    x = fake_fingerprint(1, sketch, {0: bucket_in(0, SHARED_BUCKETS + 1), 1: shared})
+    y_only = bucket_in(0, SHARED_BUCKETS + 2)
+    y = fake_fingerprint(2, sketch, {0: y_only, 1: shared})
+    z = fake_fingerprint(3, sketch, {0: y_only})  # meets Y's bucket in shard 0 only
     with open_index(
         redis_cluster_url, prefix=redis_cluster_prefix, ttl_seconds=TTL, shards=CLUSTER_SHARDS
     ) as index:
@@ -869,9 +884,10 @@ def test_shards_answers_combine_by_order_key_and_a_superseded_copy_leaves_every_
     named, not the most similar one; and a copy met in one shard is taken out of all three."""
     sketch = bytes(range(PARAMS.sketch_bytes))
     close = bytes([b ^ 0xFF if i < 5 else b for i, b in enumerate(sketch)])  # 10 positions off
-    early = fake_fingerprint(1, close, {0: "0000000000a0"})  # less similar, in shard 0
-    late = fake_fingerprint(2, sketch, {1: "0000000000b1"})  # identical sketch, in shard 1
-    checked = fake_fingerprint(3, sketch, {0: "0000000000a0", 1: "0000000000b1"})
+    in_0, in_1 = bucket_in(0, SHARED_BUCKETS), bucket_in(1, SHARED_BUCKETS)
+    early = fake_fingerprint(1, close, {0: in_0})  # less similar, in shard 0
+    late = fake_fingerprint(2, sketch, {1: in_1})  # identical sketch, in shard 1
+    checked = fake_fingerprint(3, sketch, {0: in_0, 1: in_1})
     with open_index(
         redis_cluster_url, prefix=redis_cluster_prefix, ttl_seconds=TTL, shards=CLUSTER_SHARDS
     ) as index:

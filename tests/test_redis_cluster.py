@@ -23,6 +23,9 @@ from crawler.core.connection import (
 from crawler.core.keys import RedisKeys, dedup_shard_tags
 from crawler.core.lua import register_lua
 from pipelines.dedup import open_index
+from pipelines.dedup.index import IndexLayoutError
+from pipelines.fingerprints import LshParams
+from settings import base as defaults
 from tests.support.dedup_race import race_families
 
 MASTERS = 3
@@ -114,6 +117,21 @@ def test_an_index_opened_with_another_shard_count_refuses_to_start(
     open_index(redis_cluster_url, prefix=redis_cluster_prefix, shards=MASTERS).close()
     with pytest.raises(Exception, match="shards=3"):
         open_index(redis_cluster_url, prefix=redis_cluster_prefix, shards=1)
+
+
+def test_an_index_sharded_by_band_index_is_refused(
+    redis_cluster_url: str, redis_cluster_prefix: str
+) -> None:
+    """Before buckets went to shards by id, band i went to shard i mod S (layout ending
+    "/shards=S"): such an index cannot be read by the bucket rule, so a worker refuses it."""
+    client = sync_redis(redis_cluster_url)
+    try:
+        band_rule = f"{LshParams.for_threshold(defaults.DEDUP_THRESHOLD).layout}/shards={MASTERS}"
+        client.set(RedisKeys(redis_cluster_prefix).dedup_layout(), band_rule)
+    finally:
+        client.close()
+    with pytest.raises(IndexLayoutError, match="by=bucket-id"):
+        open_index(redis_cluster_url, prefix=redis_cluster_prefix, shards=MASTERS)
 
 
 def test_bench_dedup_cluster_shows_the_index_on_every_master() -> None:

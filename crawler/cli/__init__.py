@@ -30,6 +30,7 @@ COMMAND_MODULES = (
     "crawler.cli.search",
     "crawler.cli.replay",
     "crawler.cli.monitor",
+    "crawler.cli.redis_move",
 )
 # Commands the tooling brings: name -> (its help line, the extra that installs it).
 TOOLING_COMMANDS = {

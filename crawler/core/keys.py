@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Any
 
 from redis.crc import REDIS_CLUSTER_HASH_SLOTS, key_slot
 
 DEDUP_TAG = "nd"  # the near-duplicate index's hash tag (of its first shard)
+# The stored layout's shard part (an index in one shard has none): the count, and the rule that
+# deals buckets to shards. Bands were once dealt by their index ("band i to shard i mod S", no
+# suffix), which a bucket id cannot recover; such an index is refused, not misread.
+DEDUP_SHARDS_LAYOUT = "/shards={shards}/by=bucket-id"
+# A key of the index, after the prefix: its shard's tag, then d:<docnum> or b:<bucket id>.
+_DEDUP_KEY = re.compile(r"\{(nd\d*)\}:([db]):(.+)", re.DOTALL)
+# A key's family for `RedisKeys.family`, by the part after the prefix (the rest: "other").
+DEDUP_RECORDS, DEDUP_BUCKETS, DEDUP_LAYOUT, SCHEDULER = (
+    "dedup records", "dedup buckets", "dedup layout", "scheduler",
+)  # fmt: skip
+_FAMILIES = {"{harvest}": "harvest", "notices": "notices", "polite": "politeness", "mon": "monitor"}
 
 
 @lru_cache(maxsize=64)
@@ -29,6 +41,30 @@ def dedup_shard_tags(shards: int) -> tuple[str, ...]:
             n += 1
         tags.append(f"{DEDUP_TAG}{n}")
     return tuple(tags)
+
+
+def dedup_bucket_shard(bucket_id: str, shards: int) -> int:
+    """The shard (an index into dedup_shard_tags) of an LSH bucket: its id is a hash already
+    (hex, pipelines/fingerprints.py bucket_ids), so the id modulo the shard count spreads the
+    buckets evenly, and a bucket's key alone says its shard (what re-sharding needs)."""
+    return int(bucket_id, 16) % shards if shards > 1 else 0
+
+
+def dedup_layout_with_shards(layout: str, shards: int) -> str:
+    """The stored layout of an index of fingerprint `layout` in `shards` shards."""
+    return layout + (DEDUP_SHARDS_LAYOUT.format(shards=shards) if shards > 1 else "")
+
+
+def dedup_layout_shards(stored: str) -> tuple[str, int]:
+    """The fingerprint layout and shard count of a stored layout (dedup_layout_with_shards);
+    a layout of shards dealt by another rule is returned whole, with its count unknown (0)."""
+    head, marker, tail = stored.partition("/shards=")
+    if not marker:
+        return stored, 1
+    count = tail.split("/", 1)[0]
+    if count.isdigit() and stored == dedup_layout_with_shards(head, int(count)):
+        return head, int(count)
+    return stored, 0
 
 
 class RedisKeys:
@@ -53,6 +89,81 @@ class RedisKeys:
 
     def key(self, *parts: str) -> str:
         return ":".join((self.prefix, *parts))
+
+    # --- reading key names back (`newsharvest redis-move`, crawler/core/redis_move.py) -------
+
+    def pattern(self, start: str = "") -> str:
+        """A SCAN pattern for the keys that begin with `start` (a key name of this registry,
+        e.g. harvest_alive_prefix()), by default every key under the prefix; glob characters
+        escaped."""
+        literal = start or self.prefix + ":"
+        return re.sub(r"([\\*?\[\]])", r"\\\1", literal) + "*"
+
+    def _rest(self, key: str) -> str | None:
+        head = self.prefix + ":"
+        return key[len(head) :] if key.startswith(head) else None
+
+    def dedup_parts(self, key: str) -> tuple[str, str, str] | None:
+        """(DEDUP_RECORDS or DEDUP_BUCKETS, shard tag, docnum or bucket id) of an index key."""
+        match = _DEDUP_KEY.fullmatch(self._rest(key) or "")
+        if match is None:
+            return None
+        tag, kind, name = match.groups()
+        return (DEDUP_RECORDS if kind == "d" else DEDUP_BUCKETS), tag, name
+
+    def scheduler_parts(self, key: str) -> tuple[str, str | None] | None:
+        """(spider, worker or None) of a request queue (None) or pop note in this layout."""
+        rest = self._rest(key)
+        if rest is None or key.startswith(
+            (self.harvest_held_prefix(), self.harvest_alive_prefix())
+        ):
+            return None
+        if self.cluster:
+            if not rest.startswith("{harvest}:"):
+                return None
+            spider, _, tail = rest.removeprefix("{harvest}:").partition(":")
+        else:
+            match = re.fullmatch(r"\{([^{}]+)\}:(.+)", rest, re.DOTALL)
+            if match is None or match.group(1) == "harvest":
+                return None
+            spider, tail = match.groups()
+        if tail == "requests":
+            return spider, None
+        kind, _, worker = tail.partition(":")
+        return (spider, worker) if kind == "popped" and worker else None
+
+    def renamed(self, key: str, target: RedisKeys) -> str:
+        """The name a key of this layout has in `target`'s: the request queue and pop notes
+        differ between one server and a cluster (scheduler_queue); the rest only by prefix.
+        The index's keys move by shard (dedup_parts), not by this."""
+        parts = self.scheduler_parts(key)
+        if parts is None:
+            return target.key(key[len(self.prefix) + 1 :])
+        spider, worker = parts
+        return (
+            target.scheduler_queue(spider)
+            if worker is None
+            else target.scheduler_popped(spider, worker)
+        )
+
+    def family(self, key: str) -> str:
+        """What a key belongs to, for counts: the index's records, buckets and layout, the
+        scheduler, the ledger (harvest), notices, politeness, monitoring, sinks, or other."""
+        if key == self.dedup_layout():
+            return DEDUP_LAYOUT
+        dedup = self.dedup_parts(key)
+        if dedup is not None:
+            return dedup[0]
+        if self.scheduler_parts(key) is not None:
+            return SCHEDULER
+        head = (self._rest(key) or "").split(":", 1)[0]
+        if head in _FAMILIES:
+            return _FAMILIES[head]
+        if head.startswith("{sink"):
+            return "sink"
+        if head.startswith("{") and key.endswith(":dupefilter"):
+            return SCHEDULER
+        return "other"
 
     # --- notice suppression -------------------------------------------------------------
 

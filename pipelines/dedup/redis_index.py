@@ -15,10 +15,12 @@ shard (crawler/core/lua.py, OperationsScript), so a call's fixed costs are paid 
 
 Which copy came first is a total order: the order keys, and for equal keys the document ids.
 In DEDUP_REDIS_SHARDS = S > 1 shards (for a Redis Cluster: the index spread over its masters),
-the bands are dealt to the shards (band i to shard i mod S), each shard under its own hash tag
-(crawler/core/keys.py, dedup_shard_tags) with its own copy of each record, order key included:
-the script runs per shard, on that shard's keys only. A document with an order key is checked
-and added in every shard at once (one call each) and the answers combined by the rule of
+the buckets are dealt to the shards by their ids (a hash: id mod S, crawler/core/keys.py,
+dedup_bucket_shard), each shard under its own hash tag (dedup_shard_tags) with its own copy of
+the record of each article that has a band there, order key included: the script runs per
+shard, on that shard's keys only. An exact copy has the same bands and a near one shares one,
+so only the shards an article has bands in are asked. A document with an order key is checked
+and added in each of its shards at once (one call each) and the answers combined by the rule of
 `decide` (each names its earliest match that came before, with that match's order key): no
 shard knows an earlier copy, it is new, and the copies it superseded in any shard leave every
 shard; one does, it is a copy of the earliest named, and its records in the shards that added
@@ -27,10 +29,11 @@ racing with near-duplicates cannot both be copies of the other: in every shard w
 share a band, the second there finds the first, and the earlier by the order either
 supersedes the later (met second) or is never told it came after (met first); the later one
 finds the earlier one in some shard, or is superseded by it. Without an order key (arrival
-order decides, no total order) a check asks every shard (nothing written) and a first copy is
-then added shard after shard, in the same order by every worker, stopping at a match: of two
-racers, the second at the first shard where they share a band sees the other there. The price:
-a record copy per shard (about 200 bytes per article and shard), and S calls per article.
+order decides, no total order) a check asks each of its shards (nothing written) and a first
+copy is then added shard after shard, in the shards' order for every worker, stopping at a
+match: of two racers, the second at the first shard where they share a band sees the other
+there. The price: a record copy per shard the article has a band in (about 200 bytes per
+article and shard), and as many calls per article (at most S).
 
 <docnum> is 53 bits of the content hash, so the record key doubles as the exact-duplicate
 lookup. Records and buckets get the TTL when written; a bucket that gains a member is rewritten
@@ -53,7 +56,12 @@ from typing import Any
 import redis
 import redis.asyncio
 
-from crawler.core.keys import RedisKeys, dedup_shard_tags
+from crawler.core.keys import (
+    RedisKeys,
+    dedup_bucket_shard,
+    dedup_layout_with_shards,
+    dedup_shard_tags,
+)
 from crawler.core.lua import Operation, register_lua, register_operations_lua
 from pipelines.dedup.index import (
     EXACT,
@@ -112,11 +120,17 @@ class ScriptCall:
         ids = SEPARATOR.join((str(found.docnum).encode(), doc_id.encode(), order_key.encode()))
         return [
             (shard, start + SEPARATOR.join((ids, *(b.encode() for b in buckets))))
-            for shard, buckets in enumerate(self.shard_buckets(found))
+            for shard, buckets in self.shard_buckets(found).items()
         ]
 
-    def shard_buckets(self, found: Fingerprint) -> list[tuple[str, ...]]:
-        return [found.buckets[shard :: self.shards] for shard in range(self.shards)]
+    def shard_buckets(self, found: Fingerprint) -> dict[int, list[str]]:
+        """The article's buckets by shard, in the shards' order: only the shards it has a band
+        in (an exact copy has the same bands, a near one shares one, so no other shard can
+        know a copy of it; its record copies live in these shards alone)."""
+        by_shard: dict[int, list[str]] = {}
+        for bucket in found.buckets:
+            by_shard.setdefault(dedup_bucket_shard(bucket, self.shards), []).append(bucket)
+        return dict(sorted(by_shard.items())) or {0: []}  # no bands: the exact lookup alone
 
     def drops(self, owner: str, docnum: int | str, shards: Sequence[int]) -> list[Operation]:
         """Take the record `docnum` out of `shards` where it still names `owner`."""
@@ -125,8 +139,8 @@ class ScriptCall:
 
     @property
     def layout(self) -> str:
-        """The stored layout: the fingerprint's, and the shard count when above one."""
-        return self.params.layout + (f"/shards={self.shards}" if self.shards > 1 else "")
+        """The stored layout: the fingerprint's, and the shard count and rule when above one."""
+        return dedup_layout_with_shards(self.params.layout, self.shards)
 
     def gone_elsewhere(self, superseded: set[tuple[str, str]]) -> list[Operation]:
         """The record copies, in every shard, of the documents a first copy superseded (each
@@ -171,14 +185,20 @@ class ScriptCall:
     ) -> tuple[Verdict, list[Operation]]:
         """The verdict of a check-and-add sent to every shard at once, and the drops it leaves:
         the superseded copies' records in every shard and, when a shard named an earlier copy,
-        this document's own records where it was added (or found from an earlier attempt)."""
+        this document's own records where it was added (or found from an earlier attempt).
+        `raws` answer `checks`, one per shard the article has bands in, in their order."""
         replies = [self.reply(raw) for raw in raws]
+        shards = list(self.shard_buckets(found))
         superseded = {pair for reply in replies for pair in reply.superseded}
         named = tuple(sorted({owner for owner, _ in superseded}))
         drops = self.gone_elsewhere(superseded)
         copies = [r for r in replies if r.verdict.kind in (EXACT, NEAR)]
         if copies:
-            mine = [s for s, r in enumerate(replies) if r.added or r.verdict.kind == KNOWN]
+            mine = [
+                shard
+                for shard, r in zip(shards, replies, strict=True)
+                if r.added or r.verdict.kind == KNOWN
+            ]
             drops += self.drops(doc_id, found.docnum, mine)
             return replace(min(copies, key=Reply.rank).verdict, superseded=named), drops
         if all(reply.verdict.kind == KNOWN for reply in replies):
