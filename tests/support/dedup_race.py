@@ -36,10 +36,11 @@ def race_families(
     location: str, prefix: str, shards: int = 1, keyed: bool = False
 ) -> tuple[list, list[tuple[float, float]]]:
     """Two processes add the same families at the same moment: worker A each family's
-    members in stream order, worker B the same texts (own ids) in reverse order. Results:
-    (family, doc_id, duplicate_of, superseded, order key). Without `keyed`, arrival order
-    decides; with it, each text carries the order key of its place in the stream, the same in
-    both workers (so A's copy and B's copy of a text tie, and their ids decide)."""
+    members in stream order, worker B the same texts (own ids) in reverse order, families
+    too. Results: (family, doc_id, duplicate_of, superseded, order key). Without `keyed`,
+    arrival order decides; with it, each text carries the order key of its place in the
+    stream, the same in both workers (so A's copy and B's copy of a text tie, and their ids
+    decide)."""
     corpus = near_duplicate_corpus(150, seed=11)
     members: dict[int, list] = {}
     for doc in corpus:
@@ -62,9 +63,12 @@ def race_families(
         for f, docs in families.items()
         for i, d in enumerate(docs)
     ]
+    # B walks the families from the last, so the two workers meet in the middle: the families
+    # B reaches first get its later copies before A's earlier ones (which supersede them), those
+    # after the meeting A's copies first, whatever the two processes' relative speed.
     work_b = [
         (f, f"B|{d.doc_id}", d.text, key(f, i))
-        for f, docs in families.items()
+        for f, docs in reversed(list(families.items()))
         for i, d in reversed(list(enumerate(docs)))
     ]
     context = multiprocessing.get_context("spawn")
