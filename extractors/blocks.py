@@ -170,7 +170,9 @@ class _Walker:
         stack: list[_Step] = [(root, root_kind, root, False, False)]
         while stack:
             element, parent_kind, owner, in_link, closing = stack.pop()
-            tag = element.tag if isinstance(element.tag, str) else ""
+            tag = element.tag
+            if not isinstance(tag, str):
+                tag = ""
             tail = element.tail if element is not root else None
             if closing:
                 if tag in BLOCK_TAGS:
@@ -191,22 +193,32 @@ class _Walker:
                 writer.text(tail, parent_kind, owner, in_link)
             else:
                 own_kind = CAPTION if kind == CAPTION_KIND else _kind_of(tag, parent_kind)
-                own_owner = element if tag in BLOCK_TAGS else owner
+                is_block = tag in BLOCK_TAGS
+                own_owner = element if is_block else owner
                 own_link = in_link or tag == "a"
-                if tag in BLOCK_TAGS:
+                text = element.text
+                if is_block:
                     writer.flush()
-                elif tag == "a" and element.text and element.text[0].isalnum():
+                elif tag == "a" and text and text[0].isalnum():
                     writer.word_break()
                 # The closing step carries the parent's state: it emits the element's tail.
                 stack.append((element, parent_kind, owner, in_link, True))
                 if kind == FIGURE:
                     children = self.figure_captions(element)
+                    stack.extend(
+                        [
+                            (child, own_kind, own_owner, own_link, False)
+                            for child in reversed(children)
+                        ]
+                    )
                 else:
-                    writer.text(element.text, own_kind, own_owner, own_link)
-                    children = list(element)
-                stack.extend(
-                    (child, own_kind, own_owner, own_link, False) for child in reversed(children)
-                )
+                    writer.text(text, own_kind, own_owner, own_link)
+                    stack.extend(
+                        [
+                            (child, own_kind, own_owner, own_link, False)
+                            for child in reversed(element)
+                        ]
+                    )
 
     def figure_captions(self, figure: Element) -> list[Element]:
         """The outermost captions inside a figure."""
