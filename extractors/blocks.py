@@ -170,9 +170,7 @@ class _Walker:
         stack: list[_Step] = [(root, root_kind, root, False, False)]
         while stack:
             element, parent_kind, owner, in_link, closing = stack.pop()
-            tag = element.tag
-            if not isinstance(tag, str):
-                tag = ""
+            tag = element.tag if isinstance(element.tag, str) else ""
             tail = element.tail if element is not root else None
             if closing:
                 if tag in BLOCK_TAGS:
@@ -193,32 +191,22 @@ class _Walker:
                 writer.text(tail, parent_kind, owner, in_link)
             else:
                 own_kind = CAPTION if kind == CAPTION_KIND else _kind_of(tag, parent_kind)
-                is_block = tag in BLOCK_TAGS
-                own_owner = element if is_block else owner
+                own_owner = element if tag in BLOCK_TAGS else owner
                 own_link = in_link or tag == "a"
-                text = element.text
-                if is_block:
+                if tag in BLOCK_TAGS:
                     writer.flush()
-                elif tag == "a" and text and text[0].isalnum():
+                elif tag == "a" and element.text and element.text[0].isalnum():
                     writer.word_break()
                 # The closing step carries the parent's state: it emits the element's tail.
                 stack.append((element, parent_kind, owner, in_link, True))
                 if kind == FIGURE:
                     children = self.figure_captions(element)
-                    stack.extend(
-                        [
-                            (child, own_kind, own_owner, own_link, False)
-                            for child in reversed(children)
-                        ]
-                    )
                 else:
-                    writer.text(text, own_kind, own_owner, own_link)
-                    stack.extend(
-                        [
-                            (child, own_kind, own_owner, own_link, False)
-                            for child in reversed(element)
-                        ]
-                    )
+                    writer.text(element.text, own_kind, own_owner, own_link)
+                    children = list(element)
+                stack.extend(
+                    (child, own_kind, own_owner, own_link, False) for child in reversed(children)
+                )
 
     def figure_captions(self, figure: Element) -> list[Element]:
         """The outermost captions inside a figure."""

@@ -156,7 +156,7 @@ def _metas_in(tree: Element, scopes: list[Element], index: TagIndex | None) -> I
     # One walk up from each indexed <meta> sorts it into its scope (the scopes below the root are
     # the head and the body, never nested in each other), where asking each scope in turn walked
     # up from every <meta> once per scope.
-    below = {scope: [] for scope in scopes if scope is not tree}
+    below: dict[Element, list[Element]] = {scope: [] for scope in scopes if scope is not tree}
     if below:
         for meta in index.get("meta"):
             for node in meta.iterancestors():

@@ -286,14 +286,8 @@ class Cleaning:
         return kind
 
     def kind(self, element: Element) -> int:
-        """PLAIN, CHROME, CAPTION or FIGURE, with the veto applied. (`raw_kind` written out: the
-        block writer asks this of every element of the body.)"""
-        if element in self._vetoed:
-            return PLAIN
-        kind = self._raw.get(element)
-        if kind is None:
-            kind = self._raw[element] = classify(element)
-        return kind
+        """PLAIN, CHROME, CAPTION or FIGURE, with the veto applied."""
+        return PLAIN if element in self._vetoed else self.raw_kind(element)
 
     @property
     def kept_chrome(self) -> list[Element]:
