@@ -149,17 +149,23 @@ def _meta_index(tree: Element, index: TagIndex | None = None) -> _Meta:
 
 def _metas_in(tree: Element, scopes: list[Element], index: TagIndex | None) -> Iterator[Element]:
     """The <meta> elements of each scope in turn (`index`: the page's elements by tag)."""
-    for scope in scopes:
-        if index is None:
+    if index is None:
+        for scope in scopes:
             yield from scope.iter("meta")
-        elif scope is tree:
-            yield from index.get("meta")
-        else:
-            yield from (meta for meta in index.get("meta") if _is_under(meta, scope))
-
-
-def _is_under(element: Element, ancestor: Element) -> bool:
-    return any(node is ancestor for node in element.iterancestors())
+        return
+    # One walk up from each indexed <meta> sorts it into its scope (the scopes below the root are
+    # the head and the body, never nested in each other), where asking each scope in turn walked
+    # up from every <meta> once per scope.
+    below: dict[Element, list[Element]] = {scope: [] for scope in scopes if scope is not tree}
+    if below:
+        for meta in index.get("meta"):
+            for node in meta.iterancestors():
+                found = below.get(node)
+                if found is not None:
+                    found.append(meta)
+                    break
+    for scope in scopes:
+        yield from index.get("meta") if scope is tree else below[scope]
 
 
 def extract_metadata(
