@@ -17,7 +17,9 @@ from extractors.chain import MIN_BODY_CHARS, NULL_REASONS
 from extractors.metadata import strip_site_name
 
 PAGES = Path(__file__).parent / "fixtures" / "pages"
-# A hang guard for hostile pages, far above the few milliseconds a page normally costs.
+# A hang guard for hostile pages, far above the few milliseconds a page normally costs. Measured
+# in this process's CPU time: extraction only computes, so a runaway (quadratic) case shows,
+# and other processes on a loaded machine (a CI run beside other jobs) do not.
 HOSTILE_LIMIT_SECONDS = 5.0
 
 
@@ -134,18 +136,18 @@ def test_bad_input_is_null_with_a_reason(payload: bytes | str, reason: str) -> N
 def test_ten_thousand_deep_nesting_is_bounded() -> None:
     body = "<p>" + "A sentence of real text that goes on for a while. " * 10 + "</p>"
     deep = "<html><body>" + "<div>" * 10_000 + body + "</div>" * 10_000 + "</body></html>"
-    started = time.monotonic()
+    started = time.process_time()
     result = extract_verbose(deep)
-    assert time.monotonic() - started < HOSTILE_LIMIT_SECONDS
+    assert time.process_time() - started < HOSTILE_LIMIT_SECONDS
     assert result.article is not None or result.reason is not None
 
 
 def test_fifty_megabyte_page_is_bounded() -> None:
     paragraph = b"<p>" + b"Word " * 60 + b"</p>\n"
     huge = b"<html><body><div>" + paragraph * (50 * 1024 * 1024 // len(paragraph)) + b"</div>"
-    started = time.monotonic()
+    started = time.process_time()
     result = extract_verbose(huge)
-    assert time.monotonic() - started < HOSTILE_LIMIT_SECONDS * 4
+    assert time.process_time() - started < HOSTILE_LIMIT_SECONDS * 4
     assert result.article is not None  # truncated to the first megabytes, still an article
 
 
@@ -355,9 +357,9 @@ PROSE = "A sentence of real text that goes on for a while and says something. "
     ids=["deep-paragraphs", "jsonld-bomb", "many-classes", "huge-attribute", "nul-bytes"],
 )
 def test_hostile_pages_end_in_bounded_time_without_raising(hostile: str) -> None:
-    started = time.monotonic()
+    started = time.process_time()
     result = extract_verbose(hostile.encode("utf-8"))
-    assert time.monotonic() - started < HOSTILE_LIMIT_SECONDS
+    assert time.process_time() - started < HOSTILE_LIMIT_SECONDS
     assert (result.article is None) == (result.reason is not None)
 
 
