@@ -495,3 +495,13 @@ def test_comment_items_sharing_the_bodys_template_are_not_its_twins() -> None:
     assert article.text.startswith("The harbour's oldest crane")
     assert article.text.endswith("by the end of the summer season.")
     assert "grandfather" not in article.text and "Posted by" not in article.text
+
+
+def test_a_body_in_a_kept_comment_thread_yields_to_the_post_under_the_headline() -> None:
+    # The short post is set in line breaks; the only <p> prose is a comment, kept by the veto (it
+    # holds all the paragraph text). The witnesses read the comment as the better prose; the
+    # headline says the post is the article (too short to be read again without the thread).
+    article = extract(page("short-post-long-comment.html"), "https://fieldnotes.test/snow.html")
+    assert article is not None and article.method == "readability"
+    assert "We drove up to the pass" in article.text
+    assert "neighbour" not in article.text and "same trip" not in article.text
