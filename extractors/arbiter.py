@@ -26,7 +26,7 @@ Pure functions over the shared parse; they never modify it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from itertools import islice
 
 from extractors.article import CAPTION, HEADING, Block, is_too_short, running_text
@@ -130,6 +130,13 @@ def by_headline(first: Candidate, second: Candidate, headline: Element) -> Candi
     if not placed:
         return None
     return min(placed, key=lambda pair: pair[0])[1]
+
+
+def near_headline(headline: Element | None) -> Callable[[Candidate, Candidate], Candidate | None]:
+    """`by_headline` for a headline that may be missing (then it says nothing)."""
+    if headline is None:
+        return lambda first, second: None
+    return lambda first, second: by_headline(first, second, headline)
 
 
 def choose(

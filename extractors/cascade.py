@@ -25,6 +25,7 @@ pages that reach the cascade, so the cost of a page Algorithm 2.1 handles is unc
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -145,9 +146,15 @@ def _nested_choice(first: Candidate, second: Candidate) -> Candidate | None:
     return inner if len(inner.text) >= MIN_CONTAINED_SHARE * len(outer.text) else outer
 
 
-def recheck(primary: Candidate, cleaning: Cleaning, language: str | None) -> Candidate:
+def recheck(
+    primary: Candidate,
+    cleaning: Cleaning,
+    language: str | None,
+    placed: Callable[[Candidate, Candidate], Candidate | None] = lambda first, second: None,
+) -> Candidate:
     """A body Algorithm 2.1 found inside chrome, checked against the readability scorer: kept when
-    they agree, otherwise the better confirmed of the two."""
+    they agree; otherwise the one the page places as its article (`placed`), or the better
+    confirmed of the two."""
     choice = choose_article(cleaning)
     if choice is None:
         return primary
@@ -162,6 +169,8 @@ def recheck(primary: Candidate, cleaning: Cleaning, language: str | None) -> Can
     nested = _nested_choice(primary, other)
     if nested is not None:
         return nested
+    if (chosen := placed(primary, other)) is not None:
+        return chosen
     others = witnesses(cleaning, language)
     return other if support(other, others) > support(primary, others) else primary
 

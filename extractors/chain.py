@@ -17,6 +17,7 @@ from typing import Any
 from extractors.arbiter import (
     headline_element,
     loose_text_outside,
+    near_headline,
     outside_kept_chrome,
     reconsider,
 )
@@ -94,7 +95,7 @@ def run_chain(document: Document) -> Extraction:
     if rescued:
         body = rescue(cleaning, metadata.language) or body
     elif dom is not None and body.method == dom.method and inside_kept_chrome(dom, cleaning):
-        body = recheck(body, cleaning, metadata.language)
+        body = recheck(body, cleaning, metadata.language, near_headline(headline()))
     elif (
         dom is not None
         and body.method == dom.method

@@ -141,7 +141,10 @@ def _signature(element: Element) -> tuple[str, str]:
 
 
 def body_containers(
-    best: Element, per_container: dict[Element, int], bearing: dict[Element, int]
+    best: Element,
+    per_container: dict[Element, int],
+    bearing: dict[Element, int],
+    cleaning: Cleaning,
 ) -> list[Element]:
     """The best container plus its twins: a body split into several same-named chunks.
 
@@ -171,7 +174,11 @@ def body_containers(
         container
         for container in containers
         if container is best
-        or (_signature(container) == (tag, classes) and is_descendant(container, scope))
+        or (
+            _signature(container) == (tag, classes)
+            and is_descendant(container, scope)
+            and not _in_other_chrome(container, best, scope, cleaning)
+        )
     ]
     # A twin nested in another is already inside it: writing both would repeat its text.
     twins = [t for t in twins if not any(o is not t and is_descendant(t, o) for o in twins)]
@@ -183,6 +190,18 @@ def body_containers(
         first, last = children.index(twins[0]), children.index(twins[-1])
         return [child for child in children[first : last + 1] if isinstance(child.tag, str)]
     return twins
+
+
+def _in_other_chrome(twin: Element, best: Element, scope: Element, cleaning: Cleaning) -> bool:
+    """The look-alike sits in an element named like chrome (kept by the veto, or it would not
+    count) that does not hold the best container: a comment thread whose items share the article's
+    template is another region of the page, not the rest of the body."""
+    for node in twin.iterancestors():
+        if node is scope:
+            return False
+        if cleaning.raw_kind(node) == CHROME and not is_descendant(best, node):
+            return True
+    return False
 
 
 def _lead_chunks(
@@ -389,7 +408,7 @@ def extract_dom(cleaning: Cleaning) -> DomBody | None:
     container = best_container(per_container)
     if container is None:
         return fallback_body(cleaning)
-    twins = body_containers(container, per_container, bearing)
+    twins = body_containers(container, per_container, bearing, cleaning)
     if len(twins) == 1:
         twins = article_sections(container, bearing, cleaning)
     lead = lead_paragraph(twins[0], cleaning)

@@ -487,3 +487,23 @@ def test_a_utf16_page_whose_charset_only_http_declares_is_decoded() -> None:
     # Only HTTP can say so: a <meta> cannot declare UTF-16 in ASCII.
     meta = page.replace("<head>", '<head><meta charset="utf-16">')
     assert extract_verbose(meta.encode("utf-16-le"), url).reason == "not_html"
+
+
+def test_comment_items_sharing_the_bodys_template_are_not_its_twins() -> None:
+    # The comment thread holds most of the page's paragraph text, so the veto keeps it; its items
+    # are written in the article's template ("item"), within twin reach of the body.
+    article = extract(page("comment-items-like-article.html"), "https://quayside.test/crane.html")
+    assert article is not None and article.method == "dom"
+    assert article.text.startswith("The harbour's oldest crane")
+    assert article.text.endswith("by the end of the summer season.")
+    assert "grandfather" not in article.text and "Posted by" not in article.text
+
+
+def test_a_body_in_a_kept_comment_thread_yields_to_the_post_under_the_headline() -> None:
+    # The short post is set in line breaks; the only <p> prose is a comment, kept by the veto (it
+    # holds all the paragraph text). The witnesses read the comment as the better prose; the
+    # headline says the post is the article (too short to be read again without the thread).
+    article = extract(page("short-post-long-comment.html"), "https://fieldnotes.test/snow.html")
+    assert article is not None and article.method == "readability"
+    assert "We drove up to the pass" in article.text
+    assert "neighbour" not in article.text and "same trip" not in article.text

@@ -108,13 +108,13 @@ def test_hex_identifiers_are_not_words_but_short_names_still_are() -> None:
 
 def test_a_profile_box_kept_for_its_text_loses_to_the_post_under_the_headline() -> None:
     # The post is set in line breaks; the only <p> prose is the sidebar's profile, which the
-    # veto keeps as if it wrapped the page. It does not hold the headline: the page is read
-    # again without it, and the post right under the headline is the article.
+    # veto keeps as if it wrapped the page. The readability scorer's body, the post, starts right
+    # under the headline: it wins the recheck against the profile, and says so in `method`.
     article = _article("short-post-profile-sidebar.html")
     assert "The winter timetable starts on Monday" in article.text
     assert article.text.endswith("with the answers when they come.")
     assert "Location:" not in article.text
-    assert article.method == "dom"  # leaf <div>s count as paragraphs on a page without <p> text
+    assert article.method == "readability"
 
 
 def test_a_layout_wrapper_that_does_not_hold_the_headline_still_holds_the_article() -> None:
