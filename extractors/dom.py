@@ -383,10 +383,23 @@ def _has_text(element: Element) -> bool:
 
 
 def _opens_with_paragraph(section: Element, bearing: dict[Element, int]) -> bool:
-    """The section's first block with text (or first image) is a paragraph."""
+    """The section's first block with text (or first image) is a paragraph. A picture set
+    inside a paragraph is part of the text's flow (a post's photo after the cut) and is looked
+    past; a picture of its own opens the section (an author's box opens with the portrait)."""
     for element in section.iterdescendants(*OPENING_TAGS):
+        if element.tag == "img" and _inside_paragraph(element, section):
+            continue
         if element.tag == "img" or text_of(element).strip():
             return element.tag == "p" or element in bearing
+    return False
+
+
+def _inside_paragraph(element: Element, section: Element) -> bool:
+    for above in element.iterancestors():
+        if above is section:
+            return False
+        if above.tag == "p":
+            return True
     return False
 
 

@@ -209,3 +209,16 @@ def test_the_lead_section_above_a_side_rail_is_taken_without_the_rail() -> None:
     assert article.text.endswith("question the engineers in charge of the repairs.")
     assert "Readers' picks" not in article.text
     assert "morning briefing" not in article.text
+
+
+def test_the_post_continued_after_a_photo_in_a_paragraph_is_taken_and_the_author_box_is_not() -> (
+    None
+):
+    # The part after the cut opens with the post's photos, set inside a paragraph as the post's
+    # text is: the picture is part of the text's flow, and the section is the article's. The
+    # author's box after it opens with the portrait set on its own, and is not the article's.
+    article = _article("post-continued-after-a-photo.html")
+    assert article.text.startswith("A month ago the society put up the polytunnel")
+    assert "three weeks ahead of the open plots" in article.text
+    assert article.text.endswith("a second standpipe by the gate in April.")
+    assert "Dev Anand" not in article.text
