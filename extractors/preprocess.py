@@ -102,6 +102,17 @@ _HEX_RUN = re.compile(rf"(?<![0-9A-Za-z])[0-9a-f]{{{MIN_HASH_CHARS},}}(?![0-9A-Z
 # label a post's element with each of its categories and tags ("category-social-media",
 # "tag-cookie-recipes", "entry-category-advertising"). A post about cookies is not a cookie banner.
 TAXONOMY_PARTS = frozenset({"tag", "category", "taxonomy"})
+# Comment templates run their words together ("commentbody", "commentlist", "postcomment"): a
+# part that ends with one of COMMENT_WORDS, or starts with one and goes on with a layout word of
+# COMPOUND_TAILS, is that word. Only a layout word: "commentary" is a genre of article.
+COMMENT_WORDS = ("comments", "comment")
+COMPOUND_TAILS = frozenset(
+    {
+        "body", "list", "text", "content", "area", "wrap", "wrapper", "box", "block", "container",
+        "thread", "form", "holder", "item", "items", "entry", "section", "meta", "author",
+        "count", "link", "links", "header", "footer", "title", "pane", "panel",
+    }
+)  # fmt: skip
 # Bootstrap's collapsed panels are hidden until opened ("collapse show" / "collapse in").
 COLLAPSED_CLASS = "collapse"
 EXPANDED_CLASSES = frozenset({"show", "in"})
@@ -146,11 +157,27 @@ def _kind_of_names(names: str, is_class: bool) -> int:
 def _role_parts(word: str) -> set[str]:
     """The parts of one class or id word that may say what the element is: all of them, except
     the term after a taxonomy part ("entry-category-social" is an entry, whatever its topic)."""
-    parts = [part.lower() for part in _NAME_PART.findall(_HEX_RUN.sub(_unless_hash, word))]
+    parts = [
+        _compound_head(part.lower())
+        for part in _NAME_PART.findall(_HEX_RUN.sub(_unless_hash, word))
+    ]
     for index, part in enumerate(parts[:-1]):
         if part in TAXONOMY_PARTS:
             return set(parts[:index])
     return set(parts)
+
+
+def _compound_head(part: str) -> str:
+    """The comment word a run-together part stands for ("commentbody", "postcomment"), or the
+    part itself."""
+    for head in COMMENT_WORDS:
+        if part != head and (part.endswith(head) or _tail_after(part, head) in COMPOUND_TAILS):
+            return head
+    return part
+
+
+def _tail_after(part: str, head: str) -> str | None:
+    return part[len(head) :] if part.startswith(head) else None
 
 
 def _unless_hash(run: re.Match[str]) -> str:

@@ -507,3 +507,30 @@ def test_a_body_in_a_kept_comment_thread_yields_to_the_post_under_the_headline()
     assert article is not None and article.method == "readability"
     assert "We drove up to the pass" in article.text
     assert "neighbour" not in article.text and "same trip" not in article.text
+
+
+def test_comment_containers_named_in_run_together_words_are_chrome() -> None:
+    # "commentbody": the comment words run together with a layout word. Read as one unknown word,
+    # the longest comment outweighed the short post and was taken for the article.
+    article = extract(page("comments-run-together-names.html"), "https://lantern.test/tides.html")
+    assert article is not None
+    assert "tide tables online" in article.text
+    assert "copying the times by hand" not in article.text and "almanac" not in article.text
+
+
+@pytest.mark.parametrize(
+    ("names", "chrome"),
+    [
+        ("commentbody by-jeff", True),
+        ("commentlist", True),
+        ("postcomment", True),
+        ("commentary", False),  # a genre of article, not a comment
+        ("commentator-column", False),
+    ],
+)
+def test_comment_words_run_together_with_a_layout_word_are_comment_names(
+    names: str, chrome: bool
+) -> None:
+    from extractors.preprocess import CHROME, kind_of_names
+
+    assert (kind_of_names(names, is_class=True) == CHROME) is chrome
