@@ -52,16 +52,18 @@ CONSENT_TOKENS = frozenset(
         "sourcepoint", "quantcast",
     }
 )  # fmt: skip
+# Class/id tokens of reader comments (Disqus, the comment service most blogs embed, names its
+# thread after itself). A thread is set beside the article: the veto never keeps it.
+COMMENT_TOKENS = frozenset({"comment", "comments", "disqus"})
 # Class/id tokens (split on case changes, "-", "_" and spaces) that mark page chrome.
-SUSPICIOUS_TOKENS = CONSENT_TOKENS | frozenset(
+SUSPICIOUS_TOKENS = CONSENT_TOKENS | COMMENT_TOKENS | frozenset(
     {
-        "nav", "navbar", "navigation", "menu", "sidebar", "social", "share", "sharing", "comment",
-        "comments", "related", "promo", "promotion", "newsletter", "banner", "advert",
-        "advertisement", "ad", "ads", "adslot", "sponsor", "sponsored", "breadcrumb",
-        "breadcrumbs", "footer", "masthead", "subscribe", "subscription", "popup", "modal",
-        "outbrain", "taboola", "recommended", "trending", "mostread", "teaser", "teasers",
-        "signup", "paywall", "skip", "toolbar", "pagination", "pager", "tags", "byline",
-        "disqus",
+        "nav", "navbar", "navigation", "menu", "sidebar", "social", "share", "sharing", "related",
+        "promo", "promotion", "newsletter", "banner", "advert", "advertisement", "ad", "ads",
+        "adslot", "sponsor", "sponsored", "breadcrumb", "breadcrumbs", "footer", "masthead",
+        "subscribe", "subscription", "popup", "modal", "outbrain", "taboola", "recommended",
+        "trending", "mostread", "teaser", "teasers", "signup", "paywall", "skip", "toolbar",
+        "pagination", "pager", "tags", "byline",
     }
 )  # fmt: skip
 # Tags of elements laid over the page, never around it.
@@ -199,22 +201,38 @@ _cached_kind_of_names = lru_cache(maxsize=NAME_CACHE_SIZE)(_kind_of_names)
 
 
 @lru_cache(maxsize=NAME_CACHE_SIZE)
-def _names_consent_ui(names: str) -> bool:
-    return any(
-        not CONSENT_TOKENS.isdisjoint(_role_parts(word)) for word in names.split()[:MAX_NAME_WORDS]
-    )
+def _names_role(names: str, tokens: frozenset[str]) -> bool:
+    return any(not tokens.isdisjoint(_role_parts(word)) for word in names.split()[:MAX_NAME_WORDS])
+
+
+def _named(element: Element, tokens: frozenset[str]) -> bool:
+    """The element's id or class has a part among `tokens`."""
+    for name in ("class", "id"):
+        value = element.get(name)
+        if value and len(value) <= MAX_CACHED_NAME_CHARS and _names_role(value, tokens):
+            return True
+    return False
 
 
 def is_consent_ui(element: Element) -> bool:
     """A cookie banner, a consent wall or a dialog: named so by its id or class, or a `<dialog>`.
     Such an element is laid over the page by a script and never wraps it."""
-    if element.tag in OVERLAY_TAGS:
-        return True
-    for name in ("class", "id"):
-        value = element.get(name)
-        if value and len(value) <= MAX_CACHED_NAME_CHARS and _names_consent_ui(value):
-            return True
-    return False
+    return element.tag in OVERLAY_TAGS or _named(element, CONSENT_TOKENS)
+
+
+def is_comment_thread(element: Element) -> bool:
+    """Reader comments: an element named so by its id or class that holds no `<h1>`. A thread
+    sits under the article, beside it, never around it; a layout wrapper that carries a comment
+    word ("single comments-open") holds the page's headline, a thread heads itself lower ("12
+    comments", "Leave a reply")."""
+    return _named(element, COMMENT_TOKENS) and element.find(".//h1") is None
+
+
+def never_wraps(element: Element) -> bool:
+    """Chrome the veto never keeps, whatever share of the page's text it holds: it is laid over
+    the page (consent UI) or set beside the article (a comment thread). On a page whose post is
+    short or set between line breaks, a thread holds most of the `<p>` text."""
+    return is_consent_ui(element) or is_comment_thread(element)
 
 
 def is_hidden_style(style: str) -> bool:
@@ -348,7 +366,7 @@ class Cleaning:
         self._vetoed = {
             node
             for node, length in held.items()
-            if length >= VETO_SHARE * total and not is_consent_ui(node) and node not in self.refused
+            if length >= VETO_SHARE * total and not never_wraps(node) and node not in self.refused
         }
         return {
             paragraph: stat
@@ -381,7 +399,7 @@ class Cleaning:
             if all(
                 node.tag not in JUNK_TAGS
                 and held[node] >= WRAPPER_SHARE * total
-                and not is_consent_ui(node)
+                and not never_wraps(node)
                 and node not in self.refused
                 for node in chain
             )

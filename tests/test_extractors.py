@@ -534,3 +534,22 @@ def test_comment_words_run_together_with_a_layout_word_are_comment_names(
     from extractors.preprocess import CHROME, kind_of_names
 
     assert (kind_of_names(names, is_class=True) == CHROME) is chrome
+
+
+def test_a_comment_thread_holding_most_paragraph_text_is_not_kept_as_a_wrapper() -> None:
+    # Three comments outweigh a short post, so the veto kept the thread as if it were the page's
+    # layout wrapper and the comment list was taken for the article.
+    article = extract(page("comment-thread-outweighs-post.html"), "https://harbour.test/ferry")
+    assert article is not None
+    assert "The night ferry to the islands returns" in article.text
+    assert "Tickets go on sale" in article.text
+    assert "Petra" not in article.text and "bicycle deck" not in article.text
+
+
+def test_a_wrapper_named_after_comments_that_holds_the_headline_is_kept() -> None:
+    # Themes class the page's wrapper after its comment state: it holds the headline, so it is
+    # the page, not a thread beside it.
+    wrapper = b'<div id="content" class="single comments-open"><h1>Night ferry</h1>'
+    html = page("comment-thread-outweighs-post.html").replace(b'<div id="content">', wrapper)
+    article = extract(html, "https://harbour.test/ferry")
+    assert article is not None and "The night ferry to the islands returns" in article.text
