@@ -15,8 +15,9 @@ return bodies that share little text, one of them is wrong, and the page says wh
    Algorithm 2.1's CP characters or more) is the article.
 
 The same neighbourhood decides on a body that sits inside chrome the veto kept (`outside_kept_
-chrome`): an element named like a comment thread, a sidebar or a footer is kept when it holds half
-the page's paragraph text, as the layout wrapper of a page would. A wrapper of the page holds its
+chrome`): an element named like a sidebar, a footer or a profile box is kept when it holds half
+the page's paragraph text, as the layout wrapper of a page would (a comment thread never is:
+`extractors.preprocess.never_wraps`). A wrapper of the page holds its
 headline; a comment thread or a profile box beside a short post set in line breaks does not. Then
 the page is read again without it, and the body found there is the article when it starts nearer
 after the headline.

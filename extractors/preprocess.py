@@ -10,7 +10,9 @@ not the article body.
   holds most of the page's content-bearing text *is* the page, so it is kept (`VETO_SHARE`) —
   unless it is consent UI (a cookie banner, a consent wall, a `<dialog>`), which a consent script
   lays over the page and which never wraps it: on a page without an article its notice is the
-  only prose, and keeping it would make it the article.
+  only prose, and keeping it would make it the article. A comment thread (named so, holding no
+  `<h1>`) is never kept either: it sits beside the article, and under a short post it holds most
+  of the paragraph text.
 * **Captions** — `figcaption` and caption-named elements become "caption" blocks; of a `figure`
   only its captions are kept.
 
