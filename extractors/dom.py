@@ -13,6 +13,7 @@ from extractors.blocks import QUOTE_TAGS, Classifier, TextBlock, clean_text, tex
 from extractors.boilerplate import keep_body_blocks
 from extractors.paragraphs import C_SIGMA, CP, CT, ParagraphStats, paragraph_stats
 from extractors.preprocess import LEAF_PARAGRAPH_TAGS, Cleaning, is_leaf
+from extractors.threads import cut_thread
 from extractors.tree import CHROME, PLAIN, Element, text_of
 
 # Containers the div/td fallback considers.
@@ -469,6 +470,7 @@ def extract_dom(cleaning: Cleaning) -> DomBody | None:
     ]
     kind = body_kind(parts, bearing, cleaning)
     written = [block for part in parts for block in text_blocks(part, kind)]
+    cut_thread(written, container, cleaning)
     _drop_trailing_lines(written, bearing)
     blocks = keep_body_blocks(written)
     alone = lead is None and above is None and len(twins) == 1

@@ -553,3 +553,22 @@ def test_a_wrapper_named_after_comments_that_holds_the_headline_is_kept() -> Non
     html = page("comment-thread-outweighs-post.html").replace(b'<div id="content">', wrapper)
     article = extract(html, "https://harbour.test/ferry")
     assert article is not None and "The night ferry to the islands returns" in article.text
+
+
+def test_a_flat_comment_thread_after_the_posts_dated_footer_is_cut() -> None:
+    # An old blog template writes the post, its footer and each comment with a footer of the
+    # same class as siblings in one container; the container was kept with the whole thread.
+    article = extract(page("flat-comment-thread.html"), "https://allotment.test/2012/10/frost.html")
+    assert article is not None
+    assert "runner beans on the north fence" in article.text
+    assert "against the south wall" in article.text
+    assert "old curtains" not in article.text and "Fleece on hoops" not in article.text
+
+
+def test_dates_that_head_the_units_after_them_are_not_a_thread() -> None:
+    # A timeline in an article: dated lines of one class, each followed by its text. Text after
+    # the last date says the dates open their units; nothing is cut.
+    article = extract(page("dated-timeline-article.html"), "https://courier.test/bridge")
+    assert article is not None
+    assert "survey of the seabed" in article.text
+    assert "ferry made its final crossing" in article.text
