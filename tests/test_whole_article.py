@@ -222,3 +222,21 @@ def test_the_post_continued_after_a_photo_in_a_paragraph_is_taken_and_the_author
     assert "three weeks ahead of the open plots" in article.text
     assert article.text.endswith("a second standpipe by the gate in April.")
     assert "Dev Anand" not in article.text
+
+
+def test_a_short_photo_post_wins_over_the_profile_box_the_veto_kept() -> None:
+    # The post is two lines under a photo, dated above its headline; the sidebar's profile is one
+    # long paragraph of lists, which both Algorithm 2.1 and the readability scorer prefer. Read
+    # without the sidebar, the page offers the post: too short for an article, but set out as one.
+    article = _article("short-photo-post-profile-sidebar.html")
+    assert "uncovered the old slipway this morning" in article.text
+    assert "Things I photograph" not in article.text
+
+
+def test_a_standfirst_does_not_beat_the_body_inside_the_article_s_layout_wrapper() -> None:
+    # The body column sits in a wrapper named like chrome ("sidebar-fixed"), inside the same
+    # <article> as the headline. Read without the wrapper, the page offers the headline and its
+    # standfirst, set out like a short post: it is the article's header, and the body stays.
+    article = _article("standfirst-above-wrapper-named-sidebar.html")
+    assert article.text.startswith("The levy was added to every ticket in 2019")
+    assert article.text.endswith("the accounts of the last five years before it does.")
