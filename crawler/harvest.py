@@ -118,6 +118,9 @@ class Harvest:
         if found is not None:
             await self.state.output_started(*found, self._counts(item))
 
+    async def journal_opened(self, location: str) -> None:
+        await self.state.register_journal(location)
+
     def count_on_done(self, counter: DoneCounter) -> bool:
         if self.single_process:
             return False  # nothing shared to count in: the counts stay the monitor's own

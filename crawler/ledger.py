@@ -45,6 +45,7 @@ import redis
 
 from crawler.core.batching import GroupCommit
 from crawler.core.connection import async_redis, is_cluster_client, redis_url
+from crawler.core.journal_files import versions_written
 from crawler.core.keys import RedisKeys
 from crawler.core.lua import register_lua
 from crawler.core.paths import state_dir
@@ -148,7 +149,10 @@ class Orphans:
     claims: list[Claim] = field(default_factory=list)
     feeds: int = 0
     gone: list[str] = field(default_factory=list)
-    output: int = 0  # claims in a gone worker's journal (output marks): marked done instead
+    output: int = 0  # claims found in a gone worker's journal (output marks): marked done
+    # Claims a gone worker had marked as being output whose journal could not be read from
+    # here (another host): handed out again, so an article may be in two journals, never none.
+    unverified: int = 0
 
 
 # A hash field to add 1 to, in the same step as a done mark (key, field): see `done`.
@@ -292,6 +296,11 @@ class HarvestState(ABC):
     async def recover_orphans(self, now: float) -> Orphans:
         """Take over what workers without a heartbeat held (shared store; nothing locally)."""
         return Orphans()
+
+    async def register_journal(self, location: str) -> None:
+        """Where this worker's journal is (crawler/core/journal_files.py), for a take-over of
+        its claims (shared store; nothing locally)."""
+        return None
 
     async def output_started(self, key: str, version: int, counts: Sequence[Count] = ()) -> bool:
         """The journal is about to write this article version: a take-over by another worker
@@ -804,33 +813,67 @@ class RedisHarvestState(HarvestState):
         )
         return previous is not None
 
+    async def register_journal(self, location: str) -> None:
+        await self.client.set(self.keys.harvest_journal(self.owner), location)
+
     async def recover_orphans(self, now: float) -> Orphans:
         k = self.keys
         keys = [k.harvest_articles(), k.harvest_pending(), k.harvest_owners(), k.harvest_due(),
-                k.harvest_feed_owners(), k.harvest_expiry()]  # fmt: skip
-        # On a cluster the counts of claims taken over as output go through the outbox.
-        clustered = is_cluster_client(self.client)
-        outbox = k.harvest_count_outbox() if clustered else ""
+                k.harvest_feed_owners()]  # fmt: skip
         found = Orphans()
         while True:
             raw = await self._scripts["recover_owners"](
                 keys=keys,
                 args=[k.harvest_alive_prefix(), k.harvest_held_prefix(), now,
                       self.config.claim_lease, self.owner, worker_of(self.owner),
-                      RECOVER_BATCH, self.config.seen_ttl, outbox],
+                      RECOVER_BATCH],
             )  # fmt: skip
             data = json.loads(raw)
             gone = data.get("gone") or []
+            gone = gone if isinstance(gone, list) else []
+            claims, output, unverified = await self._settle_marked(data.get("claims"), now)
             found = Orphans(
-                found.claims + _claims_from(data.get("claims")),
+                found.claims + claims,
                 found.feeds + int(data.get("feeds") or 0),
-                found.gone + (gone if isinstance(gone, list) else []),
-                found.output + int(data.get("output") or 0),
+                found.gone + gone,
+                found.output + output,
+                found.unverified + unverified,
             )
+            if gone:
+                await self.client.delete(*(k.harvest_journal(owner) for owner in gone))
             if not data.get("more"):
-                if clustered and found.output:
-                    await self._send_counts()
                 return found
+
+    async def _settle_marked(self, records: Any, now: float) -> tuple[list[Claim], int, int]:
+        """The claims taken over, less those a gone worker had marked as being output (`w`: its
+        owner name, `j`: the done mark's counts) whose line its journal holds: those are marked
+        done, with their counts. Not in the journal (killed between the mark and the write):
+        handed out again. Journal unreadable from here: handed out again, and counted."""
+        claims = _claims_from(records)
+        listed = records if isinstance(records, list) else []  # cjson's empty array: a dict
+        marked = {(r["k"], r["v"]): r for r in listed if r.get("w")}
+        if not marked:
+            return claims, 0, 0
+        written: dict[str, set[tuple[str, int]] | None] = {}
+        for owner in {r["w"] for r in marked.values()}:
+            location = await self.client.get(self.keys.harvest_journal(owner))
+            written[owner] = versions_written(location.decode()) if location else None
+        output = unverified = 0
+        kept = []
+        for claim in claims:
+            record = marked.get((claim.key, claim.version))
+            if record is None:
+                kept.append(claim)
+                continue
+            lines = written[record["w"]]
+            counts = [tuple(count) for count in record.get("j") or []]
+            if lines is not None and (claim.key, claim.version) in lines:
+                await self.done(claim.key, claim.version, now, counts)
+                output += 1
+                continue
+            unverified += lines is None
+            kept.append(claim)
+        return kept, output, unverified
 
     async def is_done(self, key: str, version: int) -> bool:
         raw = await self.client.hget(self.keys.harvest_articles(), key)

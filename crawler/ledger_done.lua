@@ -19,7 +19,7 @@ while i <= #ARGV do
       result = -1
     elseif rec.v == version and rec.s == 'p' then
       if rec.o then redis.call('SREM', held_prefix .. rec.o, 'a|' .. key) end
-      rec.s, rec.p, rec.a, rec.t, rec.o, rec.j = 'd', nil, nil, nil, nil, nil
+      rec.s, rec.p, rec.a, rec.t, rec.o, rec.j, rec.m = 'd', nil, nil, nil, nil, nil, nil
       redis.call('HSET', KEYS[1], key, cjson.encode(rec))
       redis.call('ZREM', KEYS[3], key)
       redis.call('ZADD', KEYS[2], now + ttl, key)

@@ -5,7 +5,7 @@ if not raw then return -1 end
 local rec = cjson.decode(raw)
 if rec.v ~= tonumber(ARGV[2]) or rec.s ~= 'p' then return -1 end
 if rec.o then redis.call('SREM', ARGV[6] .. rec.o, 'a|' .. ARGV[1]) end
-rec.o, rec.j = nil, nil  -- its output failed: nothing of it is in a journal
+rec.o, rec.j, rec.m = nil, nil, nil  -- its output failed: nothing of it is in a journal
 rec.a = (rec.a or 0) + 1
 if rec.a >= tonumber(ARGV[4]) then
   rec.s, rec.p, rec.t = 'f', nil, nil

@@ -273,6 +273,9 @@ class GuardedHarvestState(HarvestState):
     async def recover_orphans(self, now: float) -> Orphans:
         return await self.gate.call(lambda: self.inner.recover_orphans(now))
 
+    async def register_journal(self, location: str) -> None:
+        await self.gate.call(lambda: self.inner.register_journal(location))
+
     async def purge(self, now: float) -> int:
         return await self.gate.call(lambda: self.inner.purge(now))
 

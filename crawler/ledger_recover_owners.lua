@@ -1,18 +1,19 @@
--- KEYS: articles, pending, owners set, feeds due zset, feed owners hash, expiry zset.
+-- KEYS: articles, pending, owners set, feeds due zset, feed owners hash.
 -- ARGV: alive prefix, held prefix, now, claim_lease, owner (this process), its worker name,
--- limit, seen TTL, the outbox hash of counts ('' : count in the hashes themselves).
+-- limit.
 -- Takes over what workers without a heartbeat held, and what an earlier life of this
 -- worker held (same worker name, another life: it cannot be working on it any more). Claims
 -- come back with a new generation and this process as owner; feed polls become due now.
--- A claim whose output mark is set (ledger_output.lua) by another worker is in that worker's
--- journal, or was a moment from it: it is marked done here, with its counts, not handed out
--- again (its own earlier life's are handed out: a restarted worker's journal reconciles them).
+-- A claim another worker had marked as being output (ledger_output.lua) comes back with that
+-- worker's name (w: the mark's writer) and the done mark's counts (j): the caller reads that worker's journal and
+-- marks it done if its line is there, else requests it again (crawler/ledger.py,
+-- _settle_marked). Its own earlier life's come back plain: a restarted worker's journal
+-- reconciles them.
 local articles, pending, owners, due, feed_owners = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
-local expiry, seen_ttl, outbox = KEYS[6], tonumber(ARGV[8]), ARGV[9]
 local alive, held = ARGV[1], ARGV[2]
 local now, lease, me, my_worker = tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5], ARGV[6]
 local budget = tonumber(ARGV[7])
-local out, feeds, gone, output = {}, 0, {}, 0
+local out, feeds, gone = {}, 0, {}
 for _, w in ipairs(redis.call('SMEMBERS', owners)) do
   if budget <= 0 then break end
   local worker = string.match(w, '^(.*)/[^/]*$') or w
@@ -24,25 +25,21 @@ for _, w in ipairs(redis.call('SMEMBERS', owners)) do
       if kind == 'a' then
         local raw = redis.call('HGET', articles, id)
         local rec = raw and cjson.decode(raw) or nil
-        if rec and rec.s == 'p' and rec.o == w and rec.j and worker ~= my_worker then
-          for _, count in ipairs(rec.j) do
-            if outbox ~= '' then
-              redis.call('HINCRBY', outbox, count[1] .. '\n' .. count[2], 1)
-            else
-              redis.call('HINCRBY', count[1], count[2], 1)
-            end
+        if rec and rec.s == 'p' and rec.o == w then
+          local claim = {k = id, v = rec.v, u = rec.u, a = rec.a, p = rec.p}
+          if rec.j then
+            -- The mark stays, with its writer (m), until the version is done or marked again:
+            -- a taker killed before it settled the claim leaves it to the next one.
+            rec.m = rec.m or w
+            local writer = string.match(rec.m, '^(.*)/[^/]*$') or rec.m
+            if writer ~= my_worker then claim.w, claim.j = rec.m, rec.j end
           end
-          rec.s, rec.p, rec.a, rec.t, rec.o, rec.j = 'd', nil, nil, nil, nil, nil
-          redis.call('HSET', articles, id, cjson.encode(rec))
-          redis.call('ZREM', pending, id)
-          redis.call('ZADD', expiry, now + seen_ttl, id)
-          output = output + 1
-        elseif rec and rec.s == 'p' and rec.o == w then
           rec.o, rec.g = me, (rec.g or 0) + 1
+          claim.g = rec.g
           redis.call('HSET', articles, id, cjson.encode(rec))
           redis.call('ZADD', pending, now + lease, id)
           redis.call('SADD', held .. me, m)
-          table.insert(out, {k = id, v = rec.v, u = rec.u, a = rec.a, p = rec.p, g = rec.g})
+          table.insert(out, claim)
         end
       elseif redis.call('HGET', feed_owners, id) == w then
         redis.call('HDEL', feed_owners, id)
@@ -57,5 +54,5 @@ for _, w in ipairs(redis.call('SMEMBERS', owners)) do
   end
 end
 if #out > 0 then redis.call('SADD', owners, me) end
-return cjson.encode({claims = out, feeds = feeds, gone = gone, output = output,
+return cjson.encode({claims = out, feeds = feeds, gone = gone,
                      more = budget <= 0})

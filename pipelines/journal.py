@@ -7,10 +7,11 @@ HARVEST_JOURNAL_FSYNC) inside `process_item`; only afterwards (item_scraped) doe
 mark it done. It is the last pipeline, so nothing after it can fail an item it has written.
 
 The one crash window left is between the write and the done mark. Before the write, the ledger
-gets an output mark (`output_started`): a worker killed in the window and never restarted has
-its article counted as output by its journal when another worker takes its claims over, instead
-of fetched and written again to a second journal. (Killed between the mark and the write, a
-moment, the article is in no journal.) On open the journal closes it:
+gets an output mark (`output_started`), and the journal registers where it is: a worker killed
+in the window and never restarted has its journal's tail read by the worker that takes its
+claims over, which marks done what the journal holds instead of fetching it into a second
+journal, and fetches again what it does not (killed between the mark and the write) or cannot
+read (another host) (crawler/core/journal_files.py). On open the journal closes it:
 it reads the lines written after its checkpoint (the offset up to which every line is known to be
 marked done), marks those articles done (idempotent), and cuts a trailing partial line. The
 checkpoint (`<journal>.checkpoint`, replaced atomically) advances as done marks are confirmed.
@@ -30,6 +31,12 @@ from scrapy.utils.serialize import ScrapyJSONEncoder
 
 from crawler.core.commit import ArticleLedger, item_version, ledger_of
 from crawler.core.items import TRANSIENT_FIELDS
+from crawler.core.journal_files import (
+    checkpoint_path,
+    journal_location,
+    parse_line,
+    read_checkpoint,
+)
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +48,7 @@ class JournalPipeline:
         self.crawler = crawler
         self.stats = crawler.stats
         self.path = path
-        self.checkpoint_path = path.with_name(path.name + ".checkpoint")
+        self.checkpoint_path = checkpoint_path(path)
         self.fsync = fsync
         self.harvest = ledger
         self.encoder = ScrapyJSONEncoder(ensure_ascii=False)
@@ -79,7 +86,7 @@ class JournalPipeline:
     async def _reconcile(self) -> int:
         """Mark done every article written after the checkpoint; cut a torn last line."""
         size = self.file.seek(0, os.SEEK_END)
-        start = self._read_checkpoint()
+        start = read_checkpoint(self.path)
         if start > size:
             start = 0  # the journal was truncated or replaced: read it all
         self.file.seek(start)
@@ -91,7 +98,7 @@ class JournalPipeline:
             self.file.truncate(start + complete)
         marked = 0
         for line in tail[:complete].splitlines():
-            record = _parse_line(line)
+            record = parse_line(line)
             found = item_version(record)
             if found and await self.harvest.mark_done(*found, item=record):
                 marked += 1
@@ -136,12 +143,6 @@ class JournalPipeline:
         self.file.close()
         self.file = None
 
-    def _read_checkpoint(self) -> int:
-        try:
-            return int(json.loads(self.checkpoint_path.read_text())["offset"])
-        except (OSError, ValueError, KeyError, TypeError):
-            return 0
-
     def _write_checkpoint(self, offset: int) -> None:
         temporary = self.checkpoint_path.with_name(self.checkpoint_path.name + ".tmp")
         temporary.write_text(json.dumps({"offset": offset}))
@@ -152,16 +153,18 @@ class JournalPipeline:
 class SharedLedgerJournalPipeline(JournalPipeline):
     """The journal of a worker whose claims another worker takes over if it is killed."""
 
+    async def open_spider(self) -> None:
+        await super().open_spider()
+        # Where this journal is: a worker taking this one's claims over reads what it holds.
+        try:
+            await self.harvest.journal_opened(journal_location(self.path))
+        except Exception as error:  # a take-over then hands marked articles out again
+            log.warning("journal %s: not registered with the ledger (%s)", self.path, error)
+
     async def process_item(self, item: Any) -> Any:
         # Marked first: killed after the write and before the done mark, this worker's journal
-        # holds the article, and the ledger says so to whoever takes its claims over.
+        # holds the article, and the ledger says so to whoever takes its claims over (who reads
+        # the journal's tail: killed between the mark and the write, the article is not there
+        # and is handed out again).
         await self.harvest.output_started(item)
         return self._write(item)
-
-
-def _parse_line(line: bytes) -> dict[str, Any] | None:
-    try:
-        record = json.loads(line)
-    except ValueError:
-        return None
-    return record if isinstance(record, dict) else None

@@ -608,34 +608,54 @@ def test_a_claim_whose_lease_ran_out_while_its_worker_wrote_it_out_is_not_handed
     states.run(scenario)
 
 
-def test_a_claim_a_gone_worker_was_writing_out_is_done_not_handed_to_another(
-    any_redis: tuple[str, str],
+def test_a_claim_a_gone_worker_was_writing_out_is_done_if_its_journal_holds_it(
+    any_redis: tuple[str, str], tmp_path: Path
 ) -> None:
     """Killed between its journal line and its done mark, never restarted: the article is in
-    its journal (the output mark says so), so the worker taking its claims over marks it done,
-    with its counts, instead of fetching it into a second journal. A restart of the same worker
-    gets it back (its own journal reconciles it)."""
+    its journal, so the worker taking its claims over reads the journal's tail and marks it
+    done, with its counts, instead of fetching it into a second journal. Killed between the mark
+    and the line, the article is in no journal: it is handed out again (before, it was marked
+    done and lost). A journal on another host cannot be read: handed out again, and counted. A
+    restart of the same worker gets its claims back (its own journal reconciles them)."""
     from crawler.core.connection import sync_redis
+    from crawler.core.journal_files import journal_location
 
     redis_url, redis_prefix = any_redis
-    states = redis_states(redis_url, redis_prefix)(["w1/a", "w2/a", "w3/a", "w3/b"])
+    states = redis_states(redis_url, redis_prefix)(["w1/a", "w2/a", "w3/a", "w3/b", "w4/a"])
     counter = f"{redis_prefix}:{{a.test}}:counted"
+    journal = tmp_path / "w1.jsonl"
+    line = {"entry_url": "http://a/1", "version": 1, "url": "http://a/1"}
+    journal.write_text(json.dumps(line) + "\n" + '{"entry_url": "http://a/4", "ver')  # torn
 
     async def scenario() -> None:
         gone, taker = await states(), await states()
         await taker.heartbeat()
-        await gone.claim_entries([entry("http://a/1"), entry("http://a/2")], T0)
+        await gone.register_journal(journal_location(journal))
+        keys = ["http://a/1", "http://a/2", "http://a/4"]
+        await gone.claim_entries([entry(key) for key in keys], T0)
         assert await gone.output_started("http://a/1", 1, [(counter, "articles")])
+        assert await gone.output_started("http://a/4", 1, [(counter, "articles")])
         orphans = await taker.recover_orphans(T0 + 2)
-        assert [c.key for c in orphans.claims] == ["http://a/2"]  # not written: fetched again
-        assert orphans.output == 1
+        # a/2: never marked; a/4: marked, its line torn by the kill: both fetched again.
+        assert sorted(c.key for c in orphans.claims) == ["http://a/2", "http://a/4"]
+        assert (orphans.output, orphans.unverified) == (1, 0)
         assert await taker.is_done("http://a/1", 1)
+        assert not await taker.is_done("http://a/4", 1)
         # A worker restarted under its name: what its last life was writing comes back to it.
         first_life, restarted = await states(), await states()
         await first_life.heartbeat()
         await first_life.claim_entries([entry("http://a/3")], T0)
         assert await first_life.output_started("http://a/3", 1, [(counter, "articles")])
         assert [c.key for c in (await restarted.recover_orphans(T0 + 3)).claims] == ["http://a/3"]
+        await restarted.heartbeat()
+        # A journal another host writes: it cannot be read here, so nothing is lost.
+        elsewhere = await states()
+        await elsewhere.register_journal("another-host\n/srv/journal.jsonl")
+        await elsewhere.claim_entries([entry("http://a/5")], T0)
+        assert await elsewhere.output_started("http://a/5", 1, [(counter, "articles")])
+        orphans = await taker.recover_orphans(T0 + 4)
+        assert [c.key for c in orphans.claims] == ["http://a/5"]
+        assert (orphans.output, orphans.unverified) == (0, 1)
 
     states.run(scenario)
     client = sync_redis(redis_url)

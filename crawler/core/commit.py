@@ -48,6 +48,10 @@ class ArticleLedger(Protocol):
         """The stage is about to write `item`: a worker killed before its done mark then has
         the article counted as output (its journal holds it), not handed to another worker."""
 
+    async def journal_opened(self, location: str) -> None:
+        """The stage writes its journal at `location` (crawler/core/journal_files.py): a worker
+        taking this one's claims over reads it to tell what was written."""
+
     def count_on_done(self, counter: DoneCounter) -> bool:
         """Have counter(item)'s fields counted atomically with each output item's done mark;
         False when the ledger's store cannot (the embedded one)."""

@@ -241,6 +241,11 @@ class RedisKeys:
     def harvest_alive_prefix(self) -> str:
         return self.key("{harvest}", "alive", "")
 
+    def harvest_journal(self, owner: str) -> str:
+        """String: where the owner's journal is, "<host>\n<path>" (crawler/core/journal_files.py),
+        read by a worker taking the owner's claims over; deleted when the owner is gone."""
+        return self.key("{harvest}", "journal", owner)
+
     def harvest_feed_owners(self) -> str:
         """Hash: feed URL -> the worker whose poll of it is under way (its lease)."""
         return self.key("{harvest}", "feeds", "owners")

@@ -239,6 +239,13 @@ class FeedsSpider(scrapy.Spider):
     async def _take_orphans(self, now: float) -> list[Claim]:
         orphans = await self.harvest.state.recover_orphans(now)
         stats = self.crawler.stats
+        # A gone worker's claims its journal holds (done now), and those it had marked as being
+        # output in a journal this host cannot read (handed out again: maybe in two journals).
+        stats.inc_value("harvest/recovered/output", orphans.output)
+        if orphans.unverified:
+            stats.inc_value("harvest/recovered/unverified", orphans.unverified)
+            log.warning("%d article(s) a gone worker was writing out are requested again: its "
+                        "journal is not readable from this host", orphans.unverified)  # fmt: skip
         if orphans.claims or orphans.feeds:
             stats.inc_value("harvest/recovered/orphans", len(orphans.claims))
             stats.inc_value("harvest/recovered/feeds", orphans.feeds)
