@@ -210,14 +210,27 @@ def extract_metadata(
 def _shown_as_one_line(metadata: Metadata) -> Metadata:
     """The texts of the metadata as one line each, without the bidirectional controls that
     would make them display as another text (extractors.safetext.single_line)."""
+    title, description = _line(metadata.title), _line(metadata.description)
+    site_name, section = _line(metadata.site_name), _line(metadata.section)
+    authors = [name for name in map(_line, metadata.authors) if name]
+    keywords = [word for word in map(_line, metadata.keywords) if word]
+    if (
+        title == metadata.title
+        and description == metadata.description
+        and site_name == metadata.site_name
+        and section == metadata.section
+        and authors == metadata.authors
+        and keywords == metadata.keywords
+    ):
+        return metadata  # the common page: nothing to change, and no copy (`replace` is slow)
     return replace(
         metadata,
-        title=_line(metadata.title),
-        authors=[name for name in map(_line, metadata.authors) if name],
-        description=_line(metadata.description),
-        site_name=_line(metadata.site_name),
-        section=_line(metadata.section),
-        keywords=[word for word in map(_line, metadata.keywords) if word],
+        title=title,
+        authors=authors,
+        description=description,
+        site_name=site_name,
+        section=section,
+        keywords=keywords,
     )
 
 
