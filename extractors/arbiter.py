@@ -37,7 +37,7 @@ from extractors.paragraphs import CP
 from extractors.preprocess import MAX_ANCESTORS, Cleaning
 from extractors.readability import METHOD as METHOD_READABILITY
 from extractors.readability import choose_article, write_article
-from extractors.tree import Element, text_of
+from extractors.tree import Element, first_element, text_of
 
 # Line breaks on a page from which its text set between `<br>`s may outweigh its `<p>` text
 # (a few paragraphs' worth of double breaks): only then is the readability scorer asked, so that
@@ -98,7 +98,7 @@ def _shows(shown: str, title: str) -> bool:
 
 
 def _document_title(tree: Element) -> str | None:
-    element = next(tree.iter("title"), None)
+    element = first_element(tree, "title")
     return text_of(element) if element is not None else None
 
 

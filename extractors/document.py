@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from lxml import etree
 
 from extractors.repair import repair_tree
-from extractors.tree import Element
+from extractors.tree import Element, first_element
 
 # Pages are truncated to this many bytes before parsing: real articles fit in a fraction of it,
 # and it bounds parse time and memory on hostile multi-megabyte pages.
@@ -318,7 +318,7 @@ def _close_runaway_title(tree: Element, payload: bytes) -> bytes | None:
     mis-stitched record) is all title to an HTML parser, and shows nothing. A title that long,
     holding markup, is such a page; the title ends where its first line or tag does.
     """
-    title = next(tree.iter("title"), None)
+    title = first_element(tree, "title")
     if title is None or len(title.text or "") <= MAX_TITLE_CHARS or "<" not in title.text:
         return None
     start = _TITLE_START.search(payload)
