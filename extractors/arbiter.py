@@ -214,7 +214,7 @@ def _outside(
     refused: frozenset[Element], cleaning: Cleaning, language: str | None
 ) -> Candidate | None:
     """The body the chain finds when `refused` is chrome: Algorithm 2.1's, or the cascade's."""
-    strict = Cleaning(cleaning.tree, refused, cleaning.index)
+    strict = cleaning.refusing(refused)
     dom = extract_dom(strict)
     if dom is not None and not is_too_short(running_text(dom.blocks)):
         return Candidate(dom.method, dom.blocks, dom.parts, dom.container)

@@ -246,6 +246,8 @@ class Cleaning:
         tree: Element,
         refused: frozenset[Element] = frozenset(),
         index: TagIndex | None = None,
+        *,
+        shared: Cleaning | None = None,
     ) -> None:
         self.tree = tree
         # The page's elements by tag, when the caller collected them (`extractors.tree.TagIndex`):
@@ -254,13 +256,17 @@ class Cleaning:
         # Chrome the veto may not keep, whatever text it holds: the chain asks what the page
         # holds outside it (`extractors.arbiter.outside_kept_chrome`).
         self.refused = refused
-        self._raw: dict[Element, int] = {}
+        # What does not depend on the veto (each element's own verdict, the chains of marked
+        # ancestors, the paragraphs' statistics) is shared with a Cleaning of the same tree.
+        self._raw: dict[Element, int] = shared._raw if shared is not None else {}
         # `kind` of the elements asked, once the veto is final (every element of a body written
         # out is asked, some several times).
         self._kinds: dict[Element, int] = {}
         self._vetoed: set[Element] = set()
-        self._chains: dict[Element, tuple[Element, ...]] = {}
-        self._stats: dict[Element, ParagraphStats] = {}
+        self._chains: dict[Element, tuple[Element, ...]] = (
+            shared._chains if shared is not None else {}
+        )
+        self._stats: dict[Element, ParagraphStats] = shared._stats if shared is not None else {}
         # One walk finds the paragraphs and counts the line breaks (text set between `<br>`s is
         # what Algorithm 2.1 cannot see; the chain asks another method where there is some).
         if index is not None:
@@ -285,6 +291,10 @@ class Cleaning:
             if len(merged) > len(paragraphs):  # some leaf <div>s
                 self._vetoed = set()
                 self.paragraphs = self._weigh(merged)
+
+    def refusing(self, refused: frozenset[Element]) -> Cleaning:
+        """The same page, with `refused` chrome the veto may not keep."""
+        return Cleaning(self.tree, refused, self.index, shared=self)
 
     def raw_kind(self, element: Element) -> int:
         kind = self._raw.get(element)
