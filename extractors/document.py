@@ -138,7 +138,11 @@ def decode_html(data: bytes, declared: str | None = None) -> tuple[str, str, boo
     for bom, name in _BOMS:
         if data.startswith(bom):
             return data[len(bom) :].decode(name, errors="replace"), name, False
-    encoding = _declared_encoding(data, declared)
+    return _decode_as(data, _declared_encoding(data, declared))
+
+
+def _decode_as(data: bytes, encoding: str | None) -> tuple[str, str, bool]:
+    """`decode_html` after the byte-order marks, with the encoding the page declares."""
     if encoding in (None, "utf-8"):
         try:
             return data.decode("utf-8"), "utf-8", True
@@ -216,13 +220,19 @@ def parse_document(
         raw = page[:MAX_DOCUMENT_BYTES]
         if not raw or raw.isspace():
             raise DocumentError("empty_document")
-        if b"<" in raw and _utf8_as_is(raw, encoding):
-            # The common page: UTF-8 bytes that hold markup ("<" is never part of a multi-byte
-            # character); only its first characters are decoded, for the binary check.
-            text, encoding_used, utf8, holds_markup = _utf8_head(raw), "utf-8", raw, True
-        else:
+        if any(raw.startswith(bom) for bom, _ in _BOMS):
             text, encoding_used, valid_utf8 = decode_html(raw, encoding)
-            utf8 = raw if valid_utf8 else None
+        else:
+            named = _declared_encoding(raw, encoding)
+            if b"<" in raw and named in (None, "utf-8") and is_valid_utf8(raw):
+                # The common page: valid UTF-8 that holds markup ("<" is never part of a
+                # multi-byte character) goes to the parser as it is; only its first characters
+                # are decoded, for the binary check.
+                text, valid_utf8, holds_markup = _utf8_head(raw), True, True
+                encoding_used = "utf-8"
+            else:
+                text, encoding_used, valid_utf8 = _decode_as(raw, named)
+        utf8 = raw if valid_utf8 else None
     elif isinstance(page, str):
         text, encoding_used = page[:MAX_DOCUMENT_BYTES], "unicode"
     else:
@@ -253,14 +263,6 @@ def parse_document(
 UTF8_CHUNK_BYTES = 4096
 # Bytes holding at least CONTROL_SNIFF_BYTES characters of UTF-8 (at most 4 bytes each).
 UTF8_SNIFF_BYTES = 4 * CONTROL_SNIFF_BYTES
-
-
-def _utf8_as_is(data: bytes, declared: str | None) -> bool:
-    """Whether `decode_html` would pass the bytes on as they are: no byte-order mark, UTF-8 or
-    nothing declared, and valid UTF-8."""
-    if any(data.startswith(bom) for bom, _ in _BOMS):
-        return False
-    return _declared_encoding(data, declared) in (None, "utf-8") and is_valid_utf8(data)
 
 
 def is_valid_utf8(data: bytes) -> bool:
