@@ -15,11 +15,16 @@ return bodies that share little text, one of them is wrong, and the page says wh
    Algorithm 2.1's CP characters or more) is the article.
 
 The same neighbourhood decides on a body that sits inside chrome the veto kept (`outside_kept_
-chrome`): an element named like a comment thread, a sidebar or a footer is kept when it holds half
-the page's paragraph text, as the layout wrapper of a page would. A wrapper of the page holds its
+chrome`): an element named like a sidebar, a footer or a profile box is kept when it holds half
+the page's paragraph text, as the layout wrapper of a page would (a comment thread never is:
+`extractors.preprocess.never_wraps`). A wrapper of the page holds its
 headline; a comment thread or a profile box beside a short post set in line breaks does not. Then
 the page is read again without it, and the body found there is the article when it starts nearer
-after the headline.
+after the headline. A body found there too short to be an article (a photo post with two lines)
+is taken only when the page sets it out as its post (`extractors.short_article`) and no
+`<article>` element holds both the headline and the chrome set aside: chrome inside the headline's
+`<article>` is a layout wrapper of that article ("sidebar-fixed article-body-segment"), and the
+short text beside it is the article's own standfirst.
 
 Pure functions over the shared parse; they never modify it.
 """
@@ -181,7 +186,11 @@ def _related(first: Element, second: Element) -> bool:
 
 
 def outside_kept_chrome(
-    body: Candidate, cleaning: Cleaning, headline: Element | None, language: str | None
+    body: Candidate,
+    cleaning: Cleaning,
+    headline: Element | None,
+    language: str | None,
+    set_out: Callable[[Candidate], bool] = lambda candidate: False,
 ) -> Candidate:
     """The body, or the one the page holds outside the chrome the veto kept around it, when that
     one starts nearer after the headline (see the module's docstring).
@@ -189,7 +198,8 @@ def outside_kept_chrome(
     Only chrome that does not hold the headline is set aside: a layout wrapper of the page ("main
     with-sidebar") holds it. The other body must be long enough to be an article, and must not be
     a region around the chrome set aside (a wrapper of the page again, whose text then starts with
-    a trending bar above the body it holds).
+    a trending bar above the body it holds). A shorter one must be a post the page sets out
+    (`set_out`), beside chrome outside the headline's `<article>`.
     """
     container = body.container
     if container is None or headline is None:
@@ -202,7 +212,7 @@ def outside_kept_chrome(
     )
     if not refused:
         return body
-    other = _outside(refused, cleaning, language)
+    other = _outside(refused, cleaning, language, headline, set_out)
     if other is None or other.container is None:
         return body
     if any(is_descendant(node, other.container) for node in refused):
@@ -211,12 +221,31 @@ def outside_kept_chrome(
 
 
 def _outside(
-    refused: frozenset[Element], cleaning: Cleaning, language: str | None
+    refused: frozenset[Element],
+    cleaning: Cleaning,
+    language: str | None,
+    headline: Element,
+    set_out: Callable[[Candidate], bool],
 ) -> Candidate | None:
-    """The body the chain finds when `refused` is chrome: Algorithm 2.1's, or the cascade's."""
+    """The body the chain finds when `refused` is chrome: Algorithm 2.1's, or the cascade's; a
+    short one only when the page sets it out as its post, away from the headline's `<article>`."""
     strict = cleaning.refusing(refused)
     dom = extract_dom(strict)
     if dom is not None and not is_too_short(running_text(dom.blocks)):
         return Candidate(dom.method, dom.blocks, dom.parts, dom.container)
     other = rescue(strict, language)
-    return other if other is not None and not is_too_short(other.text) else None
+    if other is None or other.container is None:
+        return None
+    if not is_too_short(other.text):
+        return other
+    if _in_article_with(headline, refused):
+        return None
+    return other if set_out(other) else None
+
+
+def _in_article_with(headline: Element, refused: frozenset[Element]) -> bool:
+    """Whether an `<article>` element holds both the headline and chrome set aside."""
+    return any(
+        ancestor.tag == "article" and any(is_descendant(node, ancestor) for node in refused)
+        for ancestor in headline.iterancestors()
+    )

@@ -39,6 +39,7 @@ from extractors.evidence import (
     MAX_TEASER_RUN_CHARS,
     NON_ARTICLE_REASONS,
     NULL_LISTING,
+    PageSignals,
     is_stub,
     non_article_reason,
     page_signals,
@@ -103,13 +104,19 @@ def run_chain(document: Document) -> Extraction:
     ):
         # Text between line breaks, which Algorithm 2.1 does not count, may be the article.
         body = reconsider(body, cleaning, metadata.title, schema.text_blocks if schema else None)
+    signals = page_signals(jsonld, metadata.page_type, metadata.robots)
+    dated = metadata.published is not None and not metadata.dated_by_url
+    # Whether the page sets a short body out as its post: asked beside kept chrome and by the judge.
+    set_out = _PostEvidence(cleaning, headline, signals.declares_article or dated)
     if body is not None and body.container is not None and cleaning.kept_chrome:
-        body = outside_kept_chrome(body, cleaning, headline(), metadata.language)
+        body = outside_kept_chrome(body, cleaning, headline(), metadata.language, set_out)
     if body is None:
         return Extraction(article=None, reason=NULL_NO_CONTENT)
     # A body from schema.org markup has no container: its images are looked for in the DOM's.
     images_root = dom.container if dom is not None else None
-    return _judge(body, rescued, document, cleaning, metadata, jsonld, headline, images_root)
+    return _judge(
+        body, rescued, document, cleaning, metadata, jsonld, signals, set_out, images_root
+    )
 
 
 def _judge(
@@ -119,17 +126,14 @@ def _judge(
     cleaning: Cleaning,
     metadata: Metadata,
     jsonld: list[dict[str, Any]],
-    headline: Callable[[], Element | None],
+    signals: PageSignals,
+    set_out: _PostEvidence,
     fallback: Element | None = None,
 ) -> Extraction:
     """The article, or NULL by the evidence: a body that looks like a listing sends the page
     through the cascade once more; a short body is an article when the page sets it out as its
     post."""
     tree = document.tree
-    signals = page_signals(jsonld, metadata.page_type, metadata.robots)
-    dated = metadata.published is not None and not metadata.dated_by_url
-    declared = signals.declares_article or dated
-    set_out = _PostEvidence(cleaning, headline, declared)
     reason = non_article_reason(
         body.shape, signals, tree, jsonld, cleaning.kind, lambda: set_out(body)
     )

@@ -13,6 +13,7 @@ from extractors.blocks import QUOTE_TAGS, Classifier, TextBlock, clean_text, tex
 from extractors.boilerplate import keep_body_blocks
 from extractors.paragraphs import C_SIGMA, CP, CT, ParagraphStats, paragraph_stats
 from extractors.preprocess import LEAF_PARAGRAPH_TAGS, Cleaning, is_leaf
+from extractors.threads import cut_thread
 from extractors.tree import CHROME, PLAIN, Element, text_of
 
 # Containers the div/td fallback considers.
@@ -358,16 +359,67 @@ def article_sections(
     return [child for child in children[first : last + 1] if not cleaning.is_removed(child)]
 
 
+def lead_section_above(
+    first: Element, bearing: dict[Element, int], cleaning: Cleaning
+) -> Element | None:
+    """The lead section one level up: an earlier sibling of the body's template wrapper, of its
+    tag and holding its class names, whose content-bearing paragraphs are written like the body's.
+
+    Templates set the lead apart above a side rail ("story-text story-lead", the rail, then
+    "story-text" around the rest); the container is all its wrapper holds, so the lead is
+    neither its sibling nor a twin. The section alone is taken, never the elements between it
+    and the wrapper: they are the rail.
+    """
+    wrapper = first.getparent()
+    if wrapper is None or wrapper.tag in ("body", "html"):
+        return None
+    if any(
+        child is not first
+        and isinstance(child.tag, str)
+        and not cleaning.is_removed(child)
+        and _has_text(child)
+        for child in wrapper
+    ):
+        return None  # the container is not all its wrapper holds: the wrapper is no template
+    classes = set((wrapper.get("class") or "").split())
+    if not classes:
+        return None  # a bare element is no template
+    signatures = {_signature(p) for p in bearing if is_descendant(p, first)}
+    for sibling in wrapper.itersiblings(wrapper.tag, preceding=True):
+        if not classes <= set((sibling.get("class") or "").split()):
+            continue
+        if cleaning.is_removed(sibling):
+            return None
+        paragraphs = [p for p in bearing if is_descendant(p, sibling)]
+        if paragraphs and all(_signature(p) in signatures for p in paragraphs):
+            return sibling
+        return None
+    return None
+
+
 def _has_text(element: Element) -> bool:
     """Any text inside, found without writing out the whole element (a comment thread)."""
     return any(not text.isspace() for text in element.itertext() if text)
 
 
 def _opens_with_paragraph(section: Element, bearing: dict[Element, int]) -> bool:
-    """The section's first block with text (or first image) is a paragraph."""
+    """The section's first block with text (or first image) is a paragraph. A picture set
+    inside a paragraph is part of the text's flow (a post's photo after the cut) and is looked
+    past; a picture of its own opens the section (an author's box opens with the portrait)."""
     for element in section.iterdescendants(*OPENING_TAGS):
+        if element.tag == "img" and _inside_paragraph(element, section):
+            continue
         if element.tag == "img" or text_of(element).strip():
             return element.tag == "p" or element in bearing
+    return False
+
+
+def _inside_paragraph(element: Element, section: Element) -> bool:
+    for above in element.iterancestors():
+        if above is section:
+            return False
+        if above.tag == "p":
+            return True
     return False
 
 
@@ -412,14 +464,16 @@ def extract_dom(cleaning: Cleaning) -> DomBody | None:
     if len(twins) == 1:
         twins = article_sections(container, bearing, cleaning)
     lead = lead_paragraph(twins[0], cleaning)
-    parts = ([lead] if lead is not None else []) + [
+    above = lead_section_above(twins[0], bearing, cleaning) if lead is None else None
+    parts = [part for part in (above, lead) if part is not None] + [
         twin for twin in twins if twin is container or not cleaning.is_removed(twin)
     ]
     kind = body_kind(parts, bearing, cleaning)
     written = [block for part in parts for block in text_blocks(part, kind)]
+    cut_thread(written, container, cleaning)
     _drop_trailing_lines(written, bearing)
     blocks = keep_body_blocks(written)
-    alone = lead is None and len(twins) == 1
+    alone = lead is None and above is None and len(twins) == 1
     return DomBody(blocks, METHOD_DOM, container, written, alone, kind) if blocks else None
 
 

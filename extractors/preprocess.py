@@ -10,7 +10,9 @@ not the article body.
   holds most of the page's content-bearing text *is* the page, so it is kept (`VETO_SHARE`) —
   unless it is consent UI (a cookie banner, a consent wall, a `<dialog>`), which a consent script
   lays over the page and which never wraps it: on a page without an article its notice is the
-  only prose, and keeping it would make it the article.
+  only prose, and keeping it would make it the article. A comment thread (named so, holding no
+  `<h1>`) is never kept either: it sits beside the article, and under a short post it holds most
+  of the paragraph text.
 * **Captions** — `figcaption` and caption-named elements become "caption" blocks; of a `figure`
   only its captions are kept.
 
@@ -52,16 +54,18 @@ CONSENT_TOKENS = frozenset(
         "sourcepoint", "quantcast",
     }
 )  # fmt: skip
+# Class/id tokens of reader comments (Disqus, the comment service most blogs embed, names its
+# thread after itself). A thread is set beside the article: the veto never keeps it.
+COMMENT_TOKENS = frozenset({"comment", "comments", "disqus"})
 # Class/id tokens (split on case changes, "-", "_" and spaces) that mark page chrome.
-SUSPICIOUS_TOKENS = CONSENT_TOKENS | frozenset(
+SUSPICIOUS_TOKENS = CONSENT_TOKENS | COMMENT_TOKENS | frozenset(
     {
-        "nav", "navbar", "navigation", "menu", "sidebar", "social", "share", "sharing", "comment",
-        "comments", "related", "promo", "promotion", "newsletter", "banner", "advert",
-        "advertisement", "ad", "ads", "adslot", "sponsor", "sponsored", "breadcrumb",
-        "breadcrumbs", "footer", "masthead", "subscribe", "subscription", "popup", "modal",
-        "outbrain", "taboola", "recommended", "trending", "mostread", "teaser", "teasers",
-        "signup", "paywall", "skip", "toolbar", "pagination", "pager", "tags", "byline",
-        "disqus",
+        "nav", "navbar", "navigation", "menu", "sidebar", "social", "share", "sharing", "related",
+        "promo", "promotion", "newsletter", "banner", "advert", "advertisement", "ad", "ads",
+        "adslot", "sponsor", "sponsored", "breadcrumb", "breadcrumbs", "footer", "masthead",
+        "subscribe", "subscription", "popup", "modal", "outbrain", "taboola", "recommended",
+        "trending", "mostread", "teaser", "teasers", "signup", "paywall", "skip", "toolbar",
+        "pagination", "pager", "tags", "byline",
     }
 )  # fmt: skip
 # Tags of elements laid over the page, never around it.
@@ -102,6 +106,17 @@ _HEX_RUN = re.compile(rf"(?<![0-9A-Za-z])[0-9a-f]{{{MIN_HASH_CHARS},}}(?![0-9A-Z
 # label a post's element with each of its categories and tags ("category-social-media",
 # "tag-cookie-recipes", "entry-category-advertising"). A post about cookies is not a cookie banner.
 TAXONOMY_PARTS = frozenset({"tag", "category", "taxonomy"})
+# Comment templates run their words together ("commentbody", "commentlist", "postcomment"): a
+# part that ends with one of COMMENT_WORDS, or starts with one and goes on with a layout word of
+# COMPOUND_TAILS, is that word. Only a layout word: "commentary" is a genre of article.
+COMMENT_WORDS = ("comments", "comment")
+COMPOUND_TAILS = frozenset(
+    {
+        "body", "list", "text", "content", "area", "wrap", "wrapper", "box", "block", "container",
+        "thread", "form", "holder", "item", "items", "entry", "section", "meta", "author",
+        "count", "link", "links", "header", "footer", "title", "pane", "panel",
+    }
+)  # fmt: skip
 # Bootstrap's collapsed panels are hidden until opened ("collapse show" / "collapse in").
 COLLAPSED_CLASS = "collapse"
 EXPANDED_CLASSES = frozenset({"show", "in"})
@@ -146,11 +161,27 @@ def _kind_of_names(names: str, is_class: bool) -> int:
 def _role_parts(word: str) -> set[str]:
     """The parts of one class or id word that may say what the element is: all of them, except
     the term after a taxonomy part ("entry-category-social" is an entry, whatever its topic)."""
-    parts = [part.lower() for part in _NAME_PART.findall(_HEX_RUN.sub(_unless_hash, word))]
+    parts = [
+        _compound_head(part.lower())
+        for part in _NAME_PART.findall(_HEX_RUN.sub(_unless_hash, word))
+    ]
     for index, part in enumerate(parts[:-1]):
         if part in TAXONOMY_PARTS:
             return set(parts[:index])
     return set(parts)
+
+
+def _compound_head(part: str) -> str:
+    """The comment word a run-together part stands for ("commentbody", "postcomment"), or the
+    part itself."""
+    for head in COMMENT_WORDS:
+        if part != head and (part.endswith(head) or _tail_after(part, head) in COMPOUND_TAILS):
+            return head
+    return part
+
+
+def _tail_after(part: str, head: str) -> str | None:
+    return part[len(head) :] if part.startswith(head) else None
 
 
 def _unless_hash(run: re.Match[str]) -> str:
@@ -172,22 +203,38 @@ _cached_kind_of_names = lru_cache(maxsize=NAME_CACHE_SIZE)(_kind_of_names)
 
 
 @lru_cache(maxsize=NAME_CACHE_SIZE)
-def _names_consent_ui(names: str) -> bool:
-    return any(
-        not CONSENT_TOKENS.isdisjoint(_role_parts(word)) for word in names.split()[:MAX_NAME_WORDS]
-    )
+def _names_role(names: str, tokens: frozenset[str]) -> bool:
+    return any(not tokens.isdisjoint(_role_parts(word)) for word in names.split()[:MAX_NAME_WORDS])
+
+
+def _named(element: Element, tokens: frozenset[str]) -> bool:
+    """The element's id or class has a part among `tokens`."""
+    for name in ("class", "id"):
+        value = element.get(name)
+        if value and len(value) <= MAX_CACHED_NAME_CHARS and _names_role(value, tokens):
+            return True
+    return False
 
 
 def is_consent_ui(element: Element) -> bool:
     """A cookie banner, a consent wall or a dialog: named so by its id or class, or a `<dialog>`.
     Such an element is laid over the page by a script and never wraps it."""
-    if element.tag in OVERLAY_TAGS:
-        return True
-    for name in ("class", "id"):
-        value = element.get(name)
-        if value and len(value) <= MAX_CACHED_NAME_CHARS and _names_consent_ui(value):
-            return True
-    return False
+    return element.tag in OVERLAY_TAGS or _named(element, CONSENT_TOKENS)
+
+
+def is_comment_thread(element: Element) -> bool:
+    """Reader comments: an element named so by its id or class that holds no `<h1>`. A thread
+    sits under the article, beside it, never around it; a layout wrapper that carries a comment
+    word ("single comments-open") holds the page's headline, a thread heads itself lower ("12
+    comments", "Leave a reply")."""
+    return _named(element, COMMENT_TOKENS) and element.find(".//h1") is None
+
+
+def never_wraps(element: Element) -> bool:
+    """Chrome the veto never keeps, whatever share of the page's text it holds: it is laid over
+    the page (consent UI) or set beside the article (a comment thread). On a page whose post is
+    short or set between line breaks, a thread holds most of the `<p>` text."""
+    return is_consent_ui(element) or is_comment_thread(element)
 
 
 def is_hidden_style(style: str) -> bool:
@@ -353,7 +400,7 @@ class Cleaning:
         self._vetoed = vetoed = {
             node
             for node, length in held.items()
-            if length >= VETO_SHARE * total and not is_consent_ui(node) and node not in self.refused
+            if length >= VETO_SHARE * total and not never_wraps(node) and node not in self.refused
         }
         # Most paragraphs have no marked ancestor at all (an empty chain).
         return {
@@ -388,7 +435,7 @@ class Cleaning:
             if all(
                 node.tag not in JUNK_TAGS
                 and held[node] >= WRAPPER_SHARE * total
-                and not is_consent_ui(node)
+                and not never_wraps(node)
                 and node not in self.refused
                 for node in chain
             )

@@ -530,3 +530,68 @@ def test_a_body_in_a_kept_comment_thread_yields_to_the_post_under_the_headline()
     assert article is not None and article.method == "readability"
     assert "We drove up to the pass" in article.text
     assert "neighbour" not in article.text and "same trip" not in article.text
+
+
+def test_comment_containers_named_in_run_together_words_are_chrome() -> None:
+    # "commentbody": the comment words run together with a layout word. Read as one unknown word,
+    # the longest comment outweighed the short post and was taken for the article.
+    article = extract(page("comments-run-together-names.html"), "https://lantern.test/tides.html")
+    assert article is not None
+    assert "tide tables online" in article.text
+    assert "copying the times by hand" not in article.text and "almanac" not in article.text
+
+
+@pytest.mark.parametrize(
+    ("names", "chrome"),
+    [
+        ("commentbody by-jeff", True),
+        ("commentlist", True),
+        ("postcomment", True),
+        ("commentary", False),  # a genre of article, not a comment
+        ("commentator-column", False),
+    ],
+)
+def test_comment_words_run_together_with_a_layout_word_are_comment_names(
+    names: str, chrome: bool
+) -> None:
+    from extractors.preprocess import CHROME, kind_of_names
+
+    assert (kind_of_names(names, is_class=True) == CHROME) is chrome
+
+
+def test_a_comment_thread_holding_most_paragraph_text_is_not_kept_as_a_wrapper() -> None:
+    # Three comments outweigh a short post, so the veto kept the thread as if it were the page's
+    # layout wrapper and the comment list was taken for the article.
+    article = extract(page("comment-thread-outweighs-post.html"), "https://harbour.test/ferry")
+    assert article is not None
+    assert "The night ferry to the islands returns" in article.text
+    assert "Tickets go on sale" in article.text
+    assert "Petra" not in article.text and "bicycle deck" not in article.text
+
+
+def test_a_wrapper_named_after_comments_that_holds_the_headline_is_kept() -> None:
+    # Themes class the page's wrapper after its comment state: it holds the headline, so it is
+    # the page, not a thread beside it.
+    wrapper = b'<div id="content" class="single comments-open"><h1>Night ferry</h1>'
+    html = page("comment-thread-outweighs-post.html").replace(b'<div id="content">', wrapper)
+    article = extract(html, "https://harbour.test/ferry")
+    assert article is not None and "The night ferry to the islands returns" in article.text
+
+
+def test_a_flat_comment_thread_after_the_posts_dated_footer_is_cut() -> None:
+    # An old blog template writes the post, its footer and each comment with a footer of the
+    # same class as siblings in one container; the container was kept with the whole thread.
+    article = extract(page("flat-comment-thread.html"), "https://allotment.test/2012/10/frost.html")
+    assert article is not None
+    assert "runner beans on the north fence" in article.text
+    assert "against the south wall" in article.text
+    assert "old curtains" not in article.text and "Fleece on hoops" not in article.text
+
+
+def test_dates_that_head_the_units_after_them_are_not_a_thread() -> None:
+    # A timeline in an article: dated lines of one class, each followed by its text. Text after
+    # the last date says the dates open their units; nothing is cut.
+    article = extract(page("dated-timeline-article.html"), "https://courier.test/bridge")
+    assert article is not None
+    assert "survey of the seabed" in article.text
+    assert "ferry made its final crossing" in article.text

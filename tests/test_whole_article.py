@@ -195,3 +195,48 @@ def test_a_lead_paragraph_in_a_wrapper_of_its_own_is_taken_but_a_video_caption_i
     with_video = extract(video.read_bytes(), "https://example.test/post.html")
     assert with_video is not None
     assert with_video.text.startswith("Les images ont fait le tour des réseaux sociaux")
+
+
+def test_the_lead_section_above_a_side_rail_is_taken_without_the_rail() -> None:
+    # The template sets the lead apart ("story-text story-lead"), then a rail, then the rest of
+    # the article in a "story-text" wrapper that holds the container and nothing else. The lead
+    # section carries the wrapper's tag and class names and is written in the same paragraphs:
+    # it is the article's start. The rail between them is written in paragraphs too, and stays
+    # out.
+    article = _article("lead-section-above-side-rail.html")
+    assert article.text.startswith("MILLBROOK — The towpath along the old canal")
+    assert "signed diversion through the industrial estate" in article.text
+    assert article.text.endswith("question the engineers in charge of the repairs.")
+    assert "Readers' picks" not in article.text
+    assert "morning briefing" not in article.text
+
+
+def test_the_post_continued_after_a_photo_in_a_paragraph_is_taken_and_the_author_box_is_not() -> (
+    None
+):
+    # The part after the cut opens with the post's photos, set inside a paragraph as the post's
+    # text is: the picture is part of the text's flow, and the section is the article's. The
+    # author's box after it opens with the portrait set on its own, and is not the article's.
+    article = _article("post-continued-after-a-photo.html")
+    assert article.text.startswith("A month ago the society put up the polytunnel")
+    assert "three weeks ahead of the open plots" in article.text
+    assert article.text.endswith("a second standpipe by the gate in April.")
+    assert "Dev Anand" not in article.text
+
+
+def test_a_short_photo_post_wins_over_the_profile_box_the_veto_kept() -> None:
+    # The post is two lines under a photo, dated above its headline; the sidebar's profile is one
+    # long paragraph of lists, which both Algorithm 2.1 and the readability scorer prefer. Read
+    # without the sidebar, the page offers the post: too short for an article, but set out as one.
+    article = _article("short-photo-post-profile-sidebar.html")
+    assert "uncovered the old slipway this morning" in article.text
+    assert "Things I photograph" not in article.text
+
+
+def test_a_standfirst_does_not_beat_the_body_inside_the_article_s_layout_wrapper() -> None:
+    # The body column sits in a wrapper named like chrome ("sidebar-fixed"), inside the same
+    # <article> as the headline. Read without the wrapper, the page offers the headline and its
+    # standfirst, set out like a short post: it is the article's header, and the body stays.
+    article = _article("standfirst-above-wrapper-named-sidebar.html")
+    assert article.text.startswith("The levy was added to every ticket in 2019")
+    assert article.text.endswith("the accounts of the last five years before it does.")
