@@ -42,7 +42,7 @@ from extractors.paragraphs import CP
 from extractors.preprocess import MAX_ANCESTORS, Cleaning
 from extractors.readability import METHOD as METHOD_READABILITY
 from extractors.readability import choose_article, write_article
-from extractors.tree import Element, text_of
+from extractors.tree import Element, first_element, text_of
 
 # Line breaks on a page from which its text set between `<br>`s may outweigh its `<p>` text
 # (a few paragraphs' worth of double breaks): only then is the readability scorer asked, so that
@@ -103,7 +103,7 @@ def _shows(shown: str, title: str) -> bool:
 
 
 def _document_title(tree: Element) -> str | None:
-    element = next(tree.iter("title"), None)
+    element = first_element(tree, "title")
     return text_of(element) if element is not None else None
 
 
@@ -229,7 +229,7 @@ def _outside(
 ) -> Candidate | None:
     """The body the chain finds when `refused` is chrome: Algorithm 2.1's, or the cascade's; a
     short one only when the page sets it out as its post, away from the headline's `<article>`."""
-    strict = Cleaning(cleaning.tree, refused, cleaning.index)
+    strict = cleaning.refusing(refused)
     dom = extract_dom(strict)
     if dom is not None and not is_too_short(running_text(dom.blocks)):
         return Candidate(dom.method, dom.blocks, dom.parts, dom.container)

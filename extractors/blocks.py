@@ -165,9 +165,90 @@ class _Walker:
         self.classify = classify
 
     def walk(self, root: Element, root_kind: str) -> None:
-        # Iterative traversal: hostile pages nest thousands of levels deep.
+        tag = root.tag
+        if not isinstance(tag, str) or tag in SKIP_TAGS or tag == "br" or _has_non_elements(root):
+            self.walk_steps([(root, root_kind, root, False, False)], root)
+            return
+        # lxml's C iterator drives the walk (it is iterative: hostile pages nest thousands of
+        # levels deep); `states` holds, for each open element, the block kind, block element and
+        # link state its children's text belongs to, or None for an element whose content is
+        # skipped (only its tail is written, at its end event).
         writer, classify = self.writer, self.classify
-        stack: list[_Step] = [(root, root_kind, root, False, False)]
+        own_kind, own_link = _kind_of(tag, root_kind), tag == "a"
+        if tag in BLOCK_TAGS:
+            writer.flush()
+        elif own_link and root.text and root.text[0].isalnum():
+            writer.word_break()
+        writer.text(root.text, own_kind, root, own_link)
+        states: list[tuple[str, Element, bool] | None] = [(own_kind, root, own_link)]
+        events = etree.iterwalk(root, events=("start", "end"))
+        next(events)  # the root's start, done above
+        skip = events.skip_subtree
+        for event, element in events:
+            if event == "start":
+                tag = element.tag
+                if tag in SKIP_TAGS:
+                    skip()
+                    states.append(None)
+                    continue
+                kind = classify(element)
+                if kind == CHROME:
+                    skip()
+                    states.append(None)
+                elif tag == "br":
+                    _line_break(element, writer)
+                    skip()
+                    states.append(None)
+                elif tag == "table":
+                    writer.flush()
+                    self.table(element)
+                    skip()
+                    states.append(None)
+                else:
+                    parent_kind, owner, in_link = states[-1]  # type: ignore[misc]
+                    own_kind = CAPTION if kind == CAPTION_KIND else _kind_of(tag, parent_kind)
+                    if tag in BLOCK_TAGS:
+                        owner = element
+                        writer.flush()
+                    elif tag == "a":
+                        in_link = True
+                        if element.text and element.text[0].isalnum():
+                            writer.word_break()
+                    states.append((own_kind, owner, in_link))
+                    if kind == FIGURE:
+                        skip()
+                        captions = self.figure_captions(element)
+                        self.walk_steps(
+                            [
+                                (child, own_kind, owner, in_link, False)
+                                for child in reversed(captions)
+                            ],
+                            root,
+                        )
+                    elif element.text:
+                        writer.text(element.text, own_kind, owner, in_link)
+                continue
+            opened = states.pop()
+            if not states:  # the root's end: it has no tail here
+                if root.tag in BLOCK_TAGS:
+                    writer.flush()
+                return
+            tail = element.tail
+            if opened is not None:
+                tag = element.tag
+                if tag in BLOCK_TAGS:
+                    writer.flush()
+                elif tag == "a" and tail and tail[0].isalnum():
+                    writer.word_break()
+            if tail:
+                parent_kind, owner, in_link = states[-1]  # type: ignore[misc]
+                writer.text(tail, parent_kind, owner, in_link)
+
+    def walk_steps(self, stack: list[_Step], root: Element) -> None:
+        """The walk driven by a stack of steps: for content whose order is not the tree's (a
+        figure's captions) and for trees holding comments or processing instructions, which
+        lxml's iterator does not report (their tails are text)."""
+        writer, classify = self.writer, self.classify
         while stack:
             element, parent_kind, owner, in_link, closing = stack.pop()
             tag = element.tag if isinstance(element.tag, str) else ""
@@ -237,6 +318,14 @@ class _Walker:
                 links = sum(_visible_chars(text_of(link)) for link in row.iter("a"))
                 chars = _visible_chars(line)
                 writer.add(TextBlock(TABLE, line, min(links, chars), chars, row))
+
+
+def _has_non_elements(root: Element) -> bool:
+    """Whether comments or processing instructions sit inside `root` (the page parser drops
+    them; trees built by other parsers keep them)."""
+    return (
+        next(root.iter(etree.Comment, etree.ProcessingInstruction, etree.Entity), None) is not None
+    )
 
 
 def _line_break(element: Element, writer: _BlockWriter) -> None:

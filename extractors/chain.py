@@ -218,12 +218,16 @@ def finish_article(
 
 def _visible_metadata(metadata: Metadata) -> Metadata:
     """The metadata texts without the control characters a browser does not show."""
-    return replace(
-        metadata,
-        title=visible(metadata.title) if metadata.title else metadata.title,
-        authors=[shown for author in metadata.authors if (shown := visible(author))],
-        description=visible(metadata.description) if metadata.description else None,
-    )
+    title = visible(metadata.title) if metadata.title else metadata.title
+    authors = [shown for author in metadata.authors if (shown := visible(author))]
+    description = visible(metadata.description) if metadata.description else None
+    if (
+        title == metadata.title
+        and authors == metadata.authors
+        and description == metadata.description
+    ):
+        return metadata  # the common page: nothing to change, and no copy (`replace` is slow)
+    return replace(metadata, title=title, authors=authors, description=description)
 
 
 def _drop_leading_title(blocks: list[Block], title: str | None) -> list[Block]:

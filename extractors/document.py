@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from lxml import etree
 
 from extractors.repair import repair_tree
-from extractors.tree import Element
+from extractors.tree import Element, first_element
 
 # Pages are truncated to this many bytes before parsing: real articles fit in a fraction of it,
 # and it bounds parse time and memory on hostile multi-megabyte pages.
@@ -138,7 +138,11 @@ def decode_html(data: bytes, declared: str | None = None) -> tuple[str, str, boo
     for bom, name in _BOMS:
         if data.startswith(bom):
             return data[len(bom) :].decode(name, errors="replace"), name, False
-    encoding = _declared_encoding(data, declared)
+    return _decode_as(data, _declared_encoding(data, declared))
+
+
+def _decode_as(data: bytes, encoding: str | None) -> tuple[str, str, bool]:
+    """`decode_html` after the byte-order marks, with the encoding the page declares."""
     if encoding in (None, "utf-8"):
         try:
             return data.decode("utf-8"), "utf-8", True
@@ -211,21 +215,33 @@ def parse_document(
 ) -> Document:
     """Parse a page once. Raises DocumentError (with a NULL reason) for non-HTML input."""
     utf8: bytes | None = None
+    holds_markup = False  # known from the bytes: then the text is neither empty nor tagless
     if isinstance(page, bytes):
         raw = page[:MAX_DOCUMENT_BYTES]
         if not raw or raw.isspace():
             raise DocumentError("empty_document")
-        text, encoding_used, valid_utf8 = decode_html(raw, encoding)
+        if any(raw.startswith(bom) for bom, _ in _BOMS):
+            text, encoding_used, valid_utf8 = decode_html(raw, encoding)
+        else:
+            named = _declared_encoding(raw, encoding)
+            if b"<" in raw and named in (None, "utf-8") and is_valid_utf8(raw):
+                # The common page: valid UTF-8 that holds markup ("<" is never part of a
+                # multi-byte character) goes to the parser as it is; only its first characters
+                # are decoded, for the binary check.
+                text, valid_utf8, holds_markup = _utf8_head(raw), True, True
+                encoding_used = "utf-8"
+            else:
+                text, encoding_used, valid_utf8 = _decode_as(raw, named)
         utf8 = raw if valid_utf8 else None
     elif isinstance(page, str):
         text, encoding_used = page[:MAX_DOCUMENT_BYTES], "unicode"
     else:
         raise DocumentError("not_html", f"unsupported input type {type(page).__name__}")
-    if not text or text.isspace():
+    if not holds_markup and (not text or text.isspace()):
         raise DocumentError("empty_document")
     if looks_binary(text):
         raise DocumentError("not_html", "binary content")
-    if "<" not in text:
+    if not holds_markup and "<" not in text:
         raise DocumentError("not_html", "no markup")
     # The parser reads UTF-8 (an in-page <?xml encoding=...?> cannot confuse it): valid UTF-8
     # input goes as it came, anything else is re-encoded from the decoded text.
@@ -240,6 +256,45 @@ def parse_document(
         tree = _parse(repaired)
     repair_tree(tree)  # where libxml2 and browsers build different trees (extractors.repair)
     return Document(tree, url, encoding_used)
+
+
+# Valid UTF-8 is checked a chunk at a time: the ASCII chunks of a page (its markup, scripts and
+# styles, most of it) are told apart in C without decoding them.
+UTF8_CHUNK_BYTES = 4096
+# Bytes holding at least CONTROL_SNIFF_BYTES characters of UTF-8 (at most 4 bytes each).
+UTF8_SNIFF_BYTES = 4 * CONTROL_SNIFF_BYTES
+
+
+def is_valid_utf8(data: bytes) -> bool:
+    """Whether `data.decode("utf-8")` succeeds, decoding only the runs of chunks that are not
+    ASCII. Such a run starts after an ASCII byte and ends before one, so it starts and ends on
+    character boundaries: the bytes are valid exactly when every run is."""
+    if data.isascii():
+        return True
+    start = None
+    for offset in range(0, len(data), UTF8_CHUNK_BYTES):
+        if data[offset : offset + UTF8_CHUNK_BYTES].isascii():
+            if start is not None:
+                if not _decodes(data[start:offset]):
+                    return False
+                start = None
+        elif start is None:
+            start = offset
+    return start is None or _decodes(data[start:])
+
+
+def _decodes(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _utf8_head(data: bytes) -> str:
+    """The first CONTROL_SNIFF_BYTES characters of valid UTF-8 bytes (a character cut at the end
+    of the slice is dropped: the slice holds enough whole ones)."""
+    return data[:UTF8_SNIFF_BYTES].decode("utf-8", errors="ignore")[:CONTROL_SNIFF_BYTES]
 
 
 def _parse(payload: bytes) -> Element:
@@ -265,7 +320,7 @@ def _close_runaway_title(tree: Element, payload: bytes) -> bytes | None:
     mis-stitched record) is all title to an HTML parser, and shows nothing. A title that long,
     holding markup, is such a page; the title ends where its first line or tag does.
     """
-    title = next(tree.iter("title"), None)
+    title = first_element(tree, "title")
     if title is None or len(title.text or "") <= MAX_TITLE_CHARS or "<" not in title.text:
         return None
     start = _TITLE_START.search(payload)

@@ -15,7 +15,7 @@ from urllib.parse import urljoin, urlsplit
 
 from extractors.article import ArticleImage
 from extractors.blocks import clean_text
-from extractors.tree import Element, text_of
+from extractors.tree import Element, first_element, text_of
 
 MAX_IMAGES = 30
 MAX_CAPTION_CHARS = 1000
@@ -72,7 +72,7 @@ def _adjacent_figures(container: Element) -> list[Element]:
 
 
 def _holds_figure(node: Element) -> bool:
-    return node.tag in ("figure", "img", "picture") or next(node.iter("figure"), None) is not None
+    return node.tag in ("figure", "img", "picture") or first_element(node, "figure") is not None
 
 
 def _images_in(root: Element, limit: Element, base_url: str | None) -> list[ArticleImage]:
@@ -132,7 +132,7 @@ def _caption_of(img: Element, limit: Element) -> tuple[str | None, str | None]:
     figure = _figure_of(img, limit)
     if figure is None:
         return None, None
-    caption_element = next(figure.iter("figcaption"), None)
+    caption_element = first_element(figure, "figcaption")
     if caption_element is None:
         return None, None
     credit = None

@@ -25,7 +25,7 @@ from extractors import safetext
 from extractors.blocks import clean_text
 from extractors.bylines import MAX_AUTHORS, author_names, byline_names, unique_names
 from extractors.jsonld import article_objects, first_string, names_of, types_of
-from extractors.tree import Element, TagIndex, elements, itemprops, text_of
+from extractors.tree import Element, TagIndex, elements, first_element, itemprops, text_of
 
 # Title separators between headline and site name: "Headline | Site", "Site - Headline".
 _TITLE_SEPARATORS = re.compile(r"\s+(?:\||-|\u2013|\u2014|::|\u00b7|\u2022|\u00bb|/)\s+")
@@ -210,14 +210,27 @@ def extract_metadata(
 def _shown_as_one_line(metadata: Metadata) -> Metadata:
     """The texts of the metadata as one line each, without the bidirectional controls that
     would make them display as another text (extractors.safetext.single_line)."""
+    title, description = _line(metadata.title), _line(metadata.description)
+    site_name, section = _line(metadata.site_name), _line(metadata.section)
+    authors = [name for name in map(_line, metadata.authors) if name]
+    keywords = [word for word in map(_line, metadata.keywords) if word]
+    if (
+        title == metadata.title
+        and description == metadata.description
+        and site_name == metadata.site_name
+        and section == metadata.section
+        and authors == metadata.authors
+        and keywords == metadata.keywords
+    ):
+        return metadata  # the common page: nothing to change, and no copy (`replace` is slow)
     return replace(
         metadata,
-        title=_line(metadata.title),
-        authors=[name for name in map(_line, metadata.authors) if name],
-        description=_line(metadata.description),
-        site_name=_line(metadata.site_name),
-        section=_line(metadata.section),
-        keywords=[word for word in map(_line, metadata.keywords) if word],
+        title=title,
+        authors=authors,
+        description=description,
+        site_name=site_name,
+        section=section,
+        keywords=keywords,
     )
 
 
@@ -274,7 +287,7 @@ def extract_title(
     headings = [heading for heading in headings if heading]
     if len(headings) == 1 and len(headings[0]) >= MIN_HEADLINE_CHARS:
         return headings[0][:MAX_TITLE_CHARS]
-    title_element = next(tree.iter("title"), None)
+    title_element = first_element(tree, "title")
     candidates = (
         _jsonld_str(articles, "headline"),
         meta.get("og:title"),
@@ -337,7 +350,7 @@ def _visible_byline(tree: Element) -> list[str]:
     """The names in the byline the reader sees, looked for around the headline (in the element
     that holds it, its header or article): an element the page names a byline or author (not a
     comment's), else a "By ..." line among the first siblings after the headline."""
-    headline = next(tree.iter("h1"), None)
+    headline = first_element(tree, "h1")
     if headline is None:  # no headline to find the byline by: not worth a walk of the page
         return []
     scope = headline.getparent()

@@ -34,11 +34,16 @@ def text_length(element: Element) -> int:
     return len(" ".join(text_of(element).split()))
 
 
+# The statistics of every paragraph shorter than CP, shared (they are immutable): most pages have
+# dozens of empty or one-line <p>s.
+_SHORT = tuple(ParagraphStats(length, 0, 0, False) for length in range(CP))
+
+
 def paragraph_stats(paragraph: Element) -> ParagraphStats:
     length = text_length(paragraph)
     if length < CP:
-        return ParagraphStats(length, 0, 0, False)
-    tags = sum(1 for _ in paragraph.iterdescendants(etree.Element))
-    links = sum(text_length(link) for link in paragraph.iter("a"))
+        return _SHORT[length]
+    tags = len(list(paragraph.iterdescendants(etree.Element)))
+    links = sum(map(text_length, paragraph.iter("a")))
     bearing = tags * CT <= length and links <= MAX_LINK_DENSITY * length
     return ParagraphStats(length, tags, links, bearing)

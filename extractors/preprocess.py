@@ -293,6 +293,8 @@ class Cleaning:
         tree: Element,
         refused: frozenset[Element] = frozenset(),
         index: TagIndex | None = None,
+        *,
+        shared: Cleaning | None = None,
     ) -> None:
         self.tree = tree
         # The page's elements by tag, when the caller collected them (`extractors.tree.TagIndex`):
@@ -301,9 +303,17 @@ class Cleaning:
         # Chrome the veto may not keep, whatever text it holds: the chain asks what the page
         # holds outside it (`extractors.arbiter.outside_kept_chrome`).
         self.refused = refused
-        self._raw: dict[Element, int] = {}
+        # What does not depend on the veto (each element's own verdict, the chains of marked
+        # ancestors, the paragraphs' statistics) is shared with a Cleaning of the same tree.
+        self._raw: dict[Element, int] = shared._raw if shared is not None else {}
+        # `kind` of the elements asked, once the veto is final (every element of a body written
+        # out is asked, some several times).
+        self._kinds: dict[Element, int] = {}
         self._vetoed: set[Element] = set()
-        self._chains: dict[Element, tuple[Element, ...]] = {}
+        self._chains: dict[Element, tuple[Element, ...]] = (
+            shared._chains if shared is not None else {}
+        )
+        self._stats: dict[Element, ParagraphStats] = shared._stats if shared is not None else {}
         # One walk finds the paragraphs and counts the line breaks (text set between `<br>`s is
         # what Algorithm 2.1 cannot see; the chain asks another method where there is some).
         if index is not None:
@@ -319,12 +329,19 @@ class Cleaning:
         if _bearing_length(self.paragraphs) <= C_SIGMA:
             # Pages that set their text without <p>: leaf <div>s are paragraphs too. They are
             # noisier (teaser cards, menus with summaries), so they only count when needed.
-            leaves = [div for div in tree.iter(*LEAF_PARAGRAPH_TAGS) if is_leaf(div)]
-            if leaves:
-                order = {element: index for index, element in enumerate(tree.iter())}
-                merged = sorted(paragraphs + leaves, key=order.__getitem__)
+            # One walk finds the leaves among the page's <p>s, in document order.
+            merged = [
+                element
+                for element in tree.iter("p", *LEAF_PARAGRAPH_TAGS)
+                if element.tag == "p" or is_leaf(element)
+            ]
+            if len(merged) > len(paragraphs):  # some leaf <div>s
                 self._vetoed = set()
                 self.paragraphs = self._weigh(merged)
+
+    def refusing(self, refused: frozenset[Element]) -> Cleaning:
+        """The same page, with `refused` chrome the veto may not keep."""
+        return Cleaning(self.tree, refused, self.index, shared=self)
 
     def raw_kind(self, element: Element) -> int:
         kind = self._raw.get(element)
@@ -334,7 +351,14 @@ class Cleaning:
 
     def kind(self, element: Element) -> int:
         """PLAIN, CHROME, CAPTION or FIGURE, with the veto applied."""
-        return PLAIN if element in self._vetoed else self.raw_kind(element)
+        kind = self._kinds.get(element)
+        if kind is None:
+            if element in self._vetoed:
+                kind = PLAIN
+            elif (kind := self._raw.get(element)) is None:
+                kind = self._raw[element] = classify(element)
+            self._kinds[element] = kind
+        return kind
 
     @property
     def kept_chrome(self) -> list[Element]:
@@ -355,25 +379,35 @@ class Cleaning:
     def _weigh(self, paragraphs: list[Element]) -> dict[Element, ParagraphStats]:
         """Statistics of the paragraphs outside chrome, captions and figures, after vetoing the
         candidates that hold VETO_SHARE of the content-bearing text."""
-        stats = {paragraph: paragraph_stats(paragraph) for paragraph in paragraphs}
+        known = self._stats  # a page weighed again with its leaf <div>s reads its <p>s once
+        stats: dict[Element, ParagraphStats] = {}
+        for paragraph in paragraphs:
+            stat = known.get(paragraph)
+            if stat is None:
+                stat = known[paragraph] = paragraph_stats(paragraph)
+            stats[paragraph] = stat
         chains: dict[Element, tuple[Element, ...]] = {}
         held: dict[Element, int] = {}
         total = 0
+        marked_chain = self._marked_chain
         for paragraph, stat in stats.items():
-            chain = chains[paragraph] = self._marked_chain(paragraph)
+            chain = chains[paragraph] = marked_chain(paragraph)
             if stat.bearing:
                 total += stat.length
                 for node in chain:
                     held[node] = held.get(node, 0) + stat.length
-        self._vetoed = {
+        self._kinds = {}
+        self._vetoed = vetoed = {
             node
             for node, length in held.items()
             if length >= VETO_SHARE * total and not never_wraps(node) and node not in self.refused
         }
+        # Most paragraphs have no marked ancestor at all (an empty chain).
         return {
             paragraph: stat
             for paragraph, stat in stats.items()
-            if all(node in self._vetoed and node.tag not in JUNK_TAGS for node in chains[paragraph])
+            if not (chain := chains[paragraph])
+            or all(node in vetoed and node.tag not in JUNK_TAGS for node in chain)
         }
 
     def outside_chrome(
@@ -410,16 +444,23 @@ class Cleaning:
     def _marked_chain(self, element: Element) -> tuple[Element, ...]:
         """The element and its ancestors that are junk or not PLAIN, nearest first; memoised per
         element, so paragraphs sharing ancestors share the work."""
+        chains, raw = self._chains, self._raw
         pending: list[Element] = []
         node: Element | None = element
-        while node is not None and node not in self._chains and len(pending) <= MAX_ANCESTORS:
+        while node is not None and node not in chains and len(pending) <= MAX_ANCESTORS:
             pending.append(node)
             node = node.getparent()
-        chain = self._chains.get(node, ()) if node is not None else ()
+        chain = chains.get(node, ()) if node is not None else ()
         for node in reversed(pending):
-            if node.tag in JUNK_TAGS or self.raw_kind(node) != PLAIN:
+            if node.tag in JUNK_TAGS:
                 chain = (node, *chain)
-            self._chains[node] = chain
+            else:
+                kind = raw.get(node)
+                if kind is None:
+                    kind = raw[node] = classify(node)
+                if kind != PLAIN:
+                    chain = (node, *chain)
+            chains[node] = chain
         return chain
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from lxml import etree
 
 from extractors.article import CAPTION, HEADING, LIST_ITEM, PARAGRAPH, QUOTE, TABLE, Block
-from extractors.tree import Element
+from extractors.tree import Element, first_element
 
 RunKey = tuple[Element, bool]  # (element, True for its tail / False for its text)
 
@@ -86,7 +86,7 @@ def document_root(tree: Element) -> Element:
     """The <body> when there is one (the text a reader sees), else the tree itself."""
     if tag_name(tree) == "body":
         return tree
-    body = next(tree.iter("body"), None)
+    body = first_element(tree, "body")
     return body if body is not None else tree
 
 

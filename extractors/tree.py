@@ -20,6 +20,16 @@ def text_of(element: Element) -> str:
     return etree.tostring(element, method="text", encoding=str, with_tail=False)
 
 
+def first_element(tree: Element, tag: str) -> Element | None:
+    """The first `tag` element of `tree` (itself included), in document order.
+
+    `next(tree.iter(tag))` costs a walk of the whole tree: lxml's iterator looks for the match
+    after the one it returns. `iterwalk` stops at the first (a <title> is found in the head)."""
+    for _, element in etree.iterwalk(tree, events=("start",), tag=tag):
+        return element
+    return None
+
+
 # Every itemprop attribute of the page, asked in C (a page marks a few dozen elements at most;
 # testing every element for one named property costs five times more).
 _ITEMPROP_VALUES = etree.XPath("//@itemprop")

@@ -14,6 +14,7 @@ from crawler.newsroom import Newsroom
 from extractors import extract, extract_verbose
 from extractors.article import running_text
 from extractors.chain import MIN_BODY_CHARS, NULL_REASONS
+from extractors.document import UTF8_CHUNK_BYTES, is_valid_utf8
 from extractors.metadata import strip_site_name
 
 PAGES = Path(__file__).parent / "fixtures" / "pages"
@@ -371,6 +372,28 @@ def test_a_wrong_charset_declaration_does_not_garble_valid_utf8() -> None:
     declared_wrong = page.replace("x-unknown-charset", "utf-8").encode("cp1252")
     article = extract(declared_wrong)  # says UTF-8, is windows-1252: never raises
     assert article is not None and "society in the old town" in article.text
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"<p>" + b"a" * 5000,  # ASCII only
+        b"a" * (UTF8_CHUNK_BYTES - 1) + "\u00e9".encode() + b"a" * 5000,  # split at a chunk end
+        b"a" * (UTF8_CHUNK_BYTES - 2) + "\u20ac".encode() + b"b" * 10,  # ends in the last chunk
+        b"a" * (UTF8_CHUNK_BYTES - 1) + b"\xc3" + b"a" * 5000,  # a lead byte before ASCII
+        b"a" * UTF8_CHUNK_BYTES + b"\xa9" + b"a" * 10,  # a continuation byte after ASCII
+        b"a" * 9000 + b"\xed\xa0\x80",  # an encoded surrogate in a later chunk
+        "\u00e9".encode() * 3000 + b"a" * 5000 + b"\xf0\x9f",  # a truncated last character
+        "\u00e9".encode() * 3000 + b"a" * 5000 + "\U0001f600".encode(),
+    ],
+)
+def test_utf8_is_validated_chunk_by_chunk_as_the_codec_does(data: bytes) -> None:
+    try:
+        data.decode("utf-8")
+        valid = True
+    except UnicodeDecodeError:
+        valid = False
+    assert is_valid_utf8(data) is valid
 
 
 def test_metadata_from_microdata_opengraph_and_links() -> None:
