@@ -29,6 +29,7 @@ same step as the pop): one fetch per hand-out.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import fcntl
 import json
@@ -857,7 +858,9 @@ class RedisHarvestState(HarvestState):
         written: dict[str, set[tuple[str, int]] | None] = {}
         for owner in {r["w"] for r in marked.values()}:
             location = await self.client.get(self.keys.harvest_journal(owner))
-            written[owner] = versions_written(location.decode()) if location else None
+            written[owner] = None
+            if location is not None:  # a file read (bounded): off the reactor's thread
+                written[owner] = await asyncio.to_thread(versions_written, location.decode())
         output = unverified = 0
         kept = []
         for claim in claims:
