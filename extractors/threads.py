@@ -2,8 +2,8 @@
 
 Old blog templates (Movable Type, TypePad, early Blogger) write a post, its trackbacks and its
 comments as siblings in one container: the post's paragraphs, the post's footer ("Posted by
-laurie at September 10, 2012 9:01 AM"), a "Comments" heading, then each comment's paragraphs
-closed by a footer of the same template ("Posted by: Ellen at September 10, 2012 11:40 AM").
+<author> at <month> <day>, <year> <time>"), a "Comments" heading, then each comment's paragraphs
+closed by a footer of the same template ("Posted by: <reader> at <date> <time>").
 Algorithm 2.1 keeps the container, and the thread, often ten times the post, with it.
 
 The footers are what the page's structure shows: three or more short children of the container
