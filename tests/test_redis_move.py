@@ -246,3 +246,21 @@ def test_the_move_refuses_while_a_worker_is_alive_and_a_dry_run_writes_nothing(
             move.check(force=True)
         finally:
             move.close()
+
+
+def test_the_report_lists_keys_per_family_and_node_and_the_resharding() -> None:
+    from collections import Counter
+
+    from crawler.cli.redis_move import report_text
+    from crawler.core.redis_move import MoveReport
+
+    report = MoveReport(Counter({"ledger": 3, "dedup": 12}), Counter({"10.0.0.5:6379": 15}))
+    report.source_shards, report.target_shards, report.skipped = 1, 3, 2
+    lines = report_text(report).splitlines()
+    assert lines[:4] == ["family  keys", "------  ----", "dedup     12", "ledger     3"]
+    assert "10.0.0.5:6379    15" in lines
+    assert lines[-3:] == [
+        "near-duplicate index: 1 -> 3 shards",
+        "",
+        "2 keys expired during the move (not copied)",
+    ]

@@ -9,7 +9,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from crawler.cli.table import render_table
+
+if TYPE_CHECKING:
+    from crawler.core.redis_move import MoveReport
 
 EXIT_REFUSED = 1
 
@@ -68,5 +73,20 @@ def run(args: argparse.Namespace) -> int:
         move.close()
     done = "would copy" if args.dry_run else "copied"
     print(f"{done} {prefix}:* from {args.source} to {args.target}")
-    print("\n".join(report.lines()))
+    print(report_text(report))
     return 0
+
+
+def report_text(report: MoveReport) -> str:
+    """Keys per family and per target node, then the index's re-sharding and expired keys."""
+    parts = [
+        render_table(["family", "keys"], sorted(report.families.items())),
+        render_table(["target node", "keys"], sorted(report.nodes.items())),
+    ]
+    if report.source_shards:
+        parts.append(
+            f"near-duplicate index: {report.source_shards} -> {report.target_shards} shards"
+        )
+    if report.skipped:
+        parts.append(f"{report.skipped} keys expired during the move (not copied)")
+    return "\n\n".join(parts)

@@ -52,18 +52,6 @@ class MoveReport:
     source_shards: int = 0  # of the near-duplicate index (0: none)
     target_shards: int = 0
 
-    def lines(self) -> list[str]:
-        out = [f"{'family':<16} {'keys':>9}"]
-        out += [f"{name:<16} {count:>9}" for name, count in sorted(self.families.items())]
-        out += ["", f"{'target node':<24} {'keys':>9}"]
-        out += [f"{name:<24} {count:>9}" for name, count in sorted(self.nodes.items())]
-        if self.source_shards:
-            out.append(f"near-duplicate index: {self.source_shards} -> {self.target_shards} shards")
-        if self.skipped:
-            out.append(f"{self.skipped} keys expired during the move (not copied)")
-        return out
-
-
 @dataclass
 class _Record:
     """The freshest source copy of one indexed article's record (its shards hold copies)."""
