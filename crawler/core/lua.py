@@ -19,7 +19,7 @@ node, where a script without the line would reach it by luck of the slot placeme
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -131,10 +131,7 @@ class OperationsScript:
         return await self._batches.submit(operations)
 
     async def _run(self, requests: list[Sequence[Operation]]) -> list[Any]:
-        groups: dict[int, list[Any]] = {}
-        for operations in requests:
-            for group, argument in operations:
-                groups.setdefault(group, []).append(argument)
+        groups = group_operations(operation for operations in requests for operation in operations)
         answers = await asyncio.gather(
             *(self._call(group, arguments) for group, arguments in groups.items()),
             return_exceptions=True,
@@ -149,10 +146,7 @@ class OperationsScript:
     @staticmethod
     def _replies(operations: Sequence[Operation], replies: dict[int, Any]) -> Any:
         """One request's replies, taken in order from its groups' answers; or its error."""
-        mine = []
-        for group, _ in operations:
-            answer = replies[group]
-            mine.append(answer if isinstance(answer, Exception) else next(answer))
+        mine = replies_in_order(operations, replies)
         failed = [reply for reply in mine if isinstance(reply, Exception)]
         return failed[0] if failed else mine
 
@@ -168,6 +162,23 @@ class OperationsScript:
         if not isinstance(answer, list) or len(answer) != len(arguments):
             raise ResponseError(f"expected {len(arguments)} replies, got {answer!r}")
         return answer
+
+
+def group_operations(operations: Iterable[Operation]) -> dict[int, list[Any]]:
+    """The operations' arguments by group (one call each), in the order they were made."""
+    groups: dict[int, list[Any]] = {}
+    for group, argument in operations:
+        groups.setdefault(group, []).append(argument)
+    return groups
+
+
+def replies_in_order(operations: Sequence[Operation], answers: dict[int, Any]) -> list[Any]:
+    """Each operation's reply, in the operations' order, from its group's answer: an iterator
+    over the group's replies, or the group's error (then every operation of it gets it)."""
+    return [
+        answers[group] if isinstance(answers[group], Exception) else next(answers[group])
+        for group, _ in operations
+    ]
 
 
 def register_operations_lua(

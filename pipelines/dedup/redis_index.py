@@ -62,7 +62,13 @@ from crawler.core.keys import (
     dedup_layout_with_shards,
     dedup_shard_tags,
 )
-from crawler.core.lua import Operation, register_lua, register_operations_lua
+from crawler.core.lua import (
+    Operation,
+    group_operations,
+    register_lua,
+    register_operations_lua,
+    replies_in_order,
+)
 from pipelines.dedup.index import (
     EXACT,
     KNOWN,
@@ -272,13 +278,6 @@ def _text(value: Any) -> str:
     return value.decode("utf-8") if isinstance(value, bytes) else str(value)
 
 
-def _grouped(operations: Sequence[Operation]) -> dict[int, list[Any]]:
-    groups: dict[int, list[Any]] = {}
-    for shard, argument in operations:
-        groups.setdefault(shard, []).append(argument)
-    return groups
-
-
 class RedisNearDuplicateIndex(NearDuplicateIndex):
     """The index in Redis, through a blocking client (tools, benchmarks, worker processes)."""
 
@@ -326,7 +325,7 @@ class RedisNearDuplicateIndex(NearDuplicateIndex):
 
     def _run(self, operations: Sequence[Operation]) -> list[Any]:
         """The replies to `operations`, in order: one call per shard (one pipeline)."""
-        groups = _grouped(operations)
+        groups = group_operations(operations)
         answers = self._ask_all(
             [
                 (self._call.shard_keys(shard), [*self._call.head, *ops])
@@ -334,7 +333,7 @@ class RedisNearDuplicateIndex(NearDuplicateIndex):
             ]
         )
         replies = {shard: iter(answer) for shard, answer in zip(groups, answers, strict=True)}
-        return [next(replies[shard]) for shard, _ in operations]
+        return replies_in_order(operations, replies)
 
     def _ask_all(self, calls: list[tuple[list[str], list[Any]]]) -> list[Any]:
         """The script's answers to `calls`: one call directly, several in one pipeline, loaded
