@@ -19,7 +19,6 @@ checkpoint (`<journal>.checkpoint`, replaced atomically) advances as done marks 
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from pathlib import Path
@@ -32,10 +31,10 @@ from scrapy.utils.serialize import ScrapyJSONEncoder
 from crawler.core.commit import ArticleLedger, item_version, ledger_of
 from crawler.core.items import TRANSIENT_FIELDS
 from crawler.core.journal_files import (
-    checkpoint_path,
+    complete_records,
     journal_location,
-    parse_line,
-    read_checkpoint,
+    tail_after_checkpoint,
+    write_checkpoint,
 )
 
 log = logging.getLogger(__name__)
@@ -48,7 +47,6 @@ class JournalPipeline:
         self.crawler = crawler
         self.stats = crawler.stats
         self.path = path
-        self.checkpoint_path = checkpoint_path(path)
         self.fsync = fsync
         self.harvest = ledger
         self.encoder = ScrapyJSONEncoder(ensure_ascii=False)
@@ -85,20 +83,14 @@ class JournalPipeline:
 
     async def _reconcile(self) -> int:
         """Mark done every article written after the checkpoint; cut a torn last line."""
-        size = self.file.seek(0, os.SEEK_END)
-        start = read_checkpoint(self.path)
-        if start > size:
-            start = 0  # the journal was truncated or replaced: read it all
-        self.file.seek(start)
-        tail = self.file.read()
+        start, tail = tail_after_checkpoint(self.file, self.path)
         complete = tail.rfind(b"\n") + 1
         if complete < len(tail):
             log.warning("journal %s: cutting a partial last line (%d bytes)", self.path,
                         len(tail) - complete)  # fmt: skip
             self.file.truncate(start + complete)
         marked = 0
-        for line in tail[:complete].splitlines():
-            record = parse_line(line)
+        for record in complete_records(tail):
             found = item_version(record)
             if found and await self.harvest.mark_done(*found, item=record):
                 marked += 1
@@ -144,9 +136,7 @@ class JournalPipeline:
         self.file = None
 
     def _write_checkpoint(self, offset: int) -> None:
-        temporary = self.checkpoint_path.with_name(self.checkpoint_path.name + ".tmp")
-        temporary.write_text(json.dumps({"offset": offset}))
-        os.replace(temporary, self.checkpoint_path)
+        write_checkpoint(self.path, offset)
         self.checkpoint = offset
 
 

@@ -18,7 +18,7 @@ import os
 import socket
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from crawler.core.commit import item_version
 
@@ -41,6 +41,14 @@ def read_checkpoint(journal: Path) -> int:
         return 0
 
 
+def write_checkpoint(journal: Path, offset: int) -> None:
+    """Record that every line before `offset` is marked done (replaced atomically)."""
+    final = checkpoint_path(journal)
+    temporary = final.with_name(final.name + ".tmp")
+    temporary.write_text(json.dumps({"offset": offset}))
+    os.replace(temporary, final)
+
+
 def parse_line(line: bytes) -> dict[str, Any] | None:
     try:
         record = json.loads(line)
@@ -54,6 +62,24 @@ def journal_location(journal: Path) -> str:
     return f"{socket.gethostname()}\n{journal.resolve()}"
 
 
+def tail_after_checkpoint(file: BinaryIO, journal: Path) -> tuple[int, bytes]:
+    """(offset, bytes) of what the open journal holds after its checkpoint (all of it when the
+    checkpoint lies past the end: the journal was truncated or replaced)."""
+    size = file.seek(0, os.SEEK_END)
+    start = read_checkpoint(journal)
+    start = 0 if start > size else start
+    file.seek(start)
+    return start, file.read()
+
+
+def complete_records(tail: bytes) -> Iterator[dict[str, Any]]:
+    """The records on the complete lines of `tail` (a torn last line is not one)."""
+    for line in tail[: tail.rfind(b"\n") + 1].splitlines():
+        record = parse_line(line)
+        if record is not None:
+            yield record
+
+
 def versions_written(location: str) -> set[tuple[str, int]] | None:
     """The article versions on complete lines after the checkpoint of the journal at
     `location`; None when it cannot be read from here (another host, gone, too long)."""
@@ -62,22 +88,11 @@ def versions_written(location: str) -> set[tuple[str, int]] | None:
         return None
     journal = Path(path)
     try:
+        if journal.stat().st_size - read_checkpoint(journal) > MAX_TAIL_BYTES:
+            return None
         with journal.open("rb") as file:
-            size = file.seek(0, os.SEEK_END)
-            start = read_checkpoint(journal)
-            start = 0 if start > size else start
-            if size - start > MAX_TAIL_BYTES:
-                return None
-            file.seek(start)
-            tail = file.read()
+            _, tail = tail_after_checkpoint(file, journal)
     except OSError:
         return None
-    return set(_versions(tail[: tail.rfind(b"\n") + 1]))
-
-
-def _versions(complete: bytes) -> Iterator[tuple[str, int]]:
-    for line in complete.splitlines():
-        record = parse_line(line)
-        found = item_version(record) if record is not None else None
-        if found is not None:
-            yield found
+    versions = (item_version(record) for record in complete_records(tail))
+    return {version for version in versions if version is not None}

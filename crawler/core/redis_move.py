@@ -52,6 +52,7 @@ class MoveReport:
     source_shards: int = 0  # of the near-duplicate index (0: none)
     target_shards: int = 0
 
+
 @dataclass
 class _Record:
     """The freshest source copy of one indexed article's record (its shards hold copies)."""
