@@ -195,10 +195,13 @@ def is_headline_link(block: TextBlock) -> bool:
     )
 
 
-def is_teaser_list(parts: list[TextBlock]) -> bool:
+def is_teaser_list(parts: list[TextBlock], summarised: bool = False) -> bool:
     """Short texts, each set apart by a headline link of its own: at least MIN_TEASERS headline
     links, and most of the text in runs no longer than a teaser's summary. An article with links
-    between its sections (a list of deals, "Read more" lines) has long runs of prose."""
+    between its sections (a list of deals, "Read more" lines) has long runs of prose.
+
+    `summarised`: only headline links followed by a summary (a sentence, CP characters) count as
+    teasers; a list of bare links, a label over it, is one block of related stories."""
     runs, current, headlines = [], 0, 0
     for block in parts:
         if is_headline_link(block):
@@ -208,6 +211,8 @@ def is_teaser_list(parts: list[TextBlock]) -> bool:
         elif block.link_density < HEADLINE_LINK_DENSITY and block.kind != CAPTION:
             current += block.chars
     runs.append(current)
+    if summarised:
+        headlines = sum(1 for run in runs[1:] if run >= CP)  # runs[0] comes before any headline
     total = sum(runs)
     in_long_runs = sum(run for run in runs if run > TEASER_SUMMARY_CHARS)
     return (
@@ -362,7 +367,9 @@ def non_article_reason(
     # The publisher's own word first: a video's description sits among teasers of other videos.
     if signals.declares_video and length <= VIDEO_STUB_CHARS:
         return NULL_VIDEO
-    if body.parts is not None and is_teaser_list(body.parts):
+    # A body longer than one teaser ends, when it is an article, in its own related stories: a
+    # list of bare links. A shorter one beside such a list is a teaser of it.
+    if body.parts is not None and is_teaser_list(body.parts, length > MAX_TEASER_RUN_CHARS):
         return NULL_LISTING
     if spans_cards(body.container):
         return NULL_LISTING
