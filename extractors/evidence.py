@@ -13,7 +13,8 @@ is dropped when the page positively looks like something else:
   element sits right by a body no longer than a teaser of a few paragraphs (the wall cut it);
 * `video` — a video page (OpenGraph `video.*`, or a schema.org VideoObject and no article type)
   whose text is no longer than a description;
-* `gallery` — a body that is mostly image captions;
+* `gallery` — a body that is mostly image captions, unless the page sets out prose longer than
+  a teaser's summary above them as its post (a photo essay);
 * `page_type` — the publisher declares a page type that is not an article (a collection,
   search results, a profile, a contact or checkout page) and the body is not long.
 
@@ -342,6 +343,12 @@ def is_gallery(blocks: list[Block]) -> bool:
     return captions > CAPTION_RATIO * max(1, len(running_text(blocks)))
 
 
+def is_photo_essay(blocks: list[Block], set_out: Callable[[], bool]) -> bool:
+    """Captions under prose longer than a teaser's summary, which the page sets out as its post
+    (under its headline, dated): a story told in photos. A gallery's text is one line."""
+    return len(running_text(blocks)) > TEASER_SUMMARY_CHARS and set_out()
+
+
 @dataclass(slots=True)
 class BodyShape:
     """What the evidence needs of a body: its blocks, and where it came from when known."""
@@ -373,7 +380,7 @@ def non_article_reason(
         return NULL_LISTING
     if spans_cards(body.container):
         return NULL_LISTING
-    if is_gallery(body.blocks):
+    if is_gallery(body.blocks) and not is_photo_essay(body.blocks, set_out):
         return NULL_GALLERY
     # A short body among teasers: a listing (the chain then looks for another body).
     if (
