@@ -56,6 +56,11 @@ SCHEMA_MARGIN = 0.25
 HEADLINE_TAGS = ("h1", "h2", "h3")
 # A heading is the headline when it is the title, or a part of it this long.
 MIN_HEADLINE_MATCH_CHARS = 15
+# Curly and low quotes (and primes) to their straight forms.
+_STRAIGHT_QUOTES = str.maketrans(
+    dict.fromkeys("\u2018\u2019\u201a\u201b\u2032", "'")
+    | dict.fromkeys("\u201c\u201d\u201e\u201f\u2033", '"')
+)
 
 
 def loose_text_outside(cleaning: Cleaning, container: Element) -> bool:
@@ -84,16 +89,23 @@ def headline_element(tree: Element, title: str | None) -> Element | None:
     headline with the site name ("Blog name: Post title"). A blog's name is a heading too, at the
     top of every page: of several matching headings the last one is the headline.
     """
-    titles = [clean_text(text).casefold() for text in (title, _document_title(tree)) if text]
+    titles = [_comparable(text) for text in (title, _document_title(tree)) if text]
     titles = [text for text in titles if text]
     if not titles:
         return None
     found = None
     for heading in tree.iter(*HEADLINE_TAGS):
-        shown = clean_text(text_of(heading)).casefold()
+        shown = _comparable(text_of(heading))
         if shown and any(_shows(shown, text) for text in titles):
             found = heading
     return found
+
+
+def _comparable(text: str) -> str:
+    """A title or heading as compared: one line, any case, and straight quotes (publishing
+    software curls the quotes of one and not the other: a straight apostrophe in the heading, a
+    right single quotation mark in the `<title>`)."""
+    return clean_text(text).casefold().translate(_STRAIGHT_QUOTES)
 
 
 def _shows(shown: str, title: str) -> bool:

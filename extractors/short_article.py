@@ -25,11 +25,11 @@ from __future__ import annotations
 import re
 
 from extractors.article import CAPTION, HEADING, Block
-from extractors.blocks import TextBlock, text_blocks
+from extractors.blocks import TextBlock, clean_text, text_blocks
 from extractors.evidence import is_headline_link
 from extractors.paragraphs import CP
 from extractors.preprocess import Cleaning
-from extractors.tree import PLAIN, Element
+from extractors.tree import PLAIN, Element, text_of
 
 # Lines between the headline and the body: a byline, a date, a standfirst, a share line.
 MAX_LINES_BETWEEN = 4
@@ -75,9 +75,20 @@ def is_set_out_as_post(
     page_body = cleaning.tree.find("body")
     if page_body is None:
         return False
+    blocks = _from_headline(blocks, headline)
     if not _starts_under(blocks, page_body, headline, cleaning):
         return False
     return declared or _dated(blocks, page_body, headline)
+
+
+def _from_headline(blocks: list[Block], headline: Element) -> list[Block]:
+    """The body's blocks from the headline on, when the body holds it (a post's container may
+    hold the date line above its headline too); else all of them."""
+    shown = clean_text(text_of(headline))
+    for index, (kind, text) in enumerate(blocks):
+        if kind == HEADING and text == shown:
+            return blocks[index:]
+    return blocks
 
 
 def _has_sentence(blocks: list[Block]) -> bool:

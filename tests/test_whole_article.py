@@ -48,6 +48,17 @@ def test_the_headline_is_the_heading_that_shows_a_part_of_the_title() -> None:
     assert headline is not None and headline.text == "The winter moorings are full again"
 
 
+def test_the_headline_matches_the_title_whatever_its_quotes() -> None:
+    from extractors.arbiter import headline_element
+    from extractors.document import parse_document
+
+    # Publishing software curls the apostrophe in <title> and leaves it straight in the heading.
+    html = '<html><body><h1>Blog</h1><h2>Tonight\'s "Big" Supper</h2></body></html>'
+    tree = parse_document(html.encode()).tree
+    headline = headline_element(tree, "Tonight\u2019s \u201cBig\u201d Supper")
+    assert headline is not None and headline.tag == "h2"
+
+
 def test_disagreeing_bodies_are_decided_by_the_publishers_body_then_by_prose() -> None:
     from extractors.arbiter import choose, disagree
     from extractors.cascade import Candidate
