@@ -7,8 +7,9 @@ sentences, a one-paragraph brief), and the page says so by its structure: the po
 reads that structure:
 
 * the headline is found (`extractors.arbiter.headline_element`), and the body starts right under
-  it: at most MAX_LINES_BETWEEN short lines between (a byline, a date, a standfirst), none of them
-  a headline link of its own (a listing's first teaser sits under the page's heading so);
+  it: at most MAX_LINES_BETWEEN short lines between (a byline, a date, a standfirst; lines of a
+  word or two of links, a share bar or the author's profile links, are not counted), none of
+  them a headline link of its own (a listing's first teaser sits under the page's heading so);
 * the body holds a sentence of running text (CP characters: Algorithm 2.1's paragraph);
 * the page dates the post: a line that shows a date (a day, a month and a year, in any order
   and language, or in digits) from just above the headline to just below the body, or the
@@ -26,7 +27,7 @@ import re
 
 from extractors.article import CAPTION, HEADING, Block
 from extractors.blocks import TextBlock, clean_text, text_blocks
-from extractors.evidence import is_headline_link
+from extractors.evidence import HEADLINE_LINK_DENSITY, is_headline_link
 from extractors.paragraphs import CP
 from extractors.preprocess import Cleaning
 from extractors.tree import PLAIN, Element, text_of
@@ -112,14 +113,19 @@ def _starts_under(
     if start is None:
         return False
     first = next(text for kind, text in blocks if kind != CAPTION)
-    reach = range(start, min(len(page), start + MAX_LINES_BETWEEN + 2))
-    begin = next((index for index in reach if _same_line(page[index].text, first)), None)
-    if begin is None:
-        return False
-    return all(
-        len(line.text) <= SHORT_LINE_CHARS and not is_headline_link(line)
-        for line in page[start + 1 : begin]
-    )
+    if _same_line(page[start].text, first):
+        return True
+    between = 0
+    for line in page[start + 1 : start + MAX_POST_LINES]:
+        if _same_line(line.text, first):
+            return True
+        if len(line.text) > SHORT_LINE_CHARS or is_headline_link(line):
+            return False
+        # A line of short links (a share bar, the author's profile links) is not counted.
+        between += line.link_density < HEADLINE_LINK_DENSITY
+        if between > MAX_LINES_BETWEEN:
+            return False
+    return False
 
 
 def _dated(blocks: list[Block], page_body: Element, headline: Element) -> bool:
