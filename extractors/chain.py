@@ -165,14 +165,16 @@ class _PostEvidence:
         self, cleaning: Cleaning, headline: Callable[[], Element | None], declared: bool
     ) -> None:
         self.cleaning, self.headline, self.declared = cleaning, headline, declared
-        self.answers: dict[int, bool] = {}
+        # Each answer keeps its candidate: the id() of a candidate no one holds is reused.
+        self.answers: dict[int, tuple[Candidate, bool]] = {}
 
     def __call__(self, candidate: Candidate) -> bool:
         if id(candidate) not in self.answers:
-            self.answers[id(candidate)] = len(candidate.text) <= MAX_TEASER_RUN_CHARS and (
+            answer = len(candidate.text) <= MAX_TEASER_RUN_CHARS and (
                 is_set_out_as_post(candidate.blocks, self.cleaning, self.headline(), self.declared)
             )
-        return self.answers[id(candidate)]
+            self.answers[id(candidate)] = (candidate, answer)
+        return self.answers[id(candidate)][1]
 
 
 def inside_kept_chrome(dom: DomBody, cleaning: Cleaning) -> bool:

@@ -103,10 +103,12 @@ def _starts_under(
 
     The page's lines are read without its chrome, except the elements around the headline
     (a post header is often named or tagged `header`)."""
-    around = {id(node) for node in (headline, *headline.iterancestors())}
+    # The elements themselves, not their id()s: lxml frees the Python proxy of an element no
+    # one holds, and its id() is then reused by another element's proxy.
+    around = frozenset((headline, *headline.iterancestors()))
 
     def kind(element: Element) -> int:
-        return PLAIN if id(element) in around else cleaning.kind(element)
+        return PLAIN if element in around else cleaning.kind(element)
 
     page = text_blocks(page_body, kind)
     start = _headline_line(page, headline)

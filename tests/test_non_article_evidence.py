@@ -292,6 +292,21 @@ def test_a_short_text_the_page_does_not_set_out_as_a_post_stays_null(name: str, 
     assert result.article is None and result.reason == "too_short", why
 
 
+def test_a_post_under_a_headline_in_a_header_is_set_out_on_a_fresh_parse() -> None:
+    from extractors.arbiter import headline_element
+    from extractors.preprocess import Cleaning
+    from extractors.short_article import is_set_out_as_post
+
+    # The headline's <header> is chrome, read as plain around the headline. Nothing else holds
+    # the header's lxml proxy here, so an answer keyed by id() would forget it was plain.
+    page = (HARD_ARTICLES / "en-short-post-headline-in-header.html").read_bytes()
+    text = (HARD_ARTICLES / "en-short-post-headline-in-header.txt").read_text(encoding="utf-8")
+    tree = parse_document(page).tree
+    headline = headline_element(tree, "Kites")
+    blocks = [("paragraph", text.strip())]
+    assert is_set_out_as_post(blocks, Cleaning(tree), headline, declared=True)
+
+
 def test_a_paywall_right_after_the_body_cuts_it() -> None:
     # The wall is the next sibling of the body's parent, inside the article: the text stops and
     # the wall begins (the paid post's lede would otherwise be a dated short article).
