@@ -31,6 +31,7 @@ Pure functions over the shared parse; they never modify it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from itertools import islice
 
@@ -56,11 +57,13 @@ SCHEMA_MARGIN = 0.25
 HEADLINE_TAGS = ("h1", "h2", "h3")
 # A heading is the headline when it is the title, or a part of it this long.
 MIN_HEADLINE_MATCH_CHARS = 15
-# Curly and low quotes (and primes) to their straight forms.
+# Curled and low quotation marks (and primes) to their straight forms ...
 _STRAIGHT_QUOTES = str.maketrans(
     dict.fromkeys("\u2018\u2019\u201a\u201b\u2032", "'")
     | dict.fromkeys("\u201c\u201d\u201e\u201f\u2033", '"')
 )
+# ... and an apostrophe inside a word left out.
+_APOSTROPHE = re.compile(r"(?<=\w)'(?=\w)")
 
 
 def loose_text_outside(cleaning: Cleaning, container: Element) -> bool:
@@ -102,10 +105,11 @@ def headline_element(tree: Element, title: str | None) -> Element | None:
 
 
 def _comparable(text: str) -> str:
-    """A title or heading as compared: one line, any case, and straight quotes (publishing
-    software curls the quotes of one and not the other: a straight apostrophe in the heading, a
-    right single quotation mark in the `<title>`)."""
-    return clean_text(text).casefold().translate(_STRAIGHT_QUOTES)
+    """A title or heading as compared: one line, any case, straight quotes and no apostrophes
+    in words (publishing software curls quotes in one and not in the other, or drops an
+    apostrophe from the `<title>`: "Chads Choice" over "Chad\u2019s Choice"). Quotes around a
+    word stay: a heading that quotes the title ("Comments on \u201cTitle\u201d") is not it."""
+    return _APOSTROPHE.sub("", clean_text(text).casefold().translate(_STRAIGHT_QUOTES))
 
 
 def _shows(shown: str, title: str) -> bool:

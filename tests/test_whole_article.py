@@ -57,6 +57,14 @@ def test_the_headline_matches_the_title_whatever_its_quotes() -> None:
     tree = parse_document(html.encode()).tree
     headline = headline_element(tree, "Tonight\u2019s \u201cBig\u201d Supper")
     assert headline is not None and headline.tag == "h2"
+    # Or drops the apostrophe from <title>; a heading that quotes the title is still not it.
+    html = (
+        "<html><body><h1>Blog</h1><h3>Chad\u2019s Choice</h3><h3>\u201cChads Choice\u201d</h3>"
+        "</body></html>"
+    )
+    tree = parse_document(html.encode()).tree
+    headline = headline_element(tree, "Chads Choice")
+    assert headline is not None and headline.text == "Chad\u2019s Choice"
 
 
 def test_disagreeing_bodies_are_decided_by_the_publishers_body_then_by_prose() -> None:
