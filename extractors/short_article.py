@@ -12,7 +12,8 @@ reads that structure:
   them a headline link of its own (a listing's first teaser sits under the page's heading so);
 * the body holds a sentence of running text (CP characters: Algorithm 2.1's paragraph);
 * the page dates the post: a line that shows a date (a day, a month and a year, in any order
-  and language, or in digits) from just above the headline to just below the body, or the
+  and language, or in digits) from just above the headline to just below the body (a footer
+  line right below it that opens with the date, however many category links follow), or the
   publisher declares an article (OpenGraph or schema.org type, a machine-readable publication
   date). A page without an article (a 404, a sign-in page, an author's page) has a headline and a
   short text too, but no date on the text.
@@ -146,7 +147,11 @@ def _dated(blocks: list[Block], page_body: Element, headline: Element) -> bool:
     post = page[max(0, start - DATE_LINES_BEFORE) : end + 1]
     below = page[end + 1 : end + 1 + DATE_LINES_AFTER]
     lines = post + [line for line in below if line.link_density < MAX_DATE_LINK_DENSITY]
-    return any(len(line.text) <= SHORT_LINE_CHARS and shows_date(line.text) for line in lines)
+    if any(len(line.text) <= SHORT_LINE_CHARS and shows_date(line.text) for line in lines):
+        return True
+    # A post's footer opens with its date, then links its categories ("11/09/2012 in Crafts,
+    # Autumn"); a list of other stories opens each line with a story's link.
+    return any(_DATE.match(line.text) is not None for line in below)
 
 
 def _headline_line(page: list[TextBlock], headline: Element) -> int | None:
