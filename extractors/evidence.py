@@ -203,8 +203,8 @@ def is_teaser_list(parts: list[TextBlock], summarised: bool = False) -> bool:
     links, and most of the text in runs no longer than a teaser's summary. An article with links
     between its sections (a list of deals, "Read more" lines) has long runs of prose.
 
-    `summarised`: only headline links followed by a summary (a sentence, CP characters) count as
-    teasers; a list of bare links, a label over it, is one block of related stories."""
+    `summarised`: only headline links with text of their own after them (a summary, a date
+    line) count as teasers; links one after another are a list of related stories."""
     runs, current, headlines = [], 0, 0
     for block in parts:
         if is_headline_link(block):
@@ -215,7 +215,7 @@ def is_teaser_list(parts: list[TextBlock], summarised: bool = False) -> bool:
             current += block.chars
     runs.append(current)
     if summarised:
-        headlines = sum(1 for run in runs[1:] if run >= CP)  # runs[0] comes before any headline
+        headlines = sum(1 for run in runs[1:] if run)  # runs[0] comes before any headline
     total = sum(runs)
     in_long_runs = sum(run for run in runs if run > TEASER_SUMMARY_CHARS)
     return (
