@@ -190,12 +190,10 @@ def _holds_wall(scope: Element) -> bool:
 
 
 def is_headline_link(block: TextBlock) -> bool:
-    """A block that is (nearly) all link text of HEADLINE_LINK_WORDS words or more; an arrow or
-    a guillemet is not a word ("Read more \u00bb" is a two-word link, not a headline)."""
-    if block.link_density < HEADLINE_LINK_DENSITY:
-        return False
-    words = [word for word in block.text.split() if any(char.isalnum() for char in word)]
-    return len(words) >= HEADLINE_LINK_WORDS
+    return (
+        block.link_density >= HEADLINE_LINK_DENSITY
+        and len(block.text.split()) >= HEADLINE_LINK_WORDS
+    )
 
 
 def is_teaser_list(parts: list[TextBlock], summarised: bool = False) -> bool:
