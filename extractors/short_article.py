@@ -13,10 +13,11 @@ reads that structure:
 * the body holds a sentence of running text (CP characters: Algorithm 2.1's paragraph);
 * the page dates the post: a line that shows a date (a day, a month and a year, in any order
   and language, or in digits) from just above the headline to just below the body (a footer
-  line right below it that opens with the date, however many category links follow), or the
-  publisher declares an article (OpenGraph or schema.org type, a machine-readable publication
-  date). A page without an article (a 404, a sign-in page, an author's page) has a headline and a
-  short text too, but no date on the text.
+  line right below it that opens with the date, however many category links follow, when the
+  next line does not: a list of other stories dates each of its lines), or the publisher
+  declares an article (OpenGraph or schema.org type, a machine-readable publication date). A
+  page without an article (a 404, a sign-in page, an author's page) has a headline and a short
+  text too, but no date on the text.
 
 The other evidence (listing, paywall, video, page_type) is asked before, as for any body. Pure
 functions over the shared parse; they never modify it.
@@ -150,8 +151,10 @@ def _dated(blocks: list[Block], page_body: Element, headline: Element) -> bool:
     if any(len(line.text) <= SHORT_LINE_CHARS and shows_date(line.text) for line in lines):
         return True
     # A post's footer opens with its date, then links its categories ("11/09/2012 in Crafts,
-    # Autumn"); a list of other stories opens each line with a story's link.
-    return any(_DATE.match(line.text) is not None for line in below)
+    # Autumn"): one such line right below the body. A list of other stories, dated, has the
+    # date and a link on each of its lines.
+    opens_dated = [_DATE.match(line.text) is not None for line in below]
+    return opens_dated[:1] == [True] and opens_dated[1:2] != [True]
 
 
 def _headline_line(page: list[TextBlock], headline: Element) -> int | None:
