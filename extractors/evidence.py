@@ -56,11 +56,14 @@ NON_ARTICLE_TYPES = frozenset(
     {
         "collectionpage", "searchresultspage", "profilepage", "contactpage", "checkoutpage",
         "itempage", "imagegallery", "mediagallery", "videogallery", "realestatelisting",
-        "product", "productgroup",
+        "product", "productgroup", "jobposting", "itemlist",
     }
 )  # fmt: skip
 # OpenGraph types that declare a page which is not an article (a person's profile, a product).
 NON_ARTICLE_OG_TYPES = frozenset({"profile", "product", "books.author"})
+# OpenGraph type families that do: every `product.*` (product.group, product.item), whatever
+# the shop system writes after the dot.
+NON_ARTICLE_OG_FAMILIES = frozenset({"product"})
 # Schema.org types that say "article" (WebPage and CreativeWork say nothing either way).
 ARTICLE_ONLY_TYPES = ARTICLE_TYPES - {"webpage", "creativework"}
 # A headline link: a block that is (nearly) all link text with at least this many words.
@@ -103,8 +106,18 @@ DECLARED_TYPE_MAX_CHARS = 2000
 # A body whose captions outweigh its running text this many times is a gallery.
 CAPTION_RATIO = 2.0
 # Class/id words that mark a paywall element (matched in C by XPath).
-PAYWALL_NAMES = ("paywall", "regwall", "meter-wall", "subscriber-only", "premium-wall")
+# The membership plugins thousands of sites run write their own names on the wall: Paid
+# Memberships Pro, MemberPress, Restrict Content Pro, WooCommerce Memberships.
+PAYWALL_NAMES = (
+    "paywall", "regwall", "meter-wall", "subscriber-only", "premium-wall",
+    "pmpro_content_message", "mepr-unauthorized", "rcp-restricted-content",
+    "wc-memberships-content-restricted",
+)  # fmt: skip
 
+# The itemtype of microdata items not inside another item, found in C; a hostile page may list
+# any number of types in one attribute: the first few are read.
+_TOP_ITEMTYPES = etree.XPath("//*[@itemscope][not(ancestor::*[@itemscope])]/@itemtype")
+MAX_ITEMTYPES = 4
 # Elements with a class or an id, found in C; their names are then read in Python, cut at
 # MAX_PAYWALL_NAME_CHARS (a hostile page puts megabytes in one attribute).
 _NAMED = etree.XPath(".//*[@class or @id]")
@@ -147,17 +160,37 @@ class PageSignals:
         declared = (
             bool(self.types & NON_ARTICLE_TYPES)
             or self.og_type in NON_ARTICLE_OG_TYPES
+            or (self.og_type or "").split(".")[0] in NON_ARTICLE_OG_FAMILIES
             or self.unindexed
         )
         return declared and not self.declares_article
 
 
 def page_signals(
-    jsonld: list[dict[str, Any]], og_type: str | None, robots: str | None = None
+    jsonld: list[dict[str, Any]],
+    og_type: str | None,
+    robots: str | None = None,
+    tree: Element | None = None,
 ) -> PageSignals:
-    types = frozenset(name for obj in jsonld for name in types_of(obj))
+    """The declarations of the page: JSON-LD types, and the types of its top-level microdata
+    items when `tree` is given (a shop writes `itemtype=Product` on the page's main item)."""
+    types = {name for obj in jsonld for name in types_of(obj)}
+    if tree is not None:
+        types.update(microdata_types(tree))
     unindexed = "noindex" in (robots or "").lower()
-    return PageSignals(types, (og_type or "").strip().lower() or None, unindexed)
+    # Some sites write the OpenGraph namespace into the value ("og:product").
+    og = (og_type or "").strip().lower().removeprefix("og:") or None
+    return PageSignals(frozenset(types), og, unindexed)
+
+
+def microdata_types(tree: Element) -> set[str]:
+    """The lower-cased schema.org types of the page's top-level microdata items (an item nested
+    in another is a part of it: the product a review article is about)."""
+    return {
+        name.rstrip("/").rsplit("/", 1)[-1].lower()
+        for value in _TOP_ITEMTYPES(tree)
+        for name in str(value).split()[:MAX_ITEMTYPES]
+    }
 
 
 def _not_free(jsonld: list[dict[str, Any]], tree: Element) -> bool:

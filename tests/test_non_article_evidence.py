@@ -213,6 +213,35 @@ def test_a_product_page_is_a_declared_non_article() -> None:
     assert result.reason == "page_type"
 
 
+@pytest.mark.parametrize(
+    "head",
+    [
+        '<meta property="og:type" content="product.group">',
+        '<meta property="og:type" content="og:product">',
+        '<script type="application/ld+json">{"@type": "JobPosting", "title": "Reporter"}</script>',
+        '<script type="application/ld+json">{"@type": "ItemList", "itemListElement": []}</script>',
+    ],
+    ids=["og-product-family", "og-prefixed", "job-posting", "item-list"],
+)
+def test_a_shop_a_job_and_a_list_are_declared_non_articles(head: str) -> None:
+    body = f'<div class="bio"><p>{PROSE}</p><p>{PROSE}</p></div>'
+    assert extract_verbose(_page(body, head)).reason == "page_type"
+
+
+def test_a_top_level_microdata_item_declares_the_page_and_a_nested_one_does_not() -> None:
+    product = '<div itemscope itemtype="https://schema.org/Product"><p>{0}</p><p>{0}</p></div>'
+    assert extract_verbose(_page(product.format(PROSE))).reason == "page_type"
+    # The product a review is about, inside the review's own item: the page is the review.
+    review = f'<div itemscope itemtype="https://schema.org/Review">{product.format(PROSE)}</div>'
+    assert extract_verbose(_page(review)).article is not None
+
+
+def test_a_membership_plugin_wall_after_the_lede_is_a_paywall() -> None:
+    wall = '<div class="pmpro_content_message"><h3>Members only</h3><a href="/join">Join</a></div>'
+    body = f'<article><div class="entry-content"><p>{PROSE}</p>{wall}</div></article>'
+    assert extract_verbose(_page(body)).reason == "paywall"
+
+
 def test_a_profile_and_a_page_kept_out_of_search_engines_are_declared_non_articles() -> None:
     body = f'<div class="bio"><p>{PROSE}</p><p>{PROSE}</p></div>'
     profile = extract_verbose(_page(body, '<meta property="og:type" content="profile">'))
