@@ -236,6 +236,42 @@ def test_a_top_level_microdata_item_declares_the_page_and_a_nested_one_does_not(
     assert extract_verbose(_page(review)).article is not None
 
 
+@pytest.mark.parametrize(
+    "item",
+    [
+        "<div class='tile'><a href='/p/{n}'>Oak chopping board, size {n}</a><span>{n}4,00 €</span>"
+        "<span>In stock, delivered in two to three working days</span></div>",
+        "<tr><td>2 BR apartment on floor {n}, laundry, no pets, $65{n} plus deposit.</td></tr>",
+    ],
+    ids=["product-grid", "classified-rows"],
+)
+def test_a_list_of_priced_items_is_a_listing(item: str) -> None:
+    items = "".join(item.format(n=n) for n in range(1, 7))
+    wrapper = "table" if item.startswith("<tr>") else "div"
+    result = extract_verbose(_page(f"<h1>Kitchen</h1><{wrapper}>{items}</{wrapper}>"))
+    assert result.article is None and result.reason == "listing"
+
+
+def test_an_article_about_prices_is_not_a_priced_list() -> None:
+    # Prices in every paragraph, but paragraphs of prose: an article.
+    prices = "".join(
+        f"<p>{PROSE} Diesel rose to €1.{n}9 a litre at the pump, the highest since spring.</p>"
+        for n in range(5)
+    )
+    assert extract_verbose(_page(f"<article><h1>Fuel</h1>{prices}</article>")).article is not None
+
+
+def test_a_body_made_of_notice_cards_is_a_listing() -> None:
+    # A heading, an intro and notices of one template, each a linked name on a line of its own.
+    notices = "".join(
+        f'<li><a href="/n/{n}"><b>Firstname Surname {n}</b> née Maiden</a><br>* 12.03.1934 † '
+        f"0{n}.11.2026 · Riverside</li>"
+        for n in range(1, 6)
+    )
+    body = f"<main><h1>Notices</h1><p>The latest notices.</p><ul>{notices}</ul></main>"
+    assert extract_verbose(_page(body)).reason == "listing"
+
+
 def test_a_membership_plugin_wall_after_the_lede_is_a_paywall() -> None:
     wall = '<div class="pmpro_content_message"><h3>Members only</h3><a href="/join">Join</a></div>'
     body = f'<article><div class="entry-content"><p>{PROSE}</p>{wall}</div></article>'
