@@ -357,6 +357,23 @@ def test_a_short_text_the_page_does_not_set_out_as_a_post_stays_null(name: str, 
     assert result.article is None and result.reason == "too_short", why
 
 
+@pytest.mark.parametrize(("href", "article"), [("/", False), ("https://author.example/", True)])
+def test_a_dated_message_that_sends_the_reader_home_is_an_error_page(
+    href: str, article: bool
+) -> None:
+    # A short dated text under its headline is a post, unless a link home follows it: the
+    # "story no longer available" page. A link to another site's root (the author's website)
+    # says nothing.
+    page = (
+        "<html><head><title>The page is gone for good | Site</title></head><body>"
+        f"{NAV}<div class='content'><h1>The page is gone for good</h1><p>Updated 2 March 2026</p>"
+        "<p>The page you were looking for was taken down by its publisher last week.</p>"
+        f'<p><a href="{href}">Go there</a></p></div></body></html>'
+    )
+    result = extract_verbose(page)
+    assert (result.article is not None) == article, result.reason
+
+
 def test_a_paywall_right_after_the_body_cuts_it() -> None:
     # The wall is the next sibling of the body's parent, inside the article: the text stops and
     # the wall begins (the paid post's lede would otherwise be a dated short article).
