@@ -104,7 +104,7 @@ def run_chain(document: Document) -> Extraction:
     ):
         # Text between line breaks, which Algorithm 2.1 does not count, may be the article.
         body = reconsider(body, cleaning, metadata.title, schema.text_blocks if schema else None)
-    signals = page_signals(jsonld, metadata.page_type, metadata.robots)
+    signals = page_signals(jsonld, metadata.page_type, metadata.robots, tree)
     dated = metadata.published is not None and not metadata.dated_by_url
     # Whether the page sets a short body out as its post: asked beside kept chrome and by the judge.
     set_out = _PostEvidence(cleaning, headline, signals.declares_article or dated)

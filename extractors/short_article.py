@@ -14,7 +14,9 @@ reads that structure:
   and language, or in digits) from just above the headline to just below the body, or the
   publisher declares an article (OpenGraph or schema.org type, a machine-readable publication
   date). A page without an article (a 404, a sign-in page, an author's page) has a headline and a
-  short text too, but no date on the text.
+  short text too, but no date on the text;
+* no link to the site's home page follows the text: an error page ("this story is no longer
+  available", "page not found") sends the reader home right under its message, a post does not.
 
 The other evidence (listing, paywall, video, page_type) is asked before, as for any body. Pure
 functions over the shared parse; they never modify it.
@@ -23,10 +25,11 @@ functions over the shared parse; they never modify it.
 from __future__ import annotations
 
 import re
+from urllib.parse import urlsplit
 
 from extractors.article import CAPTION, HEADING, Block
 from extractors.blocks import TextBlock, text_blocks
-from extractors.evidence import is_headline_link
+from extractors.evidence import HEADLINE_LINK_DENSITY, is_headline_link
 from extractors.paragraphs import CP
 from extractors.preprocess import Cleaning
 from extractors.tree import PLAIN, Element
@@ -77,7 +80,9 @@ def is_set_out_as_post(
         return False
     if not _starts_under(blocks, page_body, headline, cleaning):
         return False
-    return declared or _dated(blocks, page_body, headline)
+    return (declared or _dated(blocks, page_body, headline)) and not _sends_home(
+        blocks, page_body, headline
+    )
 
 
 def _has_sentence(blocks: list[Block]) -> bool:
@@ -128,6 +133,31 @@ def _dated(blocks: list[Block], page_body: Element, headline: Element) -> bool:
     below = page[end + 1 : end + 1 + DATE_LINES_AFTER]
     lines = post + [line for line in below if line.link_density < MAX_DATE_LINK_DENSITY]
     return any(len(line.text) <= SHORT_LINE_CHARS and shows_date(line.text) for line in lines)
+
+
+def _sends_home(blocks: list[Block], page_body: Element, headline: Element) -> bool:
+    """One of the DATE_LINES_AFTER lines below the body is a link to the site's home page."""
+    page = text_blocks(page_body)
+    start = _headline_line(page, headline)
+    if start is None:
+        return False
+    last = blocks[-1][1]
+    reach = range(start, min(len(page), start + MAX_POST_LINES))
+    end = next((index for index in reach if _same_line(page[index].text, last)), None)
+    if end is None:
+        return False
+    below = page[end + 1 : end + 1 + DATE_LINES_AFTER]
+    return any(
+        line.link_density >= HEADLINE_LINK_DENSITY and any(map(_is_home, line.element.iter("a")))
+        for line in below
+    )
+
+
+def _is_home(link: Element) -> bool:
+    """A link to this site's root: "/" (an absolute root is another site's as often: the
+    author's website in a post's author box)."""
+    parts = urlsplit((link.get("href") or "").strip())
+    return parts.path == "/" and not (parts.netloc or parts.query or parts.fragment)
 
 
 def _headline_line(page: list[TextBlock], headline: Element) -> int | None:

@@ -213,6 +213,71 @@ def test_a_product_page_is_a_declared_non_article() -> None:
     assert result.reason == "page_type"
 
 
+@pytest.mark.parametrize(
+    "head",
+    [
+        '<meta property="og:type" content="product.group">',
+        '<meta property="og:type" content="og:product">',
+        '<script type="application/ld+json">{"@type": "JobPosting", "title": "Reporter"}</script>',
+        '<script type="application/ld+json">{"@type": "ItemList", "itemListElement": []}</script>',
+    ],
+    ids=["og-product-family", "og-prefixed", "job-posting", "item-list"],
+)
+def test_a_shop_a_job_and_a_list_are_declared_non_articles(head: str) -> None:
+    body = f'<div class="bio"><p>{PROSE}</p><p>{PROSE}</p></div>'
+    assert extract_verbose(_page(body, head)).reason == "page_type"
+
+
+def test_a_top_level_microdata_item_declares_the_page_and_a_nested_one_does_not() -> None:
+    product = '<div itemscope itemtype="https://schema.org/Product"><p>{0}</p><p>{0}</p></div>'
+    assert extract_verbose(_page(product.format(PROSE))).reason == "page_type"
+    # The product a review is about, inside the review's own item: the page is the review.
+    review = f'<div itemscope itemtype="https://schema.org/Review">{product.format(PROSE)}</div>'
+    assert extract_verbose(_page(review)).article is not None
+
+
+@pytest.mark.parametrize(
+    "item",
+    [
+        "<div class='tile'><a href='/p/{n}'>Oak chopping board, size {n}</a><span>{n}4,00 €</span>"
+        "<span>In stock, delivered in two to three working days</span></div>",
+        "<tr><td>2 BR apartment on floor {n}, laundry, no pets, $65{n} plus deposit.</td></tr>",
+    ],
+    ids=["product-grid", "classified-rows"],
+)
+def test_a_list_of_priced_items_is_a_listing(item: str) -> None:
+    items = "".join(item.format(n=n) for n in range(1, 7))
+    wrapper = "table" if item.startswith("<tr>") else "div"
+    result = extract_verbose(_page(f"<h1>Kitchen</h1><{wrapper}>{items}</{wrapper}>"))
+    assert result.article is None and result.reason == "listing"
+
+
+def test_an_article_about_prices_is_not_a_priced_list() -> None:
+    # Prices in every paragraph, but paragraphs of prose: an article.
+    prices = "".join(
+        f"<p>{PROSE} Diesel rose to €1.{n}9 a litre at the pump, the highest since spring.</p>"
+        for n in range(5)
+    )
+    assert extract_verbose(_page(f"<article><h1>Fuel</h1>{prices}</article>")).article is not None
+
+
+def test_a_body_made_of_notice_cards_is_a_listing() -> None:
+    # A heading, an intro and notices of one template, each a linked name on a line of its own.
+    notices = "".join(
+        f'<li><a href="/n/{n}"><b>Firstname Surname {n}</b> née Maiden</a><br>* 12.03.1934 † '
+        f"0{n}.11.2026 · Riverside</li>"
+        for n in range(1, 6)
+    )
+    body = f"<main><h1>Notices</h1><p>The latest notices.</p><ul>{notices}</ul></main>"
+    assert extract_verbose(_page(body)).reason == "listing"
+
+
+def test_a_membership_plugin_wall_after_the_lede_is_a_paywall() -> None:
+    wall = '<div class="pmpro_content_message"><h3>Members only</h3><a href="/join">Join</a></div>'
+    body = f'<article><div class="entry-content"><p>{PROSE}</p>{wall}</div></article>'
+    assert extract_verbose(_page(body)).reason == "paywall"
+
+
 def test_a_profile_and_a_page_kept_out_of_search_engines_are_declared_non_articles() -> None:
     body = f'<div class="bio"><p>{PROSE}</p><p>{PROSE}</p></div>'
     profile = extract_verbose(_page(body, '<meta property="og:type" content="profile">'))
@@ -290,6 +355,23 @@ def test_a_short_post_under_its_headline_with_a_date_is_an_article(name: str, st
 def test_a_short_text_the_page_does_not_set_out_as_a_post_stays_null(name: str, why: str) -> None:
     result = extract_verbose((NON_ARTICLES / name).read_bytes())
     assert result.article is None and result.reason == "too_short", why
+
+
+@pytest.mark.parametrize(("href", "article"), [("/", False), ("https://author.example/", True)])
+def test_a_dated_message_that_sends_the_reader_home_is_an_error_page(
+    href: str, article: bool
+) -> None:
+    # A short dated text under its headline is a post, unless a link home follows it: the
+    # "story no longer available" page. A link to another site's root (the author's website)
+    # says nothing.
+    page = (
+        "<html><head><title>The page is gone for good | Site</title></head><body>"
+        f"{NAV}<div class='content'><h1>The page is gone for good</h1><p>Updated 2 March 2026</p>"
+        "<p>The page you were looking for was taken down by its publisher last week.</p>"
+        f'<p><a href="{href}">Go there</a></p></div></body></html>'
+    )
+    result = extract_verbose(page)
+    assert (result.article is not None) == article, result.reason
 
 
 def test_a_paywall_right_after_the_body_cuts_it() -> None:
