@@ -44,6 +44,7 @@ from extractors.article import (
 )
 from extractors.blocks import Classifier, TextBlock, tag_kind, text_blocks
 from extractors.jsonld import ARTICLE_TYPES, types_of
+from extractors.page_kinds import has_order_form, is_site_page, records_share
 from extractors.paragraphs import CP
 from extractors.tree import Element, text_of
 
@@ -60,8 +61,20 @@ NON_ARTICLE_TYPES = frozenset(
         "collectionpage", "searchresultspage", "profilepage", "contactpage", "checkoutpage",
         "itempage", "imagegallery", "mediagallery", "videogallery", "realestatelisting",
         "product", "productgroup", "jobposting", "itemlist",
+        # A FAQ or Q&A page (help centres, forums); an explainer article that adds FAQ markup
+        # declares its article type too.
+        "faqpage", "qapage",
+        # What is for sale or to let, by itself: an offer, a home, a room, a vehicle.
+        "offer", "aggregateoffer", "offercatalog", "residence", "singlefamilyresidence",
+        "apartmentcomplex", "gatedresidencecommunity", "accommodation", "apartment", "house",
+        "room", "hotelroom", "suite", "campingpitch", "lodgingbusiness", "hotel", "hostel",
+        "motel", "resort", "bedandbreakfast", "campground", "vacationrental", "vehicle", "car",
+        "motorcycle", "busorcoach", "motorizedbicycle",
     }
 )  # fmt: skip
+# Schema.org names every kind of event "...Event" (MusicEvent, SportsEvent, ScreeningEvent):
+# an event's own page; an article about one declares its article type beside it.
+NON_ARTICLE_TYPE_SUFFIXES = ("event",)
 # OpenGraph types that declare a page which is not an article (a person's profile, a product).
 NON_ARTICLE_OG_TYPES = frozenset({"profile", "product", "books.author"})
 # OpenGraph type families that do: every `product.*` (product.group, product.item), whatever
@@ -159,6 +172,7 @@ class PageSignals:
     types: frozenset[str]  # schema.org types of every JSON-LD object
     og_type: str | None  # OpenGraph og:type, lower case
     unindexed: bool = False  # the robots meta tag asks search engines not to index the page
+    address: str | None = None  # the page's canonical address (else og:url, else its URL)
 
     @property
     def declares_article(self) -> bool:
@@ -176,6 +190,7 @@ class PageSignals:
         search engines (results, error and sign-in pages), and no article type."""
         declared = (
             bool(self.types & NON_ARTICLE_TYPES)
+            or any(name.endswith(NON_ARTICLE_TYPE_SUFFIXES) for name in self.types)
             or self.og_type in NON_ARTICLE_OG_TYPES
             or (self.og_type or "").split(".")[0] in NON_ARTICLE_OG_FAMILIES
             or self.unindexed
@@ -188,6 +203,7 @@ def page_signals(
     og_type: str | None,
     robots: str | None = None,
     tree: Element | None = None,
+    address: str | None = None,
 ) -> PageSignals:
     """The declarations of the page: JSON-LD types, and the types of its top-level microdata
     items when `tree` is given (a shop writes `itemtype=Product` on the page's main item)."""
@@ -197,7 +213,7 @@ def page_signals(
     unindexed = "noindex" in (robots or "").lower()
     # Some sites write the OpenGraph namespace into the value ("og:product").
     og = (og_type or "").strip().lower().removeprefix("og:") or None
-    return PageSignals(frozenset(types), og, unindexed)
+    return PageSignals(frozenset(types), og, unindexed, address)
 
 
 def microdata_types(tree: Element) -> set[str]:
@@ -450,6 +466,10 @@ def non_article_reason(
         return NULL_LISTING
     if is_priced_list(body.blocks) or is_mostly_cards(body):
         return NULL_LISTING
+    if records_share(body.blocks, body.container):
+        return NULL_LISTING
+    if has_order_form(body.blocks, body.container):
+        return NULL_PAGE_TYPE
     if is_gallery(body.blocks):
         return NULL_GALLERY
     # A short body among teasers: a listing (the chain then looks for another body).
@@ -462,5 +482,7 @@ def non_article_reason(
     if is_walled_teaser(body.blocks, tree, jsonld, body.container):
         return NULL_PAYWALL
     if signals.declares_non_article and length < DECLARED_TYPE_MAX_CHARS:
+        return NULL_PAGE_TYPE
+    if not signals.declares_article and is_site_page(tree, signals.address, body.container):
         return NULL_PAGE_TYPE
     return None

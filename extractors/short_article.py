@@ -27,8 +27,8 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-from extractors.article import CAPTION, HEADING, Block
-from extractors.blocks import TextBlock, text_blocks
+from extractors.article import CAPTION, HEADING, TABLE, Block, reading_length
+from extractors.blocks import CELL_SEPARATOR, TextBlock, text_blocks
 from extractors.evidence import HEADLINE_LINK_DENSITY, is_headline_link
 from extractors.paragraphs import CP
 from extractors.preprocess import Cleaning
@@ -73,7 +73,7 @@ def is_set_out_as_post(
 ) -> bool:
     """Whether a short body is the post the page sets out under its headline (see the module's
     docstring). `declared`: the publisher declares an article or its publication date."""
-    if headline is None or not _has_sentence(blocks):
+    if headline is None or not has_sentence(blocks):
         return False
     page_body = cleaning.tree.find("body")
     if page_body is None:
@@ -85,8 +85,21 @@ def is_set_out_as_post(
     )
 
 
-def _has_sentence(blocks: list[Block]) -> bool:
+def has_sentence(blocks: list[Block]) -> bool:
     return any(kind not in (HEADING, CAPTION) and len(text) >= CP for kind, text in blocks)
+
+
+def has_prose(blocks: list[Block]) -> bool:
+    """A line of text of at least CP characters (Algorithm 2.1's paragraph; CJK characters
+    counted by `reading_length`, as a reader sees them), in one table cell when in a table: a
+    body without one is figures, times and names (lottery numbers, a timetable)."""
+    for kind, text in blocks:
+        if kind == CAPTION:
+            continue
+        for piece in text.split(CELL_SEPARATOR) if kind == TABLE else (text,):
+            if len(piece) >= CP or reading_length(piece) >= CP:
+                return True
+    return False
 
 
 def _starts_under(
@@ -107,7 +120,7 @@ def _starts_under(
         return False
     first = next(text for kind, text in blocks if kind != CAPTION)
     reach = range(start, min(len(page), start + MAX_LINES_BETWEEN + 2))
-    begin = next((index for index in reach if _same_line(page[index].text, first)), None)
+    begin = next((index for index in reach if _first_line(page[index].text, first)), None)
     if begin is None:
         return False
     return all(
@@ -158,6 +171,15 @@ def _is_home(link: Element) -> bool:
     author's website in a post's author box)."""
     parts = urlsplit((link.get("href") or "").strip())
     return parts.path == "/" and not (parts.netloc or parts.query or parts.fragment)
+
+
+def _first_line(shown: str, written: str) -> bool:
+    """The page's line is where the body begins: `_same_line`, but a fragment shorter than a
+    sentence (a time, a figure, a table cell) must begin the line: it is part of many lines of
+    a page, and would find the body anywhere under the headline."""
+    if len(written) < CP:
+        return " ".join(shown.split()).startswith(" ".join(written.split()))
+    return _same_line(shown, written)
 
 
 def _headline_line(page: list[TextBlock], headline: Element) -> int | None:
