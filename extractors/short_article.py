@@ -120,7 +120,7 @@ def _starts_under(
         return False
     first = next(text for kind, text in blocks if kind != CAPTION)
     reach = range(start, min(len(page), start + MAX_LINES_BETWEEN + 2))
-    begin = next((index for index in reach if _first_line(page[index].text, first)), None)
+    begin = next((index for index in reach if begins_body(page[index].text, first)), None)
     if begin is None:
         return False
     return all(
@@ -173,7 +173,7 @@ def _is_home(link: Element) -> bool:
     return parts.path == "/" and not (parts.netloc or parts.query or parts.fragment)
 
 
-def _first_line(shown: str, written: str) -> bool:
+def begins_body(shown: str, written: str) -> bool:
     """The page's line is where the body begins: `_same_line`, but a fragment shorter than a
     sentence (a time, a figure, a table cell) must begin the line: it is part of many lines of
     a page, and would find the body anywhere under the headline."""

@@ -402,3 +402,184 @@ def test_a_date_line_is_told_by_its_form_in_any_language(line: str, dated: bool)
     from extractors.short_article import shows_date
 
     assert shows_date(line) is dated
+
+
+# --- round 2 of issue 31: declared types, records, figures, order forms, site pages ----------
+
+# Two paragraphs of prose under a headline: an article by length alone, unless evidence says
+# the page is something else.
+DESCRIPTION = (
+    "<p>Set back from the lane behind a beech hedge, with a walled garden that catches the sun "
+    "from late morning until the evening, and a workshop in the old stable block.</p>"
+    "<p>The ground floor was opened up last year; the upstairs rooms keep their original "
+    "floorboards, sash windows and two working fireplaces.</p>"
+)
+
+
+def _described(head: str, body: str = DESCRIPTION) -> str:
+    return _page(f"<main><h1>Mill Cottage, Lower Street</h1>{body}</main>", head)
+
+
+def _ld(kind: str) -> str:
+    return f'<script type="application/ld+json">{{"@type": "{kind}", "name": "X"}}</script>'
+
+
+@pytest.mark.parametrize(
+    "kind", ["SingleFamilyResidence", "Apartment", "Hotel", "Car", "MusicEvent", "FAQPage"]
+)
+def test_a_home_a_hotel_a_vehicle_an_event_and_a_faq_are_declared_non_articles(kind: str) -> None:
+    assert extract_verbose(_described("")).article is not None  # the same page, undeclared
+    result = extract_verbose(_described(_ld(kind)))
+    assert result.article is None and result.reason == "page_type"
+
+
+def test_an_article_that_also_declares_its_event_is_an_article() -> None:
+    head = _ld("NewsArticle") + _ld("Festival") + _ld("ScreeningEvent")
+    assert extract_verbose(_described(head)).article is not None
+
+
+def _records(count: int, intro: str = "") -> str:
+    rows = "".join(
+        f'<li class="incident"><span class="road">B{40 + n} northbound</span> Lane closed '
+        f'near the bridge after a breakdown.<span class="time">07:{10 + n}</span></li>'
+        for n in range(count)
+    )
+    return _page(f"<main><h1>Roads now</h1>{intro}<ul class='incidents'>{rows}</ul></main>")
+
+
+def test_a_body_of_short_records_of_one_template_is_a_listing() -> None:
+    result = extract_verbose(_records(6))
+    assert result.article is None and result.reason == "listing"
+
+
+def test_an_article_beside_its_records_is_an_article() -> None:
+    # What is left besides the records is an article's body: prose, then the list it reports.
+    intro = f"<p>{PROSE}</p><p>{PROSE.replace('council', 'county')}</p>"
+    assert extract_verbose(_records(6, intro)).article is not None
+
+
+def test_a_body_of_figures_without_a_line_of_prose_is_null() -> None:
+    # A draw's numbers and payouts: long enough for an article, but not one line of prose.
+    balls = "".join(f"<li>{n}</li>" for n in (4, 11, 19, 27, 38, 45))
+    rows = "".join(
+        f"<tr><td>{n} ({7 - n} right + bonus)</td><td>{n * 3}</td><td>{n * 104100},50 €</td></tr>"
+        for n in range(1, 4)
+    )
+    page = _page(
+        "<main><h1>Draw of Wednesday, 12.11.2026</h1><div class='draw'><h2>Main draw</h2>"
+        f"<ul class='balls'>{balls}</ul><p>Bonus number: 7</p><h2>Game 77</h2>"
+        "<p class='n'>3 8 1 4 0 9 2</p><h2>Super 6</h2><p class='n'>6 0 5 1 8 3</p></div>"
+        "<table class='odds'><tr><th>Class</th><th>Winners</th><th>Payout</th></tr>"
+        f"{rows}</table><p class='note'>All figures without guarantee.</p></main>"
+    )
+    result = extract_verbose(page)
+    assert result.article is None and result.reason == "too_short"
+
+
+def test_prose_in_the_cells_of_a_layout_table_is_prose() -> None:
+    from extractors.short_article import has_prose
+
+    assert has_prose([("table", f"{PROSE}")])
+    assert not has_prose([("table", "1 (6 of 6 and bonus) | none | jackpot carried over")])
+
+
+def test_a_short_fragment_locates_a_post_only_where_it_begins_a_line() -> None:
+    # A witness's body: a timetable's last cell, then the note under the table. The time is in
+    # a row right under the dated headline too, but inside it: the note is not the page's post.
+    films = [
+        ("Low Water", "12A", "13:10, 16:00, 19:30", "18:45"),
+        ("Glass Birds", "PG", "11:00, 13:45", "14:00, 16:30"),
+        ("Night Ferry", "15", "20:15", "20:30"),
+        ("The Quarry", "12A", "14:20, 17:40, 20:50", "-"),
+        ("Wren", "U", "10:30, 12:15", "11:00"),
+    ]
+    rows = "".join(
+        f"<tr><td><a href='/films/{n}'>{film}</a></td><td>{cert}</td><td>{a}</td><td>{b}</td></tr>"
+        for n, (film, cert, a, b) in enumerate(films)
+    )
+    page = (
+        "<html><head><title>Screenings in town for Thursday | What's On | Paper</title></head>"
+        "<body><div class='page'><header><a href='/'>Paper</a></header><div class='content'>"
+        "<h1>Screenings in town</h1><p class='date'>Thursday 14 November 2026</p>"
+        "<table class='times'><thead><tr><th>Film</th><th>Cert</th><th>Picture House</th>"
+        f"<th>Lyric</th></tr></thead><tbody>{rows}</tbody></table><p class='note'>Times are "
+        "supplied by the cinemas and may change. Check with the venue before you travel.</p>"
+        "</div><footer>Paper</footer></div></body></html>"
+    )
+    result = extract_verbose(page)
+    assert result.article is None and result.reason == "too_short"
+
+
+@pytest.mark.parametrize(
+    ("line", "fragment", "found"),
+    [
+        ("Name: Task timer Author: A. Writer", "Name: Task timer", True),
+        ("Glass Birds | PG | 11:00, 13:45", "11:00", False),
+    ],
+)
+def test_a_fragment_begins_the_line_it_is_found_in(line: str, fragment: str, found: bool) -> None:
+    from extractors.short_article import begins_body
+
+    assert begins_body(line, fragment) is found
+
+
+def _product(order: str) -> str:
+    return _page(
+        "<div id='main'><div class='details'><h1>Trail pack, 30 litres</h1>"
+        "<p class='price'>69,00 €</p>"
+        "<p>A light and sturdy pack for day walks, with a ventilated back panel, a padded hip "
+        "belt and a rain cover folded into its base.</p>"
+        "<p>Mesh side pockets hold a bottle within reach; the lid pocket takes maps, keys and "
+        "a phone, and a sleeve inside fits a two-litre bladder with a port for its tube.</p>"
+        f"<p>Made from recycled nylon and weighing 820 grams.</p>{order}</div></div>"
+    )
+
+
+def test_a_priced_body_with_an_order_form_is_a_product_page() -> None:
+    form = (
+        "<form action='/basket' method='post'><select name='colour'><option>Blue</option>"
+        "</select><input type='number' name='qty' value='1'><button>Add</button></form>"
+    )
+    result = extract_verbose(_product(form))
+    assert result.article is None and result.reason == "page_type"
+    # A review's price comes with a link to a shop: an article.
+    assert extract_verbose(_product("<a class='buy' href='/shop/pack'>Buy</a>")).article
+
+
+def _site_page(address: str, footer: str) -> str:
+    body = "".join(f"<p>{PROSE} Section {n}.</p>" for n in range(3))
+    return _page(
+        f"<div class='page'><h1>About this page</h1>{body}</div><footer>{footer}</footer>",
+        f'<link rel="canonical" href="{address}">',
+    )
+
+
+BAR = (
+    '<a href="/privacy/">Privacy</a> <a href="/terms/">Terms</a> <a href="/contact/">Contact us</a>'
+)
+
+
+def test_a_page_its_own_footer_bar_links_is_a_page_about_the_site() -> None:
+    result = extract_verbose(_site_page("https://paper.example/privacy/", BAR))
+    assert result.article is None and result.reason == "page_type"
+
+
+@pytest.mark.parametrize(
+    ("address", "footer"),
+    [
+        # a footer's list of recent posts holds this one: headlines, not a bar of short links
+        (
+            "https://paper.example/notes/harbour-railway/",
+            '<ul><li><a href="/notes/harbour-railway/">Harbour railway</a></li>'
+            '<li><a href="/notes/x/">Council votes to close the Eastgate car park</a></li>'
+            '<li><a href="/notes/y/">Bakery on Quay Street marks one hundred years</a></li></ul>',
+        ),
+        # a script's address: the query says which article
+        ("https://paper.example/privacy/?id=4471", BAR),
+        # an article's address: a headline's slug
+        ("https://paper.example/news/privacy/health-app-shared-location-data/", BAR),
+    ],
+    ids=["recent-posts", "query", "slug"],
+)
+def test_an_article_linked_from_a_footer_is_not_a_site_page(address: str, footer: str) -> None:
+    assert extract_verbose(_site_page(address, footer)).article is not None
