@@ -17,7 +17,10 @@ is dropped when the page positively looks like something else:
   or is mostly a list of teaser cards of one template (notices, each a linked name and a line);
 * `gallery` — a body that is mostly image captions;
 * `page_type` — the publisher declares a page type that is not an article (a collection,
-  search results, a profile, a contact or checkout page) and the body is not long.
+  search results, a profile, a contact or checkout page, a home, a hotel, a vehicle, an event,
+  a FAQ) and the body is not long;
+* `listing`, `page_type` also — records of one template, an order form, a page its own footer
+  bar links (`extractors.page_kinds`).
 
 Each rule reads signals a publisher writes for machines (schema.org, OpenGraph), or the shape of
 the body (headline links, cards, captions), never its wording, so it holds in any language.
@@ -26,7 +29,6 @@ Pure functions over the shared parse; they never modify it.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -44,6 +46,7 @@ from extractors.article import (
 )
 from extractors.blocks import Classifier, TextBlock, tag_kind, text_blocks
 from extractors.jsonld import ARTICLE_TYPES, types_of
+from extractors.page_kinds import PRICE as _PRICE
 from extractors.page_kinds import has_order_form, is_site_page, records_share
 from extractors.paragraphs import CP
 from extractors.tree import Element, text_of
@@ -120,9 +123,6 @@ CARD_LEVELS = 3
 # or a classified ad is a line or two; an article about prices has paragraphs of prose).
 PRICED_SHARE = 0.5
 MAX_ITEM_CHARS = 4 * CP
-# A price: a currency sign or ISO code by a number ("$220", "18,00 €", "EUR 9.90").
-_CURRENCY = r"(?:[$€£¥₹₽₩₺]|\b(?:EUR|USD|GBP|CHF|JPY|CAD|AUD|SEK|NOK|DKK|PLN|CZK)\b)"
-_PRICE = re.compile(rf"{_CURRENCY}\s?\d|\d\s?{_CURRENCY}")
 # A body no longer than this is asked whether teaser cards of one template inside its container
 # hold at least MIN_CARDS_SHARE of its text (a longer body is an article beside its cards).
 MAX_CARD_LIST_BODY_CHARS = 2000
@@ -466,7 +466,7 @@ def non_article_reason(
         return NULL_LISTING
     if is_priced_list(body.blocks) or is_mostly_cards(body):
         return NULL_LISTING
-    if records_share(body.blocks, body.container):
+    if records_share(body.blocks, body.container, same_template):
         return NULL_LISTING
     if has_order_form(body.blocks, body.container):
         return NULL_PAGE_TYPE

@@ -16,6 +16,7 @@ language. Pure functions over the shared parse; they never modify it.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from urllib.parse import urlsplit
 
 from lxml import etree
@@ -41,7 +42,7 @@ NOT_RECORDS = frozenset({"p", "h1", "h2", "h3", "h4", "h5", "h6", "br", "a", "sp
 # A product's description is short; a longer body is an article (with a site-wide form of
 # selects around it: a category picker, comment viewing options).
 MAX_PRODUCT_BODY_CHARS = 1500
-# A price: a currency sign or ISO code by a number (as `evidence`).
+# A price: a currency sign or ISO code by a number ("$220", "18,00 €", "EUR 9.90").
 _CURRENCY = r"(?:[$€£¥₹₽₩₺]|\b(?:EUR|USD|GBP|CHF|JPY|CAD|AUD|SEK|NOK|DKK|PLN|CZK)\b)"
 PRICE = re.compile(rf"{_CURRENCY}\s?\d|\d\s?{_CURRENCY}")
 _ORDER_CONTROLS = etree.XPath(
@@ -62,6 +63,7 @@ _FOOTERS = etree.XPath(
     "|//*[contains(translate(@id, 'FOTER', 'foter'), 'footer')][not(ancestor::article)]"
     "|//*[contains(translate(@class, 'FOTER', 'foter'), 'footer')][not(ancestor::article)]"
 )
+# The footers read, in document order (a hostile page may name every element "footer").
 MAX_FOOTERS = 8
 
 
@@ -69,9 +71,11 @@ def _squeezed(text: str) -> str:
     return "".join(text.split())
 
 
-def records_share(blocks: list[Block], container: Element | None) -> bool:
-    """Whether the body is mostly records of one template, with too little besides them to be
-    an article (see the module's docstring)."""
+def records_share(
+    blocks: list[Block], container: Element | None, template: Callable[[Element], list[Element]]
+) -> bool:
+    """Whether the body is mostly records of one template (`template(element)`: the element and
+    its siblings of its template), with too little besides them to be an article."""
     text = _squeezed(running_text(blocks))
     if container is None or not text or len(text) > MAX_RECORDS_BODY_CHARS:
         return False
@@ -81,19 +85,12 @@ def records_share(blocks: list[Block], container: Element | None) -> bool:
             continue
         children = [child for child in parent if isinstance(child.tag, str)]
         for tag in {child.tag for child in children} - NOT_RECORDS:
-            group = _template(next(child for child in children if child.tag == tag))
+            group = template(next(child for child in children if child.tag == tag))
             if len(group) >= MIN_RECORDS and all(map(_is_record, group)):
                 found.extend(group)
     inside = [record for record in _outermost(found) if _in_body(record, text)]
     chars = sum(len(_squeezed(text_of(record))) for record in inside)
     return chars >= MIN_RECORDS_SHARE * len(text) and len(text) - chars < MIN_BODY_CHARS
-
-
-def _template(element: Element) -> list[Element]:
-    # Imported here: `evidence` asks this module, and owns the template rule.
-    from extractors.evidence import same_template
-
-    return same_template(element)
 
 
 def _is_record(element: Element) -> bool:
