@@ -73,7 +73,7 @@ def is_set_out_as_post(
 ) -> bool:
     """Whether a short body is the post the page sets out under its headline (see the module's
     docstring). `declared`: the publisher declares an article or its publication date."""
-    if headline is None or not has_sentence(blocks):
+    if headline is None or not _has_sentence(blocks):
         return False
     page_body = cleaning.tree.find("body")
     if page_body is None:
@@ -85,7 +85,7 @@ def is_set_out_as_post(
     )
 
 
-def has_sentence(blocks: list[Block]) -> bool:
+def _has_sentence(blocks: list[Block]) -> bool:
     return any(kind not in (HEADING, CAPTION) and len(text) >= CP for kind, text in blocks)
 
 
