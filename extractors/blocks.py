@@ -16,6 +16,9 @@ from extractors.article import CAPTION, HEADING, LIST_ITEM, PARAGRAPH, QUOTE, TA
 from extractors.tree import CAPTION as CAPTION_KIND
 from extractors.tree import CHROME, FIGURE, PLAIN, Element, text_of
 
+# How a data table's row is written: its cells, in one line.
+CELL_SEPARATOR = " | "
+
 HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 LIST_ITEM_TAGS = frozenset({"li", "dt", "dd"})
 QUOTE_TAGS = frozenset({"blockquote"})
@@ -313,7 +316,7 @@ class _Walker:
         for row in rows:
             cells = [cell for cell in row if cell.tag in ("td", "th")]
             texts = [clean_text(text_of(cell)) for cell in cells]
-            line = " | ".join(text for text in texts if text)
+            line = CELL_SEPARATOR.join(text for text in texts if text)
             if line:
                 links = sum(_visible_chars(text_of(link)) for link in row.iter("a"))
                 chars = _visible_chars(line)

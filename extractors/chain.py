@@ -51,7 +51,7 @@ from extractors.preprocess import Cleaning
 from extractors.reconcile import choose_body
 from extractors.safetext import single_line
 from extractors.schema_org import jsonld_body, microdata_body
-from extractors.short_article import is_set_out_as_post
+from extractors.short_article import has_prose, is_set_out_as_post
 from extractors.tree import Element, TagIndex, itemprops
 
 log = logging.getLogger(__name__)
@@ -104,7 +104,9 @@ def run_chain(document: Document) -> Extraction:
     ):
         # Text between line breaks, which Algorithm 2.1 does not count, may be the article.
         body = reconsider(body, cleaning, metadata.title, schema.text_blocks if schema else None)
-    signals = page_signals(jsonld, metadata.page_type, metadata.robots)
+    signals = page_signals(
+        jsonld, metadata.page_type, metadata.robots, tree, metadata.canonical_url
+    )
     dated = metadata.published is not None and not metadata.dated_by_url
     # Whether the page sets a short body out as its post: asked beside kept chrome and by the judge.
     set_out = _PostEvidence(cleaning, headline, signals.declares_article or dated)
@@ -214,6 +216,8 @@ def finish_article(
     metadata = _visible_metadata(metadata)
     blocks = _drop_leading_title(blocks, metadata.title)
     if is_too_short(running_text(blocks)) and not short_article():  # captions alone never do
+        return Extraction(article=None, reason=NULL_TOO_SHORT)
+    if not has_prose(blocks):  # figures, times and names: no article
         return Extraction(article=None, reason=NULL_TOO_SHORT)
     return Extraction(article=_article(blocks, method, metadata, container))
 

@@ -216,6 +216,8 @@ def parse_document(
     """Parse a page once. Raises DocumentError (with a NULL reason) for non-HTML input."""
     utf8: bytes | None = None
     holds_markup = False  # known from the bytes: then the text is neither empty nor tagless
+    if isinstance(page, str) and (misread := bytes_misread_as_text(page)) is not None:
+        page = misread
     if isinstance(page, bytes):
         raw = page[:MAX_DOCUMENT_BYTES]
         if not raw or raw.isspace():
@@ -256,6 +258,70 @@ def parse_document(
         tree = _parse(repaired)
     repair_tree(tree)  # where libxml2 and browsers build different trees (extractors.repair)
     return Document(tree, url, encoding_used)
+
+
+# Single-byte codecs a caller may have read the page's bytes with before handing it over as
+# text: Latin-1 is what HTTP/1.1 (RFC 2616) and so `requests` assume for text/html sent without a
+# charset; windows-1252 is what most tools assume for "Latin-1".
+_MISREADING_CODECS = ("latin-1", "cp1252")
+# C1 control characters: a page read as Latin-1 holds one for each byte 0x80-0x9F (windows-1252's
+# curly quotes and dashes, most letters of windows-1251 and the like).
+_C1_CONTROL = re.compile("[\x80-\x9f]")
+
+
+def _c1_as_bytes(error: UnicodeError) -> tuple[bytes, int]:
+    """Encoding error handler: a C1 character is the byte of the same value. Browsers (WHATWG)
+    read the five bytes windows-1252 leaves undefined (0x81, 0x8D, ...) as those characters."""
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    character = error.object[error.start]
+    if "\x80" <= character <= "\x9f":
+        return bytes([ord(character)]), error.start + 1
+    raise error
+
+
+_C1_AS_BYTES = "newsharvest-c1-as-bytes"
+codecs.register_error(_C1_AS_BYTES, _c1_as_bytes)
+
+
+def bytes_misread_as_text(page: str) -> bytes | None:
+    """The bytes of a page handed over as text decoded with the wrong single-byte codec, or None
+    when the text is what it says.
+
+    Text that re-encodes with such a codec into valid UTF-8 holding multi-byte sequences was
+    UTF-8 (three characters, "a-circumflex, euro, trade mark", for a closing quote): Latin text
+    written in Latin-1 never forms those sequences (an accented letter is one byte, followed by an
+    ASCII one). Text holding C1 control characters on a page
+    whose <meta> declares another charset was read as Latin-1 from that charset.
+    """
+    page = page[:MAX_DOCUMENT_BYTES]  # one byte per character in these codecs
+    if page.isascii():
+        return None
+    for codec in _MISREADING_CODECS:
+        try:
+            data = page.encode(codec, errors=_C1_AS_BYTES)
+        except UnicodeEncodeError:
+            continue  # a character outside the codec: the text was not read with it
+        if _utf8_but_cut(data):
+            return data
+        if codec == "latin-1" and _C1_CONTROL.search(page) and _declares_legacy_charset(data):
+            return data
+    return None
+
+
+def _declares_legacy_charset(data: bytes) -> bool:
+    """The page's <meta> declares a charset other than UTF-8 (a page declaring UTF-8, or
+    nothing, may hold C1 characters of its own: a publisher's mangled non-breaking space)."""
+    return normalize_encoding(_meta_charset(data)) not in (None, "utf-8")
+
+
+def _utf8_but_cut(data: bytes) -> bool:
+    """Valid UTF-8, but for a character the size bound may have cut at the end."""
+    try:
+        codecs.getincrementaldecoder("utf-8")().decode(data, final=False)
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 # Valid UTF-8 is checked a chunk at a time: the ASCII chunks of a page (its markup, scripts and

@@ -13,10 +13,15 @@ is dropped when the page positively looks like something else:
   element sits right by a body no longer than a teaser of a few paragraphs (the wall cut it);
 * `video` — a video page (OpenGraph `video.*`, or a schema.org VideoObject and no article type)
   whose text is no longer than a description;
+* `listing` also — the body is a list of priced items (a shop's product grid, classified ads),
+  or is mostly a list of teaser cards of one template (notices, each a linked name and a line);
 * `gallery` — a body that is mostly image captions, unless the page sets out prose longer than
   a teaser's summary above them as its post (a photo essay);
 * `page_type` — the publisher declares a page type that is not an article (a collection,
-  search results, a profile, a contact or checkout page) and the body is not long.
+  search results, a profile, a contact or checkout page, a home, a hotel, a vehicle, an event,
+  a FAQ) and the body is not long;
+* `listing`, `page_type` also — records of one template, an order form, a page its own footer
+  bar links (`extractors.page_kinds`).
 
 Each rule reads signals a publisher writes for machines (schema.org, OpenGraph), or the shape of
 the body (headline links, cards, captions), never its wording, so it holds in any language.
@@ -42,6 +47,8 @@ from extractors.article import (
 )
 from extractors.blocks import Classifier, TextBlock, tag_kind, text_blocks
 from extractors.jsonld import ARTICLE_TYPES, types_of
+from extractors.page_kinds import PRICE as _PRICE
+from extractors.page_kinds import has_order_form, is_site_page, records_share
 from extractors.paragraphs import CP
 from extractors.tree import Element, text_of
 
@@ -57,11 +64,26 @@ NON_ARTICLE_TYPES = frozenset(
     {
         "collectionpage", "searchresultspage", "profilepage", "contactpage", "checkoutpage",
         "itempage", "imagegallery", "mediagallery", "videogallery", "realestatelisting",
-        "product", "productgroup",
+        "product", "productgroup", "jobposting", "itemlist",
+        # A FAQ or Q&A page (help centres, forums); an explainer article that adds FAQ markup
+        # declares its article type too.
+        "faqpage", "qapage",
+        # What is for sale or to let, by itself: an offer, a home, a room, a vehicle.
+        "offer", "aggregateoffer", "offercatalog", "residence", "singlefamilyresidence",
+        "apartmentcomplex", "gatedresidencecommunity", "accommodation", "apartment", "house",
+        "room", "hotelroom", "suite", "campingpitch", "lodgingbusiness", "hotel", "hostel",
+        "motel", "resort", "bedandbreakfast", "campground", "vacationrental", "vehicle", "car",
+        "motorcycle", "busorcoach", "motorizedbicycle",
     }
 )  # fmt: skip
+# Schema.org names every kind of event "...Event" (MusicEvent, SportsEvent, ScreeningEvent):
+# an event's own page; an article about one declares its article type beside it.
+NON_ARTICLE_TYPE_SUFFIXES = ("event",)
 # OpenGraph types that declare a page which is not an article (a person's profile, a product).
 NON_ARTICLE_OG_TYPES = frozenset({"profile", "product", "books.author"})
+# OpenGraph type families that do: every `product.*` (product.group, product.item), whatever
+# the shop system writes after the dot.
+NON_ARTICLE_OG_FAMILIES = frozenset({"product"})
 # Schema.org types that say "article" (WebPage and CreativeWork say nothing either way).
 ARTICLE_ONLY_TYPES = ARTICLE_TYPES - {"webpage", "creativework"}
 # A headline link: a block that is (nearly) all link text with at least this many words.
@@ -97,6 +119,17 @@ LEDE_KINDS = frozenset({PARAGRAPH, QUOTE, LIST_ITEM})
 # endless page, is longer). The body's container and this many ancestors are tried.
 MAX_CARD_CHARS = 1000
 CARD_LEVELS = 3
+# A list of priced items: at least MIN_TEASERS of the body's paragraphs show a price, they are
+# at least this share of its paragraphs, and none is longer than MAX_ITEM_CHARS (a product tile
+# or a classified ad is a line or two; an article about prices has paragraphs of prose).
+PRICED_SHARE = 0.5
+MAX_ITEM_CHARS = 4 * CP
+# A body no longer than this is asked whether teaser cards of one template inside its container
+# hold at least MIN_CARDS_SHARE of its text (a longer body is an article beside its cards).
+MAX_CARD_LIST_BODY_CHARS = 2000
+# A card is in the body when its first characters are (spaces aside: the methods join a card's
+# lines differently).
+CARD_LEAD_CHARS = 20
 # On a video page, a body no longer than this is the video's description.
 VIDEO_STUB_CHARS = 1000
 # A declared non-article page keeps a body at least this long (an about page, a long profile).
@@ -104,8 +137,18 @@ DECLARED_TYPE_MAX_CHARS = 2000
 # A body whose captions outweigh its running text this many times is a gallery.
 CAPTION_RATIO = 2.0
 # Class/id words that mark a paywall element (matched in C by XPath).
-PAYWALL_NAMES = ("paywall", "regwall", "meter-wall", "subscriber-only", "premium-wall")
+# The membership plugins thousands of sites run write their own names on the wall: Paid
+# Memberships Pro, MemberPress, Restrict Content Pro, WooCommerce Memberships.
+PAYWALL_NAMES = (
+    "paywall", "regwall", "meter-wall", "subscriber-only", "premium-wall",
+    "pmpro_content_message", "mepr-unauthorized", "rcp-restricted-content",
+    "wc-memberships-content-restricted",
+)  # fmt: skip
 
+# The itemtype of microdata items not inside another item, found in C; a hostile page may list
+# any number of types in one attribute: the first few are read.
+_TOP_ITEMTYPES = etree.XPath("//*[@itemscope][not(ancestor::*[@itemscope])]/@itemtype")
+MAX_ITEMTYPES = 4
 # Elements with a class or an id, found in C; their names are then read in Python, cut at
 # MAX_PAYWALL_NAME_CHARS (a hostile page puts megabytes in one attribute).
 _NAMED = etree.XPath(".//*[@class or @id]")
@@ -130,6 +173,7 @@ class PageSignals:
     types: frozenset[str]  # schema.org types of every JSON-LD object
     og_type: str | None  # OpenGraph og:type, lower case
     unindexed: bool = False  # the robots meta tag asks search engines not to index the page
+    address: str | None = None  # the page's canonical address (else og:url, else its URL)
 
     @property
     def declares_article(self) -> bool:
@@ -147,18 +191,40 @@ class PageSignals:
         search engines (results, error and sign-in pages), and no article type."""
         declared = (
             bool(self.types & NON_ARTICLE_TYPES)
+            or any(name.endswith(NON_ARTICLE_TYPE_SUFFIXES) for name in self.types)
             or self.og_type in NON_ARTICLE_OG_TYPES
+            or (self.og_type or "").split(".")[0] in NON_ARTICLE_OG_FAMILIES
             or self.unindexed
         )
         return declared and not self.declares_article
 
 
 def page_signals(
-    jsonld: list[dict[str, Any]], og_type: str | None, robots: str | None = None
+    jsonld: list[dict[str, Any]],
+    og_type: str | None,
+    robots: str | None = None,
+    tree: Element | None = None,
+    address: str | None = None,
 ) -> PageSignals:
-    types = frozenset(name for obj in jsonld for name in types_of(obj))
+    """The declarations of the page: JSON-LD types, and the types of its top-level microdata
+    items when `tree` is given (a shop writes `itemtype=Product` on the page's main item)."""
+    types = {name for obj in jsonld for name in types_of(obj)}
+    if tree is not None:
+        types.update(microdata_types(tree))
     unindexed = "noindex" in (robots or "").lower()
-    return PageSignals(types, (og_type or "").strip().lower() or None, unindexed)
+    # Some sites write the OpenGraph namespace into the value ("og:product").
+    og = (og_type or "").strip().lower().removeprefix("og:") or None
+    return PageSignals(frozenset(types), og, unindexed, address)
+
+
+def microdata_types(tree: Element) -> set[str]:
+    """The lower-cased schema.org types of the page's top-level microdata items (an item nested
+    in another is a part of it: the product a review article is about)."""
+    return {
+        name.rstrip("/").rsplit("/", 1)[-1].lower()
+        for value in _TOP_ITEMTYPES(tree)
+        for name in str(value).split()[:MAX_ITEMTYPES]
+    }
 
 
 def _not_free(jsonld: list[dict[str, Any]], tree: Element) -> bool:
@@ -338,6 +404,38 @@ def _on_own_line(link: Element) -> bool:
     return following is not None and following.tag == "br" and not (node.tail or "").strip()
 
 
+def is_priced_list(blocks: list[Block]) -> bool:
+    """Items with a price each, and no prose: see PRICED_SHARE."""
+    items = lede_paragraphs(blocks)
+    priced = sum(1 for text in items if _PRICE.search(text))
+    return (
+        priced >= MIN_TEASERS
+        and priced >= PRICED_SHARE * len(items)
+        and all(len(text) <= MAX_ITEM_CHARS for text in items)
+    )
+
+
+def is_mostly_cards(body: BodyShape) -> bool:
+    """A short body whose text is mostly in MIN_CARDS teaser cards (`sits_in_card_list`) of one
+    template inside its container: a list of notices under the page's heading and intro. An
+    article's related-story cards are links, left out of its body."""
+    text = "".join(running_text(body.blocks).split())
+    if body.container is None or len(text) > MAX_CARD_LIST_BODY_CHARS:
+        return False
+    for parent in body.container.iter():
+        children = [child for child in parent if isinstance(child.tag, str)]
+        if len(children) < MIN_CARDS:
+            continue
+        for tag in {child.tag for child in children}:
+            cards = same_template(next(child for child in children if child.tag == tag))
+            if len(cards) >= MIN_CARDS and all(map(_is_card, cards)):
+                shown = ["".join(text_of(card).split()) for card in cards]
+                inside = [card for card in shown if card[:CARD_LEAD_CHARS] in text]
+                if sum(map(len, inside)) >= MIN_CARDS_SHARE * len(text):
+                    return True
+    return False
+
+
 def is_gallery(blocks: list[Block]) -> bool:
     captions = sum(len(text) for kind, text in blocks if kind == CAPTION)
     return captions > CAPTION_RATIO * max(1, len(running_text(blocks)))
@@ -380,6 +478,12 @@ def non_article_reason(
         return NULL_LISTING
     if spans_cards(body.container):
         return NULL_LISTING
+    if is_priced_list(body.blocks) or is_mostly_cards(body):
+        return NULL_LISTING
+    if records_share(body.blocks, body.container, same_template):
+        return NULL_LISTING
+    if has_order_form(body.blocks, body.container):
+        return NULL_PAGE_TYPE
     if is_gallery(body.blocks) and not is_photo_essay(body.blocks, set_out):
         return NULL_GALLERY
     # A short body among teasers: a listing (the chain then looks for another body).
@@ -392,5 +496,7 @@ def non_article_reason(
     if is_walled_teaser(body.blocks, tree, jsonld, body.container):
         return NULL_PAYWALL
     if signals.declares_non_article and length < DECLARED_TYPE_MAX_CHARS:
+        return NULL_PAGE_TYPE
+    if not signals.declares_article and is_site_page(tree, signals.address, body.container):
         return NULL_PAGE_TYPE
     return None

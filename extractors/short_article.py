@@ -17,7 +17,9 @@ reads that structure:
   next line does not: a list of other stories dates each of its lines), or the publisher
   declares an article (OpenGraph or schema.org type, a machine-readable publication date). A
   page without an article (a 404, a sign-in page, an author's page) has a headline and a short
-  text too, but no date on the text.
+  text too, but no date on the text;
+* no link to the site's home page follows the text: an error page ("this story is no longer
+  available", "page not found") sends the reader home right under its message, a post does not.
 
 The other evidence (listing, paywall, video, page_type) is asked before, as for any body. Pure
 functions over the shared parse; they never modify it.
@@ -26,9 +28,10 @@ functions over the shared parse; they never modify it.
 from __future__ import annotations
 
 import re
+from urllib.parse import urlsplit
 
-from extractors.article import CAPTION, HEADING, Block
-from extractors.blocks import TextBlock, clean_text, text_blocks
+from extractors.article import CAPTION, HEADING, TABLE, Block, reading_length
+from extractors.blocks import CELL_SEPARATOR, TextBlock, clean_text, text_blocks
 from extractors.evidence import HEADLINE_LINK_DENSITY, is_headline_link
 from extractors.paragraphs import CP
 from extractors.preprocess import Cleaning
@@ -81,7 +84,9 @@ def is_set_out_as_post(
     blocks = _from_headline(blocks, headline)
     if not _starts_under(blocks, page_body, headline, cleaning):
         return False
-    return declared or _dated(blocks, page_body, headline)
+    return (declared or _dated(blocks, page_body, headline)) and not _sends_home(
+        blocks, page_body, headline
+    )
 
 
 def _from_headline(blocks: list[Block], headline: Element) -> list[Block]:
@@ -96,6 +101,19 @@ def _from_headline(blocks: list[Block], headline: Element) -> list[Block]:
 
 def _has_sentence(blocks: list[Block]) -> bool:
     return any(kind not in (HEADING, CAPTION) and len(text) >= CP for kind, text in blocks)
+
+
+def has_prose(blocks: list[Block]) -> bool:
+    """A line of text of at least CP characters (Algorithm 2.1's paragraph; CJK characters
+    counted by `reading_length`, as a reader sees them), in one table cell when in a table: a
+    body without one is figures, times and names (lottery numbers, a timetable)."""
+    for kind, text in blocks:
+        if kind == CAPTION:
+            continue
+        for piece in text.split(CELL_SEPARATOR) if kind == TABLE else (text,):
+            if len(piece) >= CP or reading_length(piece) >= CP:
+                return True
+    return False
 
 
 def _starts_under(
@@ -117,11 +135,11 @@ def _starts_under(
     if start is None:
         return False
     first = next(text for kind, text in blocks if kind != CAPTION)
-    if _same_line(page[start].text, first):
+    if begins_body(page[start].text, first):
         return True
     between = 0
     for line in page[start + 1 : start + MAX_POST_LINES]:
-        if _same_line(line.text, first):
+        if begins_body(line.text, first):
             return True
         if len(line.text) > SHORT_LINE_CHARS or is_headline_link(line):
             return False
@@ -155,6 +173,40 @@ def _dated(blocks: list[Block], page_body: Element, headline: Element) -> bool:
     # date and a link on each of its lines.
     opens_dated = [_DATE.match(line.text) is not None for line in below]
     return opens_dated[:1] == [True] and opens_dated[1:2] != [True]
+
+
+def _sends_home(blocks: list[Block], page_body: Element, headline: Element) -> bool:
+    """One of the DATE_LINES_AFTER lines below the body is a link to the site's home page."""
+    page = text_blocks(page_body)
+    start = _headline_line(page, headline)
+    if start is None:
+        return False
+    last = blocks[-1][1]
+    reach = range(start, min(len(page), start + MAX_POST_LINES))
+    end = next((index for index in reach if _same_line(page[index].text, last)), None)
+    if end is None:
+        return False
+    below = page[end + 1 : end + 1 + DATE_LINES_AFTER]
+    return any(
+        line.link_density >= HEADLINE_LINK_DENSITY and any(map(_is_home, line.element.iter("a")))
+        for line in below
+    )
+
+
+def _is_home(link: Element) -> bool:
+    """A link to this site's root: "/" (an absolute root is another site's as often: the
+    author's website in a post's author box)."""
+    parts = urlsplit((link.get("href") or "").strip())
+    return parts.path == "/" and not (parts.netloc or parts.query or parts.fragment)
+
+
+def begins_body(shown: str, written: str) -> bool:
+    """The page's line is where the body begins: `_same_line`, but a fragment shorter than a
+    sentence (a time, a figure, a table cell) must begin the line: it is part of many lines of
+    a page, and would find the body anywhere under the headline."""
+    if len(written) < CP:
+        return " ".join(shown.split()).startswith(" ".join(written.split()))
+    return _same_line(shown, written)
 
 
 def _headline_line(page: list[TextBlock], headline: Element) -> int | None:

@@ -174,6 +174,58 @@ def test_encodings_are_detected_without_http_headers(encode) -> None:
     assert "Caf\u00e9 owners" in article.text
 
 
+# A page handed over as text, as a caller's HTTP library decoded it: `requests` reads text/html
+# sent without a charset as Latin-1, other tools as windows-1252.
+_MISREAD_PAGE = (
+    "<html><head>{meta}</head><body><article>"
+    + "<p>\u201cCaf\u00e9 owners\u201d in the old town \u2014 Zo\u00eb said \u2014 the new square "
+    "had brought more visitors than they had dared to hope for during the long summer.</p>"
+    * 4
+    + "</article></body></html>"
+)
+
+
+def _whatwg_windows_1252(data: bytes) -> str:
+    """windows-1252 as browsers read it: the five bytes Python's codec leaves undefined are the C1
+    characters of the same value."""
+    return "".join(chr(byte) if byte in b"\x81\x8d\x8f\x90\x9d" else bytes([byte]).decode("cp1252")
+                   for byte in data)  # fmt: skip
+
+
+@pytest.mark.parametrize("misread_as", ["latin-1", "windows-1252"])
+def test_utf8_text_read_with_a_single_byte_codec_is_read_again_as_utf8(misread_as: str) -> None:
+    data = _MISREAD_PAGE.format(meta="").encode("utf-8")
+    misread = data.decode("latin-1") if misread_as == "latin-1" else _whatwg_windows_1252(data)
+    assert "\u00e2\u20ac" in misread or "\u00e2\u0080" in misread  # the mojibake is there
+    article = extract(misread)
+    assert article is not None
+    assert article.text == extract(data).text
+    assert "\u201cCaf\u00e9 owners\u201d" in article.text
+
+
+def test_legacy_bytes_read_as_latin1_are_decoded_with_the_declared_charset() -> None:
+    page = _MISREAD_PAGE.format(meta='<meta charset="windows-1252">')
+    misread = page.encode("cp1252").decode("latin-1")  # curly quotes became C1 controls
+    article = extract(misread)
+    assert article is not None and "\u201cCaf\u00e9 owners\u201d" in article.text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Latin-1 text read right: its accented letters never form UTF-8 sequences.
+        _MISREAD_PAGE.replace("\u201c", '"').replace("\u201d", '"').replace("\u2014", "-"),
+        # A UTF-8 page holding a C1 character of its own (a mangled non-breaking space).
+        _MISREAD_PAGE.replace("old town", "old\u0085town"),
+    ],
+)
+def test_text_read_right_is_left_as_it_is(text: str) -> None:
+    page = text.format(meta='<meta charset="utf-8">')
+    article = extract(page)
+    assert article is not None and "Zo\u00eb said" in article.text
+    assert article.text == extract(page.encode("utf-8")).text
+
+
 # --- preprocessing and the DOM stage ---------------------------------------------------------
 
 

@@ -213,6 +213,71 @@ def test_a_product_page_is_a_declared_non_article() -> None:
     assert result.reason == "page_type"
 
 
+@pytest.mark.parametrize(
+    "head",
+    [
+        '<meta property="og:type" content="product.group">',
+        '<meta property="og:type" content="og:product">',
+        '<script type="application/ld+json">{"@type": "JobPosting", "title": "Reporter"}</script>',
+        '<script type="application/ld+json">{"@type": "ItemList", "itemListElement": []}</script>',
+    ],
+    ids=["og-product-family", "og-prefixed", "job-posting", "item-list"],
+)
+def test_a_shop_a_job_and_a_list_are_declared_non_articles(head: str) -> None:
+    body = f'<div class="bio"><p>{PROSE}</p><p>{PROSE}</p></div>'
+    assert extract_verbose(_page(body, head)).reason == "page_type"
+
+
+def test_a_top_level_microdata_item_declares_the_page_and_a_nested_one_does_not() -> None:
+    product = '<div itemscope itemtype="https://schema.org/Product"><p>{0}</p><p>{0}</p></div>'
+    assert extract_verbose(_page(product.format(PROSE))).reason == "page_type"
+    # The product a review is about, inside the review's own item: the page is the review.
+    review = f'<div itemscope itemtype="https://schema.org/Review">{product.format(PROSE)}</div>'
+    assert extract_verbose(_page(review)).article is not None
+
+
+@pytest.mark.parametrize(
+    "item",
+    [
+        "<div class='tile'><a href='/p/{n}'>Oak chopping board, size {n}</a><span>{n}4,00 €</span>"
+        "<span>In stock, delivered in two to three working days</span></div>",
+        "<tr><td>2 BR apartment on floor {n}, laundry, no pets, $65{n} plus deposit.</td></tr>",
+    ],
+    ids=["product-grid", "classified-rows"],
+)
+def test_a_list_of_priced_items_is_a_listing(item: str) -> None:
+    items = "".join(item.format(n=n) for n in range(1, 7))
+    wrapper = "table" if item.startswith("<tr>") else "div"
+    result = extract_verbose(_page(f"<h1>Kitchen</h1><{wrapper}>{items}</{wrapper}>"))
+    assert result.article is None and result.reason == "listing"
+
+
+def test_an_article_about_prices_is_not_a_priced_list() -> None:
+    # Prices in every paragraph, but paragraphs of prose: an article.
+    prices = "".join(
+        f"<p>{PROSE} Diesel rose to €1.{n}9 a litre at the pump, the highest since spring.</p>"
+        for n in range(5)
+    )
+    assert extract_verbose(_page(f"<article><h1>Fuel</h1>{prices}</article>")).article is not None
+
+
+def test_a_body_made_of_notice_cards_is_a_listing() -> None:
+    # A heading, an intro and notices of one template, each a linked name on a line of its own.
+    notices = "".join(
+        f'<li><a href="/n/{n}"><b>Firstname Surname {n}</b> née Maiden</a><br>* 12.03.1934 † '
+        f"0{n}.11.2026 · Riverside</li>"
+        for n in range(1, 6)
+    )
+    body = f"<main><h1>Notices</h1><p>The latest notices.</p><ul>{notices}</ul></main>"
+    assert extract_verbose(_page(body)).reason == "listing"
+
+
+def test_a_membership_plugin_wall_after_the_lede_is_a_paywall() -> None:
+    wall = '<div class="pmpro_content_message"><h3>Members only</h3><a href="/join">Join</a></div>'
+    body = f'<article><div class="entry-content"><p>{PROSE}</p>{wall}</div></article>'
+    assert extract_verbose(_page(body)).reason == "paywall"
+
+
 def test_a_profile_and_a_page_kept_out_of_search_engines_are_declared_non_articles() -> None:
     body = f'<div class="bio"><p>{PROSE}</p><p>{PROSE}</p></div>'
     profile = extract_verbose(_page(body, '<meta property="og:type" content="profile">'))
@@ -307,6 +372,23 @@ def test_a_post_under_a_headline_in_a_header_is_set_out_on_a_fresh_parse() -> No
     assert is_set_out_as_post(blocks, Cleaning(tree), headline, declared=True)
 
 
+@pytest.mark.parametrize(("href", "article"), [("/", False), ("https://author.example/", True)])
+def test_a_dated_message_that_sends_the_reader_home_is_an_error_page(
+    href: str, article: bool
+) -> None:
+    # A short dated text under its headline is a post, unless a link home follows it: the
+    # "story no longer available" page. A link to another site's root (the author's website)
+    # says nothing.
+    page = (
+        "<html><head><title>The page is gone for good | Site</title></head><body>"
+        f"{NAV}<div class='content'><h1>The page is gone for good</h1><p>Updated 2 March 2026</p>"
+        "<p>The page you were looking for was taken down by its publisher last week.</p>"
+        f'<p><a href="{href}">Go there</a></p></div></body></html>'
+    )
+    result = extract_verbose(page)
+    assert (result.article is not None) == article, result.reason
+
+
 def test_a_paywall_right_after_the_body_cuts_it() -> None:
     # The wall is the next sibling of the body's parent, inside the article: the text stops and
     # the wall begins (the paid post's lede would otherwise be a dated short article).
@@ -335,3 +417,184 @@ def test_a_date_line_is_told_by_its_form_in_any_language(line: str, dated: bool)
     from extractors.short_article import shows_date
 
     assert shows_date(line) is dated
+
+
+# --- round 2 of issue 31: declared types, records, figures, order forms, site pages ----------
+
+# Two paragraphs of prose under a headline: an article by length alone, unless evidence says
+# the page is something else.
+DESCRIPTION = (
+    "<p>Set back from the lane behind a beech hedge, with a walled garden that catches the sun "
+    "from late morning until the evening, and a workshop in the old stable block.</p>"
+    "<p>The ground floor was opened up last year; the upstairs rooms keep their original "
+    "floorboards, sash windows and two working fireplaces.</p>"
+)
+
+
+def _described(head: str, body: str = DESCRIPTION) -> str:
+    return _page(f"<main><h1>Mill Cottage, Lower Street</h1>{body}</main>", head)
+
+
+def _ld(kind: str) -> str:
+    return f'<script type="application/ld+json">{{"@type": "{kind}", "name": "X"}}</script>'
+
+
+@pytest.mark.parametrize(
+    "kind", ["SingleFamilyResidence", "Apartment", "Hotel", "Car", "MusicEvent", "FAQPage"]
+)
+def test_a_home_a_hotel_a_vehicle_an_event_and_a_faq_are_declared_non_articles(kind: str) -> None:
+    assert extract_verbose(_described("")).article is not None  # the same page, undeclared
+    result = extract_verbose(_described(_ld(kind)))
+    assert result.article is None and result.reason == "page_type"
+
+
+def test_an_article_that_also_declares_its_event_is_an_article() -> None:
+    head = _ld("NewsArticle") + _ld("Festival") + _ld("ScreeningEvent")
+    assert extract_verbose(_described(head)).article is not None
+
+
+def _records(count: int, intro: str = "") -> str:
+    rows = "".join(
+        f'<li class="incident"><span class="road">B{40 + n} northbound</span> Lane closed '
+        f'near the bridge after a breakdown.<span class="time">07:{10 + n}</span></li>'
+        for n in range(count)
+    )
+    return _page(f"<main><h1>Roads now</h1>{intro}<ul class='incidents'>{rows}</ul></main>")
+
+
+def test_a_body_of_short_records_of_one_template_is_a_listing() -> None:
+    result = extract_verbose(_records(6))
+    assert result.article is None and result.reason == "listing"
+
+
+def test_an_article_beside_its_records_is_an_article() -> None:
+    # What is left besides the records is an article's body: prose, then the list it reports.
+    intro = f"<p>{PROSE}</p><p>{PROSE.replace('council', 'county')}</p>"
+    assert extract_verbose(_records(6, intro)).article is not None
+
+
+def test_a_body_of_figures_without_a_line_of_prose_is_null() -> None:
+    # A draw's numbers and payouts: long enough for an article, but not one line of prose.
+    balls = "".join(f"<li>{n}</li>" for n in (4, 11, 19, 27, 38, 45))
+    rows = "".join(
+        f"<tr><td>{n} ({7 - n} right + bonus)</td><td>{n * 3}</td><td>{n * 104100},50 €</td></tr>"
+        for n in range(1, 4)
+    )
+    page = _page(
+        "<main><h1>Draw of Wednesday, 12.11.2026</h1><div class='draw'><h2>Main draw</h2>"
+        f"<ul class='balls'>{balls}</ul><p>Bonus number: 7</p><h2>Game 77</h2>"
+        "<p class='n'>3 8 1 4 0 9 2</p><h2>Super 6</h2><p class='n'>6 0 5 1 8 3</p></div>"
+        "<table class='odds'><tr><th>Class</th><th>Winners</th><th>Payout</th></tr>"
+        f"{rows}</table><p class='note'>All figures without guarantee.</p></main>"
+    )
+    result = extract_verbose(page)
+    assert result.article is None and result.reason == "too_short"
+
+
+def test_prose_in_the_cells_of_a_layout_table_is_prose() -> None:
+    from extractors.short_article import has_prose
+
+    assert has_prose([("table", f"{PROSE}")])
+    assert not has_prose([("table", "1 (6 of 6 and bonus) | none | jackpot carried over")])
+
+
+def test_a_short_fragment_locates_a_post_only_where_it_begins_a_line() -> None:
+    # A witness's body: a timetable's last cell, then the note under the table. The time is in
+    # a row right under the dated headline too, but inside it: the note is not the page's post.
+    films = [
+        ("Low Water", "12A", "13:10, 16:00, 19:30", "18:45"),
+        ("Glass Birds", "PG", "11:00, 13:45", "14:00, 16:30"),
+        ("Night Ferry", "15", "20:15", "20:30"),
+        ("The Quarry", "12A", "14:20, 17:40, 20:50", "-"),
+        ("Wren", "U", "10:30, 12:15", "11:00"),
+    ]
+    rows = "".join(
+        f"<tr><td><a href='/films/{n}'>{film}</a></td><td>{cert}</td><td>{a}</td><td>{b}</td></tr>"
+        for n, (film, cert, a, b) in enumerate(films)
+    )
+    page = (
+        "<html><head><title>Screenings in town for Thursday | What's On | Paper</title></head>"
+        "<body><div class='page'><header><a href='/'>Paper</a></header><div class='content'>"
+        "<h1>Screenings in town</h1><p class='date'>Thursday 14 November 2026</p>"
+        "<table class='times'><thead><tr><th>Film</th><th>Cert</th><th>Picture House</th>"
+        f"<th>Lyric</th></tr></thead><tbody>{rows}</tbody></table><p class='note'>Times are "
+        "supplied by the cinemas and may change. Check with the venue before you travel.</p>"
+        "</div><footer>Paper</footer></div></body></html>"
+    )
+    result = extract_verbose(page)
+    assert result.article is None and result.reason == "too_short"
+
+
+@pytest.mark.parametrize(
+    ("line", "fragment", "found"),
+    [
+        ("Name: Task timer Author: A. Writer", "Name: Task timer", True),
+        ("Glass Birds | PG | 11:00, 13:45", "11:00", False),
+    ],
+)
+def test_a_fragment_begins_the_line_it_is_found_in(line: str, fragment: str, found: bool) -> None:
+    from extractors.short_article import begins_body
+
+    assert begins_body(line, fragment) is found
+
+
+def _product(order: str) -> str:
+    return _page(
+        "<div id='main'><div class='details'><h1>Trail pack, 30 litres</h1>"
+        "<p class='price'>69,00 €</p>"
+        "<p>A light and sturdy pack for day walks, with a ventilated back panel, a padded hip "
+        "belt and a rain cover folded into its base.</p>"
+        "<p>Mesh side pockets hold a bottle within reach; the lid pocket takes maps, keys and "
+        "a phone, and a sleeve inside fits a two-litre bladder with a port for its tube.</p>"
+        f"<p>Made from recycled nylon and weighing 820 grams.</p>{order}</div></div>"
+    )
+
+
+def test_a_priced_body_with_an_order_form_is_a_product_page() -> None:
+    form = (
+        "<form action='/basket' method='post'><select name='colour'><option>Blue</option>"
+        "</select><input type='number' name='qty' value='1'><button>Add</button></form>"
+    )
+    result = extract_verbose(_product(form))
+    assert result.article is None and result.reason == "page_type"
+    # A review's price comes with a link to a shop: an article.
+    assert extract_verbose(_product("<a class='buy' href='/shop/pack'>Buy</a>")).article
+
+
+def _site_page(address: str, footer: str) -> str:
+    body = "".join(f"<p>{PROSE} Section {n}.</p>" for n in range(3))
+    return _page(
+        f"<div class='page'><h1>About this page</h1>{body}</div><footer>{footer}</footer>",
+        f'<link rel="canonical" href="{address}">',
+    )
+
+
+BAR = (
+    '<a href="/privacy/">Privacy</a> <a href="/terms/">Terms</a> <a href="/contact/">Contact us</a>'
+)
+
+
+def test_a_page_its_own_footer_bar_links_is_a_page_about_the_site() -> None:
+    result = extract_verbose(_site_page("https://paper.example/privacy/", BAR))
+    assert result.article is None and result.reason == "page_type"
+
+
+@pytest.mark.parametrize(
+    ("address", "footer"),
+    [
+        # a footer's list of recent posts holds this one: headlines, not a bar of short links
+        (
+            "https://paper.example/notes/harbour-railway/",
+            '<ul><li><a href="/notes/harbour-railway/">Harbour railway</a></li>'
+            '<li><a href="/notes/x/">Council votes to close the Eastgate car park</a></li>'
+            '<li><a href="/notes/y/">Bakery on Quay Street marks one hundred years</a></li></ul>',
+        ),
+        # a script's address: the query says which article
+        ("https://paper.example/privacy/?id=4471", BAR),
+        # an article's address: a headline's slug
+        ("https://paper.example/news/privacy/health-app-shared-location-data/", BAR),
+    ],
+    ids=["recent-posts", "query", "slug"],
+)
+def test_an_article_linked_from_a_footer_is_not_a_site_page(address: str, footer: str) -> None:
+    assert extract_verbose(_site_page(address, footer)).article is not None

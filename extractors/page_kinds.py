@@ -1,0 +1,174 @@
+"""Pages that are not articles, told by their structure: more evidence for `extractors.evidence`.
+
+* records — the body is mostly a run of short records of one template, each a few fields (a
+  time and a line, a name and a figure, a row of cells): departures, cinema times, traffic
+  incidents, fixtures, rates, a staff list. Without them too little is left to be an article;
+* an order form — a short body shows a price, and a form in it takes a quantity or a variant
+  (a `<select>`, a number field): a shop's product page;
+* a page about the site — the page's own address is a short link in the site's footer, where
+  every page of the site links its imprint, privacy, terms, contact and about pages; an article
+  is not linked from the footer of every page.
+
+Each reads markup (tags, templates, links, form controls), never wording, so it holds in any
+language. Pure functions over the shared parse; they never modify it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from urllib.parse import urlsplit
+
+from lxml import etree
+
+from extractors.article import MIN_BODY_CHARS, Block, running_text
+from extractors.tree import Element, text_of
+
+# Records: at least this many siblings of one template (`evidence.same_template`) ...
+MIN_RECORDS = 4
+# ... each of at least two fields (child elements with text: a time and a place, two cells) ...
+MIN_FIELDS = 2
+# ... and no longer than this (a row or a line; a listicle's items are paragraphs of prose) ...
+MAX_RECORD_CHARS = 200
+# ... that hold at least this share of the body's text; what is left (a heading, an intro, a
+# note) is shorter than an article's body (MIN_BODY_CHARS).
+MIN_RECORDS_SHARE = 0.5
+# A body longer than this is an article beside its tables and lists.
+MAX_RECORDS_BODY_CHARS = 3000
+# Elements that are never records: an article's paragraphs and headings are siblings of one
+# template too.
+NOT_RECORDS = frozenset({"p", "h1", "h2", "h3", "h4", "h5", "h6", "br", "a", "span", "b", "i",
+                         "strong", "em", "img", "script", "style", "option"})  # fmt: skip
+# A product's description is short; a longer body is an article (with a site-wide form of
+# selects around it: a category picker, comment viewing options).
+MAX_PRODUCT_BODY_CHARS = 1500
+# A price: a currency sign or ISO code by a number ("$220", "18,00 €", "EUR 9.90").
+_CURRENCY = r"(?:[$€£¥₹₽₩₺]|\b(?:EUR|USD|GBP|CHF|JPY|CAD|AUD|SEK|NOK|DKK|PLN|CZK)\b)"
+PRICE = re.compile(rf"{_CURRENCY}\s?\d|\d\s?{_CURRENCY}")
+_ORDER_CONTROLS = etree.XPath(
+    ".//form[.//select or .//input[translate(@type, 'NUMBER', 'number')='number']]"
+    "[.//button or .//input[translate(@type, 'SUBMIT', 'submit')='submit']]"
+)
+# A page about the site: its address has at most this many path segments, the last of at most
+# this many words (an article's address carries a dated path or a headline's slug) ...
+MAX_SITE_PAGE_SEGMENTS = 2
+MAX_SITE_PAGE_SLUG_WORDS = 3
+# ... and a link to it in the footer has at most this many words (a headline has more: a
+# footer's "most read" list links articles).
+MAX_SITE_LINK_WORDS = 4
+# ... among at least this many such links (the footer's bar of the site's own pages).
+MIN_BAR_LINKS = 3
+_FOOTERS = etree.XPath(
+    "//footer[not(ancestor::article)]"
+    "|//*[contains(translate(@id, 'FOTER', 'foter'), 'footer')][not(ancestor::article)]"
+    "|//*[contains(translate(@class, 'FOTER', 'foter'), 'footer')][not(ancestor::article)]"
+)
+# The footers read, in document order (a hostile page may name every element "footer").
+MAX_FOOTERS = 8
+
+
+def _squeezed(text: str) -> str:
+    return "".join(text.split())
+
+
+def records_share(
+    blocks: list[Block], container: Element | None, template: Callable[[Element], list[Element]]
+) -> bool:
+    """Whether the body is mostly records of one template (`template(element)`: the element and
+    its siblings of its template), with too little besides them to be an article."""
+    text = _squeezed(running_text(blocks))
+    if container is None or not text or len(text) > MAX_RECORDS_BODY_CHARS:
+        return False
+    found: list[Element] = []
+    for parent in container.iter():
+        if not isinstance(parent.tag, str):
+            continue
+        children = [child for child in parent if isinstance(child.tag, str)]
+        for tag in {child.tag for child in children} - NOT_RECORDS:
+            group = template(next(child for child in children if child.tag == tag))
+            if len(group) >= MIN_RECORDS and all(map(_is_record, group)):
+                found.extend(group)
+    inside = [record for record in _outermost(found) if _in_body(record, text)]
+    chars = sum(len(_squeezed(text_of(record))) for record in inside)
+    return chars >= MIN_RECORDS_SHARE * len(text) and len(text) - chars < MIN_BODY_CHARS
+
+
+def _is_record(element: Element) -> bool:
+    if len(_squeezed(text_of(element))) > MAX_RECORD_CHARS:
+        return False
+    fields = [child for child in element if isinstance(child.tag, str) and text_of(child).strip()]
+    return len(fields) >= MIN_FIELDS
+
+
+def _outermost(records: list[Element]) -> list[Element]:
+    ids = {id(record) for record in records}
+    return [
+        record for record in records if not any(id(node) in ids for node in record.iterancestors())
+    ]
+
+
+def _in_body(record: Element, text: str) -> bool:
+    """The record's longest field is in the body's text (the methods join fields differently,
+    and leave out a field that is a link)."""
+    fields = [_squeezed(text_of(child)) for child in record if isinstance(child.tag, str)]
+    longest = max(fields, key=len, default="")
+    return bool(longest) and longest in text
+
+
+def has_order_form(blocks: list[Block], container: Element | None) -> bool:
+    """A short body shows a price and a form in its container takes a quantity or a variant: a
+    product page (a review's price comes with a link to a shop, not a form)."""
+    text = running_text(blocks)
+    if container is None or len(text) > MAX_PRODUCT_BODY_CHARS or not PRICE.search(text):
+        return False
+    return bool(_ORDER_CONTROLS(container))
+
+
+def is_site_page(tree: Element, address: str | None, container: Element | None) -> bool:
+    """The page's address is a short, shallow path linked by a short link in a footer of the
+    page outside its body: one of the site's own pages (imprint, privacy, contact, about)."""
+    path = _site_path(address)
+    if path is None:
+        return False
+    host = urlsplit(address or "").netloc.lower()
+    body = {id(node) for node in container.iter()} if container is not None else set()
+    for footer in _FOOTERS(tree)[:MAX_FOOTERS]:
+        if id(footer) in body:
+            continue
+        for link in footer.iter("a"):
+            words = len(text_of(link).split())
+            if not 0 < words <= MAX_SITE_LINK_WORDS:
+                continue
+            parts = urlsplit((link.get("href") or "").strip())
+            if parts.netloc and parts.netloc.lower() != host:
+                continue
+            if parts.path.strip("/") == path and not parts.fragment and _in_link_bar(link, footer):
+                return True
+    return False
+
+
+def _in_link_bar(link: Element, footer: Element) -> bool:
+    """The link is one of a bar of at least MIN_BAR_LINKS short links (the site's own pages), not
+    of a list of headlines that happens to hold a short one (a footer's "recent posts")."""
+    for node in link.iterancestors():
+        links = list(node.iter("a"))
+        if len(links) >= MIN_BAR_LINKS:
+            return all(len(text_of(each).split()) <= MAX_SITE_LINK_WORDS for each in links)
+        if node is footer:
+            return False
+    return False
+
+
+def _site_path(address: str | None) -> str | None:
+    """The path of a page that may be one of the site's own, without its slashes; None for an
+    address that reads as an article's (deep, or a headline's slug) or for the home page."""
+    if not address or urlsplit(address).query:
+        return None  # an address with a query is a script's: an article id, a search
+    path = urlsplit(address).path.strip("/")
+    segments = [segment for segment in path.split("/") if segment]
+    if not segments or len(segments) > MAX_SITE_PAGE_SEGMENTS:
+        return None
+    slug = re.sub(r"\.\w{2,5}$", "", segments[-1])  # privacy.html, kontakt.php
+    if len(re.split(r"[-_+.]", slug)) > MAX_SITE_PAGE_SLUG_WORDS or any(c.isdigit() for c in slug):
+        return None
+    return path
