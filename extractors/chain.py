@@ -52,7 +52,7 @@ from extractors.reconcile import choose_body
 from extractors.safetext import single_line
 from extractors.schema_org import jsonld_body, microdata_body
 from extractors.short_article import has_prose, is_set_out_as_post
-from extractors.tree import Element, TagIndex, itemprops
+from extractors.tree import Element, TagIndex, microdata
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +83,7 @@ def run_chain(document: Document) -> Extraction:
     tree, url = document.tree, document.url
     index = TagIndex(tree)  # one walk for the tags every stage looks up
     jsonld = jsonld_objects(tree, index)
-    properties = itemprops(tree)
+    properties, item_types = microdata(tree)
     metadata = extract_metadata(tree, url, jsonld, properties, index)
     cleaning = Cleaning(tree, index=index)
     # The heading that shows the title, found once when a rule asks for it.
@@ -105,7 +105,7 @@ def run_chain(document: Document) -> Extraction:
         # Text between line breaks, which Algorithm 2.1 does not count, may be the article.
         body = reconsider(body, cleaning, metadata.title, schema.text_blocks if schema else None)
     signals = page_signals(
-        jsonld, metadata.page_type, metadata.robots, tree, metadata.canonical_url
+        jsonld, metadata.page_type, metadata.robots, item_types, metadata.canonical_url
     )
     dated = metadata.published is not None and not metadata.dated_by_url
     # Whether the page sets a short body out as its post: asked beside kept chrome and by the judge.

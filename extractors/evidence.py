@@ -147,7 +147,6 @@ PAYWALL_NAMES = (
 
 # The itemtype of microdata items not inside another item, found in C; a hostile page may list
 # any number of types in one attribute: the first few are read.
-_TOP_ITEMTYPES = etree.XPath("//*[@itemscope][not(ancestor::*[@itemscope])]/@itemtype")
 MAX_ITEMTYPES = 4
 # Elements with a class or an id, found in C; their names are then read in Python, cut at
 # MAX_PAYWALL_NAME_CHARS (a hostile page puts megabytes in one attribute).
@@ -203,28 +202,36 @@ def page_signals(
     jsonld: list[dict[str, Any]],
     og_type: str | None,
     robots: str | None = None,
-    tree: Element | None = None,
+    item_types: list[tuple[str, Element]] | None = None,
     address: str | None = None,
 ) -> PageSignals:
     """The declarations of the page: JSON-LD types, and the types of its top-level microdata
-    items when `tree` is given (a shop writes `itemtype=Product` on the page's main item)."""
+    items (`item_types`: the page's itemtype values with their elements, `tree.microdata`; a
+    shop writes `itemtype=Product` on the page's main item)."""
     types = {name for obj in jsonld for name in types_of(obj)}
-    if tree is not None:
-        types.update(microdata_types(tree))
+    if item_types:
+        types.update(microdata_types(item_types))
     unindexed = "noindex" in (robots or "").lower()
     # Some sites write the OpenGraph namespace into the value ("og:product").
     og = (og_type or "").strip().lower().removeprefix("og:") or None
     return PageSignals(frozenset(types), og, unindexed, address)
 
 
-def microdata_types(tree: Element) -> set[str]:
+def microdata_types(item_types: list[tuple[str, Element]]) -> set[str]:
     """The lower-cased schema.org types of the page's top-level microdata items (an item nested
     in another is a part of it: the product a review article is about)."""
     return {
         name.rstrip("/").rsplit("/", 1)[-1].lower()
-        for value in _TOP_ITEMTYPES(tree)
-        for name in str(value).split()[:MAX_ITEMTYPES]
+        for value, element in item_types
+        if _is_top_level_item(element)
+        for name in value.split()[:MAX_ITEMTYPES]
     }
+
+
+def _is_top_level_item(element: Element) -> bool:
+    return element.get("itemscope") is not None and not any(
+        node.get("itemscope") is not None for node in element.iterancestors()
+    )
 
 
 def _not_free(jsonld: list[dict[str, Any]], tree: Element) -> bool:
@@ -407,12 +414,10 @@ def _on_own_line(link: Element) -> bool:
 def is_priced_list(blocks: list[Block]) -> bool:
     """Items with a price each, and no prose: see PRICED_SHARE."""
     items = lede_paragraphs(blocks)
+    if any(len(text) > MAX_ITEM_CHARS for text in items):
+        return False  # prose (asked first: it settles an article without reading its prices)
     priced = sum(1 for text in items if _PRICE.search(text))
-    return (
-        priced >= MIN_TEASERS
-        and priced >= PRICED_SHARE * len(items)
-        and all(len(text) <= MAX_ITEM_CHARS for text in items)
-    )
+    return priced >= MIN_TEASERS and priced >= PRICED_SHARE * len(items)
 
 
 def is_mostly_cards(body: BodyShape) -> bool:
