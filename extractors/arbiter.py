@@ -37,7 +37,8 @@ from itertools import islice
 
 from extractors.article import CAPTION, HEADING, Block, is_too_short, running_text
 from extractors.blocks import clean_text
-from extractors.cascade import Candidate, rescue, share_in
+from extractors.cascade import DISAGREEMENT as DISAGREEMENT  # where it was defined before
+from extractors.cascade import Candidate, disagree, rescue, share_in
 from extractors.dom import extract_dom, is_descendant
 from extractors.paragraphs import CP
 from extractors.preprocess import MAX_ANCESTORS, Cleaning
@@ -49,8 +50,6 @@ from extractors.tree import Element, first_element, text_of
 # (a few paragraphs' worth of double breaks): only then is the readability scorer asked, so that
 # the pages that set their text in `<p>`s pay nothing.
 LOOSE_TEXT_BREAKS = 10
-# Two bodies disagree when neither holds this share of the other's shingles.
-DISAGREEMENT = 0.5
 # The candidate holding this much more of the publisher's body than the other is the one.
 SCHEMA_MARGIN = 0.25
 # Heading tags a headline is set in.
@@ -78,11 +77,6 @@ def loose_text_outside(cleaning: Cleaning, container: Element) -> bool:
         if outside < LOOSE_TEXT_BREAKS:
             return False
     return True
-
-
-def disagree(first: Candidate, second: Candidate) -> bool:
-    """The two bodies share little text: at most one of them is the article."""
-    return share_in(first, second) < DISAGREEMENT and share_in(second, first) < DISAGREEMENT
 
 
 def headline_element(tree: Element, title: str | None) -> Element | None:

@@ -52,6 +52,8 @@ CONFIRMED = 0.5
 # A body inside another is taken instead of it only when it holds at least this share of the
 # other's text: a single paragraph both share is not the article.
 MIN_CONTAINED_SHARE = 0.5
+# Two bodies disagree when neither holds this share of the other's shingles.
+DISAGREEMENT = 0.5
 
 
 @dataclass
@@ -127,6 +129,11 @@ def common_ancestor(elements: list[Element]) -> Element | None:
     return common[0] if common else None
 
 
+def disagree(first: Candidate, second: Candidate) -> bool:
+    """The two bodies share little text: at most one of them is the article."""
+    return share_in(first, second) < DISAGREEMENT and share_in(second, first) < DISAGREEMENT
+
+
 def support(candidate: Candidate, others: list[Candidate]) -> float:
     """The largest share of the candidate's shingles that one other method confirms."""
     return max(
@@ -175,10 +182,15 @@ def recheck(
     return other if support(other, others) > support(primary, others) else primary
 
 
-def rescue(cleaning: Cleaning, language: str | None) -> Candidate | None:
+def rescue(
+    cleaning: Cleaning,
+    language: str | None,
+    placed: Callable[[Candidate, Candidate], Candidate | None] = lambda first, second: None,
+) -> Candidate | None:
     """A body for a page where Algorithm 2.1 found none, or one too short to be an article: the
-    readability scorer's when a witness confirms it; else a witness the other one confirms; else
-    the readability scorer's unconfirmed (the evidence then decides), or None."""
+    readability scorer's when a witness confirms it; else a witness the other one confirms (see
+    `_confirmed_or_readable`); else the readability scorer's unconfirmed (the evidence then
+    decides), or None."""
     scored = extract_readability(cleaning)
     readable = _readable(scored) if scored is not None else None
     others = witnesses(cleaning, language)
@@ -188,5 +200,33 @@ def rescue(cleaning: Cleaning, language: str | None) -> Candidate | None:
     ranked = [(support(witness, everyone), witness) for witness in others]
     best = max(ranked, key=lambda pair: pair[0], default=None)
     if best is not None and best[0] >= CONFIRMED:
-        return best[1]
+        return _confirmed_or_readable(best[1], readable, placed)
     return readable
+
+
+def _confirmed_or_readable(
+    witness: Candidate,
+    readable: Candidate | None,
+    placed: Callable[[Candidate, Candidate], Candidate | None],
+) -> Candidate:
+    """The confirmed witness, or the readability scorer's body, unconfirmed, that the page's
+    headline places as its article (`placed`: the body that starts nearer after it).
+
+    Two witnesses agree as readily on a box beside the article (a disclaimer, the publisher's
+    footer, both prose) as on the article: their agreement says the text is prose, not where the
+    article is. The headline is asked only when the two bodies share little text and sit in
+    unrelated regions of the page: a witness that the scorer's body holds, or that sits in its
+    region, is a part of the one answer both gave."""
+    if readable is None or not disagree(witness, readable):
+        return witness
+    first, second = readable.container, witness.container
+    if _holds(first, second) or _holds(second, first):
+        return witness
+    return placed(readable, witness) or witness
+
+
+def _holds(outer: Element | None, inner: Element | None) -> bool:
+    """`outer` is `inner` or one of its ancestors (False when either is unknown)."""
+    if outer is None or inner is None:
+        return False
+    return outer is inner or any(node is outer for node in inner.iterancestors())

@@ -94,7 +94,7 @@ def run_chain(document: Document) -> Extraction:
     body = _candidate(choose_body(schema, dom), dom)
     rescued = body is None or is_too_short(body.text)
     if rescued:
-        body = rescue(cleaning, metadata.language) or body
+        body = rescue(cleaning, metadata.language, near_headline(headline())) or body
     elif dom is not None and body.method == dom.method and inside_kept_chrome(dom, cleaning):
         body = recheck(body, cleaning, metadata.language, near_headline(headline()))
     elif (

@@ -259,3 +259,14 @@ def test_a_standfirst_does_not_beat_the_body_inside_the_article_s_layout_wrapper
     article = _article("standfirst-above-wrapper-named-sidebar.html")
     assert article.text.startswith("The levy was added to every ticket in 2019")
     assert article.text.endswith("the accounts of the last five years before it does.")
+
+
+def test_a_short_post_wins_over_the_publisher_note_both_witnesses_agree_on() -> None:
+    # No <p> holds enough for Algorithm 2.1. Boilerpipe and jusText agree on the publisher's note
+    # at the foot of the page (one long paragraph of prose); the readability scorer alone finds
+    # the post. The two bodies share nothing and sit in unrelated regions: the post starts right
+    # under the headline, the note far below it.
+    article = _article("short-post-publisher-footer.html")
+    assert article.method == "readability"
+    assert article.text.startswith("Spend ten minutes in the last working rope walk")
+    assert "independent publisher" not in article.text
