@@ -94,7 +94,7 @@ def run_chain(document: Document) -> Extraction:
     body = _candidate(choose_body(schema, dom), dom)
     rescued = body is None or is_too_short(body.text)
     if rescued:
-        body = rescue(cleaning, metadata.language, near_headline(headline())) or body
+        body = rescue(cleaning, metadata.language, _placed_by(headline)) or body
     elif dom is not None and body.method == dom.method and inside_kept_chrome(dom, cleaning):
         body = recheck(body, cleaning, metadata.language, near_headline(headline()))
     elif (
@@ -177,6 +177,14 @@ class _PostEvidence:
             )
             self.answers[id(candidate)] = (candidate, answer)
         return self.answers[id(candidate)][1]
+
+
+def _placed_by(
+    headline: Callable[[], Element | None],
+) -> Callable[[Candidate, Candidate], Candidate | None]:
+    """`near_headline`, with the headline looked for only when a rule asks (the witnesses and
+    the readability scorer disagree: a rare page)."""
+    return lambda first, second: near_headline(headline())(first, second)
 
 
 def inside_kept_chrome(dom: DomBody, cleaning: Cleaning) -> bool:
