@@ -54,7 +54,19 @@ def tag_kind(element: Element) -> int:
 
 def clean_text(text: str) -> str:
     """Collapse runs of whitespace (including NBSP and other Unicode spaces) to one space, trim."""
+    if is_clean(text):
+        return text
     return " ".join(text.split())
+
+
+def is_clean(text: str) -> bool:
+    """Whether `text` is its own `clean_text`: a single space between words and none around them.
+
+    Most text of a page is, and telling so in C costs a fraction of splitting it into words (one
+    string each) and joining them again. Printable text holds no whitespace but the space: every
+    other whitespace character is a control character or a Unicode separator.
+    """
+    return text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " "
 
 
 def _kind_of(tag: str, current: str) -> str:
@@ -89,6 +101,8 @@ class TextBlock:
 
 
 def _visible_chars(text: str) -> int:
+    if text.isprintable():  # no whitespace but spaces (see `is_clean`): count them in C
+        return len(text) - text.count(" ")
     return sum(map(len, text.split()))
 
 
