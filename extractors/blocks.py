@@ -57,19 +57,26 @@ def tag_kind(element: Element) -> int:
 
 def clean_text(text: str) -> str:
     """Collapse runs of whitespace (including NBSP and other Unicode spaces) to one space, trim."""
+    # Most text of a page is clean already (a single space between words, none around them), and
+    # telling so in C costs a fraction of splitting it into words (a string each) and joining them
+    # again. Printable text holds no whitespace but the space: every other whitespace character
+    # is a control character or a Unicode separator.
+    if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
+        return text
     return " ".join(text.split())
 
 
+# The block kind text takes from the element it sits in (a dict: asked for every element walked).
+_KIND_OF_TAG = {
+    **dict.fromkeys(HEADING_TAGS, HEADING),
+    **dict.fromkeys(LIST_ITEM_TAGS, LIST_ITEM),
+    **dict.fromkeys(QUOTE_TAGS, QUOTE),
+    **dict.fromkeys(CAPTION_TAGS, CAPTION),
+}
+
+
 def _kind_of(tag: str, current: str) -> str:
-    if tag in HEADING_TAGS:
-        return HEADING
-    if tag in LIST_ITEM_TAGS:
-        return LIST_ITEM
-    if tag in QUOTE_TAGS:
-        return QUOTE
-    if tag in CAPTION_TAGS:
-        return CAPTION
-    return current
+    return _KIND_OF_TAG.get(tag, current)
 
 
 @dataclass(slots=True)
@@ -92,6 +99,8 @@ class TextBlock:
 
 
 def _visible_chars(text: str) -> int:
+    if text.isprintable():  # no whitespace but spaces (see `clean_text`): count them in C
+        return len(text) - text.count(" ")
     return sum(map(len, text.split()))
 
 
@@ -174,16 +183,17 @@ class _Walker:
             return
         # lxml's C iterator drives the walk (it is iterative: hostile pages nest thousands of
         # levels deep); `states` holds, for each open element, the block kind, block element and
-        # link state its children's text belongs to, or None for an element whose content is
-        # skipped (only its tail is written, at its end event).
-        writer, classify = self.writer, self.classify
+        # link state its children's text belongs to, and its tag, or None for an element whose
+        # content is skipped (only its tail is written, at its end event). Each read of an
+        # element's `tag` or `text` builds a new string: every one is read once.
+        writer, classify, kind_of = self.writer, self.classify, _KIND_OF_TAG.get
         own_kind, own_link = _kind_of(tag, root_kind), tag == "a"
         if tag in BLOCK_TAGS:
             writer.flush()
         elif own_link and root.text and root.text[0].isalnum():
             writer.word_break()
         writer.text(root.text, own_kind, root, own_link)
-        states: list[tuple[str, Element, bool] | None] = [(own_kind, root, own_link)]
+        states: list[tuple[str, Element, bool, str] | None] = [(own_kind, root, own_link, tag)]
         events = etree.iterwalk(root, events=("start", "end"))
         next(events)  # the root's start, done above
         skip = events.skip_subtree
@@ -208,16 +218,17 @@ class _Walker:
                     skip()
                     states.append(None)
                 else:
-                    parent_kind, owner, in_link = states[-1]  # type: ignore[misc]
-                    own_kind = CAPTION if kind == CAPTION_KIND else _kind_of(tag, parent_kind)
+                    parent_kind, owner, in_link, _ = states[-1]  # type: ignore[misc]
+                    own_kind = CAPTION if kind == CAPTION_KIND else kind_of(tag, parent_kind)
+                    text = element.text
                     if tag in BLOCK_TAGS:
                         owner = element
                         writer.flush()
                     elif tag == "a":
                         in_link = True
-                        if element.text and element.text[0].isalnum():
+                        if text and text[0].isalnum():
                             writer.word_break()
-                    states.append((own_kind, owner, in_link))
+                    states.append((own_kind, owner, in_link, tag))
                     if kind == FIGURE:
                         skip()
                         captions = self.figure_captions(element)
@@ -228,23 +239,23 @@ class _Walker:
                             ],
                             root,
                         )
-                    elif element.text:
-                        writer.text(element.text, own_kind, owner, in_link)
+                    elif text:
+                        writer.text(text, own_kind, owner, in_link)
                 continue
             opened = states.pop()
             if not states:  # the root's end: it has no tail here
-                if root.tag in BLOCK_TAGS:
+                if opened[3] in BLOCK_TAGS:  # type: ignore[index]
                     writer.flush()
                 return
             tail = element.tail
             if opened is not None:
-                tag = element.tag
+                tag = opened[3]
                 if tag in BLOCK_TAGS:
                     writer.flush()
                 elif tag == "a" and tail and tail[0].isalnum():
                     writer.word_break()
             if tail:
-                parent_kind, owner, in_link = states[-1]  # type: ignore[misc]
+                parent_kind, owner, in_link, _ = states[-1]  # type: ignore[misc]
                 writer.text(tail, parent_kind, owner, in_link)
 
     def walk_steps(self, stack: list[_Step], root: Element) -> None:

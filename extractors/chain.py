@@ -90,7 +90,8 @@ def run_chain(document: Document) -> Extraction:
     headline = cache(lambda: headline_element(tree, metadata.title))
     dom = extract_dom(cleaning)
     inside = dom.kind if dom is not None else None
-    schema = microdata_body(tree, cleaning, properties, inside) or jsonld_body(jsonld)
+    written = dom.written_parts if dom is not None else None
+    schema = microdata_body(tree, cleaning, properties, inside, written) or jsonld_body(jsonld)
     body = _candidate(choose_body(schema, dom), dom)
     rescued = body is None or is_too_short(body.text)
     if rescued:

@@ -6,7 +6,7 @@ Works on a `Cleaning` (extractors.preprocess): chrome is skipped, never removed 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from extractors.article import CAPTION, PARAGRAPH, Block
 from extractors.blocks import QUOTE_TAGS, Classifier, TextBlock, clean_text, text_blocks
@@ -55,6 +55,9 @@ class DomBody:
     container_only: bool = False
     # What preprocessing made of each element of the body (`body_kind`).
     kind: Classifier | None = None
+    # The blocks of each part of the body, written with `kind` (a stage that writes one of them
+    # with the same classifier reads them here: `extractors.schema_org.microdata_body`).
+    written_parts: dict[Element, list[TextBlock]] = field(default_factory=dict)
 
 
 def content_bearing_paragraphs(cleaning: Cleaning) -> dict[Element, int]:
@@ -469,12 +472,15 @@ def extract_dom(cleaning: Cleaning) -> DomBody | None:
         twin for twin in twins if twin is container or not cleaning.is_removed(twin)
     ]
     kind = body_kind(parts, bearing, cleaning)
-    written = [block for part in parts for block in text_blocks(part, kind)]
+    by_part = {part: text_blocks(part, kind) for part in parts}
+    written = [block for part in parts for block in by_part[part]]
     cut_thread(written, container, cleaning)
     _drop_trailing_lines(written, bearing)
     blocks = keep_body_blocks(written)
     alone = lead is None and above is None and len(twins) == 1
-    return DomBody(blocks, METHOD_DOM, container, written, alone, kind) if blocks else None
+    if not blocks:
+        return None
+    return DomBody(blocks, METHOD_DOM, container, written, alone, kind, by_part)
 
 
 def body_kind(parts: list[Element], bearing: dict[Element, int], cleaning: Cleaning) -> Classifier:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from lxml import etree
 
+from extractors.blocks import clean_text
 from extractors.tree import Element, text_of
 
 # The paper's constants (NewsFeed): starting points, tuned on evidence.
@@ -31,7 +32,7 @@ class ParagraphStats:
 
 def text_length(element: Element) -> int:
     """Length of an element's text with runs of whitespace counted as one space."""
-    return len(" ".join(text_of(element).split()))
+    return len(clean_text(text_of(element)))
 
 
 # The statistics of every paragraph shorter than CP, shared (they are immutable): most pages have

@@ -110,6 +110,7 @@ TAXONOMY_PARTS = frozenset({"tag", "category", "taxonomy"})
 # part that ends with one of COMMENT_WORDS, or starts with one and goes on with a layout word of
 # COMPOUND_TAILS, is that word. Only a layout word: "commentary" is a genre of article.
 COMMENT_WORDS = ("comments", "comment")
+_COMMENT_STEM = "comment"  # every one of COMMENT_WORDS holds it
 COMPOUND_TAILS = frozenset(
     {
         "body", "list", "text", "content", "area", "wrap", "wrapper", "box", "block", "container",
@@ -161,10 +162,16 @@ def _kind_of_names(names: str, is_class: bool) -> int:
 def _role_parts(word: str) -> set[str]:
     """The parts of one class or id word that may say what the element is: all of them, except
     the term after a taxonomy part ("entry-category-social" is an entry, whatever its topic)."""
-    parts = [
-        _compound_head(part.lower())
-        for part in _NAME_PART.findall(_HEX_RUN.sub(_unless_hash, word))
-    ]
+    letters = word.replace("-", "").replace("_", "")
+    if letters.isascii() and letters.isalpha() and letters.islower():
+        # Lower-case words joined by "-" or "_" (most class words): their parts are the words,
+        # as _NAME_PART finds them, and no hash is among them (it has digits). Telling so in C
+        # costs a fraction of the two regular expressions.
+        parts = [_compound_head(part) for part in word.replace("_", "-").split("-") if part]
+    else:
+        # A word shorter than a hash holds none (the search costs more than the test).
+        unhashed = _HEX_RUN.sub(_unless_hash, word) if len(word) >= MIN_HASH_CHARS else word
+        parts = [_compound_head(part.lower()) for part in _NAME_PART.findall(unhashed)]
     for index, part in enumerate(parts[:-1]):
         if part in TAXONOMY_PARTS:
             return set(parts[:index])
@@ -174,6 +181,8 @@ def _role_parts(word: str) -> set[str]:
 def _compound_head(part: str) -> str:
     """The comment word a run-together part stands for ("commentbody", "postcomment"), or the
     part itself."""
+    if _COMMENT_STEM not in part:  # most parts: no comment word can start or end them
+        return part
     for head in COMMENT_WORDS:
         if part != head and (part.endswith(head) or _tail_after(part, head) in COMPOUND_TAILS):
             return head

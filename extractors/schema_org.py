@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html as html_entities
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -58,11 +59,15 @@ def microdata_body(
     cleaning: Cleaning,
     properties: list[tuple[list[str], Element]] | None = None,
     classify: Classifier | None = None,
+    written: Mapping[Element, list[TextBlock]] | None = None,
 ) -> SchemaBody | None:
     """The longest element marked itemprop=articleBody (any case) outside chrome, as blocks.
     `classify` says what preprocessing made of each element inside it (default: the Cleaning's
-    verdicts; the chain passes Algorithm 2.1's, `extractors.dom.body_kind`)."""
+    verdicts; the chain passes Algorithm 2.1's, `extractors.dom.body_kind`). `written` holds the
+    blocks of some elements written with `classify` already (Algorithm 2.1's body, which is often
+    the marked element): they are not written again."""
     classify = classify or cleaning.kind
+    written = written or {}
     best: tuple[int, list[TextBlock], Element] | None = None
     for names, element in itemprops(tree) if properties is None else properties:
         if "articlebody" not in names:
@@ -73,7 +78,7 @@ def microdata_body(
         # tags, "related" lists) is navigation all the same.
         blocks = [
             block
-            for block in text_blocks(element, classify)
+            for block in (written.get(element) or text_blocks(element, classify))
             if not (block.kind == LIST_ITEM and block.link_density > MAX_BLOCK_LINK_DENSITY)
         ]
         length = sum(len(block.text) for block in blocks)

@@ -145,19 +145,28 @@ class Segmenter:
         # (kind, boundary owner, inside a link) of the open elements; lxml's iterwalk walks the
         # tree without recursion, so hostile nesting costs no stack.
         context: list[tuple[str, Element, bool]] = [(PARAGRAPH, root, False)]
+        # What each tag is, worked out once per tag of the page (tag, skipped, opened, boundary),
+        # and the same for each started element until its end event: reading an element's tag
+        # builds a new string each time.
+        tags: dict[object, tuple[str, bool, bool, bool]] = {}
+        started: list[tuple[str, bool, bool, bool]] = []
         walker = etree.iterwalk(root, events=("start", "end"))
         for event, element in walker:
-            tag = tag_name(element)
-            opened = not (
-                not tag or tag in skip_tags or tag in VOID_TAGS or (tag == "br" and double_br)
-            )
             if event == "start":
+                raw = element.tag
+                if (info := tags.get(raw)) is None:
+                    tag = tag_name(element)
+                    skipped = not tag or tag in skip_tags
+                    opened = not (skipped or tag in VOID_TAGS or (tag == "br" and double_br))
+                    info = tags[raw] = (tag, skipped, opened, is_boundary(tag))
+                started.append(info)
+                tag, skipped, opened, boundary = info
                 kind, owner, in_link = context[-1]
-                if not tag or tag in skip_tags:
+                if skipped:
                     walker.skip_subtree()
                 elif tag == "br" and double_br:
                     writer.line_break(element)
-                elif is_boundary(tag):
+                elif boundary:
                     writer.flush()
                     owner = element
                 if opened:
@@ -166,9 +175,10 @@ class Segmenter:
                     context.append((kind, owner, in_link))
                     writer.add(element, False, kind, owner, in_link)
                 continue
+            _, _, opened, boundary = started.pop()
             if opened:
                 context.pop()
-                if is_boundary(tag):
+                if boundary:
                     writer.flush()
             if element is not root:
                 writer.add(element, True, *context[-1])

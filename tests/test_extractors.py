@@ -9,6 +9,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from crawler.newsroom import Newsroom
 from extractors import extract, extract_verbose
@@ -647,3 +649,28 @@ def test_dates_that_head_the_units_after_them_are_not_a_thread() -> None:
     assert article is not None
     assert "survey of the seabed" in article.text
     assert "ferry made its final crossing" in article.text
+
+
+# The speed paths of text cleaning and class-word splitting must give what the plain definitions
+# give, on any text (issue 31: the output is byte-identical).
+_SPACES = " \t\n\r\x0b\x0c\x1c\x85\xa0\u2003\u3000"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(_SPACES + "ab.\u00e9\u4e2d\x07"), max_size=40))
+def test_clean_text_collapses_whitespace_as_split_and_join_do(text: str) -> None:
+    from extractors.blocks import _visible_chars, clean_text
+
+    assert clean_text(text) == " ".join(text.split())
+    assert _visible_chars(text) == sum(map(len, text.split()))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.sampled_from("abcdefmnot-_XY09\u00e9\u00df"), max_size=24))
+def test_class_word_parts_are_those_the_name_pattern_finds(word: str) -> None:
+    from extractors import preprocess as p
+
+    unhashed = p._HEX_RUN.sub(p._unless_hash, word)
+    parts = [p._compound_head(part.lower()) for part in p._NAME_PART.findall(unhashed)]
+    cut = next((i for i, part in enumerate(parts[:-1]) if part in p.TAXONOMY_PARTS), None)
+    assert p._role_parts(word) == set(parts if cut is None else parts[:cut])
