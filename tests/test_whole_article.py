@@ -252,6 +252,15 @@ def test_a_short_photo_post_wins_over_the_profile_box_the_veto_kept() -> None:
     assert "Things I photograph" not in article.text
 
 
+def test_a_short_photo_post_dated_only_in_hatom_markup_wins_over_the_profile_box() -> None:
+    # As above, but the page shows no year: the date header names the weekday and the footer the
+    # time. The post's date is in the hAtom markup (<abbr class="published" title=...>), which
+    # declares the post dated: without it the short post is not set out, and the profile wins.
+    article = _article("short-photo-post-hatom-date.html")
+    assert "uncovered the old slipway this morning" in article.text
+    assert "Things I photograph" not in article.text
+
+
 def test_a_standfirst_does_not_beat_the_body_inside_the_article_s_layout_wrapper() -> None:
     # The body column sits in a wrapper named like chrome ("sidebar-fixed"), inside the same
     # <article> as the headline. Read without the wrapper, the page offers the headline and its
