@@ -259,3 +259,49 @@ def _in_article_with(headline: Element, refused: frozenset[Element]) -> bool:
         ancestor.tag == "article" and any(is_descendant(node, ancestor) for node in refused)
         for ancestor in headline.iterancestors()
     )
+
+
+def titled_h1(h1s: list[Element], title: str | None) -> Element | None:
+    """The last of the page's `<h1>`s (from the chain's tag index: no walk of the page) that
+    shows the title, as `headline_element` finds it among all headings."""
+    if not h1s or not title or not (wanted := _comparable(title)):
+        return None
+    shown = [h1 for h1 in h1s if (text := _comparable(text_of(h1))) and _shows(text, wanted)]
+    return shown[-1] if shown else None
+
+
+def below_headline(body: Candidate, cleaning: Cleaning, headline: Element) -> Candidate:
+    """Algorithm 2.1's body, or the one it finds below the headline when its container sits in a
+    region of the page above the headline (see `_region_above`) and that region is set aside.
+
+    Algorithm 2.1 takes the first container whose paragraphs outweigh all before it by half: a
+    trailer widget or a latest-issue panel set out above the post, in a region of its own, wins
+    it when it is long. The article starts under its headline; the body found there is taken
+    when it is long enough to be an article and starts after the headline or holds it.
+    """
+    region = _region_above(body.container, headline)
+    if region is None:
+        return body
+    other = extract_dom(cleaning, outside=region)
+    if other is None or is_too_short(running_text(other.blocks)):
+        return body
+    below = Candidate(other.method, other.blocks, other.parts, other.container)
+    return below if by_headline(body, below, headline) is below else body
+
+
+def _region_above(container: Element | None, headline: Element) -> Element | None:
+    """The largest element holding the container and not the headline, when it comes before the
+    headline in document order; else None."""
+    if container is None or is_descendant(headline, container):
+        return None
+    path = {}  # each ancestor of the headline -> its child on the way down to the headline
+    child = headline
+    for ancestor in headline.iterancestors():
+        path[ancestor] = child
+        child = ancestor
+    region = container
+    for ancestor in container.iterancestors():
+        if ancestor in path:
+            return region if ancestor.index(region) < ancestor.index(path[ancestor]) else None
+        region = ancestor
+    return None

@@ -15,11 +15,13 @@ from itertools import islice
 from typing import Any
 
 from extractors.arbiter import (
+    below_headline,
     headline_element,
     loose_text_outside,
     near_headline,
     outside_kept_chrome,
     reconsider,
+    titled_h1,
 )
 from extractors.article import (
     HEADING,
@@ -105,6 +107,14 @@ def run_chain(document: Document) -> Extraction:
     ):
         # Text between line breaks, which Algorithm 2.1 does not count, may be the article.
         body = reconsider(body, cleaning, metadata.title, schema.text_blocks if schema else None)
+    if (
+        not rescued
+        and dom is not None
+        and body.container is dom.container
+        and (h1 := titled_h1(index.get("h1"), metadata.title)) is not None
+    ):
+        # A long box above the headline may outweigh the article below it.
+        body = below_headline(body, cleaning, h1)
     signals = page_signals(
         jsonld, metadata.page_type, metadata.robots, item_types, metadata.canonical_url
     )

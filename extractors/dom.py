@@ -456,13 +456,20 @@ def _drop_trailing_lines(written: list[TextBlock], bearing: dict[Element, int]) 
         written.pop()
 
 
-def extract_dom(cleaning: Cleaning) -> DomBody | None:
-    """The article body by Algorithm 2.1, or None (NULL) when nothing convincing is found."""
+def extract_dom(cleaning: Cleaning, outside: Element | None = None) -> DomBody | None:
+    """The article body by Algorithm 2.1, or None (NULL) when nothing convincing is found.
+    `outside`: a region of the page whose containers may not be chosen."""
     bearing = content_bearing_paragraphs(cleaning)
     per_container = container_lengths(bearing, cleaning)
+    if outside is not None:
+        per_container = {
+            node: length
+            for node, length in per_container.items()
+            if node is not outside and not is_descendant(node, outside)
+        }
     container = best_container(per_container)
     if container is None:
-        return fallback_body(cleaning)
+        return fallback_body(cleaning) if outside is None else None
     twins = body_containers(container, per_container, bearing, cleaning)
     if len(twins) == 1:
         twins = article_sections(container, bearing, cleaning)

@@ -455,7 +455,18 @@ def _time_values(tree: Element, index: TagIndex | None = None) -> _Times:
         elif times.modified is None and ("datemodified" in marks or "updated" in marks):
             times.modified = value
         times.first = times.first or value
+    if times.published is None:
+        times.published = _hatom_published(tree, index)
     return times
+
+
+def _hatom_published(tree: Element, index: TagIndex | None) -> str | None:
+    """The publication date of the hAtom microformat: an `<abbr class="published">` whose title
+    is the machine-readable date (blog engines wrote it before `<time>` existed)."""
+    for element in elements(tree, "abbr", index):
+        if "published" in (element.get("class") or "").split() and element.get("title"):
+            return element.get("title")
+    return None
 
 
 # Meta tags of the publication date, the most specific first.

@@ -57,8 +57,11 @@ _YEAR = r"(?:199\d|20\d\d)"
 # A date a reader sees: digits (11/06/2012, 2012-10-29), a day, a month's name and a year in
 # either order ("6 Nov 2012", "November 4th, 2012", "14. November 2026", "5 de mayo de 2012"),
 # or the CJK form (2012年11月6日). The month's name is any word: the form is what is asked.
+# A month's name, its day and a two-digit year set apart by one dot or slash, the same mark
+# twice ("Nov• 02•12", a blog theme's date): no sentence sets a word and two numbers so.
 _DATE = re.compile(
     rf"\b\d{{1,2}}[./-]\d{{1,2}}[./-](?:\d\d|{_YEAR})\b"
+    r"|\b[^\W\d_]{3,9}([•·/])\s*\d{1,2}\s*\1\s*\d\d(?!\d|\s*\1)"
     rf"|\b{_YEAR}[./-]\d{{1,2}}[./-]\d{{1,2}}\b"
     rf"|\b\d{{1,2}}(?:st|nd|rd|th|\.)?\s+(?:de\s+)?[^\W\d_]{{3,}}\.?,?\s+(?:de\s+)?{_YEAR}\b"
     rf"|\b[^\W\d_]{{3,}}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s*{_YEAR}\b"

@@ -63,7 +63,7 @@ def microdata(
 # The tags the chain looks up across the whole page. lxml's iterator costs about as much for
 # one tag as for several (the walk is the cost, 0.1 ms on a median page): one walk collects them
 # all, where each stage walked the page for its own tag.
-INDEXED_TAGS = ("p", "br", "script", "meta", "h1", "time", "link")
+INDEXED_TAGS = ("p", "br", "script", "meta", "h1", "time", "link", "abbr")
 
 
 class TagIndex:

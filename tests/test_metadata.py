@@ -96,6 +96,20 @@ def test_dates_keep_their_time_zone_and_the_url_is_the_last_resort() -> None:
     assert url_date("https://paper.test/news/story-12345678") is None
 
 
+def test_the_hatom_published_date_of_a_blog_post_is_read() -> None:
+    # Blog engines marked a post's date with the hAtom microformat before <time> existed: the
+    # machine-readable date is the title of an <abbr class="published">; another abbr is not it.
+    footer = (
+        '<abbr class="initialism" title="2001-01-01">HTML</abbr> posted at '
+        '<abbr class="published" title="2012-10-29T06:35:00-04:00">6:35 AM</abbr>'
+    )
+    found = metadata_of(page(body=footer))
+    assert found.published.isoformat() == "2012-10-29T06:35:00-04:00"
+    assert not found.dated_by_url
+    marked = '<time class="published" datetime="2012-10-30T08:00:00-04:00">Oct 30</time>'
+    assert metadata_of(page(body=marked + footer)).published.day == 30  # <time> first
+
+
 def test_a_utc_date_is_given_in_the_local_zone_another_date_of_the_page_shows() -> None:
     utc = ld({"@type": "NewsArticle", "datePublished": "2019-11-20T02:59:46Z"})
     naive_local = metadata_of(page(utc, '<time datetime="2019-11-19 20:59:46">Nov 19</time>'))

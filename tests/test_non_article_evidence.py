@@ -407,10 +407,14 @@ def test_a_paywall_right_after_the_body_cuts_it() -> None:
         ("11/06/2012", True),
         ("2012-10-29 by Herb Sutter", True),
         ("2012年11月6日 18:00", True),
+        ("Written by the editor - Mar\u2022 07\u202226", True),
+        ("Posted Mar/07/26 in Notes", True),
         ("Jahrgang 1988, schreibt seit 2015", False),
         ("Elecciones municipales 2026: resultados", False),
         ("depuis 1921. 4 place du Marché", False),
         ("Episode 112, 24 min", False),
+        ("see sections-12-13 and/or 12/13", False),
+        ("Python\u2022 3\u202212\u20221 released", False),
     ],
 )
 def test_a_date_line_is_told_by_its_form_in_any_language(line: str, dated: bool) -> None:

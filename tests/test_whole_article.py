@@ -252,6 +252,25 @@ def test_a_short_photo_post_wins_over_the_profile_box_the_veto_kept() -> None:
     assert "Things I photograph" not in article.text
 
 
+def test_a_short_photo_post_dated_only_in_hatom_markup_wins_over_the_profile_box() -> None:
+    # As above, but the page shows no year: the date header names the weekday and the footer the
+    # time. The post's date is in the hAtom markup (<abbr class="published" title=...>), which
+    # declares the post dated: without it the short post is not set out, and the profile wins.
+    article = _article("short-photo-post-hatom-date.html")
+    assert "uncovered the old slipway this morning" in article.text
+    assert "Things I photograph" not in article.text
+
+
+def test_a_long_issue_panel_above_the_headline_does_not_beat_the_article_below_it() -> None:
+    # Algorithm 2.1 takes the first container that outweighs all before it by half: the
+    # magazine's current-issue panel, in a section of its own above the post, is twice the
+    # article. The article is under its <h1> headline: set aside the region above it, Algorithm
+    # 2.1 finds it there, and it starts after the headline.
+    article = _article("issue-panel-above-headline.html")
+    assert article.text.startswith("Forty-one gas lamps still burn in the lanes")
+    assert "winter issue" not in article.text
+
+
 def test_a_standfirst_does_not_beat_the_body_inside_the_article_s_layout_wrapper() -> None:
     # The body column sits in a wrapper named like chrome ("sidebar-fixed"), inside the same
     # <article> as the headline. Read without the wrapper, the page offers the headline and its
