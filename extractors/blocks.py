@@ -98,7 +98,8 @@ class TextBlock:
         return self.kind, self.text
 
 
-def _visible_chars(text: str) -> int:
+def visible_chars(text: str) -> int:
+    """The characters of `text` that are not whitespace (`len("".join(text.split()))`)."""
     if text.isprintable():  # no whitespace but spaces (see `clean_text`): count them in C
         return len(text) - text.count(" ")
     return sum(map(len, text.split()))
@@ -120,7 +121,7 @@ class _BlockWriter:
                 self._kind, self._element = kind, owner
             self._parts.append(text)
             if in_link:
-                self._link_chars += _visible_chars(text)
+                self._link_chars += visible_chars(text)
 
     def word_break(self) -> None:
         """A space where a link meets a word with none between (unspaced scripts: CJK), so that
@@ -329,8 +330,8 @@ class _Walker:
             texts = [clean_text(text_of(cell)) for cell in cells]
             line = CELL_SEPARATOR.join(text for text in texts if text)
             if line:
-                links = sum(_visible_chars(text_of(link)) for link in row.iter("a"))
-                chars = _visible_chars(line)
+                links = sum(visible_chars(text_of(link)) for link in row.iter("a"))
+                chars = visible_chars(line)
                 writer.add(TextBlock(TABLE, line, min(links, chars), chars, row))
 
 

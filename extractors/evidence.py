@@ -48,7 +48,13 @@ from extractors.article import (
 from extractors.blocks import Classifier, TextBlock, tag_kind, text_blocks
 from extractors.jsonld import ARTICLE_TYPES, types_of
 from extractors.page_kinds import PRICE as _PRICE
-from extractors.page_kinds import has_order_form, is_site_page, records_share
+from extractors.page_kinds import (
+    body_chars,
+    first_of_each_tag,
+    has_order_form,
+    is_site_page,
+    records_share,
+)
 from extractors.paragraphs import CP
 from extractors.tree import Element, text_of
 
@@ -424,20 +430,16 @@ def is_mostly_cards(body: BodyShape) -> bool:
     """A short body whose text is mostly in MIN_CARDS teaser cards (`sits_in_card_list`) of one
     template inside its container: a list of notices under the page's heading and intro. An
     article's related-story cards are links, left out of its body."""
-    text = "".join(running_text(body.blocks).split())
-    if body.container is None or len(text) > MAX_CARD_LIST_BODY_CHARS:
+    if body.container is None or body_chars(body.blocks) > MAX_CARD_LIST_BODY_CHARS:
         return False
-    for parent in body.container.iter():
-        children = [child for child in parent if isinstance(child.tag, str)]
-        if len(children) < MIN_CARDS:
-            continue
-        for tag in {child.tag for child in children}:
-            cards = same_template(next(child for child in children if child.tag == tag))
-            if len(cards) >= MIN_CARDS and all(map(_is_card, cards)):
-                shown = ["".join(text_of(card).split()) for card in cards]
-                inside = [card for card in shown if card[:CARD_LEAD_CHARS] in text]
-                if sum(map(len, inside)) >= MIN_CARDS_SHARE * len(text):
-                    return True
+    text = "".join(running_text(body.blocks).split())
+    for first in first_of_each_tag(body.container, MIN_CARDS):
+        cards = same_template(first)
+        if len(cards) >= MIN_CARDS and all(map(_is_card, cards)):
+            shown = ["".join(text_of(card).split()) for card in cards]
+            inside = [card for card in shown if card[:CARD_LEAD_CHARS] in text]
+            if sum(map(len, inside)) >= MIN_CARDS_SHARE * len(text):
+                return True
     return False
 
 

@@ -16,12 +16,14 @@ language. Pure functions over the shared parse; they never modify it.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Iterator
 from urllib.parse import urlsplit
 
 from lxml import etree
 
-from extractors.article import MIN_BODY_CHARS, Block, running_text
+from extractors.article import MIN_BODY_CHARS, Block, running_text, running_texts
+from extractors.blocks import visible_chars
 from extractors.tree import Element, text_of
 
 # Records: at least this many siblings of one template (`evidence.same_template`) ...
@@ -67,8 +69,29 @@ _FOOTERS = etree.XPath(
 MAX_FOOTERS = 8
 
 
+def body_chars(blocks: list[Block]) -> int:
+    """The length of the body's running text without its whitespace, counted without building it
+    (asked of every body, long ones too)."""
+    return sum(map(visible_chars, running_texts(blocks)))
+
+
 def _squeezed(text: str) -> str:
     return "".join(text.split())
+
+
+def first_of_each_tag(container: Element, minimum: int) -> Iterator[Element]:
+    """For every element under `container` (itself included), the first of its children of each
+    tag it has at least `minimum` children of: where a run of `minimum` siblings of one template
+    may start (a template's items share their tag). Counting children in C first skips the
+    elements of an article's prose, which have fewer."""
+    for parent in container.iter(etree.Element):
+        if len(parent) < minimum:
+            continue
+        counts = Counter(child.tag for child in parent)
+        for child in parent:
+            if counts.get(child.tag, 0) >= minimum and isinstance(child.tag, str):
+                counts[child.tag] = 0  # the first one only
+                yield child
 
 
 def records_share(
@@ -76,18 +99,18 @@ def records_share(
 ) -> bool:
     """Whether the body is mostly records of one template (`template(element)`: the element and
     its siblings of its template), with too little besides them to be an article."""
+    if container is None or body_chars(blocks) > MAX_RECORDS_BODY_CHARS:
+        return False
     text = _squeezed(running_text(blocks))
-    if container is None or not text or len(text) > MAX_RECORDS_BODY_CHARS:
+    if not text:
         return False
     found: list[Element] = []
-    for parent in container.iter():
-        if not isinstance(parent.tag, str):
+    for first in first_of_each_tag(container, MIN_RECORDS):
+        if first.tag in NOT_RECORDS:
             continue
-        children = [child for child in parent if isinstance(child.tag, str)]
-        for tag in {child.tag for child in children} - NOT_RECORDS:
-            group = template(next(child for child in children if child.tag == tag))
-            if len(group) >= MIN_RECORDS and all(map(_is_record, group)):
-                found.extend(group)
+        group = template(first)
+        if len(group) >= MIN_RECORDS and all(map(_is_record, group)):
+            found.extend(group)
     inside = [record for record in _outermost(found) if _in_body(record, text)]
     chars = sum(len(_squeezed(text_of(record))) for record in inside)
     return chars >= MIN_RECORDS_SHARE * len(text) and len(text) - chars < MIN_BODY_CHARS
