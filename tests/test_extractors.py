@@ -659,10 +659,10 @@ _SPACES = " \t\n\r\x0b\x0c\x1c\x85\xa0\u2003\u3000"
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet=st.sampled_from(_SPACES + "ab.\u00e9\u4e2d\x07"), max_size=40))
 def test_clean_text_collapses_whitespace_as_split_and_join_do(text: str) -> None:
-    from extractors.blocks import _visible_chars, clean_text
+    from extractors.blocks import clean_text, visible_chars
 
     assert clean_text(text) == " ".join(text.split())
-    assert _visible_chars(text) == sum(map(len, text.split()))
+    assert visible_chars(text) == sum(map(len, text.split()))
 
 
 @settings(max_examples=500, deadline=None)
