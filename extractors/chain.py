@@ -116,7 +116,12 @@ def run_chain(document: Document) -> Extraction:
         # A long box above the headline may outweigh the article below it.
         body = below_headline(body, cleaning, h1)
     signals = page_signals(
-        jsonld, metadata.page_type, metadata.robots, item_types, metadata.canonical_url
+        jsonld,
+        metadata.page_type,
+        metadata.robots,
+        item_types,
+        metadata.canonical_url,
+        dated=metadata.published is not None,
     )
     dated = metadata.published is not None and not metadata.dated_by_url
     # Whether the page sets a short body out as its post: asked beside kept chrome and by the judge.

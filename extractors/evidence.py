@@ -21,7 +21,8 @@ is dropped when the page positively looks like something else:
   search results, a profile, a contact or checkout page, a home, a hotel, a vehicle, an event,
   a FAQ) and the body is not long;
 * `listing`, `page_type` also — records of one template, an order form, a page its own footer
-  bar links (`extractors.page_kinds`).
+  bar links, an undated short page at a site page's address or holding a form the reader
+  fills in (`extractors.page_kinds`).
 
 Each rule reads signals a publisher writes for machines (schema.org, OpenGraph), or the shape of
 the body (headline links, cards, captions), never its wording, so it holds in any language.
@@ -47,14 +48,17 @@ from extractors.article import (
 )
 from extractors.blocks import Classifier, TextBlock, tag_kind, text_blocks
 from extractors.jsonld import ARTICLE_TYPES, types_of
-from extractors.page_kinds import PRICE as _PRICE
 from extractors.page_kinds import (
+    MAX_UNDATED_PAGE_CHARS,
     body_chars,
     first_of_each_tag,
+    has_entry_form,
     has_order_form,
+    is_site_address,
     is_site_page,
     records_share,
 )
+from extractors.page_kinds import PRICE as _PRICE
 from extractors.paragraphs import CP
 from extractors.tree import Element, text_of
 
@@ -179,6 +183,7 @@ class PageSignals:
     og_type: str | None  # OpenGraph og:type, lower case
     unindexed: bool = False  # the robots meta tag asks search engines not to index the page
     address: str | None = None  # the page's canonical address (else og:url, else its URL)
+    dated: bool = False  # a publication date in the page's markup or in its address
 
     @property
     def declares_article(self) -> bool:
@@ -210,6 +215,7 @@ def page_signals(
     robots: str | None = None,
     item_types: list[tuple[str, Element]] | None = None,
     address: str | None = None,
+    dated: bool = False,
 ) -> PageSignals:
     """The declarations of the page: JSON-LD types, and the types of its top-level microdata
     items (`item_types`: the page's itemtype values with their elements, `tree.microdata`; a
@@ -220,7 +226,7 @@ def page_signals(
     unindexed = "noindex" in (robots or "").lower()
     # Some sites write the OpenGraph namespace into the value ("og:product").
     og = (og_type or "").strip().lower().removeprefix("og:") or None
-    return PageSignals(frozenset(types), og, unindexed, address)
+    return PageSignals(frozenset(types), og, unindexed, address, dated)
 
 
 def microdata_types(item_types: list[tuple[str, Element]]) -> set[str]:
@@ -506,4 +512,25 @@ def non_article_reason(
         return NULL_PAGE_TYPE
     if not signals.declares_article and is_site_page(tree, signals.address, body.container):
         return NULL_PAGE_TYPE
+    if is_undated_site_page(body, signals, tree, length, classify, set_out):
+        return NULL_PAGE_TYPE
     return None
+
+
+def is_undated_site_page(
+    body: BodyShape,
+    signals: PageSignals,
+    tree: Element,
+    length: int,
+    classify: Classifier,
+    set_out: Callable[[], bool],
+) -> bool:
+    """A short body on a page that nothing dates, not the markup, nor its address, nor a line by
+    its headline (`set_out`), which is one of the site's own pages by its address or by a form
+    the reader fills in beside its headline (a poll, a letter, a sign-in).
+    A news article is dated; a short undated post of a blog is neither at such an address nor
+    beside such a form. The cheap signals are read first, the headline's lines last."""
+    if signals.declares_article or signals.dated or length > MAX_UNDATED_PAGE_CHARS:
+        return False
+    own = is_site_address(tree, signals.address) or has_entry_form(body.container, classify)
+    return own and not set_out()

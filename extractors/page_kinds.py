@@ -8,6 +8,10 @@
 * a page about the site — the page's own address is a short link in the site's footer, where
   every page of the site links its imprint, privacy, terms, contact and about pages; an article
   is not linked from the footer of every page.
+* an undated site page — nothing dates the page (its markup, its address, a line by its
+  headline) and its short body sits at an address it declares that names a site page in one
+  word, or beside a form the reader fills in that stands by the page's `<h1>` (a poll, a
+  letters form, a sign-in page). A news article is dated.
 
 Each reads markup (tags, templates, links, form controls), never wording, so it holds in any
 language. Pure functions over the shared parse; they never modify it.
@@ -15,6 +19,7 @@ language. Pure functions over the shared parse; they never modify it.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -24,7 +29,8 @@ from lxml import etree
 
 from extractors.article import MIN_BODY_CHARS, Block, running_text, running_texts
 from extractors.blocks import visible_chars
-from extractors.tree import Element, text_of
+from extractors.preprocess import is_comment_thread
+from extractors.tree import PLAIN, Element, text_of
 
 # Records: at least this many siblings of one template (`evidence.same_template`) ...
 MIN_RECORDS = 4
@@ -67,6 +73,29 @@ _FOOTERS = etree.XPath(
 )
 # The footers read, in document order (a hostile page may name every element "footer").
 MAX_FOOTERS = 8
+# An undated page (no publication date in its markup or its address, none shown by its
+# headline) whose body is no longer than this is a page of the site, not a short article, when
+# it also sits at a site page's address or asks the reader to fill in a form by its headline.
+# (OpenGraph's type "website" is no such evidence: blogs and magazines declare it on articles.)
+MAX_UNDATED_PAGE_CHARS = 1500
+# A site page's address names it in one word ("privacy", "app", "login"); two make a short
+# post's slug already (a blog's "harbour-railway").
+MAX_UNDATED_SLUG_WORDS = 1
+# The address must be the page's own word, a canonical link or og:url: a crawler's URL alone
+# ("/a", "/story.html") says nothing of what the page is.
+_DECLARED_ADDRESSES = etree.XPath(
+    "//link[contains(translate(@rel, 'CANONIL', 'canonil'), 'canonical')]/@href"
+    " | //meta[translate(@property, 'OGURL', 'ogurl')='og:url']/@content"
+)
+# The declared addresses read (a hostile page may declare thousands).
+MAX_DECLARED_ADDRESSES = 4
+# A form a reader fills in: a password (a sign-in), a text area (a letter, a message), or a
+# choice of options (a poll). A search box, a newsletter sign-up or a menu has none of them.
+MIN_CHOICES = 2
+_ENTRY_FORMS = etree.XPath(
+    ".//form[.//textarea or .//input[translate(@type, 'PASWORD', 'pasword')='password']"
+    f" or count(.//input[translate(@type, 'RADIO', 'radio')='radio']) >= {MIN_CHOICES}]"
+)
 
 
 def body_chars(blocks: list[Block]) -> int:
@@ -105,15 +134,35 @@ def records_share(
     if not text:
         return False
     found: list[Element] = []
-    for first in first_of_each_tag(container, MIN_RECORDS):
-        if first.tag in NOT_RECORDS:
-            continue
-        group = template(first)
+    for group in each_template(container, MIN_RECORDS, template):
         if len(group) >= MIN_RECORDS and all(map(_is_record, group)):
             found.extend(group)
     inside = [record for record in _outermost(found) if _in_body(record, text)]
     chars = sum(len(_squeezed(text_of(record))) for record in inside)
     return chars >= MIN_RECORDS_SHARE * len(text) and len(text) - chars < MIN_BODY_CHARS
+
+
+def each_template(
+    container: Element, minimum: int, template: Callable[[Element], list[Element]]
+) -> Iterator[list[Element]]:
+    """For every element under `container` with at least `minimum` children of one tag (see
+    `first_of_each_tag`), each template among those children once (`template(child)`: the
+    child and its siblings of its template), not only the first child's: a row of tabs or a lead
+    item of the same tag may come before the records. Paragraphs and headings are not read."""
+    for parent in container.iter(etree.Element):
+        if len(parent) < minimum:
+            continue
+        counts = Counter(child.tag for child in parent)
+        seen: set[Element] = set()
+        for child in parent:
+            if counts.get(child.tag, 0) < minimum or not isinstance(child.tag, str):
+                continue
+            if child.tag in NOT_RECORDS or child in seen:
+                continue
+            group = template(child)
+            seen.update(group)
+            seen.add(child)
+            yield group
 
 
 def _is_record(element: Element) -> bool:
@@ -145,6 +194,45 @@ def has_order_form(blocks: list[Block], container: Element | None) -> bool:
     if container is None or len(text) > MAX_PRODUCT_BODY_CHARS or not PRICE.search(text):
         return False
     return bool(_ORDER_CONTROLS(container))
+
+
+def is_site_address(tree: Element, address: str | None) -> bool:
+    """The address reads as one of the site's own pages, a short, shallow path named in at most
+    MAX_UNDATED_SLUG_WORDS words, without a number, a date or a headline's slug, and the page
+    declares it (`_DECLARED_ADDRESSES`)."""
+    path = _site_path(address)
+    if path is None or len(_slug_words(path.rsplit("/", 1)[-1])) > MAX_UNDATED_SLUG_WORDS:
+        return False
+    declared = _DECLARED_ADDRESSES(tree)[:MAX_DECLARED_ADDRESSES]
+    return any(_path_of(str(value)) == path for value in declared)
+
+
+def _path_of(address: str) -> str | None:
+    """The address's path without its slashes; None for an address that cannot be read."""
+    try:
+        return urlsplit(address.strip()).path.strip("/")
+    except ValueError:  # "http://[oops/x": a broken host
+        return None
+
+
+def has_entry_form(container: Element | None, classify: Callable[[Element], int]) -> bool:
+    """A form a reader fills in (`_ENTRY_FORMS`) beside the body, in its container's parent,
+    that stands beside the page's `<h1>` (its parent holds it): the page is the form's (a poll,
+    a letter, a sign-in). A post's reply form, a sign-in box of the masthead or a vote in a
+    side panel stand in a box of their own; forms in the page's chrome (`classify`) or in a
+    comment thread are not read."""
+    if container is None:
+        return False
+    scope = container.getparent()
+    scope = container if scope is None or scope.tag in ("body", "html") else scope
+    for form in _ENTRY_FORMS(scope):
+        parent = form.getparent()
+        if parent is None or parent.find(".//h1") is None or is_comment_thread(form):
+            continue
+        around = itertools.takewhile(lambda node: node is not scope, form.iterancestors())
+        if not any(is_comment_thread(node) or classify(node) != PLAIN for node in around):
+            return True
+    return False
 
 
 def is_site_page(tree: Element, address: str | None, container: Element | None) -> bool:
@@ -191,7 +279,12 @@ def _site_path(address: str | None) -> str | None:
     segments = [segment for segment in path.split("/") if segment]
     if not segments or len(segments) > MAX_SITE_PAGE_SEGMENTS:
         return None
-    slug = re.sub(r"\.\w{2,5}$", "", segments[-1])  # privacy.html, kontakt.php
-    if len(re.split(r"[-_+.]", slug)) > MAX_SITE_PAGE_SLUG_WORDS or any(c.isdigit() for c in slug):
+    slug = segments[-1]
+    if len(_slug_words(slug)) > MAX_SITE_PAGE_SLUG_WORDS or any(c.isdigit() for c in slug):
         return None
     return path
+
+
+def _slug_words(slug: str) -> list[str]:
+    """The words of an address's last segment, without a file extension ("privacy.html")."""
+    return re.split(r"[-_+.]", re.sub(r"\.\w{2,5}$", "", slug))

@@ -602,3 +602,80 @@ def test_a_page_its_own_footer_bar_links_is_a_page_about_the_site() -> None:
 )
 def test_an_article_linked_from_a_footer_is_not_a_site_page(address: str, footer: str) -> None:
     assert extract_verbose(_site_page(address, footer)).article is not None
+
+
+def test_records_after_a_sibling_of_their_tag_in_another_template_are_records() -> None:
+    # A row of tabs, a <div> like the records, comes first: every template is read, not only
+    # the first child's of each tag.
+    rows = "".join(
+        f"<div class='match'><span>Sat {n} Oct 15:00</span> <span>Rovers</span> "
+        f"<span>{n}-1</span> <span>United</span> <span>Park Lane ground</span></div>"
+        for n in range(8)
+    )
+    tabs = "<div class='tabs'><a href='/r'>Results</a> <a href='/t'>Table</a></div>"
+    result = extract_verbose(_page(f"<div class='content'><h1>Fixtures</h1>{tabs}{rows}</div>"))
+    assert result.article is None and result.reason == "listing"
+
+
+def _undated(address: str, extra: str = "", head: str = "") -> str:
+    body = "".join(f"<p>{PROSE} Rule {n}.</p>" for n in range(2))
+    return _page(
+        f"<main><h1>House rules</h1>{body}{extra}</main>",
+        f'<link rel="canonical" href="{address}">{head}',
+    )
+
+
+def test_an_undated_short_page_at_a_site_page_address_is_not_an_article() -> None:
+    result = extract_verbose(_undated("https://paper.example/help/rules"))
+    assert result.article is None and result.reason == "page_type"
+
+
+@pytest.mark.parametrize(
+    ("address", "head"),
+    [
+        # dated by the publisher: a short article filed under a short address
+        (
+            "https://paper.example/help/rules",
+            '<meta property="article:published_time" content="2026-11-20T08:00:00Z">',
+        ),
+        # a headline's slug, of two words already: a blog's short post
+        ("https://paper.example/notes/house-rules/", ""),
+        # an address with a number: an article's id
+        ("https://paper.example/news/rules-4471", ""),
+    ],
+    ids=["dated", "slug", "id"],
+)
+def test_a_short_page_dated_or_at_an_article_address_is_an_article(address: str, head: str) -> None:
+    assert extract_verbose(_undated(address, head=head)).article is not None
+
+
+LETTER_FORM = (
+    "<form action='/send' method='post'><input name='name'><textarea name='text'></textarea>"
+    "<button>Send</button></form>"
+)
+
+
+def test_an_undated_short_page_with_a_form_beside_its_headline_is_not_an_article() -> None:
+    result = extract_verbose(_undated("https://paper.example/news/rules-4471", LETTER_FORM))
+    assert result.article is None and result.reason == "page_type"
+    poll = "".join(f"<label><input type='radio' name='a' value='{n}'> {n}</label>" for n in "ab")
+    voted = extract_verbose(
+        _undated("https://paper.example/news/rules-4471", f"<form>{poll}</form>")
+    )
+    assert voted.article is None
+
+
+def test_a_reply_form_under_a_short_post_is_not_the_page_s_form() -> None:
+    # A blog's reply form in the comment box, or in a box of its own under the post.
+    address = "https://paper.example/news/rules-4471"
+    in_thread = f"<div id='comments'><h3>Leave a reply</h3>{LETTER_FORM}</div>"
+    in_box = f"<div class='respond'><div class='box'>{LETTER_FORM}</div></div>"
+    assert extract_verbose(_undated(address, in_thread)).article is not None
+    assert extract_verbose(_undated(address, in_box)).article is not None
+
+
+def test_a_crawled_address_alone_does_not_make_a_site_page() -> None:
+    # Only an address the page declares (canonical, og:url) says what it is; "/a" is a URL.
+    body = "".join(f"<p>{PROSE} Rule {n}.</p>" for n in range(2))
+    page = _page(f"<main><h1>House rules</h1>{body}</main>")
+    assert extract_verbose(page, "https://paper.example/rules").article is not None
