@@ -21,8 +21,7 @@ is dropped when the page positively looks like something else:
   search results, a profile, a contact or checkout page, a home, a hotel, a vehicle, an event,
   a FAQ) and the body is not long;
 * `listing`, `page_type` also — records of one template, an order form, a page its own footer
-  bar links, an undated short page at a site page's address or holding a form the reader
-  fills in (`extractors.page_kinds`).
+  bar links, an undated short page at a site page's address (`extractors.page_kinds`).
 
 Each rule reads signals a publisher writes for machines (schema.org, OpenGraph), or the shape of
 the body (headline links, cards, captions), never its wording, so it holds in any language.
@@ -52,7 +51,6 @@ from extractors.page_kinds import (
     MAX_UNDATED_PAGE_CHARS,
     body_chars,
     first_of_each_tag,
-    has_entry_form,
     has_order_form,
     is_site_address,
     is_site_page,
@@ -512,25 +510,18 @@ def non_article_reason(
         return NULL_PAGE_TYPE
     if not signals.declares_article and is_site_page(tree, signals.address, body.container):
         return NULL_PAGE_TYPE
-    if is_undated_site_page(body, signals, tree, length, classify, set_out):
+    if is_undated_site_page(signals, tree, length, set_out):
         return NULL_PAGE_TYPE
     return None
 
 
 def is_undated_site_page(
-    body: BodyShape,
-    signals: PageSignals,
-    tree: Element,
-    length: int,
-    classify: Classifier,
-    set_out: Callable[[], bool],
+    signals: PageSignals, tree: Element, length: int, set_out: Callable[[], bool]
 ) -> bool:
     """A short body on a page that nothing dates, not the markup, nor its address, nor a line by
-    its headline (`set_out`), which is one of the site's own pages by its address or by a form
-    the reader fills in beside its headline (a poll, a letter, a sign-in).
-    A news article is dated; a short undated post of a blog is neither at such an address nor
-    beside such a form. The cheap signals are read first, the headline's lines last."""
+    its headline (`set_out`), which is one of the site's own pages by its address.
+    A news article is dated; a short undated post of a blog is not at such an address. The cheap
+    signals are read first, the headline's lines last."""
     if signals.declares_article or signals.dated or length > MAX_UNDATED_PAGE_CHARS:
         return False
-    own = is_site_address(tree, signals.address) or has_entry_form(body.container, classify)
-    return own and not set_out()
+    return is_site_address(tree, signals.address) and not set_out()

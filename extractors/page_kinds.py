@@ -10,8 +10,8 @@
   is not linked from the footer of every page.
 * an undated site page — nothing dates the page (its markup, its address, a line by its
   headline) and its short body sits at an address it declares that names a site page in one
-  word, or beside a form the reader fills in that stands by the page's `<h1>` (a poll, a
-  letters form, a sign-in page). A news article is dated.
+  word. A news article is dated. (A form the reader fills in beside the `<h1>` is no such
+  evidence: older news pages set a short article beside an "e-mail this story" form.)
 
 Each reads markup (tags, templates, links, form controls), never wording, so it holds in any
 language. Pure functions over the shared parse; they never modify it.
@@ -19,7 +19,6 @@ language. Pure functions over the shared parse; they never modify it.
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -29,8 +28,7 @@ from lxml import etree
 
 from extractors.article import MIN_BODY_CHARS, Block, running_text, running_texts
 from extractors.blocks import visible_chars
-from extractors.preprocess import is_comment_thread
-from extractors.tree import PLAIN, Element, text_of
+from extractors.tree import Element, text_of
 
 # Records: at least this many siblings of one template (`evidence.same_template`) ...
 MIN_RECORDS = 4
@@ -89,19 +87,16 @@ _DECLARED_ADDRESSES = etree.XPath(
 )
 # The declared addresses read (a hostile page may declare thousands).
 MAX_DECLARED_ADDRESSES = 4
-# A form a reader fills in: a password (a sign-in), a text area (a letter, a message), or a
-# choice of options (a poll). A search box, a newsletter sign-up or a menu has none of them.
-MIN_CHOICES = 2
-_ENTRY_FORMS = etree.XPath(
-    ".//form[.//textarea or .//input[translate(@type, 'PASWORD', 'pasword')='password']"
-    f" or count(.//input[translate(@type, 'RADIO', 'radio')='radio']) >= {MIN_CHOICES}]"
-)
 
 
 def body_chars(blocks: list[Block]) -> int:
     """The length of the body's running text without its whitespace, counted without building it
     (asked of every body, long ones too)."""
-    return sum(map(visible_chars, running_texts(blocks)))
+    texts = running_texts(blocks)
+    joined = "".join(texts)
+    if joined.isprintable():  # no whitespace but spaces: counted in C, without a call per block
+        return len(joined) - joined.count(" ")
+    return sum(map(visible_chars, texts))
 
 
 def _squeezed(text: str) -> str:
@@ -213,26 +208,6 @@ def _path_of(address: str) -> str | None:
         return urlsplit(address.strip()).path.strip("/")
     except ValueError:  # "http://[oops/x": a broken host
         return None
-
-
-def has_entry_form(container: Element | None, classify: Callable[[Element], int]) -> bool:
-    """A form a reader fills in (`_ENTRY_FORMS`) beside the body, in its container's parent,
-    that stands beside the page's `<h1>` (its parent holds it): the page is the form's (a poll,
-    a letter, a sign-in). A post's reply form, a sign-in box of the masthead or a vote in a
-    side panel stand in a box of their own; forms in the page's chrome (`classify`) or in a
-    comment thread are not read."""
-    if container is None:
-        return False
-    scope = container.getparent()
-    scope = container if scope is None or scope.tag in ("body", "html") else scope
-    for form in _ENTRY_FORMS(scope):
-        parent = form.getparent()
-        if parent is None or parent.find(".//h1") is None or is_comment_thread(form):
-            continue
-        around = itertools.takewhile(lambda node: node is not scope, form.iterancestors())
-        if not any(is_comment_thread(node) or classify(node) != PLAIN for node in around):
-            return True
-    return False
 
 
 def is_site_page(tree: Element, address: str | None, container: Element | None) -> bool:
