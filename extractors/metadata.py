@@ -131,12 +131,14 @@ def _meta_index(tree: Element, index: TagIndex | None = None) -> _Meta:
     body = tree.find("body")
     scopes.append(body if body is not None and head is not None else tree)
     for meta in _metas_in(tree, scopes, index):
-        content = meta.get("content")
+        # Read through the attribute view: its `get` costs half the element's.
+        attributes = meta.attrib
+        content = attributes.get("content")
         if content is None:
             continue
         content = content.strip()
         for attribute in _META_KEYS:
-            key = meta.get(attribute)
+            key = attributes.get(attribute)
             if not key:
                 continue
             key = key.strip().lower()
@@ -159,6 +161,11 @@ def _metas_in(tree: Element, scopes: list[Element], index: TagIndex | None) -> I
     below: dict[Element, list[Element]] = {scope: [] for scope in scopes if scope is not tree}
     if below:
         for meta in index.get("meta"):
+            # Most <meta>s are children of <head>: sorted without a walk up.
+            found = below.get(meta.getparent())  # type: ignore[arg-type]
+            if found is not None:
+                found.append(meta)
+                continue
             for node in meta.iterancestors():
                 found = below.get(node)
                 if found is not None:
