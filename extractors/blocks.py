@@ -66,6 +66,21 @@ def clean_text(text: str) -> str:
     return " ".join(text.split())
 
 
+def clean_text_within(text: str, limit: int) -> str | None:
+    """`clean_text(text)` when it is at most `limit` characters long, else None.
+
+    A text holding more than `limit // 2` words is longer than that whatever its words (each a
+    character or more, a space between two): it is split only as far as needed to tell, where
+    the element text of a whole article would be split into every one of its words."""
+    most = (limit + 1) // 2
+    words = text.split(None, most)
+    if len(words) > most:  # `most` splits made: at least `most + 1` words
+        return None
+    # Fewer splits than allowed: the text ran out, and the words are all of them.
+    cleaned = " ".join(words)
+    return cleaned if len(cleaned) <= limit else None
+
+
 # The block kind text takes from the element it sits in (a dict: asked for every element walked).
 _KIND_OF_TAG = {
     **dict.fromkeys(HEADING_TAGS, HEADING),

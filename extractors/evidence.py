@@ -45,9 +45,11 @@ from extractors.article import (
     reading_length,
     running_text,
 )
-from extractors.blocks import Classifier, TextBlock, tag_kind, text_blocks
+from extractors.blocks import Classifier, TextBlock, clean_text_within, tag_kind, text_blocks
 from extractors.jsonld import ARTICLE_TYPES, types_of
 from extractors.page_kinds import (
+    MAX_PRODUCT_BODY_CHARS,
+    MAX_RECORDS_BODY_CHARS,
     MAX_UNDATED_PAGE_CHARS,
     body_chars,
     first_of_each_tag,
@@ -331,12 +333,16 @@ def spans_cards(container: Element | None) -> bool:
 def spans_teaser_cards(container: Element | None) -> bool:
     """The same for the container's children when they are MIN_CARDS teasers or more (see
     `sits_in_card_list`): a list of cards in any markup."""
-    if container is None:
+    if container is None or len(container) < MIN_CARDS:  # counted in C: most bodies end here
         return False
-    children = [child for child in container if isinstance(child.tag, str)]
-    if len(children) < MIN_CARDS or not all(map(_is_card, children)):
-        return False
-    return _spans(container, children)
+    children: list[Element] = []
+    # Child by child, stopping at the first that is no card: an article's first paragraph ends
+    # it without a proxy for every other child.
+    for child in container.iterchildren(etree.Element):
+        if not _is_card(child):
+            return False
+        children.append(child)
+    return len(children) >= MIN_CARDS and _spans(container, children)
 
 
 def _spans(container: Element, cards: list[Element]) -> bool:
@@ -393,20 +399,24 @@ def same_template(element: Element) -> list[Element]:
     parent = element.getparent()
     if parent is None:
         return [element]
-    siblings = [sibling for sibling in parent if sibling.tag == element.tag]
+    tag = element.tag
+    # lxml picks the siblings of the tag in C (no tag string for every child).
+    siblings = list(parent.iterchildren(tag)) if isinstance(tag, str) else [element]
     classes = (element.get("class") or "").split()
     if not classes:
         return [sibling for sibling in siblings if not (sibling.get("class") or "").strip()]
+    # Each sibling's class words read once, not once per class name of `element`.
+    names = [(sibling.get("class") or "").split() for sibling in siblings]
     carrying = [
-        [sibling for sibling in siblings if name in (sibling.get("class") or "").split()]
+        [sibling for sibling, words in zip(siblings, names, strict=True) if name in words]
         for name in classes
     ]
     return max(carrying, key=len)
 
 
 def _is_card(element: Element) -> bool:
-    if len(" ".join(text_of(element).split())) > MAX_CARD_CHARS:
-        return False
+    if clean_text_within(text_of(element), MAX_CARD_CHARS) is None:
+        return False  # longer than a card (a whole article is not split into all its words)
     return bool(_LINKED_HEADING(element)) or any(map(_on_own_line, element.iter("a")))
 
 
@@ -480,6 +490,8 @@ def non_article_reason(
     body); `set_out()`: the page sets the body out as its post, under its headline and dated
     (`extractors.short_article`), which a listing's teaser never is."""
     length = len(running_text(body.blocks))
+    # Checks that only a short body can pass are gated on its length, measured once here (each
+    # would measure it again): their own first test, asked in the same order.
     # The publisher's own word first: a video's description sits among teasers of other videos.
     if signals.declares_video and length <= VIDEO_STUB_CHARS:
         return NULL_VIDEO
@@ -489,22 +501,29 @@ def non_article_reason(
         return NULL_LISTING
     if spans_cards(body.container):
         return NULL_LISTING
-    if is_priced_list(body.blocks) or is_mostly_cards(body):
+    if is_priced_list(body.blocks):
         return NULL_LISTING
-    if records_share(body.blocks, body.container, same_template):
+    chars = body_chars(body.blocks) if body.container is not None else None
+    if chars is not None and chars <= MAX_CARD_LIST_BODY_CHARS and is_mostly_cards(body):
         return NULL_LISTING
-    if has_order_form(body.blocks, body.container):
+    if (
+        chars is not None
+        and chars <= MAX_RECORDS_BODY_CHARS
+        and records_share(body.blocks, body.container, same_template)
+    ):
+        return NULL_LISTING
+    if length <= MAX_PRODUCT_BODY_CHARS and has_order_form(body.blocks, body.container):
         return NULL_PAGE_TYPE
     if is_gallery(body.blocks) and not is_photo_essay(body.blocks, set_out):
         return NULL_GALLERY
     # A short body among teasers: a listing (the chain then looks for another body).
     if (
-        (is_one_teaser_of_list(body, classify) and not set_out())
+        (length <= MAX_TEASER_RUN_CHARS and is_one_teaser_of_list(body, classify) and not set_out())
         or sits_in_card_list(body.container)
         or spans_teaser_cards(body.container)
     ):
         return NULL_LISTING
-    if is_walled_teaser(body.blocks, tree, jsonld, body.container):
+    if length <= PAYWALL_STUB_CHARS and is_walled_teaser(body.blocks, tree, jsonld, body.container):
         return NULL_PAYWALL
     if signals.declares_non_article and length < DECLARED_TYPE_MAX_CHARS:
         return NULL_PAGE_TYPE

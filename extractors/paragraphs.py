@@ -44,6 +44,8 @@ def paragraph_stats(paragraph: Element) -> ParagraphStats:
     length = text_length(paragraph)
     if length < CP:
         return _SHORT[length]
+    if not len(paragraph) and paragraph.tag != "a":  # text alone (counted in C): no tags, no links
+        return ParagraphStats(length, 0, 0, True)
     tags = len(list(paragraph.iterdescendants(etree.Element)))
     links = sum(map(text_length, paragraph.iter("a")))
     bearing = tags * CT <= length and links <= MAX_LINK_DENSITY * length

@@ -16,7 +16,7 @@ everything up to the first footer, which is the post's own. Pure functions: noth
 
 from __future__ import annotations
 
-from extractors.blocks import TextBlock
+from extractors.blocks import TextBlock, clean_text_within
 from extractors.paragraphs import CP
 from extractors.preprocess import Cleaning
 from extractors.short_article import SHORT_LINE_CHARS, shows_date
@@ -41,8 +41,9 @@ def thread_start(container: Element, cleaning: Cleaning) -> Element | None:
         classes = " ".join((child.get("class") or "").split())
         if not classes:
             continue  # a bare element is no template
-        text = " ".join(text_of(child).split())
-        if len(text) <= SHORT_LINE_CHARS and shows_date(text):
+        # A long child (the post itself) is told from a short line without all its words.
+        text = clean_text_within(text_of(child), SHORT_LINE_CHARS)
+        if text is not None and shows_date(text):
             series.setdefault((child.tag, classes), []).append(index)
     for positions in series.values():
         if len(positions) < MIN_FOOTERS or positions[0] + 1 >= len(children):
