@@ -57,6 +57,7 @@ from extractors.page_kinds import (
     is_site_address,
     is_site_page,
     records_share,
+    squeezed,
 )
 from extractors.page_kinds import PRICE as _PRICE
 from extractors.paragraphs import CP
@@ -446,11 +447,11 @@ def is_mostly_cards(body: BodyShape) -> bool:
     article's related-story cards are links, left out of its body."""
     if body.container is None or body_chars(body.blocks) > MAX_CARD_LIST_BODY_CHARS:
         return False
-    text = "".join(running_text(body.blocks).split())
+    text = squeezed(running_text(body.blocks))
     for first in first_of_each_tag(body.container, MIN_CARDS):
         cards = same_template(first)
         if len(cards) >= MIN_CARDS and all(map(_is_card, cards)):
-            shown = ["".join(text_of(card).split()) for card in cards]
+            shown = [squeezed(text_of(card)) for card in cards]
             inside = [card for card in shown if card[:CARD_LEAD_CHARS] in text]
             if sum(map(len, inside)) >= MIN_CARDS_SHARE * len(text):
                 return True

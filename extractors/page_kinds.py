@@ -99,7 +99,8 @@ def body_chars(blocks: list[Block]) -> int:
     return sum(map(visible_chars, texts))
 
 
-def _squeezed(text: str) -> str:
+def squeezed(text: str) -> str:
+    """`text` without its whitespace (the methods join lines and cells differently)."""
     return "".join(text.split())
 
 
@@ -125,7 +126,7 @@ def records_share(
     its siblings of its template), with too little besides them to be an article."""
     if container is None or body_chars(blocks) > MAX_RECORDS_BODY_CHARS:
         return False
-    text = _squeezed(running_text(blocks))
+    text = squeezed(running_text(blocks))
     if not text:
         return False
     found: list[Element] = []
@@ -133,7 +134,7 @@ def records_share(
         if len(group) >= MIN_RECORDS and all(map(_is_record, group)):
             found.extend(group)
     inside = [record for record in _outermost(found) if _in_body(record, text)]
-    chars = sum(len(_squeezed(text_of(record))) for record in inside)
+    chars = sum(len(squeezed(text_of(record))) for record in inside)
     return chars >= MIN_RECORDS_SHARE * len(text) and len(text) - chars < MIN_BODY_CHARS
 
 
@@ -161,7 +162,7 @@ def each_template(
 
 
 def _is_record(element: Element) -> bool:
-    if len(_squeezed(text_of(element))) > MAX_RECORD_CHARS:
+    if len(squeezed(text_of(element))) > MAX_RECORD_CHARS:
         return False
     fields = [child for child in element if isinstance(child.tag, str) and text_of(child).strip()]
     return len(fields) >= MIN_FIELDS
@@ -177,7 +178,7 @@ def _outermost(records: list[Element]) -> list[Element]:
 def _in_body(record: Element, text: str) -> bool:
     """The record's longest field is in the body's text (the methods join fields differently,
     and leave out a field that is a link)."""
-    fields = [_squeezed(text_of(child)) for child in record if isinstance(child.tag, str)]
+    fields = [squeezed(text_of(child)) for child in record if isinstance(child.tag, str)]
     longest = max(fields, key=len, default="")
     return bool(longest) and longest in text
 
