@@ -9,7 +9,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from extractors.article import CAPTION, PARAGRAPH, Block
-from extractors.blocks import QUOTE_TAGS, Classifier, TextBlock, clean_text, text_blocks
+from extractors.blocks import (
+    BLOCK_TAGS,
+    HEADING_TAGS,
+    QUOTE_TAGS,
+    Classifier,
+    TextBlock,
+    clean_text,
+    text_blocks,
+)
 from extractors.boilerplate import keep_body_blocks
 from extractors.paragraphs import C_SIGMA, CP, CT, ParagraphStats, paragraph_stats
 from extractors.preprocess import LEAF_PARAGRAPH_TAGS, Cleaning, is_leaf
@@ -230,15 +238,61 @@ def lead_paragraph(container: Element, cleaning: Cleaning) -> Element | None:
     """The lead paragraph set apart just before the body container (NewsFeed: "usually the first
     one, which is often styled and positioned on the page separately"): the nearest preceding
     kept sibling with text, when it is a content-bearing paragraph, or wraps one and nothing
-    else that was kept (a "standfirst" `<div>` around it: `container_of` looks through it)."""
+    else that was kept (a "standfirst" `<div>` around it: `container_of` looks through it).
+    A line set in inline markup alone (the byline and date in a `<span>` under the lead) is not
+    a block of the page's flow: it is looked past, as an empty element is."""
     for sibling in container.itersiblings(preceding=True):
         if not isinstance(sibling.tag, str) or cleaning.is_removed(sibling):
             continue
+        if _is_inline_line(sibling, cleaning):
+            continue  # a byline or a date set in a <span> between the lead and the body
         stat = cleaning.paragraphs.get(sibling) or _paragraph_like_stats(sibling)
         if stat is not None:
             return sibling if stat.bearing and cleaning.kind(sibling) == PLAIN else None
         if text_of(sibling).strip():
             return _wrapped_paragraph(sibling, cleaning)
+    return None
+
+
+def _is_inline_line(element: Element, cleaning: Cleaning) -> bool:
+    """An element of inline markup (a `<span>`, a `<time>`, a `<small>`) that holds no
+    content-bearing paragraph: a line of the page's furniture (its share buttons may be
+    `<div>`s), not a part of the text's flow."""
+    if element.tag in BLOCK_TAGS:
+        return False
+    paragraphs = cleaning.paragraphs
+    return not any(
+        (stat := paragraphs.get(node)) is not None and stat.bearing
+        for node in element.iterdescendants(*PARAGRAPH_TAGS)
+    )
+
+
+def lead_section(
+    container: Element, bearing: dict[Element, int], cleaning: Cleaning
+) -> Element | None:
+    """The lead section just before the body: the nearest preceding kept sibling with text, when
+    it holds content-bearing paragraphs all written like the container's (the same tag and class
+    names), opens with one (`_opens_with_paragraph`) and holds no heading and is no quotation.
+
+    Templates set the article's first lines apart in a section of the body's own paragraphs,
+    too short to be a section of `article_sections` (CΣ) and holding more than the paragraph,
+    so not a lead paragraph: the excerpt beside its thumbnail above the body, the post's first
+    part before the cut ("entry-body", then "entry-more" around the rest). An author's box above
+    the body opens with the author's name or portrait, a headline block with its heading, an
+    embedded post is a quotation: none of them is taken.
+    """
+    for sibling in container.itersiblings(preceding=True):
+        if not isinstance(sibling.tag, str) or cleaning.is_removed(sibling):
+            continue
+        if not _has_text(sibling):
+            continue
+        if sibling.tag in QUOTE_TAGS or next(sibling.iter(*HEADING_TAGS), None) is not None:
+            return None
+        paragraphs = [p for p in sibling.iterdescendants(*PARAGRAPH_TAGS) if p in bearing]
+        if not paragraphs or not _opens_with_paragraph(sibling, bearing):
+            return None
+        signatures = {_signature(p) for p in bearing if is_descendant(p, container)}
+        return sibling if all(_signature(p) in signatures for p in paragraphs) else None
     return None
 
 
@@ -475,6 +529,8 @@ def extract_dom(cleaning: Cleaning, outside: Element | None = None) -> DomBody |
         twins = article_sections(container, bearing, cleaning)
     lead = lead_paragraph(twins[0], cleaning)
     above = lead_section_above(twins[0], bearing, cleaning) if lead is None else None
+    if lead is None and above is None:
+        lead = lead_section(twins[0], bearing, cleaning)
     parts = [part for part in (above, lead) if part is not None] + [
         twin for twin in twins if twin is container or not cleaning.is_removed(twin)
     ]

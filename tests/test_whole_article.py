@@ -289,3 +289,31 @@ def test_a_short_post_wins_over_the_publisher_note_both_witnesses_agree_on() -> 
     assert article.method == "readability"
     assert article.text.startswith("Spend ten minutes in the last working rope walk")
     assert "independent publisher" not in article.text
+
+
+def test_a_lead_section_beside_its_thumbnail_above_the_body_is_taken() -> None:
+    # The excerpt sits in a section of its own above the body, beside the post's thumbnail: a
+    # paragraph with a picture is no lead paragraph (it could be a caption), and the section is
+    # too short to be one of the body's sections. It holds one paragraph written like the
+    # body's, opens with it and holds no heading: it is the lead. The photo credit is links.
+    article = _article("excerpt-beside-thumbnail-above-body.html")
+    assert article.text.startswith("The city sold the old tram depot on Canal Street")
+    assert article.text.endswith("when it grants the licence.")
+    assert "Riverside Photo Archive" not in article.text
+
+
+def test_an_author_box_above_the_body_is_not_its_lead_section() -> None:
+    # Written in the body's paragraphs, right above it, but it opens with the author's name in a
+    # heading (and the portrait): an author's box, not the article's first lines.
+    article = _article("author-box-above-body.html")
+    assert article.text.startswith("The night buses on the ring road will run again")
+    assert "Ines Marlow" not in article.text
+
+
+def test_the_lead_is_found_past_a_byline_set_in_a_span() -> None:
+    # Lead paragraph, then the byline and date in a <span>, then the body: the span is a line of
+    # inline markup, not a block of the text's flow, and the lead above it is the article's.
+    article = _article("lead-above-byline-span.html")
+    assert article.text.startswith("The council scrapped the tolls on the estuary bridge")
+    assert article.text.endswith("any plan to bring them back.")
+    assert "Tom Aldous" not in article.text
