@@ -103,6 +103,9 @@ class TextBlock:
     link_chars: int  # non-space characters inside <a>
     chars: int  # non-space characters
     element: Element  # the block-level element the block's text belongs to
+    # Non-space characters before the block's first link text (counted only for blocks that are
+    # mostly link text: 0 for the others).
+    lead_chars: int = 0
 
     @property
     def link_density(self) -> float:
@@ -129,14 +132,17 @@ class _BlockWriter:
         self._kind = PARAGRAPH
         self._element: Element | None = None
         self._link_chars = 0
+        self._first_link: int | None = None  # index in _parts of the first link text
 
     def text(self, text: str | None, kind: str, owner: Element, in_link: bool) -> None:
         if text:
             if not self._parts:
                 self._kind, self._element = kind, owner
-            self._parts.append(text)
             if in_link:
                 self._link_chars += visible_chars(text)
+                if self._first_link is None:
+                    self._first_link = len(self._parts)
+            self._parts.append(text)
 
     def word_break(self) -> None:
         """A space where a link meets a word with none between (unspaced scripts: CJK), so that
@@ -154,9 +160,13 @@ class _BlockWriter:
             if text and self._element is not None:
                 chars = len(text) - text.count(" ")  # clean text: single spaces only
                 links = min(self._link_chars, chars)
-                self.blocks.append(TextBlock(self._kind, text, links, chars, self._element))
+                lead = 0
+                if 2 * links > chars and self._first_link is not None:
+                    lead = visible_chars(clean_text("".join(self._parts[: self._first_link])))
+                self.blocks.append(TextBlock(self._kind, text, links, chars, self._element, lead))
             self._parts = []
             self._link_chars = 0
+            self._first_link = None
 
     def add(self, block: TextBlock) -> None:
         self.blocks.append(block)

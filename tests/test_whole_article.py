@@ -317,3 +317,31 @@ def test_the_lead_is_found_past_a_byline_set_in_a_span() -> None:
     assert article.text.startswith("The council scrapped the tolls on the estuary bridge")
     assert article.text.endswith("any plan to bring them back.")
     assert "Tom Aldous" not in article.text
+
+
+def test_a_sentence_that_links_its_sources_is_kept_and_link_lists_are_not() -> None:
+    # Mostly link text, yet it opens with a run of its own words and sits between two of the
+    # body's paragraphs: a sentence of the article. A row of headlines between the same two
+    # paragraphs opens with a link; the list of links after the last paragraph opens with a
+    # sentence too, but no paragraph of the body follows it: both go.
+    article = _article("paragraph-that-links-its-sources.html")
+    assert "As we reported when the verdict came in last year, the jury awarded" in article.text
+    assert "Chip makers sign a licence" not in article.text
+    assert "Everything we have written" not in article.text
+    assert article.text.endswith("a bond of the full amount with the court.")
+
+
+def test_the_words_before_a_block_s_first_link_are_counted_for_link_dense_blocks() -> None:
+    from lxml import etree
+
+    from extractors.blocks import text_blocks
+
+    html = (
+        "<div><p>Twelve words of prose come before <a href='/a'>the first of several long "
+        "links in this paragraph</a> <a href='/b'>and another long link after it</a></p>"
+        "<p>A paragraph with <a href='/c'>one link</a> in it and many words of its own.</p></div>"
+    )
+    dense, plain = text_blocks(etree.fromstring(html))
+    assert dense.link_density > 0.5
+    assert dense.lead_chars == len("Twelvewordsofprosecomebefore")
+    assert plain.lead_chars == 0  # not mostly links: not counted
