@@ -30,8 +30,9 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from extractors import boilerpipe, justext, treefilter
-from extractors.article import Block, running_text
+from extractors.article import PARAGRAPH, Block, is_too_short, running_text
 from extractors.blocks import TextBlock
+from extractors.dom import FALLBACK_MIN_LINE_CHARS
 from extractors.evaluation import SHINGLE_SIZE, Shingle, tokenize
 from extractors.evidence import BodyShape
 from extractors.preprocess import Cleaning
@@ -75,10 +76,7 @@ class Candidate:
 
     @cached_property
     def shingles(self) -> frozenset[Shingle]:
-        tokens = tokenize(self.text)
-        if len(tokens) < SHINGLE_SIZE:
-            return frozenset([tuple(tokens)]) if tokens else frozenset()
-        return frozenset(zip(*(tokens[i:] for i in range(SHINGLE_SIZE)), strict=False))
+        return _shingles_of(self.text)
 
 
 def share_in(candidate: Candidate, other: Candidate) -> float:
@@ -200,8 +198,44 @@ def rescue(
     ranked = [(support(witness, everyone), witness) for witness in others]
     best = max(ranked, key=lambda pair: pair[0], default=None)
     if best is not None and best[0] >= CONFIRMED:
+        if readable is not None and _extends(readable, best[1]):
+            return readable
         return _confirmed_or_readable(best[1], readable, placed)
     return readable
+
+
+def _extends(readable: Candidate, witness: Candidate) -> bool:
+    """The readability scorer's body holds the confirmed witness and goes on with prose around
+    it: the witness is the part of the article both density methods agree on, and the rest of
+    the article is written in paragraphs beside it.
+
+    Boilerpipe's tree filter and jusText keep the densest stretch of a page whose text is set
+    between line breaks or in table cells: on a short article, the lead and a paragraph or two.
+    They confirm each other, the scorer's body holds what they hold (half of the witness's
+    shingles at least) and more, and so is unconfirmed as a whole. What it adds is the article's
+    when it is prose: paragraphs of two content-bearing lines (FALLBACK_MIN_LINE_CHARS) or more
+    carry at least half of the added text. A table beside a notice (a jobs board, a league
+    table), a credits line beside a podcast's summary, are not prose; a body too short to be an
+    article is left to the witness, as before (a short post is judged by where the page sets it).
+    """
+    if share_in(witness, readable) < CONFIRMED or is_too_short(readable.text):
+        return False
+    added = prose = 0
+    for kind, text in readable.blocks:
+        own = _shingles_of(text)
+        if own and len(own & witness.shingles) * 2 >= len(own):
+            continue  # the witness holds this block
+        added += len(text)
+        if kind == PARAGRAPH and len(text) >= FALLBACK_MIN_LINE_CHARS:
+            prose += len(text)
+    return added > 0 and 2 * prose >= added
+
+
+def _shingles_of(text: str) -> frozenset[Shingle]:
+    tokens = tokenize(text)
+    if len(tokens) < SHINGLE_SIZE:
+        return frozenset([tuple(tokens)]) if tokens else frozenset()
+    return frozenset(zip(*(tokens[i:] for i in range(SHINGLE_SIZE)), strict=False))
 
 
 def _confirmed_or_readable(

@@ -127,6 +127,32 @@ def test_nested_bodies_give_the_smaller_unless_it_is_a_sliver() -> None:
     assert _nested_choice(sliver, Candidate("long", ARTICLE * 3 + OTHER * 3)).method == "long"
 
 
+def test_the_scorer_s_body_around_the_confirmed_witness_is_taken_when_it_adds_prose() -> None:
+    # A short post set between line breaks: the tree filter keeps the dense lines (name, author,
+    # description, the byline) and the scorer's body holds them and the post's paragraph of prose
+    # besides, so the scorer's body is unconfirmed as a whole and the witness used to win.
+    result = extract_verbose(
+        (PAGES / "whole-article" / "gadget-post-in-line-breaks.html").read_bytes(),
+        "https://example.test/post.html",
+    )
+    assert result.article is not None and result.article.method == "readability"
+    assert "Each week this blog picks a plugin from the gallery" in result.article.text
+    assert "Shows the next high and low water" in result.article.text
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "en-jobs-board.html",  # what the scorer adds to the witness is a table of openings
+        "en-league-table.html",  # a table of standings and its key
+        "fr-podcast-episode.html",  # a credits line beside the summary: too short, not prose
+    ],
+)
+def test_the_scorer_s_body_around_a_witness_is_not_taken_when_it_adds_no_prose(name: str) -> None:
+    result = extract_verbose((PAGES / "non-articles" / name).read_bytes())
+    assert result.article is None, result.article and result.article.text
+
+
 # --- evidence ------------------------------------------------------------------------------
 
 
