@@ -48,6 +48,11 @@ PARAGRAPH_TAGS = ("p", *LEAF_PARAGRAPH_TAGS)
 # this many, each shorter than this.
 MAX_TRAILING_LINES = 3
 TRAILING_LINE_MAX_CHARS = 2 * CP
+# How a sentence ends (full stop, exclamation and question marks, their full-width forms in
+# Chinese and Japanese, the Devanagari danda), and what may close it (quotation marks, a
+# bracket): a short last line that ends so is the article's last sentence.
+SENTENCE_ENDS = (".", "!", "?", "\u3002", "\uff01", "\uff1f", "\u0964")
+SENTENCE_CLOSERS = "\"'\u201d\u2019\u00bb)]"
 METHOD_DOM = "dom"
 METHOD_DOM_FALLBACK = "dom_fallback"
 
@@ -500,14 +505,34 @@ def _paragraphs_by_child(
 
 def _drop_trailing_lines(written: list[TextBlock], bearing: dict[Element, int]) -> None:
     """The article ends with its last content-bearing paragraph: a few short lines after it
-    ("Like this story? Share it", a reporter's e-mail, "Advert") are the container's furniture."""
+    ("Share this story", a reporter's e-mail, "Advert") are the container's furniture, unless the
+    line is the article's last sentence (`_last_sentence`)."""
     for _ in range(MAX_TRAILING_LINES):
         last = written[-1] if written else None
         if last is None or last.kind != PARAGRAPH or last.element in bearing:
             return
         if len(last.text) >= TRAILING_LINE_MAX_CHARS:
             return
+        if _last_sentence(last, written, bearing):
+            return
         written.pop()
+
+
+def _last_sentence(block: TextBlock, written: list[TextBlock], bearing: dict[Element, int]) -> bool:
+    """The short line is the article's last sentence, not the container's furniture: a `<p>`
+    written like the body's content-bearing paragraphs (the same class names), without a link,
+    whose text ends as a sentence ends ("Will it be enough this time?"). A credit, a time stamp,
+    a copyright or an agency line ends without one ("Reporting by Ana Pell", "Wire services",
+    "(c) 2026 The Gazette"), an e-mail or "Read more" line holds a link, and an "Advert" label or
+    a reporter's address sits in an element of its own kind."""
+    if block.link_chars or block.element.tag != "p":
+        return False
+    if not block.text.rstrip(SENTENCE_CLOSERS).endswith(SENTENCE_ENDS):
+        return False
+    signature = _signature(block.element)
+    return any(
+        part.element in bearing and _signature(part.element) == signature for part in written
+    )
 
 
 def extract_dom(cleaning: Cleaning, outside: Element | None = None) -> DomBody | None:

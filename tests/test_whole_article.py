@@ -345,3 +345,13 @@ def test_the_words_before_a_block_s_first_link_are_counted_for_link_dense_blocks
     assert dense.link_density > 0.5
     assert dense.lead_chars == len("Twelvewordsofprosecomebefore")
     assert plain.lead_chars == 0  # not mostly links: not counted
+
+
+def test_a_short_last_sentence_of_the_body_is_kept_and_the_credit_after_it_is_not() -> None:
+    # Short lines after the last content-bearing paragraph are the container's furniture
+    # (credits, "Advert"), unless the line is the article's last sentence: a <p> written like the
+    # body's paragraphs, without a link, ending as a sentence ends. The reporting credit ends
+    # with a name.
+    article = _article("last-sentence-after-the-body.html")
+    assert article.text.endswith("rather than hoses.\nWill it be enough this time?")
+    assert "Ana Pell" not in article.text
