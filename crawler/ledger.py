@@ -287,7 +287,10 @@ class HarvestState(ABC):
         """Pending claims to request again: all those due by `now` (lease run out, retry due),
         or (`everything`: a single local process starting) all those due before one more
         claim lease, which is every claim but a retry set further out (handed back when due).
-        Their lease restarts."""
+        Their lease restarts. A claim another worker marked as being output (shared store,
+        `output_started`) stays with that worker on a lease recovery; with `everything` (its
+        writer was killed: a replay starting) it is settled by the writer's journal like a
+        take-over's: done if its line is there, else handed out again."""
 
     async def heartbeat(self) -> bool:
         """Tell the other workers this one is alive (shared store); True if it was known
@@ -796,15 +799,26 @@ class RedisHarvestState(HarvestState):
         # Recovered claims get the score now + lease, which puts them out of the window below
         # (exclusive bound), so repeated calls page through the rest.
         window = f"({now + lease!r}" if everything else repr(now)
+        # Everything: what a killed worker had marked as being output comes back too, settled by
+        # its journal (done if its line is there), not left pending for ever in no journal.
+        settle = "1" if everything else ""
         claims: list[Claim] = []
+        output = unverified = 0
         while True:
             raw = await self._scripts["recover"](
                 keys=keys,
-                args=[window, now, lease, RECOVER_BATCH, self.owner, k.harvest_held_prefix()],
-            )
-            batch = _claims_from(_decode_json(raw))
+                args=[window, now, lease, RECOVER_BATCH, self.owner, k.harvest_held_prefix(),
+                      settle],
+            )  # fmt: skip
+            records = _decode_json(raw)
+            batch, written, unread = await self._settle_marked(records, now)
             claims += batch
-            if len(batch) < RECOVER_BATCH:
+            output, unverified = output + written, unverified + unread
+            if len(records) < RECOVER_BATCH:
+                if output or unverified:
+                    log.info("recovered claims a killed worker had marked as being output: "
+                             "%d in its journal (marked done), %d handed out again although "
+                             "its journal could not be read", output, unverified)  # fmt: skip
                 return claims
 
     async def heartbeat(self) -> bool:

@@ -8,6 +8,7 @@ import gzip
 import http.server
 import io
 import itertools
+import json
 import random
 import re
 import sqlite3
@@ -671,6 +672,57 @@ def test_kill_9_during_replay_then_restart_loses_nothing_and_repeats_nothing(
     print(f"{store}: {sum(truth.values())} articles, {at_kill} at the kill, resumed at offset "
           f"{resumed.group(1)}; re-read and skipped as done {stats.get('replay/skipped/done', 0)},"
           f" reconciled {stats.get('journal/reconciled', 0)}")  # fmt: skip
+
+
+def test_a_replay_killed_between_an_output_mark_and_its_line_outputs_the_article_on_restart(
+    tmp_path: Path, redis_url: str, redis_prefix: str
+) -> None:
+    """The window of the kill test above, made exact: the killed replay (another worker name,
+    host:pid) had claimed pages, marked some as being output, and written the line of one of
+    them. The restart outputs the marked page whose line was never written (it was skipped
+    as done, lost, when its claim stayed pending for the dead writer), does not output the
+    written one again, and leaves nothing pending."""
+    import asyncio
+
+    from crawler.core.journal_files import journal_location
+    from crawler.core.keys import RedisKeys
+    from crawler.ledger import Entry, LedgerConfig, RedisHarvestState
+    from crawler.spiders.replay import KEY_PREFIX
+
+    path = tmp_path / "cc.warc.gz"
+    expected = write_cc_news(path)
+    with path.open("rb") as stream:
+        found = [p for p in source_pages(stream, str(path), "fastwarc", 1 << 24)
+                 if isinstance(p, Page)]  # fmt: skip
+    assert [page.url for page in found] == expected["urls"] and not found[0].metadata
+    keys = [f"{KEY_PREFIX}{page.record_id}" for page in found]
+    journal = tmp_path / "out.jsonl"
+    written = {"url": found[0].url, "replay_key": keys[0]}  # killed before its done mark
+    journal.write_text(json.dumps(written) + "\n")
+
+    async def killed_replay() -> None:
+        state = RedisHarvestState(LedgerConfig(), redis_url, RedisKeys(redis_prefix),
+                                  owner="replayhost:4242/killed")  # fmt: skip
+        await state.open()
+        try:
+            await state.heartbeat()  # killed a moment ago: it still looks alive
+            await state.register_journal(journal_location(journal))
+            now = time.time()
+            await state.claim_entries([Entry(key, None, {}) for key in keys[:3]], now)
+            for key in keys[:2]:  # keys[1]: marked, killed before its line; keys[2]: in flight
+                assert await state.output_started(key, 1)
+        finally:
+            await state.client.aclose()  # no clean close: it was killed
+
+    asyncio.run(killed_replay())
+    log = run_replay(tmp_path / "run", str(path), "--journal", str(journal),
+                     NEWSHARVEST_REDIS_URL=redis_url,
+                     NEWSHARVEST_REDIS_KEY_PREFIX=redis_prefix)  # fmt: skip
+    got = Counter(item["url"] for item in read_jsonl(journal))
+    assert got == Counter(expected["urls"]), ("lost", set(expected["urls"]) - set(got), got)
+    stats = stats_from_log(log)
+    assert stats.get("journal/reconciled") == 1 and stats.get("replay/recovered") == 2, stats
+    assert stats.get("replay/skipped/done") == 1  # the written page: output once
 
 
 def test_an_unknown_or_missing_reader_is_refused_before_the_replay_starts(tmp_path: Path) -> None:

@@ -663,3 +663,63 @@ def test_a_claim_a_gone_worker_was_writing_out_is_done_if_its_journal_holds_it(
         assert client.hgetall(counter) == {b"articles": b"1"}  # a/1's count, once
     finally:
         client.close()
+
+
+def test_a_replay_restarted_after_a_kill_gets_back_what_it_had_marked_but_not_written(
+    any_redis: tuple[str, str], tmp_path: Path
+) -> None:
+    """A replay (a new worker name: host:pid) takes back everything a killed one left pending
+    (`recover(everything=True)`). A claim the killed replay had marked as being output is settled
+    by its journal: the line is there, so the article is done (with its counts), or it is not
+    (killed between the mark and the line), so it comes back to be replayed. Before, such a
+    claim had its lease renewed for the dead writer and the restarted replay skipped its page
+    as done: lost. A claim a sibling's start took meanwhile still names the dead writer, whose
+    journal settles it for whoever takes it next; a plain lease recovery still keeps off a
+    marked claim of a live worker."""
+    from crawler.core.connection import sync_redis
+    from crawler.core.journal_files import journal_location
+
+    redis_url, redis_prefix = any_redis
+    owners = ["host:1/a", "host:2/b", "host:3/c", "host:4/d", "elsewhere:5/e", "host:6/f"]
+    states = redis_states(redis_url, redis_prefix)(owners)
+    counter = f"{redis_prefix}:{{a.test}}:counted"
+    journal = tmp_path / "replay.jsonl"
+    journal.write_text(json.dumps({"replay_key": "warc:1", "url": "http://a/1"}) + "\n")
+
+    async def scenario() -> None:
+        killed = await states()
+        await killed.heartbeat()  # killed a moment ago: its heartbeat has not run out yet
+        await killed.register_journal(journal_location(journal))
+        keys = ["warc:1", "warc:2", "warc:3", "warc:4"]
+        await killed.claim_entries([entry(key) for key in keys], T0)
+        for key in ("warc:1", "warc:2", "warc:4"):  # warc:3 was still in the pipeline
+            assert await killed.output_started(key, 1, [(counter, "articles")])
+        sibling, restarted, later = await states(), await states(), await states()
+        # A lease recovery (a crawl) keeps off marked claims of another worker, as before.
+        assert [c.key for c in await sibling.recover(T0 + 1)] == []
+        # warc:4: a sibling replay process starting takes it first (not its page: it never
+        # replays it, and it is killed too before it settles anything).
+        taken = await sibling.recover(T0 + 1, everything=True)
+        assert sorted(c.key for c in taken) == ["warc:2", "warc:3", "warc:4"]
+        assert await sibling.is_done("warc:1", 1)  # its line is in the killed replay's journal
+        back = await restarted.recover(T0 + 2, everything=True)
+        assert sorted(c.key for c in back) == ["warc:2", "warc:3", "warc:4"]
+        assert not any([await restarted.is_done(k, 1) for k in ("warc:2", "warc:3", "warc:4")])
+        # The claims are the restarted replay's now: a later replay gets back what it left.
+        assert sorted(c.key for c in await later.recover(T0 + 3, everything=True)) == [
+            "warc:2", "warc:3", "warc:4"
+        ]  # fmt: skip
+        # A journal on another host cannot be read: handed out again.
+        remote = await states()
+        await remote.register_journal("another-host\n/srv/replay.jsonl")
+        await remote.claim_entries([entry("warc:5")], T0)
+        assert await remote.output_started("warc:5", 1)
+        last = await (await states()).recover(T0 + 4, everything=True)
+        assert sorted(c.key for c in last) == ["warc:2", "warc:3", "warc:4", "warc:5"]
+
+    states.run(scenario)
+    client = sync_redis(redis_url)
+    try:
+        assert client.hgetall(counter) == {b"articles": b"1"}  # warc:1's count, once
+    finally:
+        client.close()

@@ -28,7 +28,6 @@ import gzip
 import hashlib
 import html
 import json
-import os
 import sys
 import tempfile
 import uuid
@@ -248,8 +247,6 @@ def replay(
     workdir.mkdir(parents=True)
     env = crawl_env(workdir / "state", NEWSHARVEST_REDIS_URL=redis_url,
                     NEWSHARVEST_REDIS_KEY_PREFIX=prefix)  # fmt: skip
-    if os.environ.get("PYTHONPATH"):  # e.g. another checkout's product, for a before/after
-        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     command = [sys.executable, "-m", "crawler.cli", "replay", str(warc), "--journal",
                str(journal), "--set", f"EXTRACT_WORKERS={workers}",
                "--set", "REPLAY_PROGRESS_SECONDS=3600", "--log-level", "WARNING"]  # fmt: skip

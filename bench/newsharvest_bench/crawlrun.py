@@ -38,8 +38,9 @@ def crawl_command(
 
 def crawl_env(state_dir: Path, profile: str = "settings.fixture", **extra: str) -> dict[str, str]:
     """A clean environment: the fixture profile, no stray NEWSHARVEST_REDIS_URL, and the state,
-    embedded
-    index and output files of this crawl beside its state directory, not in the repository."""
+    embedded index and output files of this crawl beside its state directory, not in the
+    repository. PYTHONPATH is kept: run from another checkout (a worktree, whose PYTHONPATH puts
+    it first), the crawler is that checkout's, not the installed one's."""
     env = {
         "SCRAPY_SETTINGS_MODULE": profile,
         "PATH": "/usr/bin:/bin",
@@ -48,6 +49,8 @@ def crawl_env(state_dir: Path, profile: str = "settings.fixture", **extra: str) 
         "NEWSHARVEST_OUTPUT_DIR": str(state_dir.parent / f"{state_dir.name}-output"),
         "NEWSHARVEST_REDIS_URL": "",
     }
+    if os.environ.get("PYTHONPATH"):
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     env.update(extra)
     return env
 

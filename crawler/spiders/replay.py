@@ -13,7 +13,10 @@ it leaves the pipeline (crawler/harvest.py), the journal reconciles a kill betwe
 that mark. Per source, a resume offset (the lowest offset still in the pipeline) is saved in the
 harvest state every REPLAY_CHECKPOINT_SECONDS: a restart seeks there and the ledger skips the
 pages done since. The replay takes back every claim a killed replay left pending, so run one
-replay at a time per ledger (STATE_DIR, or REDIS_URL + REDIS_KEY_PREFIX).
+replay at a time per ledger (STATE_DIR, or REDIS_URL + REDIS_KEY_PREFIX); with Redis, those the
+killed replay had marked as being output too, settled by its journal (crawler/ledger.py,
+recover): a restart runs as another worker (host:pid), and such a claim left with the dead
+writer would be skipped as done, in no journal.
 
 A replay in several processes (`newsharvest replay --processes N`) runs one spider per shard
 (`-a shard=I/N`): each reads every source and takes the pages of the publisher domains that hash
