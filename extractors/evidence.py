@@ -39,6 +39,7 @@ from lxml import etree
 from extractors.article import (
     CAPTION,
     LIST_ITEM,
+    MIN_BODY_CHARS,
     PARAGRAPH,
     QUOTE,
     Block,
@@ -51,6 +52,7 @@ from extractors.page_kinds import (
     MAX_PRODUCT_BODY_CHARS,
     MAX_RECORDS_BODY_CHARS,
     MAX_UNDATED_PAGE_CHARS,
+    asks_under_headline,
     body_chars,
     first_of_each_tag,
     has_order_form,
@@ -542,6 +544,9 @@ def non_article_reason(
     if not signals.declares_article and is_site_page(tree, signals.address, body.container):
         return NULL_PAGE_TYPE
     if is_undated_site_page(signals, tree, length, set_out):
+        return NULL_PAGE_TYPE
+    # A body too short for an article under a question the reader answers: a poll, a quiz.
+    if length < MIN_BODY_CHARS and not signals.declares_article and asks_under_headline(tree):
         return NULL_PAGE_TYPE
     return None
 

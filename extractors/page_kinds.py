@@ -21,7 +21,10 @@
   at least four teasers of one template (each led by a linked headline) that its parent or a
   sibling holds, each with text besides its link (a date, a section; an article's related
   stories are bare links): a topic page's long intro, an author's card above their stories. A short
-  article is dated, or set out under its headline (`extractors.short_article`).
+  article is dated, or set out under its headline (`extractors.short_article`);
+* a question the reader answers — a body too short for an article, and a form of radio
+  buttons right after the page's `<h1>`: a poll, a quiz. (A form without choices, such as an
+  "e-mail this story" form, is no such evidence.)
 
 Each reads markup (tags, templates, links, form controls), never wording, so it holds in any
 language. Pure functions over the shared parse; they never modify it.
@@ -39,7 +42,7 @@ from lxml import etree
 from extractors.article import LIST_ITEM, MIN_BODY_CHARS, TABLE, Block, running_text, running_texts
 from extractors.blocks import visible_chars
 from extractors.paragraphs import CP
-from extractors.tree import Element, text_of
+from extractors.tree import Element, first_element, text_of
 
 # Records: at least this many siblings of one template (`evidence.same_template`) ...
 MIN_RECORDS = 4
@@ -358,4 +361,27 @@ def _is_teaser(element: Element) -> bool:
             # A teaser has text of its own besides its headline (a date, a section): links one
             # after another are an article's related stories.
             return TEASER_LINK_SHARE * len(text) <= len(headline) < len(text)
+    return False
+
+
+# A poll or a quiz: a form the reader answers by choosing among at least this many options
+# (radio buttons) ...
+MIN_CHOICES = 2
+# ... within this many elements after the page's first `<h1>` (the question under its heading).
+# An article with a poll sets the poll in or after a body long enough to be an article; a
+# short article's "e-mail this story" form has no choices.
+MAX_CHOICE_FORM_SIBLINGS = 3
+_RADIOS = etree.XPath(".//input[translate(@type, 'RADIO', 'radio')='radio']")
+
+
+def asks_under_headline(tree: Element) -> bool:
+    """A form of at least MIN_CHOICES radio buttons right after the page's first `<h1>`."""
+    h1 = first_element(tree, "h1")
+    if h1 is None:
+        return False
+    for index, sibling in enumerate(h1.itersiblings()):
+        if index >= MAX_CHOICE_FORM_SIBLINGS:
+            break
+        if isinstance(sibling.tag, str) and len(_RADIOS(sibling)) >= MIN_CHOICES:
+            return True
     return False

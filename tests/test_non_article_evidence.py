@@ -772,3 +772,49 @@ def test_bare_related_links_beside_a_short_body_are_no_teasers() -> None:
         for n in range(1, 6)
     )
     assert extract_verbose(_intro_above(related)).article is not None
+
+
+def _poll(body: str, choices: str) -> str:
+    return (
+        "<html><head><title>Should the centre be car-free on Saturdays? | Paper</title></head>"
+        f"<body>{NAV}<main><h1>Should the centre be car-free on Saturdays?</h1>"
+        f"<form class='poll' action='/vote' method='post'>{choices}<button>Vote</button></form>"
+        f"{body}</main></body></html>"
+    )
+
+
+CHOICES = "".join(
+    f"<label><input type='radio' name='a' value='{n}'> Answer {n}</label>" for n in range(3)
+)
+POLL_NOTE = (
+    "<p class='date'>Poll closes 20 November 2026.</p><p>Polls are not scientific and reflect "
+    "only the views of readers who chose to take part.</p>"
+)
+
+
+def test_a_short_note_under_a_question_the_reader_answers_is_no_article() -> None:
+    # Its note is set out under the headline like a short post; the choices under the headline
+    # say the page asks the reader: a poll (kept as an article before this rule).
+    page = (PAGES / "non-articles-holdout" / "en-reader-poll.html").read_bytes()
+    result = extract_verbose(page)
+    assert result.article is None and result.reason == "page_type"
+
+
+@pytest.mark.parametrize(
+    ("choices", "asks"),
+    [
+        (CHOICES, True),
+        ("<label><input type='radio' name='a'> Only one</label>", False),
+        ("<input name='to'><textarea name='note'></textarea>", False),  # e-mail this story
+    ],
+    ids=["poll", "one-choice", "email-form"],
+)
+def test_a_question_is_choices_under_the_headline(choices: str, asks: bool) -> None:
+    from extractors.page_kinds import asks_under_headline
+
+    assert asks_under_headline(etree.HTML(_poll(POLL_NOTE, choices))) is asks
+
+
+def test_an_article_under_a_poll_is_an_article() -> None:
+    body = "".join(f"<p>{PROSE} Point {n}.</p>" for n in range(3))
+    assert extract_verbose(_poll(POLL_NOTE + body, CHOICES)).article is not None
