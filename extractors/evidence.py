@@ -39,6 +39,7 @@ from lxml import etree
 from extractors.article import (
     CAPTION,
     LIST_ITEM,
+    MIN_BODY_CHARS,
     PARAGRAPH,
     QUOTE,
     Block,
@@ -51,13 +52,16 @@ from extractors.page_kinds import (
     MAX_PRODUCT_BODY_CHARS,
     MAX_RECORDS_BODY_CHARS,
     MAX_UNDATED_PAGE_CHARS,
+    asks_under_headline,
     body_chars,
     first_of_each_tag,
     has_order_form,
+    is_data_body,
     is_site_address,
     is_site_page,
     records_share,
     squeezed,
+    teasers_beside,
 )
 from extractors.page_kinds import PRICE as _PRICE
 from extractors.paragraphs import CP
@@ -513,6 +517,8 @@ def non_article_reason(
         and records_share(body.blocks, body.container, same_template)
     ):
         return NULL_LISTING
+    if not signals.declares_article and is_data_body(body.blocks):
+        return NULL_LISTING
     if length <= MAX_PRODUCT_BODY_CHARS and has_order_form(body.blocks, body.container):
         return NULL_PAGE_TYPE
     if is_gallery(body.blocks) and not is_photo_essay(body.blocks, set_out):
@@ -520,6 +526,13 @@ def non_article_reason(
     # A short body among teasers: a listing (the chain then looks for another body).
     if (
         (length <= MAX_TEASER_RUN_CHARS and is_one_teaser_of_list(body, classify) and not set_out())
+        or (
+            length <= MAX_TEASER_RUN_CHARS
+            and body.container is not None
+            and not (signals.declares_article or signals.dated)
+            and teasers_beside(body.container, same_template)
+            and not set_out()
+        )
         or sits_in_card_list(body.container)
         or spans_teaser_cards(body.container)
     ):
@@ -531,6 +544,9 @@ def non_article_reason(
     if not signals.declares_article and is_site_page(tree, signals.address, body.container):
         return NULL_PAGE_TYPE
     if is_undated_site_page(signals, tree, length, set_out):
+        return NULL_PAGE_TYPE
+    # A body too short for an article under a question the reader answers: a poll, a quiz.
+    if length < MIN_BODY_CHARS and not signals.declares_article and asks_under_headline(tree):
         return NULL_PAGE_TYPE
     return None
 

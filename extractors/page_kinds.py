@@ -13,6 +13,19 @@
   word. A news article is dated. (A form the reader fills in beside the `<h1>` is no such
   evidence: older news pages set a short article beside an "e-mail this story" form.)
 
+* data without prose — at least four short table rows or list items that hold a figure, and
+  besides the rows and items less than an article's body (a heading, a status line, a source
+  note): an election results page before the count, hourly prices. A match report or a market
+  report with its table has paragraphs of prose of its own;
+* an intro above teasers — a short, undated body that is not the page's post, beside a list of
+  at least four teasers of one template (each led by a linked headline) that its parent or a
+  sibling holds, each with text besides its link (a date, a section; an article's related
+  stories are bare links): a topic page's long intro, an author's card above their stories. A short
+  article is dated, or set out under its headline (`extractors.short_article`);
+* a question the reader answers — a body too short for an article, and a form of radio
+  buttons right after the page's `<h1>`: a poll, a quiz. (A form without choices, such as an
+  "e-mail this story" form, is no such evidence.)
+
 Each reads markup (tags, templates, links, form controls), never wording, so it holds in any
 language. Pure functions over the shared parse; they never modify it.
 """
@@ -26,9 +39,10 @@ from urllib.parse import urlsplit
 
 from lxml import etree
 
-from extractors.article import MIN_BODY_CHARS, Block, running_text, running_texts
+from extractors.article import LIST_ITEM, MIN_BODY_CHARS, TABLE, Block, running_text, running_texts
 from extractors.blocks import visible_chars
-from extractors.tree import Element, text_of
+from extractors.paragraphs import CP
+from extractors.tree import Element, first_element, text_of
 
 # Records: at least this many siblings of one template (`evidence.same_template`) ...
 MIN_RECORDS = 4
@@ -264,3 +278,110 @@ def _site_path(address: str | None) -> str | None:
 def _slug_words(slug: str) -> list[str]:
     """The words of an address's last segment, without a file extension ("privacy.html")."""
     return re.split(r"[-_+.]", re.sub(r"\.\w{2,5}$", "", slug))
+
+
+# Data without prose: a row or a list item longer than this is prose (a listicle's item, an
+# article set in a layout table's cells), not a datum (an hour and a price, a candidate and
+# their votes) ...
+MAX_DATUM_CHARS = 80
+# ... the body has at least this many data, each short and holding a figure (as many as
+# records, MIN_RECORDS), while its other blocks (headings, a status line, a note) together are
+# shorter than an article's body (MIN_BODY_CHARS): without its figures the page would be too
+# short to be an article.
+MIN_DATA_ITEMS = MIN_RECORDS
+_DIGIT = re.compile(r"\d")
+
+
+def is_data_body(blocks: list[Block]) -> bool:
+    """At least MIN_DATA_ITEMS short table rows and list items that hold a figure, and besides
+    them a line of text (CP) but less than an article's text: a page of figures with a heading
+    and a note, not an article with a table. (Figures without a line of text are too short:
+    `extractors.short_article.has_prose`.)"""
+    rest = figures = 0
+    line = False
+    for kind, text in blocks:
+        chars = len(squeezed(text))
+        if kind in (TABLE, LIST_ITEM) and chars <= MAX_DATUM_CHARS:
+            figures += _DIGIT.search(text) is not None
+        else:
+            rest += chars
+            line = line or len(text) >= CP
+            if rest >= MIN_BODY_CHARS:
+                return False
+    # Without one line of text (a status, a note) the body is figures alone: too short.
+    return line and figures >= MIN_DATA_ITEMS
+
+
+# An intro above teasers: at least this many siblings of one template beside the body ...
+MIN_TEASERS_BESIDE = 4
+# ... each no longer than a card and led by a link of at least this many words (a headline) ...
+TEASER_HEADLINE_WORDS = 3
+MAX_TEASER_CHARS = 600
+# ... that holds at least this share of the teaser's text, not all of it (the rest: a date,
+# a section).
+TEASER_LINK_SHARE = 0.5
+
+
+def teasers_beside(container: Element, template: Callable[[Element], list[Element]]) -> bool:
+    """The body's container has, beside it under its parent, a list of at least
+    MIN_TEASERS_BESIDE teasers of one template (`template`), each led by a linked headline."""
+    region = container.getparent()
+    if region is None:
+        return False
+    # The list is the region's own (its children) or a sibling's of the body (a list element
+    # beside it): a sidebar's or a footer's lists sit deeper, in boxes of their own.
+    parents = [region, *(node for node in region if node is not container)]
+    return any(_holds_teasers(parent, container, template) for parent in parents)
+
+
+def _holds_teasers(
+    parent: Element, container: Element, template: Callable[[Element], list[Element]]
+) -> bool:
+    if len(parent) < MIN_TEASERS_BESIDE:
+        return False
+    counts = Counter(child.tag for child in parent)
+    seen: set[Element] = set()
+    for child in parent:
+        if counts[child.tag] < MIN_TEASERS_BESIDE or child is container or child in seen:
+            continue
+        group = [each for each in template(child) if each is not container]
+        seen.update(group)
+        if sum(map(_is_teaser, group)) >= MIN_TEASERS_BESIDE:
+            return True
+    return False
+
+
+def _is_teaser(element: Element) -> bool:
+    text = squeezed(text_of(element))
+    if not text or len(text) > MAX_TEASER_CHARS:
+        return False
+    for link in element.iter("a"):
+        headline = squeezed(text_of(link))
+        if len(text_of(link).split()) >= TEASER_HEADLINE_WORDS:
+            # A teaser has text of its own besides its headline (a date, a section): links one
+            # after another are an article's related stories.
+            return TEASER_LINK_SHARE * len(text) <= len(headline) < len(text)
+    return False
+
+
+# A poll or a quiz: a form the reader answers by choosing among at least this many options
+# (radio buttons) ...
+MIN_CHOICES = 2
+# ... within this many elements after the page's first `<h1>` (the question under its heading).
+# An article with a poll sets the poll in or after a body long enough to be an article; a
+# short article's "e-mail this story" form has no choices.
+MAX_CHOICE_FORM_SIBLINGS = 3
+_RADIOS = etree.XPath(".//input[translate(@type, 'RADIO', 'radio')='radio']")
+
+
+def asks_under_headline(tree: Element) -> bool:
+    """A form of at least MIN_CHOICES radio buttons right after the page's first `<h1>`."""
+    h1 = first_element(tree, "h1")
+    if h1 is None:
+        return False
+    for index, sibling in enumerate(h1.itersiblings()):
+        if index >= MAX_CHOICE_FORM_SIBLINGS:
+            break
+        if isinstance(sibling.tag, str) and len(_RADIOS(sibling)) >= MIN_CHOICES:
+            return True
+    return False
