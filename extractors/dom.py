@@ -33,6 +33,11 @@ FALLBACK_MIN_LINE_CHARS = 2 * CP
 FALLBACK_CANDIDATES = 5
 # Twins of the best container (a body split in chunks) share an ancestor this close to it.
 TWIN_SCOPE_LEVELS = 3
+# ... or further up, when every element on the way down to the twin is named like the one on the
+# way down to the best (the same template of several levels, repeated: one section of the body
+# per block of the page's layout). Five levels is where the previous pass found unrelated
+# look-alikes with the name alone; the whole path's names are much stronger evidence.
+TEMPLATE_SCOPE_LEVELS = 8
 # How far below a sibling of the container its paragraphs are looked for.
 SECTION_DEPTH = 12
 # The elements whose first one says how a section opens: a paragraph, a heading, a list, a
@@ -197,6 +202,8 @@ def body_containers(
             and not _in_other_chrome(container, best, scope, cleaning)
         )
     ]
+    if len(twins) == 1:
+        twins = _template_twins(best, scope, containers, cleaning)
     # A twin nested in another is already inside it: writing both would repeat its text.
     twins = [t for t in twins if not any(o is not t and is_descendant(t, o) for o in twins)]
     parent = twins[0].getparent()
@@ -207,6 +214,49 @@ def body_containers(
         first, last = children.index(twins[0]), children.index(twins[-1])
         return [child for child in children[first : last + 1] if isinstance(child.tag, str)]
     return twins
+
+
+def _template_twins(
+    best: Element, scope: Element, containers: list[Element], cleaning: Cleaning
+) -> list[Element]:
+    """Twins of `best` further up than TWIN_SCOPE_LEVELS: containers with its tag and class
+    that sit in the same named template as `best` (`_same_template`), under an ancestor at most
+    TEMPLATE_SCOPE_LEVELS above it. A long article set in several blocks of a page builder
+    (text, a figure, a video, text again), each block wrapping the text in the same four or five
+    named levels."""
+    template = [best, *best.iterancestors()][: TWIN_SCOPE_LEVELS + 1]
+    if len(template) <= TWIN_SCOPE_LEVELS or not all(_signature(n)[1] for n in template):
+        return [best]  # a bare level is no template
+    node = scope
+    for _ in range(TEMPLATE_SCOPE_LEVELS - TWIN_SCOPE_LEVELS):
+        parent = node.getparent()
+        if parent is None or parent.tag in ("body", "html"):
+            break
+        node = parent
+        twins = [
+            container
+            for container in containers
+            if container is best
+            or (
+                is_descendant(container, node)
+                and _same_template(container, template)
+                and not _in_other_chrome(container, best, node, cleaning)
+            )
+        ]
+        if len(twins) > 1:
+            return twins
+    return [best]
+
+
+def _same_template(container: Element, template: list[Element]) -> bool:
+    """`container` and its ancestors are named level by level like `template` (the best and its
+    ancestors up to TWIN_SCOPE_LEVELS above it), and none of them is one of `template`'s."""
+    node: Element | None = container
+    for above in template:
+        if node is None or node is above or _signature(node) != _signature(above):
+            return False
+        node = node.getparent()
+    return True
 
 
 def _in_other_chrome(twin: Element, best: Element, scope: Element, cleaning: Cleaning) -> bool:

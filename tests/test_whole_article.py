@@ -355,3 +355,15 @@ def test_a_short_last_sentence_of_the_body_is_kept_and_the_credit_after_it_is_no
     article = _article("last-sentence-after-the-body.html")
     assert article.text.endswith("rather than hoses.\nWill it be enough this time?")
     assert "Ana Pell" not in article.text
+
+
+def test_an_article_set_in_blocks_of_one_named_template_is_read_whole() -> None:
+    # A page builder sets a long article in blocks (text, a figure, text, a video, text), each
+    # wrapping its paragraphs in the same four named levels; the blocks share an ancestor five
+    # levels above the paragraphs' container, further than the twins' three. Every level named
+    # alike is the evidence that they are one template repeated, so all three are the body.
+    article = _article("article-in-page-builder-blocks.html")
+    assert article.text.startswith("Every spring for thirty-one years")
+    assert "the trees seemed to keep count" in article.text
+    assert article.text.endswith("the russets waited.")
+    assert "Apple blossom" not in article.text  # the figure between the blocks stays out
