@@ -300,6 +300,8 @@ def lead_paragraph(container: Element, cleaning: Cleaning) -> Element | None:
         if not isinstance(sibling.tag, str) or cleaning.is_removed(sibling):
             continue
         if _is_inline_line(sibling, cleaning):
+            if _inline_lead(sibling, cleaning):
+                return sibling
             continue  # a byline or a date set in a <span> between the lead and the body
         stat = cleaning.paragraphs.get(sibling) or _paragraph_like_stats(sibling)
         if stat is not None:
@@ -307,6 +309,26 @@ def lead_paragraph(container: Element, cleaning: Cleaning) -> Element | None:
         if text_of(sibling).strip():
             return _wrapped_paragraph(sibling, cleaning)
     return None
+
+
+def _inline_lead(element: Element, cleaning: Cleaning) -> bool:
+    """The lead set in inline markup of its own (a `<span>` or `<font>` standfirst between the
+    headline and the body): read as a paragraph it bears content, is not chrome, holds no
+    picture and follows none (a line right after a picture is its caption), and ends as a
+    sentence ends. A byline or a date line ends with a name or a time."""
+    stat = paragraph_stats(element)
+    if not stat.bearing or cleaning.kind(element) != PLAIN:
+        return False
+    if next(element.iter(*MEDIA_TAGS), None) is not None:
+        return False
+    for before in element.itersiblings(preceding=True):
+        if not isinstance(before.tag, str) or cleaning.is_removed(before):
+            continue
+        if next(before.iter(*MEDIA_TAGS), None) is not None:
+            return False  # the caption of the picture above it
+        if _has_text(before):
+            break
+    return clean_text(text_of(element)).rstrip(SENTENCE_CLOSERS).endswith(SENTENCE_ENDS)
 
 
 def _is_inline_line(element: Element, cleaning: Cleaning) -> bool:

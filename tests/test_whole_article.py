@@ -367,3 +367,21 @@ def test_an_article_set_in_blocks_of_one_named_template_is_read_whole() -> None:
     assert "the trees seemed to keep count" in article.text
     assert article.text.endswith("the russets waited.")
     assert "Apple blossom" not in article.text  # the figure between the blocks stays out
+
+
+def test_a_standfirst_set_in_a_span_above_the_body_is_its_lead() -> None:
+    # Older templates set the whole head of a story in inline markup: the time, the headline,
+    # the standfirst and the byline are <span>s between line breaks. The standfirst reads as a
+    # content-bearing paragraph and ends as a sentence ends; the byline ends with a name and is
+    # looked past.
+    article = _article("standfirst-in-a-span-above-body.html")
+    assert article.text.startswith("The council has found the money to keep the harbour ferry")
+    assert article.text.endswith("asking for the service to be restored.")
+    assert "Nell Ardagh" not in article.text
+
+
+def test_a_caption_set_in_inline_markup_under_its_picture_is_not_the_lead() -> None:
+    # The same markup after a picture is the picture's caption, even when it is a sentence.
+    article = _article("caption-in-a-font-above-body.html")
+    assert article.text.startswith("Only eleven overs were possible")
+    assert "The covers stay on" not in article.text
