@@ -201,16 +201,24 @@ def best_candidate(scores: dict[Element, float]) -> tuple[Element, float] | None
     return (best[1], best[2]) if best is not None else None
 
 
-def _joins(sibling: Element, threshold: float, scores: dict[Element, float]) -> bool:
+def _joins(sibling: Element, threshold: float, scores: dict[Element, float], before: bool) -> bool:
     if sibling in scores and scores[sibling] * (1 - link_density(sibling)) >= threshold:
         return True
-    if sibling.tag != "p":
+    if sibling.tag != "p" and not (before and _paragraph_div(sibling)):
         return False
     text = clean_text(text_of(sibling))
     density = link_density(sibling)
     if len(text) > SIBLING_PROSE_CHARS:
         return density < SIBLING_MAX_LINK_DENSITY
     return density == 0 and _SENTENCE_END.search(text) is not None
+
+
+def _paragraph_div(element: Element) -> bool:
+    """A `<div>` holding no block: a paragraph to the reader, as Readability.js rewrites it into
+    a `<p>` before scoring. Asked of the siblings before the body only: a lead set in a `div` of
+    its own above it. After the body, such prose is the house's ("Don't forget to check out our
+    library"), a word count, a promotion."""
+    return element.tag == "div" and next(element.iterdescendants(*BLOCK_TAGS), None) is None
 
 
 def article_elements(best: Element, score: float, scores: dict[Element, float]) -> list[Element]:
@@ -220,10 +228,12 @@ def article_elements(best: Element, score: float, scores: dict[Element, float]) 
         return [best]
     threshold = max(MIN_SIBLING_SCORE, score * SIBLING_SHARE)
     threshold += name_weight(best) * SIBLING_SHARE if name_weight(best) > 0 else 0
+    siblings = [sibling for sibling in parent if isinstance(sibling.tag, str)]
+    position = next(index for index, sibling in enumerate(siblings) if sibling is best)
     return [
         sibling
-        for sibling in parent
-        if isinstance(sibling.tag, str) and (sibling is best or _joins(sibling, threshold, scores))
+        for index, sibling in enumerate(siblings)
+        if sibling is best or _joins(sibling, threshold, scores, before=index < position)
     ]
 
 

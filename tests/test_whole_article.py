@@ -385,3 +385,22 @@ def test_a_caption_set_in_inline_markup_under_its_picture_is_not_the_lead() -> N
     article = _article("caption-in-a-font-above-body.html")
     assert article.text.startswith("Only eleven overs were possible")
     assert "The covers stay on" not in article.text
+
+
+def test_the_readability_body_takes_the_lead_set_in_a_div_above_it() -> None:
+    from extractors.document import parse_document
+    from extractors.preprocess import Cleaning
+    from extractors.readability import extract_readability
+
+    # The readability scorer (the cascade's first answer when Algorithm 2.1 finds no body) picks
+    # the body set between line breaks. The lead sits above it in a <div> of its own that holds
+    # no block, a paragraph to the reader (Readability.js rewrites such a div into a <p>): it
+    # joins the body as a prose <p> would. After the body the same markup is the house's
+    # promotion, and stays out; so does the date line, which is no sentence.
+    tree = parse_document((PAGES / "lead-div-above-body-in-line-breaks.html").read_bytes()).tree
+    body = extract_readability(Cleaning(tree))
+    assert body is not None
+    text = "\n".join(text for _, text in body.blocks)
+    assert text.startswith("Volunteers from the town's lifeboat station")
+    assert text.endswith("will be held in the spring as usual.")
+    assert "newsletter" not in text
