@@ -404,3 +404,14 @@ def test_the_readability_body_takes_the_lead_set_in_a_div_above_it() -> None:
     assert text.startswith("Volunteers from the town's lifeboat station")
     assert text.endswith("will be held in the spring as usual.")
     assert "newsletter" not in text
+
+
+def test_a_source_written_out_as_its_address_is_kept_and_a_host_name_is_not() -> None:
+    # A line that is all link text, between two of the body's paragraphs, is kept when every
+    # link's text is the address it points to, written out in full: the text cites its source.
+    # A host name alone ("quaywright.example" on a company's line) is a name, as a share bar's
+    # "del.icio.us" is, and stays out with the other link lines.
+    article = _article("sources-written-as-addresses.html")
+    assert "\nhttps://www.example.org/reports/2026/harbour-survey.pdf\n" in article.text
+    assert "quaywright" not in article.text
+    assert article.text.endswith("discuss the report on the twentieth.")
