@@ -55,7 +55,7 @@ class JournalPipeline:
         # (key, version) of each line written and not yet marked done -> offset where it starts.
         # Keyed by the article, not by id(item): the id of a freed item is reused by the next
         # one, which would overwrite (or, confirmed, drop) the entry of a line never marked
-        # done, and the checkpoint would move past it (read again on no restart: a duplicate).
+        # done, and the checkpoint would move past it (a restart fetches it again: a duplicate).
         self.unconfirmed: dict[tuple[str, int], int] = {}
         self.checkpoint = 0
         self.confirmed_since_checkpoint = 0
