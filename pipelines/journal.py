@@ -52,7 +52,11 @@ class JournalPipeline:
         self.encoder = ScrapyJSONEncoder(ensure_ascii=False)
         self.file: Any = None
         self.offset = 0  # end of the journal
-        self.unconfirmed: dict[int, int] = {}  # id(item) -> offset where its line starts
+        # (key, version) of each line written and not yet marked done -> offset where it starts.
+        # Keyed by the article, not by id(item): the id of a freed item is reused by the next
+        # one, which would overwrite (or, confirmed, drop) the entry of a line never marked
+        # done, and the checkpoint would move past it (a restart fetches it again: a duplicate).
+        self.unconfirmed: dict[tuple[str, int], int] = {}
         self.checkpoint = 0
         self.confirmed_since_checkpoint = 0
         self.harvest.on_done(self._confirmed)
@@ -111,12 +115,15 @@ class JournalPipeline:
         if self.fsync:
             os.fsync(self.file.fileno())
         self.offset += len(line)
-        self.unconfirmed[id(item)] = start
+        found = item_version(item)
+        if found is not None:  # the first line of a version written twice holds the checkpoint
+            self.unconfirmed.setdefault(found, start)
         self.stats.inc_value("journal/written")
         return item
 
     def _confirmed(self, item: Any, stored: bool) -> None:
-        if self.unconfirmed.pop(id(item), None) is None:
+        found = item_version(item)
+        if found is None or self.unconfirmed.pop(found, None) is None:
             return
         self.confirmed_since_checkpoint += 1
         if self.confirmed_since_checkpoint >= CHECKPOINT_EVERY:

@@ -305,6 +305,23 @@ def test_a_file_cut_inside_its_last_record_replays_the_rest(tmp_path: Path) -> N
     assert stats_from_log(log).get("replay/skipped/truncated") == 1
 
 
+def test_a_page_archived_twice_in_a_file_is_replayed_once(tmp_path: Path) -> None:
+    """The same records twice in one file (an archive concatenated with itself; a capture that
+    fetched an article again in the same run): the copies share a replay key, and a key is
+    claimed once. Copies in one batch of the reader were both sent on, each output once."""
+    path = tmp_path / "twice.warc.gz"
+    expected = write_cc_news(path)
+    path.write_bytes(path.read_bytes() * 2)
+    journal = tmp_path / "out.jsonl"
+    log = run_replay(tmp_path / "run", str(path), "--journal", str(journal))
+    got = Counter(item["url"] for item in read_jsonl(journal))
+    assert got == Counter(expected["urls"]), got  # type: ignore[arg-type]
+    stats = stats_from_log(log)
+    skipped = stats.get("replay/skipped/repeated", 0) + stats.get("replay/skipped/done", 0)
+    assert skipped == len(expected["urls"]), stats  # type: ignore[arg-type]
+    assert stats.get("replay/skipped/repeated", 0) > 0  # the copies did meet in one batch
+
+
 def test_filters_choose_by_domain_date_and_count(tmp_path: Path) -> None:
     path = tmp_path / "cc.warc.gz"
     expected = write_cc_news(path)

@@ -247,6 +247,12 @@ class ReplaySpider(scrapy.Spider):
         taken = []
         for item, page in items:
             key = item["replay_key"]
+            if key in self.in_flight:
+                # Another copy of a page already sent on (a record archived twice, a capture
+                # that fetched the article again): claimed once, so sent on once. The claim
+                # answers for the key, not for each copy in the batch.
+                self.crawler.stats.inc_value("replay/skipped/repeated")
+                continue
             if key not in claimed and key not in pending:
                 self.crawler.stats.inc_value("replay/skipped/done")  # output by an earlier run
                 continue
