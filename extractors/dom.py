@@ -19,7 +19,15 @@ from extractors.blocks import (
     text_blocks,
 )
 from extractors.boilerplate import keep_body_blocks
-from extractors.paragraphs import C_SIGMA, CP, CT, ParagraphStats, paragraph_stats
+from extractors.paragraphs import (
+    C_SIGMA,
+    CP,
+    CT,
+    SENTENCE_CLOSERS,
+    SENTENCE_ENDS,
+    ParagraphStats,
+    paragraph_stats,
+)
 from extractors.preprocess import LEAF_PARAGRAPH_TAGS, Cleaning, is_leaf
 from extractors.threads import cut_thread
 from extractors.tree import CHROME, PLAIN, Element, text_of
@@ -56,11 +64,6 @@ PARAGRAPH_TAGS = ("p", *LEAF_PARAGRAPH_TAGS)
 # this many, each shorter than this.
 MAX_TRAILING_LINES = 3
 TRAILING_LINE_MAX_CHARS = 2 * CP
-# How a sentence ends (full stop, exclamation and question marks, their full-width forms in
-# Chinese and Japanese, the Devanagari danda), and what may close it (quotation marks, a
-# bracket): a short last line that ends so is the article's last sentence.
-SENTENCE_ENDS = (".", "!", "?", "\u3002", "\uff01", "\uff1f", "\u0964")
-SENTENCE_CLOSERS = "\"'\u201d\u2019\u00bb)]"
 METHOD_DOM = "dom"
 METHOD_DOM_FALLBACK = "dom_fallback"
 

@@ -435,3 +435,14 @@ def test_a_note_after_a_bare_body_does_not_make_its_element_the_body() -> None:
     assert article.text.startswith("The committee put off its vote")
     assert article.text.endswith("had planned to spend elsewhere.")
     assert "weekly policy letter" not in article.text
+
+
+def test_a_post_told_in_photo_captions_is_its_text_and_a_credit_line_is_not() -> None:
+    # Each photo's "caption" holds two paragraphs that end as sentences end: the post is told
+    # photo by photo, and its captions are its text (they were left out as captions, and the
+    # div/td fallback kept one of them). The figure's caption and its credit line stay out.
+    article = _article("post-told-in-photo-captions.html")
+    assert article.method == "dom"
+    assert article.text.startswith("The fair filled both halls")
+    assert article.text.endswith("could not find room this time.")
+    assert "souvenir" not in article.text and "Photo:" not in article.text
