@@ -19,7 +19,15 @@ from extractors.blocks import (
     text_blocks,
 )
 from extractors.boilerplate import keep_body_blocks
-from extractors.paragraphs import C_SIGMA, CP, CT, ParagraphStats, paragraph_stats
+from extractors.paragraphs import (
+    C_SIGMA,
+    CP,
+    CT,
+    SENTENCE_CLOSERS,
+    SENTENCE_ENDS,
+    ParagraphStats,
+    paragraph_stats,
+)
 from extractors.preprocess import LEAF_PARAGRAPH_TAGS, Cleaning, is_leaf
 from extractors.threads import cut_thread
 from extractors.tree import CHROME, PLAIN, Element, text_of
@@ -38,6 +46,9 @@ TWIN_SCOPE_LEVELS = 3
 # per block of the page's layout). Five levels is where the previous pass found unrelated
 # look-alikes with the name alone; the whole path's names are much stronger evidence.
 TEMPLATE_SCOPE_LEVELS = 8
+# How far up a container of paragraphs may hold the best container through bare <div>s (the
+# paragraphs after an embed whose wrapper was never closed nest one level deeper per embed).
+NESTING_LEVELS = 3
 # How far below a sibling of the container its paragraphs are looked for.
 SECTION_DEPTH = 12
 # The elements whose first one says how a section opens: a paragraph, a heading, a list, a
@@ -53,11 +64,6 @@ PARAGRAPH_TAGS = ("p", *LEAF_PARAGRAPH_TAGS)
 # this many, each shorter than this.
 MAX_TRAILING_LINES = 3
 TRAILING_LINE_MAX_CHARS = 2 * CP
-# How a sentence ends (full stop, exclamation and question marks, their full-width forms in
-# Chinese and Japanese, the Devanagari danda), and what may close it (quotation marks, a
-# bracket): a short last line that ends so is the article's last sentence.
-SENTENCE_ENDS = (".", "!", "?", "\u3002", "\uff01", "\uff1f", "\u0964")
-SENTENCE_CLOSERS = "\"'\u201d\u2019\u00bb)]"
 METHOD_DOM = "dom"
 METHOD_DOM_FALLBACK = "dom_fallback"
 
@@ -156,6 +162,46 @@ def best_container(per_container: dict[Element, int]) -> Element | None:
         return None
     total, first = max(totals, key=lambda pair: pair[0])
     return first if total > C_SIGMA else None
+
+
+def enclosing_container(
+    best: Element,
+    per_container: dict[Element, int],
+    bearing: dict[Element, int],
+    cleaning: Cleaning,
+) -> Element:
+    """The container of paragraphs that holds the best one through bare `<div>`s and sets its
+    own paragraphs before it, or the best: the outermost within NESTING_LEVELS.
+
+    A post written partly in `<p>`s and partly in `<div>`s without a class or an id (an editor's
+    line breaks, an embed whose wrapper was never closed and so nests what follows one level
+    deeper) has its later part outweigh its first, which stays one or more levels up, in the
+    element that holds both. Paragraphs of a named element only after the bare `<div>` are a
+    byline or a note under a body, not its beginning; a bare element holding bare `<div>`s of
+    paragraphs is the post's own markup either way.
+    """
+    node, enclosing = best, best
+    for _ in range(NESTING_LEVELS):
+        if not _is_bare_div(node) or cleaning.is_removed(node):
+            break
+        parent = node.getparent()
+        if parent is None or parent.tag in ("body", "html"):
+            break
+        if parent in per_container and (
+            _is_bare_div(parent)
+            or any(
+                sibling in bearing or any(inner in bearing for inner in sibling.iterdescendants())
+                for sibling in node.itersiblings(preceding=True)
+                if not cleaning.is_removed(sibling)
+            )
+        ):
+            enclosing = parent
+        node = parent
+    return enclosing
+
+
+def _is_bare_div(element: Element) -> bool:
+    return element.tag == "div" and not element.get("class") and not element.get("id")
 
 
 def _signature(element: Element) -> tuple[str, str]:
@@ -621,6 +667,7 @@ def extract_dom(cleaning: Cleaning, outside: Element | None = None) -> DomBody |
     container = best_container(per_container)
     if container is None:
         return fallback_body(cleaning) if outside is None else None
+    container = enclosing_container(container, per_container, bearing, cleaning)
     twins = body_containers(container, per_container, bearing, cleaning)
     if len(twins) == 1:
         twins = article_sections(container, bearing, cleaning)

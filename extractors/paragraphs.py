@@ -20,6 +20,11 @@ CT = 30  # ... and at most one nested tag per this many characters
 C_SIGMA = 350  # a body container's content-bearing paragraphs carry more than this many characters
 # Our addition: a paragraph that is mostly link text is a teaser or a menu, not content.
 MAX_LINK_DENSITY = 0.5
+# How a sentence ends (full stop, exclamation and question marks, their full-width forms in
+# Chinese and Japanese, the Devanagari danda), and what may close it (quotation marks, a
+# bracket): a short last line that ends so is the article's last sentence.
+SENTENCE_ENDS = (".", "!", "?", "\u3002", "\uff01", "\uff1f", "\u0964")
+SENTENCE_CLOSERS = "\"'\u201d\u2019\u00bb)]"
 
 
 @dataclass(slots=True, frozen=True)
@@ -50,3 +55,8 @@ def paragraph_stats(paragraph: Element) -> ParagraphStats:
     links = sum(map(text_length, paragraph.iter("a")))
     bearing = tags * CT <= length and links <= MAX_LINK_DENSITY * length
     return ParagraphStats(length, tags, links, bearing)
+
+
+def ends_as_sentence(text: str) -> bool:
+    """Whether the text ends as a sentence ends (a name or a credit line does not)."""
+    return text.rstrip().rstrip(SENTENCE_CLOSERS).endswith(SENTENCE_ENDS)

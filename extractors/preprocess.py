@@ -31,8 +31,8 @@ from functools import lru_cache
 from typing import TypeVar
 
 from extractors.blocks import BLOCK_TAGS, SKIP_TAGS
-from extractors.paragraphs import C_SIGMA, ParagraphStats, paragraph_stats
-from extractors.tree import CAPTION, CHROME, FIGURE, PLAIN, Element, TagIndex
+from extractors.paragraphs import C_SIGMA, ParagraphStats, ends_as_sentence, paragraph_stats
+from extractors.tree import CAPTION, CHROME, FIGURE, PLAIN, Element, TagIndex, text_of
 
 # Junk: never article text (the block writer skips the same tags).
 JUNK_TAGS = SKIP_TAGS
@@ -43,6 +43,9 @@ FIGURE_TAGS = frozenset({"figure"})
 CAPTION_TAGS = frozenset({"figcaption"})
 # Class/id tokens that mark an image caption or credit (a "caption" block, not body text).
 CAPTION_TOKENS = frozenset({"caption", "figcaption"})
+# A caption holds at most this many content-bearing paragraphs that end as a sentence: one
+# element named a caption that holds more is prose set beside a picture.
+CAPTION_MAX_PARAGRAPHS = 1
 # Chrome tokens of consent UI: "cmp" (consent management platform, the industry's name for the
 # scripts that draw cookie banners and consent walls), then the platforms publishers use most,
 # whose class names carry their own name rather than the word "consent". Such an element is laid
@@ -397,6 +400,7 @@ class Cleaning:
             stats[paragraph] = stat
         chains: dict[Element, tuple[Element, ...]] = {}
         held: dict[Element, int] = {}
+        written: dict[Element, int] = {}  # sentences in paragraphs per marked ancestor
         total = 0
         marked_chain = self._marked_chain
         for paragraph, stat in stats.items():
@@ -405,12 +409,25 @@ class Cleaning:
                 total += stat.length
                 for node in chain:
                     held[node] = held.get(node, 0) + stat.length
+                if chain and ends_as_sentence(text_of(paragraph)):
+                    for node in chain:
+                        written[node] = written.get(node, 0) + 1
         self._kinds = {}
         self._vetoed = vetoed = {
             node
             for node, length in held.items()
             if length >= VETO_SHARE * total and not never_wraps(node) and node not in self.refused
         }
+        # A caption is a line under its picture: one named so that holds two paragraphs of
+        # prose, each ending as a sentence ends, is the text the page sets beside its pictures
+        # (a post told photo by photo); a caption and its credit line ("Photo: ...") are not.
+        vetoed.update(
+            node
+            for node, count in written.items()
+            if count > CAPTION_MAX_PARAGRAPHS
+            and node.tag not in JUNK_TAGS
+            and self._raw.get(node) == CAPTION
+        )
         # Most paragraphs have no marked ancestor at all (an empty chain).
         return {
             paragraph: stat

@@ -415,3 +415,34 @@ def test_a_source_written_out_as_its_address_is_kept_and_a_host_name_is_not() ->
     assert "\nhttps://www.example.org/reports/2026/harbour-survey.pdf\n" in article.text
     assert "quaywright" not in article.text
     assert article.text.endswith("discuss the report on the twentieth.")
+
+
+def test_a_post_nested_by_an_unclosed_embed_keeps_its_first_part() -> None:
+    # An embed's <div> that is never closed nests every paragraph after it one level deeper, in
+    # a bare <div> that outweighs the post's first part twice over: Algorithm 2.1 picks it. The
+    # element that holds it through bare <div>s and sets its own paragraphs before it is the
+    # post. The sidebar after the post stays out.
+    article = _article("post-nested-by-an-unclosed-embed.html")
+    assert article.text.startswith("The island ferry moves to its winter timetable")
+    assert article.text.endswith("from eight until six on weekdays.")
+    assert "Recent posts" not in article.text and "dredged" not in article.text
+
+
+def test_a_note_after_a_bare_body_does_not_make_its_element_the_body() -> None:
+    # The named element around a bare <div> of paragraphs holds one more paragraph only after
+    # it: a note under the body (a newsletter line), not the post's beginning.
+    article = _article("note-after-a-bare-body.html")
+    assert article.text.startswith("The committee put off its vote")
+    assert article.text.endswith("had planned to spend elsewhere.")
+    assert "weekly policy letter" not in article.text
+
+
+def test_a_post_told_in_photo_captions_is_its_text_and_a_credit_line_is_not() -> None:
+    # Each photo's "caption" holds two paragraphs that end as sentences end: the post is told
+    # photo by photo, and its captions are its text (they were left out as captions, and the
+    # div/td fallback kept one of them). The figure's caption and its credit line stay out.
+    article = _article("post-told-in-photo-captions.html")
+    assert article.method == "dom"
+    assert article.text.startswith("The fair filled both halls")
+    assert article.text.endswith("could not find room this time.")
+    assert "souvenir" not in article.text and "Photo:" not in article.text
