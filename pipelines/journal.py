@@ -15,10 +15,19 @@ read (another host) (crawler/core/journal_files.py). On open the journal closes 
 it reads the lines written after its checkpoint (the offset up to which every line is known to be
 marked done), marks those articles done (idempotent), and cuts a trailing partial line. The
 checkpoint (`<journal>.checkpoint`, replaced atomically) advances as done marks are confirmed.
+
+A write that fails (disk full, over a file-size limit, an I/O error; or its fsync) leaves the
+journal as it was before it: the partial line is cut off, so the next article's line does not
+start glued to its bytes (unparseable: lost to readers and to reconciling, though marked done).
+If even the cut fails, the journal is dirty and is cut before the next write (which fails while
+it cannot be). The item raises: it stays pending and is output on a later try. Failures count
+in `journal/write_errors`; after JOURNAL_MAX_FAILURES_IN_A_ROW of them with no write in
+between, the crawl closes with finish_reason `journal_unwritable` (exit status 74).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 from pathlib import Path
@@ -29,17 +38,29 @@ from scrapy.exceptions import NotConfigured
 from scrapy.utils.serialize import ScrapyJSONEncoder
 
 from crawler.core.commit import ArticleLedger, item_version, ledger_of
+from crawler.core.failures import FailureLog, one_line
 from crawler.core.items import TRANSIENT_FIELDS
 from crawler.core.journal_files import (
+    JOURNAL_UNWRITABLE,
     complete_records,
     journal_location,
     tail_after_checkpoint,
     write_checkpoint,
 )
+from crawler.core.scrapy_adapter import engine_of, is_closing
 
 log = logging.getLogger(__name__)
 
 CHECKPOINT_EVERY = 100  # confirmed lines between checkpoint writes (a restart rereads fewer)
+# Failed writes in a row (no write succeeding in between) after which the crawl closes: that
+# many is the file system (full, read-only, failing), not one article. Each failed write spends
+# one of the article's HARVEST_MAX_ATTEMPTS tries; a crawl that went on against a full disk would
+# give up every article it fetched. Closed, the articles stay pending for the next start.
+JOURNAL_MAX_FAILURES_IN_A_ROW = 10
+
+
+class JournalWriteError(OSError):
+    """The journal could not take an article's line (the journal is left as it was)."""
 
 
 class JournalPipeline:
@@ -59,6 +80,11 @@ class JournalPipeline:
         self.unconfirmed: dict[tuple[str, int], int] = {}
         self.checkpoint = 0
         self.confirmed_since_checkpoint = 0
+        # The file holds bytes past `offset` that a failed write left and could not cut off.
+        self.dirty = False
+        self.failures_in_a_row = 0
+        what = f"journal {path}: an article's line not written"
+        self.write_failures = FailureLog(log, "journal/write_errors", what)
         self.harvest.on_done(self._confirmed)
 
     @classmethod
@@ -78,7 +104,8 @@ class JournalPipeline:
     async def open_spider(self) -> None:
         await self.harvest.open()
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.file = self.path.open("ab+")
+        # Unbuffered: a failed write leaves nothing in a buffer to reach the file with a later one.
+        self.file = self.path.open("ab+", buffering=0)
         reconciled = await self._reconcile()
         if reconciled:
             log.info("journal %s: %d article(s) written before a crash marked done", self.path,
@@ -110,16 +137,61 @@ class JournalPipeline:
         record = {k: v for k, v in dict(item).items() if k not in TRANSIENT_FIELDS}
         line = (self.encoder.encode(record) + "\n").encode("utf-8")
         start = self.offset
-        self.file.write(line)
-        self.file.flush()
-        if self.fsync:
-            os.fsync(self.file.fileno())
+        try:
+            if self.dirty:
+                self._cut(start)
+            self._append(line)
+        except OSError as error:
+            self._failed(item, start, error)
+            message = f"journal {self.path}: {one_line(error)}"
+            raise JournalWriteError(error.errno, message) from error
+        self.failures_in_a_row = 0
         self.offset += len(line)
         found = item_version(item)
         if found is not None:  # the first line of a version written twice holds the checkpoint
             self.unconfirmed.setdefault(found, start)
         self.stats.inc_value("journal/written")
         return item
+
+    def _append(self, line: bytes) -> None:
+        """Write the whole line (a raw write may take part of it), then fsync if asked."""
+        view = memoryview(line)
+        while view:
+            written = self.file.write(view)
+            view = view[written:]
+        if self.fsync:
+            os.fsync(self.file.fileno())
+
+    def _cut(self, offset: int) -> None:
+        """Cut the journal back to `offset` (what a failed write added); dirty until done."""
+        self.dirty = True
+        self.file.truncate(offset)
+        self.dirty = False
+
+    def _failed(self, item: Any, start: int, error: OSError) -> None:
+        """A write failed part way (or its fsync did): cut what it added, report, and close the
+        crawl once writes keep failing."""
+        try:
+            self._cut(start)
+        except OSError as cut_error:
+            log.error("journal %s: cannot cut the partial line of a failed write (%s); cut "
+                      "before the next write", self.path, one_line(cut_error))  # fmt: skip
+        self.failures_in_a_row += 1
+        self.write_failures.report(self.stats, error, str(item.get("url") or ""))
+        if self.failures_in_a_row == JOURNAL_MAX_FAILURES_IN_A_ROW:
+            self._close_crawl(error)
+
+    def _close_crawl(self, error: OSError) -> None:
+        engine = engine_of(self.crawler)
+        if engine is None or self.crawler.spider is None or is_closing(engine):
+            return
+        log.critical("journal %s: %d writes failed in a row (last: %s); closing the crawl, the "
+                     "articles not written stay pending for the next start", self.path,
+                     self.failures_in_a_row, one_line(error))  # fmt: skip
+        self.stats.set_value("journal/unwritable", 1)
+        # Its own task: closing waits for the items in the pipeline, this one among them.
+        closing = engine.close_spider_async(reason=JOURNAL_UNWRITABLE)
+        asyncio.get_running_loop().create_task(closing)
 
     def _confirmed(self, item: Any, stored: bool) -> None:
         found = item_version(item)

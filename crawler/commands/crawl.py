@@ -1,4 +1,5 @@
-"""`scrapy crawl`, exiting with status 69 (EX_UNAVAILABLE) when a backend stopped the crawl.
+"""`scrapy crawl`, exiting with status 69 (EX_UNAVAILABLE) when a backend stopped the crawl, 74
+(EX_IOERR) when the journal could not be written (pipelines/journal.py).
 
 Scrapy's own command exits 0 however the crawl ended (1 only if it could not start at all); a
 supervisor that restarts crawls needs to tell "Redis or PostgreSQL is unreachable: try again
@@ -17,6 +18,7 @@ import argparse
 from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 from scrapy.exceptions import UsageError
 
+from crawler.core.journal_files import EXIT_JOURNAL_UNWRITABLE, JOURNAL_UNWRITABLE
 from crawler.core.outage import BACKEND_UNAVAILABLE, EXIT_BACKEND_UNAVAILABLE
 from crawler.core.setting_values import VALUE_CHECKS
 from crawler.spiders.feeds import FeedsSpider, load_feed_sources
@@ -51,3 +53,5 @@ class Command(ScrapyCrawlCommand):
             self.exitcode = 1
         elif crawler.stats.get_value("finish_reason") == BACKEND_UNAVAILABLE:
             self.exitcode = EXIT_BACKEND_UNAVAILABLE
+        elif crawler.stats.get_value("finish_reason") == JOURNAL_UNWRITABLE:
+            self.exitcode = EXIT_JOURNAL_UNWRITABLE

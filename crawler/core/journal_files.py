@@ -27,6 +27,8 @@ CHECKPOINT_SUFFIX = ".checkpoint"
 # few hundred lines, so what follows it is small; a larger tail is not read (the article is
 # then handed out again, as when the journal is on another host).
 MAX_TAIL_BYTES = 64 * 1024 * 1024
+JOURNAL_UNWRITABLE = "journal_unwritable"  # finish_reason of a crawl its journal stopped
+EXIT_JOURNAL_UNWRITABLE = getattr(os, "EX_IOERR", 74)  # `scrapy crawl` exit status then
 
 
 def checkpoint_path(journal: Path) -> Path:
