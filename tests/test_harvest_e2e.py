@@ -10,9 +10,15 @@ from pathlib import Path
 
 import pytest
 
+from crawler.core.journal_files import (
+    EXIT_JOURNAL_UNWRITABLE,
+    JOURNAL_UNWRITABLE,
+    write_checkpoint,
+)
 from crawler.newsroom import Newsroom, NewsroomServer, ScaledClock
 from crawler.newsroom.room import UPDATE_NOTE_PREFIX
 from newsharvest_bench.crawlrun import (
+    CRAWL_TIMEOUT_SECONDS,
     count_lines,
     crawl_command,
     crawl_env,
@@ -22,6 +28,8 @@ from newsharvest_bench.crawlrun import (
     start_crawl,
     stats_from_log,
 )
+from pipelines.journal import JOURNAL_MAX_FAILURES_IN_A_ROW
+from tests.support.journal import file_size_limit
 
 pytestmark = pytest.mark.slow
 
@@ -66,6 +74,53 @@ def test_sigkill_mid_run_then_restart_loses_nothing_and_repeats_nothing(tmp_path
           f"{len(items)} lines, {len(by_url)} distinct; recovered {stats['harvest/recovered']}"
           f" pending claims; reconciled {stats.get('journal/reconciled', 0)}; "
           f"pages fetched twice {len(refetched)}")  # fmt: skip
+
+
+# The journal is made the largest file of the crawl, and the file-size limit its size: it cannot
+# grow, while the ledger, the index and the logs (far smaller) can.
+FULL_JOURNAL_BYTES = 8 * 1024 * 1024
+
+
+def test_a_journal_that_cannot_be_written_closes_the_crawl_and_loses_nothing(
+    tmp_path: Path,
+) -> None:
+    """The disk stays full: each write fails, the crawl closes with a clear reason after
+    JOURNAL_MAX_FAILURES_IN_A_ROW of them (exit status 74), the journal is left as it was, and
+    the next run, the disk free again, outputs every article."""
+    import json
+    import subprocess
+
+    room = Newsroom(seed=3, n_domains=5, articles_per_domain=16)
+    truth = {page.url for page in room.articles()}
+    journal = tmp_path / "articles.jsonl"
+    padding = json.dumps({"padding": "x" * 1000}).encode() + b"\n"
+    journal.write_bytes(padding * (FULL_JOURNAL_BYTES // len(padding)))
+    full = journal.read_bytes()
+    write_checkpoint(journal, len(full))  # an earlier run's lines, all done
+    env = crawl_env(tmp_path / "state")
+    with NewsroomServer(room, port=0) as server:
+        command = crawl_command(
+            room.feed_urls, server.proxy_url, [f"HARVEST_JOURNAL_PATH={journal}"]
+        )
+        # The log goes to a pipe: a file would be held to the limit too.
+        stopped = subprocess.run(
+            command, cwd=tmp_path, env=env, capture_output=True, text=True,
+            timeout=CRAWL_TIMEOUT_SECONDS, check=False, preexec_fn=file_size_limit(len(full)),
+        )  # fmt: skip
+        unchanged = journal.read_bytes() == full
+        log = run_to_end(command, env, tmp_path / "after.log")
+
+    assert stopped.returncode == EXIT_JOURNAL_UNWRITABLE, stopped.stderr[-3000:]
+    stats = stats_from_log(stopped.stderr)
+    assert stats["finish_reason"] == JOURNAL_UNWRITABLE
+    assert stats["journal/write_errors"] >= JOURNAL_MAX_FAILURES_IN_A_ROW
+    assert stats.get("journal/written", 0) == 0 and stats.get("harvest/done/output", 0) == 0
+    assert "writes failed in a row" in stopped.stderr
+    assert unchanged, "the failed writes left bytes in the journal"
+    # Nothing given up, nothing lost: the next run outputs every article, once.
+    items = read_jsonl(journal)[len(full) // len(padding) :]
+    assert Counter(item["url"] for item in items) == Counter(truth)
+    assert stats_from_log(log).get("harvest/given_up", 0) == 0
 
 
 SCALE = 60.0  # simulated seconds per wall-clock second: one simulated minute a second

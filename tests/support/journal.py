@@ -17,6 +17,7 @@ import json
 import resource
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,18 @@ T0 = 1_800_000_000.0
 ARTICLES = 3
 # Bytes of the second article's line that fit under the limit: a partial line, no newline.
 PARTIAL_BYTES = 20
+
+
+def file_size_limit(limit: int) -> Callable[[], None]:
+    """A `preexec_fn`: the child process may grow no file past `limit` bytes (writes past it
+    raise EFBIG; SIGXFSZ, which would kill it, is ignored, and stays so across exec)."""
+
+    def limited() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        hard = resource.getrlimit(resource.RLIMIT_FSIZE)[1]
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, hard))
+
+    return limited
 
 
 def journal_crawler(tmp_path: Path) -> Any:
