@@ -83,6 +83,7 @@ class JournalPipeline:
         # The file holds bytes past `offset` that a failed write left and could not cut off.
         self.dirty = False
         self.failures_in_a_row = 0
+        self.closing: asyncio.Task[None] | None = None  # the close this journal asked for
         what = f"journal {path}: an article's line not written"
         self.write_failures = FailureLog(log, "journal/write_errors", what)
         self.harvest.on_done(self._confirmed)
@@ -191,7 +192,7 @@ class JournalPipeline:
         self.stats.set_value("journal/unwritable", 1)
         # Its own task: closing waits for the items in the pipeline, this one among them.
         closing = engine.close_spider_async(reason=JOURNAL_UNWRITABLE)
-        asyncio.get_running_loop().create_task(closing)
+        self.closing = asyncio.get_running_loop().create_task(closing)  # held: not collected
 
     def _confirmed(self, item: Any, stored: bool) -> None:
         found = item_version(item)
