@@ -20,16 +20,15 @@ A write that fails (disk full, over a file-size limit, an I/O error; or its fsyn
 journal as it was before it: the partial line is cut off, so the next article's line does not
 start glued to its bytes (unparseable: lost to readers and to reconciling, though marked done).
 If even the cut fails, the journal is dirty and is cut before the next write (which fails while
-it cannot be). The item raises: it stays pending and is output on a later try. Failures count
-in `journal/write_errors`; after JOURNAL_MAX_FAILURES_IN_A_ROW of them with no write in
-between, the crawl closes with finish_reason `journal_unwritable` (exit status 74).
+it cannot be): crawler/core/lines.py. The item raises: it stays pending and is output on a later
+try. Failures count in `journal/write_errors`; after JOURNAL_MAX_FAILURES_IN_A_ROW of them with
+no write in between, the crawl closes with finish_reason `journal_unwritable` (exit status 74).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import os
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +46,7 @@ from crawler.core.journal_files import (
     tail_after_checkpoint,
     write_checkpoint,
 )
+from crawler.core.lines import LineAppender, open_for_appending
 from crawler.core.scrapy_adapter import engine_of, is_closing
 
 log = logging.getLogger(__name__)
@@ -72,7 +72,7 @@ class JournalPipeline:
         self.harvest = ledger
         self.encoder = ScrapyJSONEncoder(ensure_ascii=False)
         self.file: Any = None
-        self.offset = 0  # end of the journal
+        self.lines: LineAppender | None = None  # appends to `file`, each line whole or not at all
         # (key, version) of each line written and not yet marked done -> offset where it starts.
         # Keyed by the article, not by id(item): the id of a freed item is reused by the next
         # one, which would overwrite (or, confirmed, drop) the entry of a line never marked
@@ -80,8 +80,6 @@ class JournalPipeline:
         self.unconfirmed: dict[tuple[str, int], int] = {}
         self.checkpoint = 0
         self.confirmed_since_checkpoint = 0
-        # The file holds bytes past `offset` that a failed write left and could not cut off.
-        self.dirty = False
         self.failures_in_a_row = 0
         self.closing: asyncio.Task[None] | None = None  # the close this journal asked for
         what = f"journal {path}: an article's line not written"
@@ -105,8 +103,7 @@ class JournalPipeline:
     async def open_spider(self) -> None:
         await self.harvest.open()
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        # Unbuffered: a failed write leaves nothing in a buffer to reach the file with a later one.
-        self.file = self.path.open("ab+", buffering=0)
+        self.file = open_for_appending(self.path)
         reconciled = await self._reconcile()
         if reconciled:
             log.info("journal %s: %d article(s) written before a crash marked done", self.path,
@@ -126,10 +123,15 @@ class JournalPipeline:
             found = item_version(record)
             if found and await self.harvest.mark_done(*found, item=record):
                 marked += 1
-        self.offset = start + complete
-        self.file.seek(self.offset)
+        end = start + complete
+        self.lines = LineAppender(self.file, end, fsync=self.fsync, name=f"journal {self.path}")
         self._write_checkpoint(self.offset)
         return marked
+
+    @property
+    def offset(self) -> int:
+        """The end of the journal (0 before it is opened)."""
+        return 0 if self.lines is None else self.lines.end
 
     def process_item(self, item: Any) -> Any:
         return self._write(item)
@@ -137,46 +139,23 @@ class JournalPipeline:
     def _write(self, item: Any) -> Any:
         record = {k: v for k, v in dict(item).items() if k not in TRANSIENT_FIELDS}
         line = (self.encoder.encode(record) + "\n").encode("utf-8")
-        start = self.offset
+        assert self.lines is not None, "process_item before open_spider"
         try:
-            if self.dirty:
-                self._cut(start)
-            self._append(line)
+            start = self.lines.append(line)
         except OSError as error:
-            self._failed(item, start, error)
+            self._failed(item, error)
             message = f"journal {self.path}: {one_line(error)}"
             raise JournalWriteError(error.errno, message) from error
         self.failures_in_a_row = 0
-        self.offset += len(line)
         found = item_version(item)
         if found is not None:  # the first line of a version written twice holds the checkpoint
             self.unconfirmed.setdefault(found, start)
         self.stats.inc_value("journal/written")
         return item
 
-    def _append(self, line: bytes) -> None:
-        """Write the whole line (a raw write may take part of it), then fsync if asked."""
-        view = memoryview(line)
-        while view:
-            written = self.file.write(view)
-            view = view[written:]
-        if self.fsync:
-            os.fsync(self.file.fileno())
-
-    def _cut(self, offset: int) -> None:
-        """Cut the journal back to `offset` (what a failed write added); dirty until done."""
-        self.dirty = True
-        self.file.truncate(offset)
-        self.dirty = False
-
-    def _failed(self, item: Any, start: int, error: OSError) -> None:
-        """A write failed part way (or its fsync did): cut what it added, report, and close the
-        crawl once writes keep failing."""
-        try:
-            self._cut(start)
-        except OSError as cut_error:
-            log.error("journal %s: cannot cut the partial line of a failed write (%s); cut "
-                      "before the next write", self.path, one_line(cut_error))  # fmt: skip
+    def _failed(self, item: Any, error: OSError) -> None:
+        """A write failed part way (or its fsync did; the appender cut what it added): report,
+        and close the crawl once writes keep failing."""
         self.failures_in_a_row += 1
         self.write_failures.report(self.stats, error, str(item.get("url") or ""))
         if self.failures_in_a_row == JOURNAL_MAX_FAILURES_IN_A_ROW:

@@ -5,8 +5,6 @@ from __future__ import annotations
 import asyncio
 import errno
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,9 +13,8 @@ from crawler.core.items import ArticleItem
 from crawler.harvest import Harvest
 from crawler.ledger import Entry
 from pipelines.journal import JournalPipeline
-from tests.support.journal import ROOT, T0, journal_crawler
+from tests.support.journal import T0, journal_crawler, run_scenario
 
-SCENARIO_TIMEOUT_SECONDS = 120
 # Article text sizes: a line shorter than a buffered file's buffer (io.DEFAULT_BUFFER_SIZE, 8 KiB)
 # and one longer. A buffered journal failed differently with each: it kept the short line's
 # unwritten rest in its buffer and wrote it before the next line (the article, failed and
@@ -152,12 +149,7 @@ def write_past_the_file_size_limit(tmp_path: Path, text_bytes: int) -> tuple[dic
     """The scenario of tests/support/journal.py in a process of its own: article 0 written and
     done, article 1's write cut off by the file-size limit (EFBIG) part way through its line,
     article 2 written after it and the process killed before its done mark."""
-    result = subprocess.run(
-        [sys.executable, "-m", "tests.support.journal", str(tmp_path), str(text_bytes)],
-        cwd=ROOT, capture_output=True, text=True, timeout=SCENARIO_TIMEOUT_SECONDS, check=False,
-    )  # fmt: skip
-    assert result.returncode == 0, result.stderr[-4000:]
-    return json.loads(result.stdout.splitlines()[-1]), result.stderr
+    return run_scenario("tests.support.journal", str(tmp_path), str(text_bytes))
 
 
 @LINE_SIZES

@@ -35,6 +35,7 @@ from pipelines.sinks.postgres import PostgresSink, search_config
 from pipelines.sinks.records import latest_per_key, supersessions
 from pipelines.sinks.redis_stream import RedisStreamSink
 from pipelines.sinks.sqlite import MIGRATIONS, OlderIndex, SQLiteIndex, SQLiteSink, fts_query
+from tests.support.journal import run_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 FAST = {  # retries and reconnects in milliseconds, not seconds
@@ -712,3 +713,65 @@ def test_records_keep_every_correction_when_one_url_comes_twice() -> None:
     merged = latest_per_key([{**base, "supersedes": ["http://b.test/1"]}, later])
     assert merged == [{**later, "supersedes": ["http://b.test/1"]}]
     assert supersessions(merged) == {"http://b.test/1": "http://a.test/1"}
+
+
+# --- a spill or a rejected record the disk cannot take ----------------------------------------
+
+# Line sizes: batches shorter than a buffered file's buffer (io.DEFAULT_BUFFER_SIZE, 8 KiB) and
+# longer. A buffered journal kept the short batch's unwritten rest in its buffer and wrote it
+# with the next batch (articles whose items had failed); it left the long batch's first part in
+# the file, and the next batch's first line was glued to it (unparseable: moved aside, lost).
+SPILL_SIZES = pytest.mark.parametrize("text_bytes", [100, 3 * 8192], ids=["short", "long"])
+
+
+def run_past_the_file_size_limit(
+    scenario: str, tmp_path: Path, text_bytes: int
+) -> tuple[dict, str]:
+    """A scenario of tests/support/spill.py in a process of its own."""
+    return run_scenario("tests.support.spill", scenario, str(tmp_path), str(text_bytes))
+
+
+@SPILL_SIZES
+def test_articles_the_journal_cannot_take_fail_their_items_and_leave_it_as_it_was(
+    tmp_path: Path, text_bytes: int
+) -> None:
+    """Backend down, journal disk full: the batch was logged as lost and its items passed as
+    done (never fetched again). Now they fail (the harvest retries them), and the journal holds
+    the batches before and after, each line whole."""
+    seen, log = run_past_the_file_size_limit("spill", tmp_path, text_bytes)
+    assert seen["A"] == seen["C"] == ["passed"] * 3
+    assert seen["B"] == ["NotDelivered"] * 3  # pending, tried again later
+    assert seen["unchanged_by_the_failure"], "the failed append left part of the batch"
+    assert (seen["spilled"], seen["spill_errors"], seen["undelivered"]) == (6, 1, 3)
+    assert seen["journal_pending"] == 6
+    assert "sink/sqlite/spill_errors" in log and "neither written nor journalled" in log
+    journal = tmp_path / "state" / "journal" / "sqlite.journal.jsonl"
+    urls = [json.loads(line)["canonical_url"] for line in journal.read_bytes().splitlines()]
+    assert urls == [f"http://a.test/{i}" for i in (0, 1, 2, 6, 7, 8)]
+    # The next start replays A and C whole; nothing set aside as unreadable.
+    sink, stats = sqlite_sink(tmp_path)
+    asyncio.run(feed(sink, []))
+    assert set(rows(tmp_path / "index.sqlite3")) == {
+        f"http://a.test/{i}" for i in (0, 1, 2, 6, 7, 8)
+    }
+    assert stats.get_value("sink/sqlite/replayed") == 6
+    assert stats.get_value("sink/sqlite/journal_rejected") is None
+    assert not (tmp_path / "state" / "journal" / "sqlite.rejected.jsonl").exists()
+
+
+@SPILL_SIZES
+def test_a_rejected_record_the_disk_cannot_take_goes_whole_to_the_log(
+    tmp_path: Path, text_bytes: int
+) -> None:
+    """The ledger gave the article up before its record is written: a record that cannot be
+    written (disk full) went nowhere, or left a partial line the next record was glued to."""
+    seen, log = run_past_the_file_size_limit("rejected", tmp_path, text_bytes)
+    assert seen["unchanged_by_the_failure"], "the failed write left a partial line"
+    assert (seen["rejected"], seen["rejected_unwritten"]) == (3, 1)
+    rejected = tmp_path / "state" / "journal" / "pipeline.rejected.jsonl"
+    kept = [json.loads(line)["record"]["url"] for line in rejected.read_bytes().splitlines()]
+    assert kept == ["http://a.test/0", "http://a.test/2"]
+    (critical,) = [line for line in log.splitlines() if line.startswith("CRITICAL")]
+    record = json.loads(critical[critical.index("to keep by hand: ") + len("to keep by hand: ") :])
+    assert record["record"]["url"] == "http://a.test/1" and record["attempts"] == 3
+    assert "harvest/rejected_unwritten" in critical

@@ -7,8 +7,13 @@ was raised and the article as that stage had it, and counts it as `errors/reject
 publisher domain. Both are in the journal directory (SINK_JOURNAL_DIR, else <STATE_DIR>/journal).
 
 Writing a line never fails on what the record holds: a string that is no valid UTF-8 (a lone
-surrogate) is written as its JSON escape, an object JSON does not know as its str(). A file that
-cannot be written raises OSError.
+surrogate) is written as its JSON escape, an object JSON does not know as its str(). A line is
+written whole or not at all (crawler/core/lines.py): a file that cannot be written is left as it
+was and raises OSError.
+
+The ledger has given an article up before its record is written (it alone knows which try is the
+last), so a record that cannot be written (disk full) is not lost either: it goes whole into the
+log instead, with `harvest/rejected_unwritten` counted.
 """
 
 from __future__ import annotations
@@ -23,6 +28,8 @@ from scrapy.statscollectors import StatsCollector
 from twisted.python.failure import Failure
 
 from crawler.core.domainstats import ERRORS, inc_domain
+from crawler.core.failures import one_line
+from crawler.core.lines import append_line_to
 from crawler.core.paths import journal_dir
 from crawler.core.spill import REJECTED_SUFFIX
 
@@ -37,11 +44,13 @@ MAX_ERROR_CHARS = 500
 
 def append_rejected(path: Path, record: dict[str, Any]) -> None:
     """Append `record` as one JSON line to `path`, created (with its directory) on first use."""
+    append_line_to(path, rejected_line(record))
+
+
+def rejected_line(record: dict[str, Any]) -> bytes:
+    """`record` as one JSON line (UTF-8, newline included)."""
     text = json.dumps(record, ensure_ascii=False, default=str, separators=(",", ":"))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("ab") as handle:
-        handle.write(text.encode("utf-8", "backslashreplace") + b"\n")
-        handle.flush()
+    return text.encode("utf-8", "backslashreplace") + b"\n"
 
 
 async def reject_item(
@@ -56,11 +65,21 @@ async def keep_rejected(settings: Any, stats: StatsCollector, record: dict[str, 
     """`reject_item` for a record made earlier (`rejected_record`): one whose last try failed
     while its outcome could not be known yet (Redis away; crawler/ledger_guard.py)."""
     path = journal_dir(settings) / PIPELINE_REJECTED_FILE
-    await asyncio.to_thread(append_rejected, path, record)
     stats.inc_value("harvest/rejected")
     domain = record["record"].get("domain") or "unknown"
     inc_domain(stats, domain, ERRORS)
     inc_domain(stats, domain, f"{ERRORS}/{REJECTED}")
+    try:
+        await asyncio.to_thread(append_rejected, path, record)
+    except OSError as error:
+        # Given up in the ledger already: the record goes whole to the log, not to nowhere.
+        stats.inc_value("harvest/rejected_unwritten")
+        line = rejected_line(record).decode("utf-8", "replace").rstrip("\n")
+        log.critical("rejected: %s (%s, in %s) on the last of %d tries; NOT kept in %s (%s, "
+                     "counted in harvest/rejected_unwritten): its record, to keep by hand: %s",
+                     record["record"].get("url"), record["error"], record["where"],
+                     record["attempts"], path, one_line(error), line)  # fmt: skip
+        return path
     log.error("rejected: %s (%s, in %s) on the last of %d tries; kept in %s",
               record["record"].get("url"), record["error"], record["where"], record["attempts"],
               path)  # fmt: skip

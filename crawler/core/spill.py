@@ -9,6 +9,9 @@ which idempotent backends absorb.
 A journal file belongs to one process at a time (an exclusive `flock`), so two crawls sharing a
 state directory never interleave lines or replay each other's articles twice; the second crawl
 spills to a file suffixed with its process id, which any later start adopts.
+
+An append that fails (disk full, an I/O error, its fsync) leaves the journal as it was and
+raises (crawler/core/lines.py): the caller still holds the records, none of them journalled.
 """
 
 from __future__ import annotations
@@ -20,7 +23,9 @@ import logging
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import Any, BinaryIO
+
+from crawler.core.lines import LineAppender, append_line_to, open_for_appending
 
 log = logging.getLogger(__name__)
 
@@ -41,10 +46,12 @@ def journal_paths(directory: Path, name: str) -> list[Path]:
 class Journal:
     """One locked journal file. Not thread-safe: its sink serialises every call."""
 
-    def __init__(self, path: Path, handle: IO[bytes], fsync: bool) -> None:
+    def __init__(self, path: Path, handle: BinaryIO, fsync: bool) -> None:
         self.path = path
-        self._handle = handle
+        self._handle = handle  # unbuffered (open_for_appending)
         self._fsync = fsync
+        end = handle.seek(0, os.SEEK_END)
+        self._lines = LineAppender(handle, end, fsync=fsync, name=f"spill journal {path}")
         self.offset = self._read_offset()
         self.pending = self._count_pending()
         self.rejected = 0  # unreadable lines moved aside (a line torn by a crash, say)
@@ -54,7 +61,7 @@ class Journal:
         """Open and lock `path` for this process, or None if another process holds it."""
         path.parent.mkdir(parents=True, exist_ok=True)
         while True:
-            handle = path.open("ab+")
+            handle = open_for_appending(path)
             try:
                 fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
@@ -84,16 +91,15 @@ class Journal:
     # --- writing --------------------------------------------------------------------------
 
     def append(self, records: list[dict[str, Any]]) -> None:
-        """Append the records, one JSON line each, and make them durable before returning."""
+        """Append the records, one JSON line each, and make them durable before returning; all
+        of them or (OSError) none."""
         if not records:
             return
         payload = b"".join(
             json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
             for record in records
         )
-        self._handle.seek(0, os.SEEK_END)
-        self._handle.write(payload)
-        self._flush()
+        self._lines.append(payload)
         self.pending += len(records)
 
     # --- replaying ------------------------------------------------------------------------
@@ -116,9 +122,8 @@ class Journal:
     def commit(self, offset: int, replayed: int) -> None:
         """Mark everything before `offset` as written; truncate when nothing is left."""
         self.pending = max(0, self.pending - replayed)
-        self._handle.seek(0, os.SEEK_END)
-        if offset >= self._handle.tell():
-            self._handle.truncate(0)
+        if offset >= self._lines.end:
+            self._lines.truncate(0)
             self._flush()
             self.offset = 0
             self.pending = 0
@@ -154,20 +159,19 @@ class Journal:
         return offset if 0 <= offset <= self._handle.tell() else 0
 
     def _count_pending(self) -> int:
-        self._handle.seek(self.offset)
-        return sum(1 for line in self._handle if line.strip())
+        with self.path.open("rb") as reader:  # buffered: the handle reads a byte at a time
+            reader.seek(self.offset)
+            return sum(1 for line in reader if line.strip())
 
     def _end_torn_line(self) -> None:
         """A crash mid-append leaves a line without its newline: close it so the next append
         starts a fresh line (the torn one is rejected at replay)."""
-        self._handle.seek(0, os.SEEK_END)
-        if self._handle.tell() == 0:
+        end = self._lines.end
+        if end == 0:
             return
-        self._handle.seek(-1, os.SEEK_END)
+        self._handle.seek(end - 1)
         if self._handle.read(1) != b"\n":
-            self._handle.seek(0, os.SEEK_END)
-            self._handle.write(b"\n")
-            self._flush()
+            self._lines.append(b"\n")
 
     def _parse(self, line: bytes) -> dict[str, Any] | None:
         if not line.strip():
@@ -181,12 +185,11 @@ class Journal:
         self.rejected += 1
         self.pending = max(0, self.pending - 1)
         rejected_path = self.path.with_name(self.path.name.removesuffix(JOURNAL_SUFFIX))
-        with rejected_path.with_name(rejected_path.name + REJECTED_SUFFIX).open("ab") as aside:
-            aside.write(line if line.endswith(b"\n") else line + b"\n")
+        aside = rejected_path.with_name(rejected_path.name + REJECTED_SUFFIX)
+        append_line_to(aside, line if line.endswith(b"\n") else line + b"\n")
         log.error("journal %s: unreadable line moved aside (%d bytes)", self.path, len(line))
         return None
 
     def _flush(self) -> None:
-        self._handle.flush()
         if self._fsync:
             os.fsync(self._handle.fileno())

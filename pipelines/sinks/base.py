@@ -15,6 +15,12 @@ starts down and journals until the backend answers. A record the backend refuses
 content (not for being down) is written aside to `<sink>.rejected.jsonl` with the error, never
 retried forever.
 
+Articles the sink could neither write nor journal (the journal's disk full, say), or neither
+write nor set aside as refused, are not delivered: their items raise `NotDelivered`, so the
+harvest records a failed try and they stay pending (fetched and processed again later), never
+passing as done. Counted in `sink/<name>/undelivered`; each failed journal append in
+`sink/<name>/spill_errors`, each failed rejected-file write in `sink/<name>/rejected_write_errors`.
+
 Items flagged as near-duplicates (`duplicate_of` set) are counted, not indexed.
 `sink/<name>/seconds` sums the time spent writing batches (retries and journal included).
 """
@@ -96,6 +102,11 @@ class BackendUnavailable(Exception):
     """Connecting failed: whatever the driver said, no record is to blame."""
 
 
+class NotDelivered(Exception):
+    """An item's article is neither in the backend nor in the journal (nor set aside as
+    refused): the item fails, and the harvest tries it again later."""
+
+
 class BatchingSink(ABC):
     """Base of the index sinks. Subclasses name themselves and implement the four backend
     methods; everything about batching, failure and replay lives here."""
@@ -112,8 +123,11 @@ class BatchingSink(ABC):
         self._buffer: list[dict[str, Any]] = []
         self._buffer_since: float | None = None
         # Resolved once the buffered batch is committed (or journalled): items wait for it.
-        self._buffer_delivered: asyncio.Future[None] | None = None
+        self._buffer_delivered: asyncio.Future[dict[str, str]] | None = None
         self._lock = asyncio.Lock()  # one delivery (write, spill or replay) at a time
+        # Canonical URL -> why, of the articles of the batch being delivered that were not.
+        self._undelivered: dict[str, str] = {}
+        self._undelivered_count = 0  # articles not delivered so far (replay checks it moved)
         self._connected = False
         self._down_since: float | None = None  # monotonic time the backend went down
         self._retry_at = 0.0  # when to probe a down backend again
@@ -122,6 +136,16 @@ class BatchingSink(ABC):
         self._timer_failures = FailureLog(
             log, f"sink/{self.name}/timer_errors", f"sink {self.name}: timer flush failed"
         )
+        self._spill_failures = FailureLog(
+            log, f"sink/{self.name}/spill_errors",
+            f"sink {self.name}: articles neither written nor journalled; their items fail and "
+            "are tried again later",
+        )  # fmt: skip
+        self._reject_failures = FailureLog(
+            log, f"sink/{self.name}/rejected_write_errors",
+            f"sink {self.name}: a refused article not set aside; its item fails and is tried "
+            "again later",
+        )  # fmt: skip
         self._timer: asyncio.Task[None] | None = None
         self._start_failed = False  # the backend was down at start and the policy is "fail"
 
@@ -191,7 +215,10 @@ class BatchingSink(ABC):
             await self.flush()
         # Acknowledge only after the commit: the item leaves the pipeline (and the harvest
         # marks its URL done) when the article is durable in the backend or in the journal.
-        await asyncio.shield(delivered)
+        undelivered = await asyncio.shield(delivered)
+        why = undelivered.get(record["canonical_url"])
+        if why is not None:
+            raise NotDelivered(f"sink {self.name}: {record['canonical_url']} {why}")
         return item
 
     async def close_spider(self) -> None:
@@ -226,10 +253,12 @@ class BatchingSink(ABC):
     # --- batching -------------------------------------------------------------------------
 
     async def flush(self) -> None:
-        """Deliver everything buffered now, then release the items waiting for it."""
+        """Deliver everything buffered now, then release the items waiting for it (those of
+        articles not delivered to fail)."""
         async with self._lock:
             batch, self._buffer, self._buffer_since = self._buffer, [], None
             delivered, self._buffer_delivered = self._buffer_delivered, None
+            undelivered = self._undelivered = {}
             # Batches are written one at a time (the lock), so these seconds never overlap.
             with stage_seconds(self.stats, f"sink/{self.name}/seconds"):
                 try:
@@ -241,7 +270,8 @@ class BatchingSink(ABC):
                         delivered.set_exception(error)
                     raise
             if delivered is not None and not delivered.done():
-                delivered.set_result(None)
+                delivered.set_result(undelivered)
+            self._undelivered = {}  # what a replay outside a flush adds concerns no item
 
     @property
     def journal_pending(self) -> int:
@@ -405,14 +435,9 @@ class BatchingSink(ABC):
             self._journals.insert(0, self._own_journal)
         try:
             await asyncio.to_thread(self._own_journal.append, records)
-        except OSError as error:
-            self._inc("lost", len(records))
-            log.critical(
-                "sink %s: cannot journal %d articles (%s): they are lost",
-                self.name,
-                len(records),
-                _one_line(error),
-            )
+        except OSError as error:  # the journal is left as it was: none of them is in it
+            self._spill_failures.report(self.stats, error, f"{len(records)} articles")
+            self._not_delivered(records, f"neither written nor journalled ({_one_line(error)})")
             return
         self._inc("spilled", len(records))
         for record in records:  # per domain: which publishers' articles wait in the journal
@@ -429,7 +454,20 @@ class BatchingSink(ABC):
         )
         path = self.options.journal_dir / f"{self.name}{REJECTED_SUFFIX}"
         rejected = {"error": _one_line(error), "record": record}
-        await asyncio.to_thread(append_rejected, path, rejected)
+        try:
+            await asyncio.to_thread(append_rejected, path, rejected)
+        except OSError as write_error:
+            url = str(record.get("canonical_url"))
+            self._reject_failures.report(self.stats, write_error, url)
+            why = f"refused and not set aside in {path} ({_one_line(write_error)})"
+            self._not_delivered([record], why)
+
+    def _not_delivered(self, records: list[dict[str, Any]], why: str) -> None:
+        """The items of these articles fail when their batch is settled (flush)."""
+        self._inc("undelivered", len(records))
+        self._undelivered_count += len(records)
+        for record in records:
+            self._undelivered[record["canonical_url"]] = why
 
     # --- replay ---------------------------------------------------------------------------
 
@@ -448,7 +486,12 @@ class BatchingSink(ABC):
             chunks = journal.chunks(self.options.batch_size)
             while (step := await asyncio.to_thread(next, chunks, None)) is not None:
                 records, offset = step
+                undelivered = self._undelivered_count
                 if records and not await self._write_with_retries(records, retries):
+                    return False
+                if self._undelivered_count != undelivered:
+                    # Some of the chunk went neither to the backend nor back to a journal nor
+                    # aside: not committed, it is replayed again later.
                     return False
                 await asyncio.to_thread(journal.commit, offset, len(records))
                 self._inc("replayed", len(records))

@@ -13,11 +13,13 @@ one JSON object.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import resource
 import signal
+import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +37,31 @@ T0 = 1_800_000_000.0
 ARTICLES = 3
 # Bytes of the second article's line that fit under the limit: a partial line, no newline.
 PARTIAL_BYTES = 20
+SCENARIO_TIMEOUT_SECONDS = 120
+
+
+def run_scenario(module: str, *args: str) -> tuple[dict[str, Any], str]:
+    """`python -m MODULE ARGS` in a process of its own (a file-size limit holds a whole
+    process: in the test's it would also hold pytest's capture files): the JSON object on its
+    last line of stdout, and its stderr (the log)."""
+    result = subprocess.run(
+        [sys.executable, "-m", module, *args],
+        cwd=ROOT, capture_output=True, text=True, timeout=SCENARIO_TIMEOUT_SECONDS, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-4000:]
+    return json.loads(result.stdout.splitlines()[-1]), result.stderr
+
+
+@contextlib.contextmanager
+def file_size_limit_in_this_process(limit: int) -> Iterator[None]:
+    """No file of this process grows past `limit` bytes (EFBIG) inside the block."""
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # EFBIG from write(), not a killed process
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
 
 
 def file_size_limit(limit: int) -> Callable[[], None]:
@@ -84,17 +111,12 @@ async def write_past_the_file_size_limit(tmp_path: Path, text_bytes: int) -> dic
     pipeline.process_item(first)
     await harvest.item_scraped(first)
     before = journal.read_bytes()
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # EFBIG from write(), not a killed process
-    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
-    resource.setrlimit(resource.RLIMIT_FSIZE, (len(before) + PARTIAL_BYTES, hard))
-    try:
-        pipeline.process_item(second)
-    except OSError as error:
-        raised: OSError | None = error
-    else:
-        raised = None
-    finally:
-        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+    raised: OSError | None = None
+    with file_size_limit_in_this_process(len(before) + PARTIAL_BYTES):
+        try:
+            pipeline.process_item(second)
+        except OSError as error:
+            raised = error
     after_failure = journal.read_bytes()
     if raised is not None:
         await harvest.item_error(second, Failure(raised))
