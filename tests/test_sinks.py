@@ -775,3 +775,28 @@ def test_a_rejected_record_the_disk_cannot_take_goes_whole_to_the_log(
     record = json.loads(critical[critical.index("to keep by hand: ") + len("to keep by hand: ") :])
     assert record["record"]["url"] == "http://a.test/1" and record["attempts"] == 3
     assert "harvest/rejected_unwritten" in critical
+
+
+def test_a_refused_article_that_cannot_be_set_aside_fails_its_item_alone(tmp_path, items) -> None:
+    """The rejected file cannot be written (here a directory stands where it goes): the refused
+    article's item fails (pending, tried again), the rest of its batch is indexed and passes."""
+    aside = tmp_path / "state" / "journal" / "sqlite.rejected.jsonl"
+    aside.mkdir(parents=True)
+    bad = {**items[1], "title": {"not": "text"}}  # sqlite3 cannot bind a dict
+    sink, stats = sqlite_sink(tmp_path)
+
+    async def scenario() -> list[str]:
+        await sink.open_spider()
+        batch = [items[0], bad, items[2]]
+        done = await asyncio.gather(
+            *(sink.process_item(dict(item)) for item in batch), return_exceptions=True
+        )
+        await sink.close_spider()
+        return [
+            type(result).__name__ if isinstance(result, Exception) else "passed" for result in done
+        ]
+
+    assert asyncio.run(scenario()) == ["passed", "NotDelivered", "passed"]
+    assert set(rows(tmp_path / "index.sqlite3")) == {items[0]["url"], items[2]["url"]}
+    assert stats.get_value("sink/sqlite/rejected_write_errors") == 1
+    assert stats.get_value("sink/sqlite/undelivered") == 1
