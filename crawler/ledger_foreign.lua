@@ -8,22 +8,24 @@
 local articles, owners, feed_owners = KEYS[1], KEYS[2], KEYS[3]
 local alive, held, me, my_worker = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local budget = tonumber(ARGV[5])
+-- Is a held entry (`a|<article>`, `f|<feed>`) still owner w's, and not done?
+local function still_held(w, entry)
+  local id = string.sub(entry, 3)
+  if string.sub(entry, 1, 1) ~= 'a' then return redis.call('HGET', feed_owners, id) == w end
+  local raw = redis.call('HGET', articles, id)
+  if not raw then return false end
+  local rec = cjson.decode(raw)
+  return rec.s == 'p' and rec.o == w
+end
 local live, live_owners, gone, gone_owners = 0, 0, 0, 0
 for _, w in ipairs(redis.call('SMEMBERS', owners)) do
   if budget <= 0 then break end
   if w ~= me then
     local n = 0
-    local members = redis.call('SRANDMEMBER', held .. w, budget)
-    budget = budget - #members
-    for _, m in ipairs(members) do
-      local kind, id = string.sub(m, 1, 1), string.sub(m, 3)
-      if kind == 'a' then
-        local raw = redis.call('HGET', articles, id)
-        local rec = raw and cjson.decode(raw) or nil
-        if rec and rec.s == 'p' and rec.o == w then n = n + 1 end
-      elseif redis.call('HGET', feed_owners, id) == w then
-        n = n + 1
-      end
+    local entries = redis.call('SRANDMEMBER', held .. w, budget)
+    budget = budget - #entries
+    for _, entry in ipairs(entries) do
+      if still_held(w, entry) then n = n + 1 end
     end
     if n > 0 then
       local worker = string.match(w, '^(.*)/[^/]*$') or w
