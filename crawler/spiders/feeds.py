@@ -338,7 +338,8 @@ class FeedsSpider(scrapy.Spider):
             log.info("one pass done here, not closing yet: %d claim(s) of %d live worker(s), "
                      "%d of %d worker(s) without a heartbeat (taken over once it lapses)%s; "
                      "waiting at most %.0f s more", others.live, others.live_owners,
-                     others.gone, others.gone_owners, " at least" if others.partial else "",
+                     others.gone, others.gone_owners,
+                     " (lower bounds: not all looked at)" if others.partial else "",
                      self._wait_until - now)  # fmt: skip
         return True
 
