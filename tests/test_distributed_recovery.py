@@ -24,6 +24,7 @@ from crawler.polling import FeedState, PollPolicy
 from newsharvest_bench.bench_distributed import (
     HARVEST_TIMEOUT_SECONDS,
     Context,
+    Worker,
     delete_prefixes,
     feed_lease_section,
     lost_and_doubled,
@@ -45,6 +46,7 @@ OTHER_WORKER = "other/00000000"
 OTHER_TTL_MS = 3_000
 BEAT_EVERY_SECONDS = 0.2
 WAIT_LOGGED = "not closing yet"  # the one-pass worker's line when it waits for other workers
+GIVE_UP_MARGIN_SECONDS = 30.0  # process start, feed polls and close, under a loaded machine
 
 
 @pytest.fixture
@@ -127,13 +129,17 @@ async def _claim_as(owner: str, redis_url: str, prefix: str, room: Newsroom) -> 
         await state.close()
 
 
-def test_a_one_pass_worker_waits_for_claims_of_a_worker_it_cannot_take_over_yet(
-    tmp_path: Path, redis_url: str, redis_prefix: str
-) -> None:
-    """Another worker holds every article's claim, its heartbeat still alive, and was killed
-    before it queued their requests. A one-pass worker started then finds nothing of its own:
-    it must not exit 0 leaving the articles pending with no worker; it waits, takes them over
-    once the other's heartbeat lapses, and completes the harvest."""
+def _one_pass_beside_another(
+    tmp_path: Path,
+    redis_url: str,
+    redis_prefix: str,
+    beat_to_the_end: bool,
+    extra: tuple[str, ...] = (),
+) -> tuple[int, float, Newsroom, Worker]:
+    """Another worker holds every article's claim and beats; a one-pass worker is started. The
+    other beats until the new one logs that it waits (then falls silent, killed before it
+    queued its claims' requests) or, `beat_to_the_end`, as long as the new one runs. Returns
+    the new worker's exit status and seconds from its start."""
     room = Newsroom(seed=23, n_domains=2, articles_per_domain=4)
     claimed = asyncio.run(_claim_as(OTHER_WORKER, redis_url, redis_prefix, room))
     assert claimed >= len(room.articles()) > 0  # feeds list a few pages besides articles
@@ -142,23 +148,55 @@ def test_a_one_pass_worker_waits_for_claims_of_a_worker_it_cannot_take_over_yet(
     client = sync_redis(redis_url)
     with NewsroomServer(room, port=0) as server:
         worker = redis_worker("late", room.feed_urls, server.proxy_url, context, redis_prefix,
-                              continuous=False)  # fmt: skip
+                              continuous=False, extra=extra)  # fmt: skip
         client.set(alive, "other", px=OTHER_TTL_MS)
+        started = time.monotonic()
         worker.start()
         assert worker.process is not None
         try:
-            deadline = time.monotonic() + HARVEST_TIMEOUT_SECONDS
-            # The other worker beats until the new one has done what it could alone.
-            while worker.process.poll() is None and WAIT_LOGGED not in worker.log.read_text():
+            deadline = started + HARVEST_TIMEOUT_SECONDS
+            while worker.process.poll() is None and (
+                beat_to_the_end or WAIT_LOGGED not in worker.log.read_text()
+            ):
                 assert time.monotonic() < deadline, "the worker neither waited nor exited"
                 client.set(alive, "other", px=OTHER_TTL_MS)
                 time.sleep(BEAT_EVERY_SECONDS)
             status = worker.process.wait(timeout=HARVEST_TIMEOUT_SECONDS)
+            seconds = time.monotonic() - started
         finally:
             worker.stop()
             client.close()
+    return status, seconds, room, worker
+
+
+def test_a_one_pass_worker_waits_for_claims_of_a_worker_it_cannot_take_over_yet(
+    tmp_path: Path, redis_url: str, redis_prefix: str
+) -> None:
+    """Another worker holds every article's claim, its heartbeat still alive, and was killed
+    before it queued their requests. A one-pass worker started then finds nothing of its own:
+    it must not exit 0 leaving the articles pending with no worker; it waits, takes them over
+    once the other's heartbeat lapses, and completes the harvest."""
+    status, _, room, worker = _one_pass_beside_another(tmp_path, redis_url, redis_prefix, False)
     lost, doubled = lost_and_doubled(room, worker.items())
     figures = {"exit status": status, "lost": lost, "doubled": doubled,
                "pending after": pending_claims(redis_url, redis_prefix)}  # fmt: skip
     assert figures == {"exit status": 0, "lost": 0, "doubled": 0, "pending after": 0}, (
         figures, worker.log.read_text()[-3000:])  # fmt: skip
+
+
+def test_a_one_pass_worker_waits_for_a_live_worker_no_longer_than_its_bound(
+    tmp_path: Path, redis_url: str, redis_prefix: str
+) -> None:
+    """The other worker beats throughout (alive, maybe stuck): the one-pass worker waits at
+    most HEARTBEAT_TTL_SECONDS + HARVEST_CLAIM_LEASE_SECONDS + HEARTBEAT_SECONDS, then closes
+    with a warning, leaving the live worker's claims to it."""
+    lease = 2.0
+    bound = 3.0 + lease + 1.0  # LIVENESS_SETTINGS: TTL 3 s, heartbeat 1 s
+    status, seconds, room, worker = _one_pass_beside_another(
+        tmp_path, redis_url, redis_prefix, True, (f"HARVEST_CLAIM_LEASE_SECONDS={lease}",)
+    )
+    log = worker.log.read_text()
+    assert status == 0 and "closing although other workers still hold work" in log, log[-3000:]
+    assert bound < seconds < bound + GIVE_UP_MARGIN_SECONDS, seconds
+    assert worker.items() == []  # the live worker's claims stay with it
+    assert pending_claims(redis_url, redis_prefix) >= len(room.articles())

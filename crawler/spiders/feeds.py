@@ -317,7 +317,7 @@ class FeedsSpider(scrapy.Spider):
         now = time.monotonic()
         if self._wait_until is not None and now >= self._wait_until:
             log.warning("closing although other workers still hold work: waited %.0f s for it "
-                        "(HEARTBEAT_TTL_SECONDS + HARVEST_CLAIM_LEASE_SECONDS)",
+                        "(HEARTBEAT_TTL_SECONDS + HARVEST_CLAIM_LEASE_SECONDS + HEARTBEAT_SECONDS)",
                         self.wait_bound)  # fmt: skip
             self.crawler.stats.inc_value("harvest/wait_others/gave_up")
             return False
