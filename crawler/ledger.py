@@ -156,6 +156,23 @@ class Orphans:
     unverified: int = 0
 
 
+@dataclass(frozen=True)
+class ForeignClaims:
+    """What other owners of a shared ledger hold that is not done yet (pending article claims,
+    feed polls under way): `live` of owners with a heartbeat, `gone` of owners without one
+    (taken over at this worker's next heartbeat). `partial`: only part of the held entries
+    was looked at, the counts are lower bounds."""
+
+    live: int = 0
+    live_owners: int = 0
+    gone: int = 0
+    gone_owners: int = 0
+    partial: bool = False
+
+    def __bool__(self) -> bool:
+        return self.live + self.gone > 0
+
+
 # A hash field to add 1 to, in the same step as a done mark (key, field): see `done`.
 Count = tuple[str, str]
 
@@ -300,6 +317,11 @@ class HarvestState(ABC):
     async def recover_orphans(self, now: float) -> Orphans:
         """Take over what workers without a heartbeat held (shared store; nothing locally)."""
         return Orphans()
+
+    async def foreign_claims(self) -> ForeignClaims:
+        """What other owners hold that is not done yet (shared store; nothing locally: a local
+        store belongs to this process alone)."""
+        return ForeignClaims()
 
     async def register_journal(self, location: str) -> None:
         """Where this worker's journal is (crawler/core/journal_files.py), for a take-over of
@@ -559,6 +581,7 @@ _SCRIPTS = {
     "fail": "ledger_fail",  # 1 (will retry), 0 (given up), -1 (not the pending version)
     "recover": "ledger_recover",
     "recover_owners": "ledger_recover_owners",
+    "foreign": "ledger_foreign",  # read only: what other owners hold (ForeignClaims)
     "purge": "ledger_purge",
     "claim_feeds": "ledger_claim_feeds",
     "release_feeds": "ledger_release_feeds",
@@ -858,6 +881,22 @@ class RedisHarvestState(HarvestState):
                 await self.client.delete(*(k.harvest_journal(owner) for owner in gone))
             if not data.get("more"):
                 return found
+
+    async def foreign_claims(self) -> ForeignClaims:
+        k = self.keys
+        raw = await self._scripts["foreign"](
+            keys=[k.harvest_articles(), k.harvest_owners(), k.harvest_feed_owners()],
+            args=[k.harvest_alive_prefix(), k.harvest_held_prefix(), self.owner,
+                  worker_of(self.owner), RECOVER_BATCH],
+        )  # fmt: skip
+        data = json.loads(raw)
+        return ForeignClaims(
+            live=int(data.get("live") or 0),
+            live_owners=int(data.get("live_owners") or 0),
+            gone=int(data.get("gone") or 0),
+            gone_owners=int(data.get("gone_owners") or 0),
+            partial=bool(data.get("more")),
+        )
 
     async def _settle_marked(self, records: Any, now: float) -> tuple[list[Claim], int, int]:
         """The claims taken over, less those a gone worker had marked as being output (`w`: its

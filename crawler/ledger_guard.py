@@ -41,6 +41,7 @@ from crawler.ledger import (
     Count,
     Entry,
     FailOutcome,
+    ForeignClaims,
     HarvestState,
     Orphans,
     RedisHarvestState,
@@ -272,6 +273,9 @@ class GuardedHarvestState(HarvestState):
 
     async def recover_orphans(self, now: float) -> Orphans:
         return await self.gate.call(lambda: self.inner.recover_orphans(now))
+
+    async def foreign_claims(self) -> ForeignClaims:
+        return await self.gate.call(self.inner.foreign_claims)
 
     async def register_journal(self, location: str) -> None:
         await self.gate.call(lambda: self.inner.register_journal(location))

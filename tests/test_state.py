@@ -442,6 +442,39 @@ def test_what_a_worker_without_a_heartbeat_held_is_taken_over_at_once(
     states.run(scenario)
 
 
+def test_what_other_workers_hold_not_done_is_counted_by_whether_they_beat(
+    any_redis: tuple[str, str],
+) -> None:
+    """What a one-pass worker waits for before closing (crawler/spiders/feeds.py, _idle)."""
+    states = redis_states(*any_redis)(["w1/a", "w2/b", "w3/c", "w3/d"])
+
+    async def scenario() -> None:
+        live, dead, earlier, me = await states(), await states(), await states(), await states()
+        assert not await me.foreign_claims()  # nothing held by anyone
+        await live.heartbeat()
+        await earlier.heartbeat()  # an earlier life of this worker: gone although it beats
+        await live.claim_entries([entry("http://a/1"), entry("http://a/2")], T0)
+        await dead.claim_entries([entry("http://a/3")], T0)
+        await dead.register_feeds(["http://f.test/rss"])
+        assert await dead.claim_due_feeds(T0) == ["http://f.test/rss"]
+        await earlier.claim_entries([entry("http://a/4")], T0)
+        await me.claim_entries([entry("http://a/5")], T0)  # its own: not waited for
+        assert await live.done("http://a/2", 1, T0 + 1)  # done: not counted
+        found = await me.foreign_claims()
+        assert (found.live, found.live_owners, found.gone, found.gone_owners) == (1, 1, 3, 2)
+        assert found and not found.partial
+        await me.recover_orphans(T0 + 2)  # takes over the gone ones' work
+        assert await live.done("http://a/1", 1, T0 + 3)
+        assert not await me.foreign_claims()
+        found = await live.foreign_claims()  # a/3, a/4 and a/5 are me's now
+        assert (found.live, found.gone, found.gone_owners) == (0, 3, 1)  # me has not beaten
+        await me.heartbeat()
+        found = await live.foreign_claims()
+        assert (found.live, found.live_owners, found.gone) == (3, 1, 0)
+
+    states.run(scenario)
+
+
 def test_a_restarted_worker_takes_back_what_its_last_life_held_although_it_beat(
     redis_url: str, redis_prefix: str
 ) -> None:

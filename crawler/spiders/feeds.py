@@ -47,13 +47,13 @@ from crawler.core.failures import FailureLog
 from crawler.core.filters import ArticleFilter, UrlRule, count_filtered
 from crawler.core.items import ArticleItem
 from crawler.core.outage import RedisUnavailable, is_connection_error
-from crawler.core.scrapy_adapter import engine_of
+from crawler.core.scrapy_adapter import engine_of, wake
 from crawler.core.urls import publisher_domain
 from crawler.discovery import Discovery, gunzip_feed
 from crawler.faults import PERMANENT_REASONS, count_error, describe_failure
 from crawler.feedparse import Feed, FeedEntry, FeedError
 from crawler.harvest import FeedPoller, Harvest, iso
-from crawler.ledger import Claim
+from crawler.ledger import Claim, ForeignClaims
 from crawler.polling import FeedState, PollPolicy
 
 log = logging.getLogger(__name__)
@@ -148,6 +148,13 @@ class FeedsSpider(scrapy.Spider):
                                          "worker heartbeat failed (retrying)",
                                          plain=is_connection_error)  # fmt: skip
         self._next_maintenance = 0.0
+        # One pass, shared ledger: before closing, what other workers still hold (see _idle).
+        self._others: tuple[float, ForeignClaims] | None = None  # (monotonic, last look)
+        self._looking = False  # a look under way
+        self._look_call: Any = None  # its Deferred (kept referenced while it runs)
+        self._wait_until: float | None = None  # monotonic end of the current wait, or None
+        self._wait_logged = 0.0  # monotonic: when the wait was last logged
+        self.wait_bound = 0.0  # seconds: see from_crawler
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> FeedsSpider:
@@ -164,6 +171,11 @@ class FeedsSpider(scrapy.Spider):
         spider.maintenance_every = settings.getfloat("HARVEST_MAINTENANCE_SECONDS")
         spider.heartbeat_every = settings.getfloat("HEARTBEAT_SECONDS")
         spider.heartbeat_ttl = settings.getfloat("HEARTBEAT_TTL_SECONDS")
+        # The longest a one-pass worker waits, idle, for what other workers hold: by then a dead
+        # owner's heartbeat has lapsed (its claims taken over) and a live owner's claims have
+        # run out their lease; one more heartbeat to look again.
+        spider.wait_bound = (spider.heartbeat_ttl + settings.getfloat("HARVEST_CLAIM_LEASE_SECONDS")
+                             + spider.heartbeat_every)  # fmt: skip
         spider.harvest = Harvest.of(crawler)
         spider.article_filter = ArticleFilter.from_settings(settings)
         screen = spider._screen if spider.article_filter or spider.url_rules else None
@@ -272,6 +284,8 @@ class FeedsSpider(scrapy.Spider):
                 return
             for claim in await self._take_orphans(self.harvest.clock.now()):
                 self._crawl(self.article_request(claim))
+            if self._wait_until is not None:  # idle, waiting for other workers: look again
+                self._look_at_others()
         except RedisUnavailable:
             return
         except Exception as error:
@@ -283,11 +297,69 @@ class FeedsSpider(scrapy.Spider):
     def _crawl(self, request: Request) -> None:
         engine = engine_of(self.crawler)  # None before the crawl starts
         if engine is not None:
+            self._wait_until, self._others = None, None  # work again: a later idle looks anew
             engine.crawl(request)
 
     def _idle(self) -> None:
-        if self.continuous:
+        if self.continuous or self._waits_for_others():
             raise DontCloseSpider
+
+    def _waits_for_others(self) -> bool:
+        """One pass on a shared ledger, nothing left of this worker's own: close only once no
+        other worker holds work not done yet. A live one's is waited for (it may still be
+        killed: its claims would then be this worker's to take over), a gone one's is taken
+        over by the heartbeat (_beat) as soon as its owner's heartbeat lapses; at most
+        `wait_bound` seconds. The idle signal cannot wait for Redis: the first idle starts a
+        look and keeps the spider open; the look's answer wakes the engine, whose next idle
+        decides. Looks come at most once a heartbeat (and at Scrapy's own idle heartbeat)."""
+        if self.harvest.single_process or not self.harvest.available:
+            return False
+        now = time.monotonic()
+        if self._wait_until is not None and now >= self._wait_until:
+            log.warning("closing although other workers still hold work: waited %.0f s for it "
+                        "(HEARTBEAT_TTL_SECONDS + HARVEST_CLAIM_LEASE_SECONDS + HEARTBEAT_SECONDS)",
+                        self.wait_bound)  # fmt: skip
+            self.crawler.stats.inc_value("harvest/wait_others/gave_up")
+            return False
+        looked, self._others = self._others, None
+        if looked is None or now - looked[0] > self.heartbeat_every:  # none, or a stale one
+            self._look_at_others()
+            return True
+        others = looked[1]
+        if not others:
+            if self._wait_until is not None:
+                log.info("other workers' work is done or taken over: closing")
+            return False
+        if self._wait_until is None:
+            self._wait_until = now + self.wait_bound
+            self.crawler.stats.inc_value("harvest/wait_others")
+        if now - self._wait_logged >= self.heartbeat_every:
+            self._wait_logged = now
+            log.info("one pass done here, not closing yet: %d claim(s) of %d live worker(s), "
+                     "%d of %d worker(s) without a heartbeat (taken over once it lapses)%s; "
+                     "waiting at most %.0f s more", others.live, others.live_owners,
+                     others.gone, others.gone_owners,
+                     " (lower bounds: not all looked at)" if others.partial else "",
+                     self._wait_until - now)  # fmt: skip
+        return True
+
+    def _look_at_others(self) -> None:
+        """Look at what other workers hold (one Redis call), then wake the engine to decide."""
+        if not self._looking:
+            self._looking = True
+            self._look_call = deferred_from_coro(self._look())
+
+    async def _look(self) -> None:
+        others = ForeignClaims()  # a failed look closes as before: nothing known to wait for
+        try:
+            others = await self.harvest.state.foreign_claims()
+        except RedisUnavailable:
+            pass
+        except Exception as error:
+            self._beat_failures.report(self.crawler.stats, error)
+        finally:
+            self._others, self._looking = (time.monotonic(), others), False
+        wake(engine_of(self.crawler))
 
     def _closed(self) -> None:
         for loop in (self._loop, self._liveness):
