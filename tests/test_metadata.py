@@ -201,3 +201,21 @@ def test_the_elements_collected_in_one_walk_give_the_same_metadata(path: Path) -
     )
     assert shared == alone
     assert index.get("meta") == list(tree.iter("meta"))
+
+
+@pytest.mark.parametrize(
+    ("names", "chrome"),
+    [
+        ("Site-LOGO", True),  # ASCII, any case: lower-cased and searched word by word
+        ("hero-photo main", False),
+        ("İCON", True),  # non-ASCII: the case-blind pattern, which folds İ to i
+        ("\u017fprite", True),  # the long s is an s to it
+        ("Café photo", False),
+        ("café-emoji", True),
+    ],
+)
+def test_image_names_say_chrome_in_any_case(names: str, chrome: bool) -> None:
+    from extractors.images import _CHROME, _names_chrome
+
+    assert _names_chrome(names) is chrome
+    assert (_CHROME.search(names) is not None) is chrome  # the pattern agrees
