@@ -415,6 +415,7 @@ def test_a_paywall_right_after_the_body_cuts_it() -> None:
         ("Episode 112, 24 min", False),
         ("see sections-12-13 and/or 12/13", False),
         ("Python\u2022 3\u202212\u20221 released", False),
+        ("Posted on Monday by the editor", False),  # no digit: no date, told in one pass
     ],
 )
 def test_a_date_line_is_told_by_its_form_in_any_language(line: str, dated: bool) -> None:
