@@ -232,10 +232,11 @@ def is_site_page(tree: Element, address: str | None, container: Element | None) 
     if path is None:
         return False
     host = urlsplit(address or "").netloc.lower()
-    body = {id(node) for node in container.iter()} if container is not None else set()
     for footer in _FOOTERS(tree)[:MAX_FOOTERS]:
-        if id(footer) in body:
-            continue
+        if container is not None and (
+            footer is container or any(node is container for node in footer.iterancestors())
+        ):
+            continue  # the body's own footer
         for link in footer.iter("a"):
             words = len(text_of(link).split())
             if not 0 < words <= MAX_SITE_LINK_WORDS:

@@ -584,6 +584,22 @@ def test_a_page_its_own_footer_bar_links_is_a_page_about_the_site() -> None:
     assert result.article is None and result.reason == "page_type"
 
 
+def test_the_footer_bar_is_found_whatever_the_body_holds() -> None:
+    # The footer is told from the body's own by its ancestors: a set of the ids of the body's
+    # elements, whose proxies lxml frees as it goes, held ids the footer's proxy was then given,
+    # and the bar was skipped on some of these pages, by the size of the body.
+    from extractors.page_kinds import is_site_page
+
+    for words in range(40):
+        spans = "".join(f"<span>word {n}</span>" for n in range(words))
+        html = _site_page("https://paper.example/privacy/", BAR).replace(
+            "Section 0.", f"Section 0. {spans}"
+        )
+        tree = parse_document(html, "https://paper.example/privacy/").tree
+        container = tree.find(".//div[@class='page']")
+        assert is_site_page(tree, "https://paper.example/privacy/", container), words
+
+
 @pytest.mark.parametrize(
     ("address", "footer"),
     [
