@@ -674,3 +674,28 @@ def test_class_word_parts_are_those_the_name_pattern_finds(word: str) -> None:
     parts = [p._compound_head(part.lower()) for part in p._NAME_PART.findall(unhashed)]
     cut = next((i for i, part in enumerate(parts[:-1]) if part in p.TAXONOMY_PARTS), None)
     assert p._role_parts(word) == set(parts if cut is None else parts[:cut])
+
+
+_WORDS = st.sampled_from(["the", "port", "strike", "\u2014", "\u2019s", "9", "", "  ", "!"])
+_TEXTS = st.lists(_WORDS, max_size=12).map(" ".join)
+
+
+@given(st.lists(_TEXTS, max_size=4), st.lists(_TEXTS, max_size=4), st.booleans())
+@settings(max_examples=300, deadline=None)
+def test_body_coverage_is_the_shingle_shares_whether_the_texts_match_or_not(
+    schema: list[str], dom: list[str], same_text: bool
+) -> None:
+    # The schema and DOM bodies are compared by their shingles; one text (the same words cut
+    # into other blocks, or none) is told without cutting it into words, with the same shares.
+    from extractors.evaluation import shingles, tokenize
+    from extractors.reconcile import coverage
+
+    if same_text:
+        dom = [" ".join(schema)] if schema else []
+    schema_blocks = [("paragraph", text) for text in schema]
+    dom_blocks = [("paragraph", text) for text in dom]
+    schema_set = set(shingles(tokenize(" ".join(schema))))
+    dom_set = set(shingles(tokenize(" ".join(dom))))
+    shared = len(schema_set & dom_set)
+    expected = (shared / max(1, len(schema_set)), shared / max(1, len(dom_set)))
+    assert coverage(schema_blocks, dom_blocks) == expected
