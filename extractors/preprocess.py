@@ -170,14 +170,19 @@ def _role_parts(word: str) -> set[str]:
         # Lower-case words joined by "-" or "_" (most class words): their parts are the words,
         # as _NAME_PART finds them, and no hash is among them (it has digits). Telling so in C
         # costs a fraction of the two regular expressions.
-        parts = [_compound_head(part) for part in word.replace("_", "-").split("-") if part]
+        parts = [part for part in word.replace("_", "-").split("-") if part]
     else:
         # A word shorter than a hash holds none (the search costs more than the test).
         unhashed = _HEX_RUN.sub(_unless_hash, word) if len(word) >= MIN_HASH_CHARS else word
-        parts = [_compound_head(part.lower()) for part in _NAME_PART.findall(unhashed)]
-    for index, part in enumerate(parts[:-1]):
-        if part in TAXONOMY_PARTS:
-            return set(parts[:index])
+        parts = [part.lower() for part in _NAME_PART.findall(unhashed)]
+    # Each part is letters of the word in a row: without the comment stem in the word, no part
+    # is a run-together comment word (most words: no call per part).
+    if _COMMENT_STEM in word.lower():
+        parts = [_compound_head(part) for part in parts]
+    if not TAXONOMY_PARTS.isdisjoint(parts[:-1]):
+        for index, part in enumerate(parts[:-1]):
+            if part in TAXONOMY_PARTS:
+                return set(parts[:index])
     return set(parts)
 
 

@@ -665,8 +665,16 @@ def test_clean_text_collapses_whitespace_as_split_and_join_do(text: str) -> None
     assert visible_chars(text) == sum(map(len, text.split()))
 
 
+# Pieces of class words: comment words run together or not, taxonomy parts, hashes, case.
+_CLASS_PIECES = ("comment", "Comments", "body", "list", "ary", "tag", "category", "ad", "-", "_",
+                 "6a00d8", "X", "\u0130")  # fmt: skip
+
+
 @settings(max_examples=500, deadline=None)
-@given(st.text(alphabet=st.sampled_from("abcdefmnot-_XY09\u00e9\u00df"), max_size=24))
+@given(
+    st.text(alphabet=st.sampled_from("abcdefmnot-_XY09\u00e9\u00df"), max_size=24)
+    | st.lists(st.sampled_from(_CLASS_PIECES), max_size=6).map("".join)
+)
 def test_class_word_parts_are_those_the_name_pattern_finds(word: str) -> None:
     from extractors import preprocess as p
 
