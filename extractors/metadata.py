@@ -25,7 +25,15 @@ from extractors import safetext
 from extractors.blocks import clean_text
 from extractors.bylines import MAX_AUTHORS, author_names, byline_names, unique_names
 from extractors.jsonld import article_objects, first_string, names_of, types_of
-from extractors.tree import Element, TagIndex, elements, first_element, itemprops, text_of
+from extractors.tree import (
+    Element,
+    TagIndex,
+    elements,
+    first_child,
+    first_element,
+    itemprops,
+    text_of,
+)
 
 # Title separators between headline and site name: "Headline | Site", "Site - Headline".
 _TITLE_SEPARATORS = re.compile(r"\s+(?:\||-|\u2013|\u2014|::|\u00b7|\u2022|\u00bb|/)\s+")
@@ -126,9 +134,9 @@ def _meta_index(tree: Element, index: TagIndex | None = None) -> _Meta:
     """
     first: dict[str, str] = {}
     repeated: dict[str, list[str]] = {}
-    head = tree.find("head")
+    head = first_child(tree, "head")
     scopes = [head] if head is not None else []
-    body = tree.find("body")
+    body = first_child(tree, "body")
     scopes.append(body if body is not None and head is not None else tree)
     for meta in _metas_in(tree, scopes, index):
         # Read through the attribute view: its `get` costs half the element's.
@@ -729,7 +737,7 @@ def _language(tree: Element, meta: _Meta, articles: list[dict[str, Any]]) -> str
 def _canonical(
     tree: Element, meta: _Meta, url: str | None, index: TagIndex | None = None
 ) -> str | None:
-    head = tree.find("head")
+    head = first_child(tree, "head")
     # The head first, where the link belongs: the body is looked through only when it is not.
     for scope in (head, tree) if head is not None else (tree,):
         links = scope.iter("link") if index is None or scope is head else index.get("link")

@@ -35,7 +35,7 @@ from extractors.blocks import CELL_SEPARATOR, TextBlock, clean_text, text_blocks
 from extractors.evidence import HEADLINE_LINK_DENSITY, is_headline_link
 from extractors.paragraphs import CP
 from extractors.preprocess import Cleaning
-from extractors.tree import PLAIN, Element, text_of
+from extractors.tree import PLAIN, Element, first_child, text_of
 
 # Lines between the headline and the body: a byline, a date, a standfirst, a share line.
 MAX_LINES_BETWEEN = 4
@@ -86,7 +86,7 @@ def is_set_out_as_post(
     docstring). `declared`: the publisher declares an article or its publication date."""
     if headline is None or not _has_sentence(blocks):
         return False
-    page_body = cleaning.tree.find("body")
+    page_body = first_child(cleaning.tree, "body")
     if page_body is None:
         return False
     blocks = _from_headline(blocks, headline)

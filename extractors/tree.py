@@ -20,6 +20,13 @@ def text_of(element: Element) -> str:
     return etree.tostring(element, method="text", encoding=str, with_tail=False)
 
 
+def first_child(element: Element, tag: str) -> Element | None:
+    """The first child of `element` with `tag` (`element.find(tag)`, without lxml's path
+    parser, which costs more than the look-up: the page's head and body are asked of every
+    page)."""
+    return next(element.iterchildren(tag), None)
+
+
 def first_element(tree: Element, tag: str) -> Element | None:
     """The first `tag` element of `tree` (itself included), in document order.
 
