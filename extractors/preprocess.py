@@ -144,7 +144,20 @@ def kind_of_names(names: str, is_class: bool) -> int:
     hostile multi-kilobyte values are not kept."""
     if len(names) > MAX_CACHED_NAME_CHARS:
         return _kind_of_names(names, is_class)
-    return _cached_kind_of_names(names, is_class)
+    known = _CLASS_KINDS if is_class else _ID_KINDS
+    kind = known.get(names)
+    if kind is None:
+        if len(known) >= NAME_CACHE_SIZE:
+            known.clear()  # bounded: a long crawl learns its sites' names anew
+        kind = known[names] = _kind_of_names(names, is_class)
+    return kind
+
+
+# The verdicts of the class and id values read so far (`kind_of_names`): dicts, not lru_cache,
+# asked for every element classified; a hit is one look-up of the value itself, without a key
+# tuple or the bookkeeping of the least recently used order.
+_CLASS_KINDS: dict[str, int] = {}
+_ID_KINDS: dict[str, int] = {}
 
 
 def _kind_of_names(names: str, is_class: bool) -> int:
@@ -214,9 +227,6 @@ def _kind_of_word(word: str) -> int:
     if not SUSPICIOUS_TOKENS.isdisjoint(parts):
         return CHROME
     return CAPTION if not CAPTION_TOKENS.isdisjoint(parts) else PLAIN
-
-
-_cached_kind_of_names = lru_cache(maxsize=NAME_CACHE_SIZE)(_kind_of_names)
 
 
 @lru_cache(maxsize=NAME_CACHE_SIZE)

@@ -707,3 +707,15 @@ def test_body_coverage_is_the_shingle_shares_whether_the_texts_match_or_not(
     shared = len(schema_set & dom_set)
     expected = (shared / max(1, len(schema_set)), shared / max(1, len(dom_set)))
     assert coverage(schema_blocks, dom_blocks) == expected
+
+
+def test_the_class_name_cache_stays_within_its_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    from extractors import preprocess as p
+
+    monkeypatch.setattr(p, "NAME_CACHE_SIZE", 2)
+    monkeypatch.setattr(p, "_CLASS_KINDS", {})
+    kinds = [
+        p.kind_of_names(names, is_class=True) for names in ("ad-slot", "entry", "nav", "ad-slot")
+    ]
+    assert kinds == [p.CHROME, p.PLAIN, p.CHROME, p.CHROME]
+    assert len(p._CLASS_KINDS) <= 2
