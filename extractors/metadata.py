@@ -34,6 +34,7 @@ from extractors.tree import (
     itemprops,
     text_of,
 )
+from extractors.wordsearch import AnyWord
 
 # Title separators between headline and site name: "Headline | Site", "Site - Headline".
 _TITLE_SEPARATORS = re.compile(r"\s+(?:\||-|\u2013|\u2014|::|\u00b7|\u2022|\u00bb|/)\s+")
@@ -78,7 +79,7 @@ _LINK_RELS = etree.XPath("//a/@rel")
 _CLASS_VALUES = etree.XPath("descendant-or-self::*/@class")  # elements only, as tree.itemprops
 # Class names that mark a byline or an author's name (asked only of pages whose metadata names
 # no author, and around the headline when the page has one).
-_BYLINE_CLASS = re.compile("byline|author|autor|firma|signature", re.IGNORECASE)
+_BYLINE_CLASS = AnyWord("byline", "author", "autor", "firma", "signature")
 # Byline elements looked at, siblings after the headline looked at for a "By ..." line, and the
 # elements that hold a whole page, not one headline's header or article.
 MAX_BYLINE_ELEMENTS = 5

@@ -719,3 +719,17 @@ def test_the_class_name_cache_stays_within_its_bound(monkeypatch: pytest.MonkeyP
     ]
     assert kinds == [p.CHROME, p.PLAIN, p.CHROME, p.CHROME]
     assert len(p._CLASS_KINDS) <= 2
+
+
+_WORD_PIECES = ("com-", "Comment", "FOOT", "nav", "h-entry", "x", "-", " ", "\u0130", "\u212a",
+                "\u017f", "\u00e9", "ponsor", "S")  # fmt: skip
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_WORD_PIECES), max_size=6).map("".join))
+def test_a_word_search_finds_what_its_case_blind_pattern_finds(text: str) -> None:
+    # ASCII text is lower-cased and searched word by word; the rest goes to the pattern.
+    from extractors.wordsearch import AnyWord
+
+    words = AnyWord("comment", "com-", "footer", "nav", "h-entry", "sponsor", "kelvin", "is")
+    assert words.search(text) is (words.pattern.search(text) is not None)
