@@ -472,6 +472,20 @@ def test_a_body_of_short_records_of_one_template_is_a_listing() -> None:
     assert result.article is None and result.reason == "listing"
 
 
+def test_records_are_judged_alike_with_the_count_the_caller_made() -> None:
+    # The evidence counts the body's characters once and hands the count on.
+    from extractors.blocks import text_blocks
+    from extractors.evidence import same_template
+    from extractors.page_kinds import MAX_RECORDS_BODY_CHARS, body_chars, records_share
+
+    container = parse_document(_records(6)).tree.find(".//main")
+    blocks = [block.block for block in text_blocks(container)]
+    chars = body_chars(blocks)
+    assert records_share(blocks, container, same_template)
+    assert records_share(blocks, container, same_template, chars)
+    assert not records_share(blocks, container, same_template, MAX_RECORDS_BODY_CHARS + 1)
+
+
 def test_an_article_beside_its_records_is_an_article() -> None:
     # What is left besides the records is an article's body: prose, then the list it reports.
     intro = f"<p>{PROSE}</p><p>{PROSE.replace('council', 'county')}</p>"
