@@ -37,6 +37,11 @@ def tokenize(text: str | None) -> list[str]:
     return _TOKEN.findall(text or "")
 
 
+def has_tokens(text: str | None) -> bool:
+    """Whether `text` holds a token, found without cutting all of it into tokens."""
+    return _TOKEN.search(text or "") is not None
+
+
 def shingles(tokens: Sequence[str], size: int = SHINGLE_SIZE) -> Counter[Shingle]:
     """The multiset of `size`-token shingles; one shingle of all tokens when there are fewer."""
     if not tokens:

@@ -445,11 +445,14 @@ def is_priced_list(blocks: list[Block]) -> bool:
     return priced >= MIN_TEASERS and priced >= PRICED_SHARE * len(items)
 
 
-def is_mostly_cards(body: BodyShape) -> bool:
+def is_mostly_cards(body: BodyShape, chars: int | None = None) -> bool:
     """A short body whose text is mostly in MIN_CARDS teaser cards (`sits_in_card_list`) of one
     template inside its container: a list of notices under the page's heading and intro. An
-    article's related-story cards are links, left out of its body."""
-    if body.container is None or body_chars(body.blocks) > MAX_CARD_LIST_BODY_CHARS:
+    article's related-story cards are links, left out of its body. `chars`: the body's
+    `body_chars`, when the caller counted them."""
+    if body.container is None:
+        return False
+    if (body_chars(body.blocks) if chars is None else chars) > MAX_CARD_LIST_BODY_CHARS:
         return False
     text = squeezed(running_text(body.blocks))
     for first in first_of_each_tag(body.container, MIN_CARDS):
@@ -509,12 +512,12 @@ def non_article_reason(
     if is_priced_list(body.blocks):
         return NULL_LISTING
     chars = body_chars(body.blocks) if body.container is not None else None
-    if chars is not None and chars <= MAX_CARD_LIST_BODY_CHARS and is_mostly_cards(body):
+    if chars is not None and chars <= MAX_CARD_LIST_BODY_CHARS and is_mostly_cards(body, chars):
         return NULL_LISTING
     if (
         chars is not None
         and chars <= MAX_RECORDS_BODY_CHARS
-        and records_share(body.blocks, body.container, same_template)
+        and records_share(body.blocks, body.container, same_template, chars)
     ):
         return NULL_LISTING
     if not signals.declares_article and is_data_body(body.blocks):

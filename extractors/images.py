@@ -16,6 +16,7 @@ from urllib.parse import urljoin, urlsplit
 from extractors.article import ArticleImage
 from extractors.blocks import clean_text
 from extractors.tree import Element, first_element, text_of
+from extractors.wordsearch import AnyWord
 
 MAX_IMAGES = 30
 MAX_CAPTION_CHARS = 1000
@@ -25,13 +26,14 @@ MIN_IMAGE_PIXELS = 100
 ADJACENT_SIBLINGS = 2
 # How far up from an <img> its <figure> may be (figure > picture > a > img).
 FIGURE_REACH = 4
-# Words in an image's class, id, alt or file name that make it page furniture.
-_CHROME = re.compile(r"logo|icon|avatar|sprite|spacer|pixel|badge|emoji|gravatar|placeholder", re.I)
+# Words in an image's class, id, alt or file name (in any case) that make it page furniture.
+_CHROME = AnyWord("logo", "icon", "avatar", "sprite", "spacer", "pixel", "badge", "emoji",
+                  "gravatar", "placeholder")  # fmt: skip
 # Elements whose images are not the article's: teasers of other pages, asides, navigation.
 _FOREIGN_ANCESTORS = frozenset({"aside", "nav", "footer", "header", "form", "button"})
 _IMAGE_LINK = re.compile(r"\.(?:jpe?g|png|webp|gif|avif)(?:[?#]|$)", re.I)
 # An element in a caption that holds the credit, by the name its class gives it.
-_CREDIT_CLASS = re.compile(r"credit|copyright|source|photographer|attribution|byline", re.I)
+_CREDIT_CLASS = AnyWord("credit", "copyright", "source", "photographer", "attribution", "byline")
 # A credit at the end of a caption: "(Photo: Jane Doe/Agency)", "Foto: dpa", "© Jane Doe".
 _TRAILING_CREDIT = re.compile(
     r"\s*[(\[]?\s*(?:(?:photo(?:graph)?|image|picture|foto|bild|credit|crédit|source|quelle)"
@@ -113,7 +115,7 @@ def _is_chrome(img: Element, url: str) -> bool:
             return True
     names = " ".join((img.get("class") or "", img.get("id") or "", img.get("alt") or ""))
     path = url.rsplit("/", 1)[-1]
-    return bool(_CHROME.search(names) or _CHROME.search(path)) or path.lower().endswith(".svg")
+    return _CHROME.search(names) or _CHROME.search(path) or path.lower().endswith(".svg")
 
 
 def _is_foreign(img: Element, limit: Element) -> bool:
@@ -155,7 +157,7 @@ def _caption_of(img: Element, limit: Element) -> tuple[str | None, str | None]:
 def _is_credit_element(node: Element) -> bool:
     if not isinstance(node.tag, str) or node.tag == "figcaption":
         return False
-    return bool(_CREDIT_CLASS.search(node.get("class") or "")) or node.tag in ("small", "cite")
+    return _CREDIT_CLASS.search(node.get("class") or "") or node.tag in ("small", "cite")
 
 
 def _figure_of(img: Element, limit: Element) -> Element | None:

@@ -25,7 +25,16 @@ from extractors import safetext
 from extractors.blocks import clean_text
 from extractors.bylines import MAX_AUTHORS, author_names, byline_names, unique_names
 from extractors.jsonld import article_objects, first_string, names_of, types_of
-from extractors.tree import Element, TagIndex, elements, first_element, itemprops, text_of
+from extractors.tree import (
+    Element,
+    TagIndex,
+    elements,
+    first_child,
+    first_element,
+    itemprops,
+    text_of,
+)
+from extractors.wordsearch import AnyWord
 
 # Title separators between headline and site name: "Headline | Site", "Site - Headline".
 _TITLE_SEPARATORS = re.compile(r"\s+(?:\||-|\u2013|\u2014|::|\u00b7|\u2022|\u00bb|/)\s+")
@@ -67,10 +76,10 @@ _NAME_PROPERTY = etree.XPath(".//*[@itemprop='name']")
 _LINK_RELS = etree.XPath("//a/@rel")
 # The class attributes of a part of the page, read in C: testing them in Python costs a fifth of
 # an XPath that tests each element's class with contains().
-_CLASS_VALUES = etree.XPath(".//@class")
+_CLASS_VALUES = etree.XPath("descendant-or-self::*/@class")  # elements only, as tree.itemprops
 # Class names that mark a byline or an author's name (asked only of pages whose metadata names
 # no author, and around the headline when the page has one).
-_BYLINE_CLASS = re.compile("byline|author|autor|firma|signature", re.IGNORECASE)
+_BYLINE_CLASS = AnyWord("byline", "author", "autor", "firma", "signature")
 # Byline elements looked at, siblings after the headline looked at for a "By ..." line, and the
 # elements that hold a whole page, not one headline's header or article.
 MAX_BYLINE_ELEMENTS = 5
@@ -126,9 +135,9 @@ def _meta_index(tree: Element, index: TagIndex | None = None) -> _Meta:
     """
     first: dict[str, str] = {}
     repeated: dict[str, list[str]] = {}
-    head = tree.find("head")
+    head = first_child(tree, "head")
     scopes = [head] if head is not None else []
-    body = tree.find("body")
+    body = first_child(tree, "body")
     scopes.append(body if body is not None and head is not None else tree)
     for meta in _metas_in(tree, scopes, index):
         # Read through the attribute view: its `get` costs half the element's.
@@ -729,7 +738,7 @@ def _language(tree: Element, meta: _Meta, articles: list[dict[str, Any]]) -> str
 def _canonical(
     tree: Element, meta: _Meta, url: str | None, index: TagIndex | None = None
 ) -> str | None:
-    head = tree.find("head")
+    head = first_child(tree, "head")
     # The head first, where the link belongs: the body is looked through only when it is not.
     for scope in (head, tree) if head is not None else (tree,):
         links = scope.iter("link") if index is None or scope is head else index.get("link")

@@ -134,11 +134,17 @@ def first_of_each_tag(container: Element, minimum: int) -> Iterator[Element]:
 
 
 def records_share(
-    blocks: list[Block], container: Element | None, template: Callable[[Element], list[Element]]
+    blocks: list[Block],
+    container: Element | None,
+    template: Callable[[Element], list[Element]],
+    chars: int | None = None,
 ) -> bool:
     """Whether the body is mostly records of one template (`template(element)`: the element and
-    its siblings of its template), with too little besides them to be an article."""
-    if container is None or body_chars(blocks) > MAX_RECORDS_BODY_CHARS:
+    its siblings of its template), with too little besides them to be an article. `chars`: the
+    body's `body_chars`, when the caller counted them."""
+    if container is None:
+        return False
+    if (body_chars(blocks) if chars is None else chars) > MAX_RECORDS_BODY_CHARS:
         return False
     text = squeezed(running_text(blocks))
     if not text:
@@ -232,10 +238,11 @@ def is_site_page(tree: Element, address: str | None, container: Element | None) 
     if path is None:
         return False
     host = urlsplit(address or "").netloc.lower()
-    body = {id(node) for node in container.iter()} if container is not None else set()
     for footer in _FOOTERS(tree)[:MAX_FOOTERS]:
-        if id(footer) in body:
-            continue
+        if container is not None and (
+            footer is container or any(node is container for node in footer.iterancestors())
+        ):
+            continue  # the body's own footer
         for link in footer.iter("a"):
             words = len(text_of(link).split())
             if not 0 < words <= MAX_SITE_LINK_WORDS:

@@ -144,7 +144,20 @@ def kind_of_names(names: str, is_class: bool) -> int:
     hostile multi-kilobyte values are not kept."""
     if len(names) > MAX_CACHED_NAME_CHARS:
         return _kind_of_names(names, is_class)
-    return _cached_kind_of_names(names, is_class)
+    known = _CLASS_KINDS if is_class else _ID_KINDS
+    kind = known.get(names)
+    if kind is None:
+        if len(known) >= NAME_CACHE_SIZE:
+            known.clear()  # bounded: a long crawl learns its sites' names anew
+        kind = known[names] = _kind_of_names(names, is_class)
+    return kind
+
+
+# The verdicts of the class and id values read so far (`kind_of_names`): dicts, not lru_cache,
+# asked for every element classified; a hit is one look-up of the value itself, without a key
+# tuple or the bookkeeping of the least recently used order.
+_CLASS_KINDS: dict[str, int] = {}
+_ID_KINDS: dict[str, int] = {}
 
 
 def _kind_of_names(names: str, is_class: bool) -> int:
@@ -170,14 +183,19 @@ def _role_parts(word: str) -> set[str]:
         # Lower-case words joined by "-" or "_" (most class words): their parts are the words,
         # as _NAME_PART finds them, and no hash is among them (it has digits). Telling so in C
         # costs a fraction of the two regular expressions.
-        parts = [_compound_head(part) for part in word.replace("_", "-").split("-") if part]
+        parts = [part for part in word.replace("_", "-").split("-") if part]
     else:
         # A word shorter than a hash holds none (the search costs more than the test).
         unhashed = _HEX_RUN.sub(_unless_hash, word) if len(word) >= MIN_HASH_CHARS else word
-        parts = [_compound_head(part.lower()) for part in _NAME_PART.findall(unhashed)]
-    for index, part in enumerate(parts[:-1]):
-        if part in TAXONOMY_PARTS:
-            return set(parts[:index])
+        parts = [part.lower() for part in _NAME_PART.findall(unhashed)]
+    # Each part is letters of the word in a row: without the comment stem in the word, no part
+    # is a run-together comment word (most words: no call per part).
+    if _COMMENT_STEM in word.lower():
+        parts = [_compound_head(part) for part in parts]
+    if not TAXONOMY_PARTS.isdisjoint(parts[:-1]):
+        for index, part in enumerate(parts[:-1]):
+            if part in TAXONOMY_PARTS:
+                return set(parts[:index])
     return set(parts)
 
 
@@ -209,9 +227,6 @@ def _kind_of_word(word: str) -> int:
     if not SUSPICIOUS_TOKENS.isdisjoint(parts):
         return CHROME
     return CAPTION if not CAPTION_TOKENS.isdisjoint(parts) else PLAIN
-
-
-_cached_kind_of_names = lru_cache(maxsize=NAME_CACHE_SIZE)(_kind_of_names)
 
 
 @lru_cache(maxsize=NAME_CACHE_SIZE)

@@ -32,6 +32,7 @@ from extractors.blocks import BLOCK_TAGS, SKIP_TAGS, TextBlock, clean_text, text
 from extractors.boilerplate import keep_body_blocks
 from extractors.preprocess import Cleaning
 from extractors.tree import Element, text_of
+from extractors.wordsearch import AnyWord
 
 METHOD = "readability"
 
@@ -53,14 +54,12 @@ SIBLING_MAX_LINK_DENSITY = 0.25
 LOOSE_TEXT_TAGS = ("div", "td", "article", "section", "main", "body", "center", "font", "span")
 PARAGRAPH_TAGS = ("p", "pre", "td", "div", "blockquote", "dd", "li")
 
-_POSITIVE = re.compile(
-    r"article|body|content|entry|hentry|h-entry|main|page|post|text|blog|story", re.IGNORECASE
-)
-_NEGATIVE = re.compile(
-    r"combx|comment|com-|contact|foot|footer|footnote|masthead|media|meta|outbrain|promo|"
-    r"related|scroll|shoutbox|sidebar|skyscraper|sponsor|shopping|tags|tool|widget|nav|menu",
-    re.IGNORECASE,
-)
+_POSITIVE = AnyWord("article", "body", "content", "entry", "hentry", "h-entry", "main", "page",
+                    "post", "text", "blog", "story")  # fmt: skip
+_NEGATIVE = AnyWord("combx", "comment", "com-", "contact", "foot", "footer", "footnote", "masthead",
+                    "media", "meta", "outbrain", "promo", "related", "scroll", "shoutbox",
+                    "sidebar", "skyscraper", "sponsor", "shopping", "tags", "tool", "widget", "nav",
+                    "menu")  # fmt: skip
 _TAG_SCORES = {
     "div": 5, "article": 5, "main": 5, "section": 3, "pre": 3, "td": 3, "blockquote": 3,
     "address": -3, "ol": -3, "ul": -3, "dl": -3, "dd": -3, "dt": -3, "li": -3, "form": -3,

@@ -28,7 +28,7 @@ from __future__ import annotations
 from lxml import etree
 
 from extractors.safetext import storable_text
-from extractors.tree import Element
+from extractors.tree import Element, first_child
 
 # Elements a browser leaves in <head> (HTML5 "in head" insertion mode); any other one starts
 # the body.
@@ -61,7 +61,7 @@ def _body_of(root: Element) -> Element:
 def _reopen_body(root: Element) -> None:
     """Body content inside `<head>` (from the first child a head cannot hold) moves to the start
     of `<body>`."""
-    head = root.find("head")
+    head = first_child(root, "head")
     if head is None or not _holds_body(head):
         return
     children = [child for child in head if isinstance(child.tag, str)]
@@ -84,10 +84,17 @@ def _reopen_body(root: Element) -> None:
 
 def _holds_body(head: Element) -> bool:
     """Whether the head holds anything a browser would not keep there (one pass over its
-    children decides the common page, which needs no repair)."""
+    children decides the common page, which needs no repair; written out, without a call per
+    child: a head holds dozens)."""
     if _text(head.text):
         return True
-    return any(child.tag not in HEAD_TAGS or _text(child.tail) for child in head)
+    for child in head:
+        if child.tag not in HEAD_TAGS:
+            return True
+        tail = child.tail
+        if tail and not tail.isspace():
+            return True
+    return False
 
 
 def _first_body_child(children: list[Element]) -> int | None:

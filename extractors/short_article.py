@@ -35,7 +35,7 @@ from extractors.blocks import CELL_SEPARATOR, TextBlock, clean_text, text_blocks
 from extractors.evidence import HEADLINE_LINK_DENSITY, is_headline_link
 from extractors.paragraphs import CP
 from extractors.preprocess import Cleaning
-from extractors.tree import PLAIN, Element, text_of
+from extractors.tree import PLAIN, Element, first_child, text_of
 
 # Lines between the headline and the body: a byline, a date, a standfirst, a share line.
 MAX_LINES_BETWEEN = 4
@@ -69,9 +69,14 @@ _DATE = re.compile(
 )
 
 
+# Every form of _DATE holds digits: a line without one is told in one pass over it, where each
+# of the pattern's forms is tried at each of its characters (most lines asked show no date).
+_DIGIT = re.compile(r"\d")
+
+
 def shows_date(text: str) -> bool:
     """Whether a line shows a calendar date with its year."""
-    return _DATE.search(text) is not None
+    return _DIGIT.search(text) is not None and _DATE.search(text) is not None
 
 
 def is_set_out_as_post(
@@ -81,7 +86,7 @@ def is_set_out_as_post(
     docstring). `declared`: the publisher declares an article or its publication date."""
     if headline is None or not _has_sentence(blocks):
         return False
-    page_body = cleaning.tree.find("body")
+    page_body = first_child(cleaning.tree, "body")
     if page_body is None:
         return False
     blocks = _from_headline(blocks, headline)

@@ -20,6 +20,13 @@ def text_of(element: Element) -> str:
     return etree.tostring(element, method="text", encoding=str, with_tail=False)
 
 
+def first_child(element: Element, tag: str) -> Element | None:
+    """The first child of `element` with `tag` (`element.find(tag)`, without lxml's path
+    parser, which costs more than the look-up: the page's head and body are asked of every
+    page)."""
+    return next(element.iterchildren(tag), None)
+
+
 def first_element(tree: Element, tag: str) -> Element | None:
     """The first `tag` element of `tree` (itself included), in document order.
 
@@ -31,8 +38,10 @@ def first_element(tree: Element, tag: str) -> Element | None:
 
 
 # Every itemprop attribute of the page, asked in C (a page marks a few dozen elements at most;
-# testing every element for one named property costs five times more).
-_ITEMPROP_VALUES = etree.XPath("//@itemprop")
+# testing every element for one named property costs five times more). The attributes of the
+# elements: `//@itemprop` would first gather every node of the page, its text nodes too, and ask
+# each (libxml2 reads `//*` as one walk of the elements).
+_ITEMPROP_VALUES = etree.XPath("//*/@itemprop")
 
 
 def itemprops(tree: Element) -> list[tuple[list[str], Element]]:
@@ -43,7 +52,8 @@ def itemprops(tree: Element) -> list[tuple[list[str], Element]]:
 
 
 # Both microdata attributes in one query: a second pass over the page costs as much as the first.
-_MICRODATA_VALUES = etree.XPath("//@itemprop|//@itemtype")
+# Of the elements only, as `_ITEMPROP_VALUES`.
+_MICRODATA_VALUES = etree.XPath("//*/@itemprop|//*/@itemtype")
 
 
 def microdata(

@@ -151,3 +151,14 @@ def test_text_a_repair_moves_keeps_its_words_and_loses_its_control_characters(
     assert moved in body_text
     assert all(char.isprintable() or char in "\n\t " for char in body_text)
     assert extract_verbose(html.encode()).article is not None
+
+
+@pytest.mark.parametrize("path", sorted(PAGES.glob("*.html")), ids=lambda path: path.name)
+def test_first_child_is_what_find_returns(path: Path) -> None:
+    # The head and body are looked up without lxml's path parser: the same element, or none.
+    from extractors.tree import first_child
+
+    root = parse_document(path.read_bytes()).tree
+    for element in (root, *root):
+        for tag in ("head", "body", "title", "meta", "div", "nav"):
+            assert first_child(element, tag) is element.find(tag)

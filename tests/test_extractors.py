@@ -665,8 +665,16 @@ def test_clean_text_collapses_whitespace_as_split_and_join_do(text: str) -> None
     assert visible_chars(text) == sum(map(len, text.split()))
 
 
+# Pieces of class words: comment words run together or not, taxonomy parts, hashes, case.
+_CLASS_PIECES = ("comment", "Comments", "body", "list", "ary", "tag", "category", "ad", "-", "_",
+                 "6a00d8", "X", "\u0130")  # fmt: skip
+
+
 @settings(max_examples=500, deadline=None)
-@given(st.text(alphabet=st.sampled_from("abcdefmnot-_XY09\u00e9\u00df"), max_size=24))
+@given(
+    st.text(alphabet=st.sampled_from("abcdefmnot-_XY09\u00e9\u00df"), max_size=24)
+    | st.lists(st.sampled_from(_CLASS_PIECES), max_size=6).map("".join)
+)
 def test_class_word_parts_are_those_the_name_pattern_finds(word: str) -> None:
     from extractors import preprocess as p
 
@@ -674,3 +682,54 @@ def test_class_word_parts_are_those_the_name_pattern_finds(word: str) -> None:
     parts = [p._compound_head(part.lower()) for part in p._NAME_PART.findall(unhashed)]
     cut = next((i for i, part in enumerate(parts[:-1]) if part in p.TAXONOMY_PARTS), None)
     assert p._role_parts(word) == set(parts if cut is None else parts[:cut])
+
+
+_WORDS = st.sampled_from(["the", "port", "strike", "\u2014", "\u2019s", "9", "", "  ", "!"])
+_TEXTS = st.lists(_WORDS, max_size=12).map(" ".join)
+
+
+@given(st.lists(_TEXTS, max_size=4), st.lists(_TEXTS, max_size=4), st.booleans())
+@settings(max_examples=300, deadline=None)
+def test_body_coverage_is_the_shingle_shares_whether_the_texts_match_or_not(
+    schema: list[str], dom: list[str], same_text: bool
+) -> None:
+    # The schema and DOM bodies are compared by their shingles; one text (the same words cut
+    # into other blocks, or none) is told without cutting it into words, with the same shares.
+    from extractors.evaluation import shingles, tokenize
+    from extractors.reconcile import coverage
+
+    if same_text:
+        dom = [" ".join(schema)] if schema else []
+    schema_blocks = [("paragraph", text) for text in schema]
+    dom_blocks = [("paragraph", text) for text in dom]
+    schema_set = set(shingles(tokenize(" ".join(schema))))
+    dom_set = set(shingles(tokenize(" ".join(dom))))
+    shared = len(schema_set & dom_set)
+    expected = (shared / max(1, len(schema_set)), shared / max(1, len(dom_set)))
+    assert coverage(schema_blocks, dom_blocks) == expected
+
+
+def test_the_class_name_cache_stays_within_its_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    from extractors import preprocess as p
+
+    monkeypatch.setattr(p, "NAME_CACHE_SIZE", 2)
+    monkeypatch.setattr(p, "_CLASS_KINDS", {})
+    kinds = [
+        p.kind_of_names(names, is_class=True) for names in ("ad-slot", "entry", "nav", "ad-slot")
+    ]
+    assert kinds == [p.CHROME, p.PLAIN, p.CHROME, p.CHROME]
+    assert len(p._CLASS_KINDS) <= 2
+
+
+_WORD_PIECES = ("com-", "Comment", "FOOT", "nav", "h-entry", "x", "-", " ", "\u0130", "\u212a",
+                "\u017f", "\u00e9", "ponsor", "S")  # fmt: skip
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_WORD_PIECES), max_size=6).map("".join))
+def test_a_word_search_finds_what_its_case_blind_pattern_finds(text: str) -> None:
+    # ASCII text is lower-cased and searched word by word; the rest goes to the pattern.
+    from extractors.wordsearch import AnyWord
+
+    words = AnyWord("comment", "com-", "footer", "nav", "h-entry", "sponsor", "kelvin", "is")
+    assert words.search(text) is (words.pattern.search(text) is not None)

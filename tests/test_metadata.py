@@ -16,6 +16,7 @@ from extractors.markdown import to_markdown
 from extractors.metadata import Metadata, extract_metadata, url_date
 
 FIXTURES = Path(__file__).parent / "fixtures" / "metadata"
+PAGES = Path(__file__).parent / "fixtures" / "pages"
 LABELLED = sorted(path.stem for path in FIXTURES.glob("*.json"))
 
 
@@ -201,3 +202,52 @@ def test_the_elements_collected_in_one_walk_give_the_same_metadata(path: Path) -
     )
     assert shared == alone
     assert index.get("meta") == list(tree.iter("meta"))
+
+
+@pytest.mark.parametrize(
+    ("names", "chrome"),
+    [
+        ("Site-LOGO", True),  # ASCII, any case: lower-cased and searched word by word
+        ("hero-photo main", False),
+        ("İCON", True),  # non-ASCII: the case-blind pattern, which folds İ to i
+        ("\u017fprite", True),  # the long s is an s to it
+        ("Café photo", False),
+        ("café-emoji", True),
+    ],
+)
+def test_image_names_say_chrome_in_any_case(names: str, chrome: bool) -> None:
+    from extractors.images import _CHROME
+
+    assert _CHROME.search(names) is chrome
+    assert (_CHROME.pattern.search(names) is not None) is chrome  # the pattern agrees
+
+
+_MARKED = (
+    b'<html itemscope itemtype="https://schema.org/WebPage" class="page"><head>'
+    b'<meta itemprop="name" content="Port"></head><body><div class="story">'
+    b'<p itemprop="articleBody" class="text">The strike <span itemprop="Author" class="by">'
+    b"Ana</span> ended.</p></div></body></html>"
+)
+
+
+@pytest.mark.parametrize(
+    "html",
+    [_MARKED, *(path.read_bytes() for path in sorted(PAGES.glob("*.html")))],
+    ids=lambda html: "marked" if html is _MARKED else "",
+)
+def test_microdata_and_class_queries_read_every_element_as_the_plain_paths_do(html: bytes) -> None:
+    # The queries walk the elements alone (`//*/@a`), not every node (`//@a`): the same values,
+    # the root's own included, in the same order.
+    from lxml import etree
+
+    from extractors.metadata import _CLASS_VALUES
+    from extractors.tree import itemprops, microdata
+
+    tree = parse_document(html, "https://paper.test/a").tree
+    plain = etree.XPath("//@itemprop|//@itemtype")(tree)
+    properties = [(v.lower().split(), v.getparent()) for v in plain if v.attrname == "itemprop"]
+    item_types = [(str(v), v.getparent()) for v in plain if v.attrname == "itemtype"]
+    assert microdata(tree) == (properties, item_types)
+    assert itemprops(tree) == properties
+    for scope in (tree, *tree.iter("div")):
+        assert _CLASS_VALUES(scope) == scope.xpath(".//@class")
