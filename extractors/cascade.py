@@ -33,7 +33,7 @@ from extractors import boilerpipe, justext, treefilter
 from extractors.article import PARAGRAPH, Block, is_too_short, running_text
 from extractors.blocks import TextBlock
 from extractors.dom import FALLBACK_MIN_LINE_CHARS
-from extractors.evaluation import SHINGLE_SIZE, Shingle, tokenize
+from extractors.evaluation import Shingle, shingle_set
 from extractors.evidence import BodyShape
 from extractors.preprocess import Cleaning
 from extractors.readability import METHOD as METHOD_READABILITY
@@ -76,7 +76,7 @@ class Candidate:
 
     @cached_property
     def shingles(self) -> frozenset[Shingle]:
-        return _shingles_of(self.text)
+        return shingle_set(self.text)
 
 
 def share_in(candidate: Candidate, other: Candidate) -> float:
@@ -222,20 +222,13 @@ def _extends(readable: Candidate, witness: Candidate) -> bool:
         return False
     added = prose = 0
     for kind, text in readable.blocks:
-        own = _shingles_of(text)
+        own = shingle_set(text)
         if own and len(own & witness.shingles) * 2 >= len(own):
             continue  # the witness holds this block
         added += len(text)
         if kind == PARAGRAPH and len(text) >= FALLBACK_MIN_LINE_CHARS:
             prose += len(text)
     return added > 0 and 2 * prose >= added
-
-
-def _shingles_of(text: str) -> frozenset[Shingle]:
-    tokens = tokenize(text)
-    if len(tokens) < SHINGLE_SIZE:
-        return frozenset([tuple(tokens)]) if tokens else frozenset()
-    return frozenset(zip(*(tokens[i:] for i in range(SHINGLE_SIZE)), strict=False))
 
 
 def _confirmed_or_readable(

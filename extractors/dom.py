@@ -23,9 +23,8 @@ from extractors.paragraphs import (
     C_SIGMA,
     CP,
     CT,
-    SENTENCE_CLOSERS,
-    SENTENCE_ENDS,
     ParagraphStats,
+    ends_as_sentence,
     paragraph_stats,
 )
 from extractors.preprocess import LEAF_PARAGRAPH_TAGS, Cleaning, is_leaf
@@ -374,7 +373,7 @@ def _inline_lead(element: Element, cleaning: Cleaning) -> bool:
             return False  # the caption of the picture above it
         if _has_text(before):
             break
-    return clean_text(text_of(element)).rstrip(SENTENCE_CLOSERS).endswith(SENTENCE_ENDS)
+    return ends_as_sentence(clean_text(text_of(element)))
 
 
 def _is_inline_line(element: Element, cleaning: Cleaning) -> bool:
@@ -645,7 +644,7 @@ def _last_sentence(block: TextBlock, written: list[TextBlock], bearing: dict[Ele
     a reporter's address sits in an element of its own kind."""
     if block.link_chars or block.element.tag != "p":
         return False
-    if not block.text.rstrip(SENTENCE_CLOSERS).endswith(SENTENCE_ENDS):
+    if not ends_as_sentence(block.text):
         return False
     signature = _signature(block.element)
     return any(

@@ -51,6 +51,15 @@ def shingles(tokens: Sequence[str], size: int = SHINGLE_SIZE) -> Counter[Shingle
     return Counter(tuple(tokens[i : i + size]) for i in range(len(tokens) - size + 1))
 
 
+def shingle_set(text: str | None, size: int = SHINGLE_SIZE) -> frozenset[Shingle]:
+    """The distinct `size`-token shingles of `text` (one of all its tokens when there are fewer):
+    what two bodies share, told by set, not by count."""
+    tokens = tokenize(text)
+    if len(tokens) < size:
+        return frozenset([tuple(tokens)]) if tokens else frozenset()
+    return frozenset(zip(*(tokens[i:] for i in range(size)), strict=False))
+
+
 @dataclass(frozen=True, slots=True)
 class PageScore:
     """One page's normalised tp/fp/fn (they sum to 1, or are all 0) and exact-match flag."""

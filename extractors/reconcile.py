@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from extractors.article import Block
 from extractors.dom import DomBody
-from extractors.evaluation import SHINGLE_SIZE, Shingle, has_tokens, shingles, tokenize
+from extractors.evaluation import has_tokens, shingle_set
 from extractors.schema_org import METHOD_SCHEMA_ORG, MICRODATA, SchemaBody
 
 # The DOM body contains the schema body when it holds this share of the schema body's shingles.
@@ -52,17 +52,10 @@ def coverage(schema_blocks: list[Block], dom_blocks: list[Block]) -> tuple[float
         # One text (a publisher's body often is the DOM's, word for word): each holds all the
         # other's shingles, if it has any, told without cutting it into words.
         return (1.0, 1.0) if has_tokens(schema_text) else (0.0, 0.0)
-    schema_shingles, dom_shingles = _shingles_of(schema_text), _shingles_of(dom_text)
+    schema_shingles, dom_shingles = shingle_set(schema_text), shingle_set(dom_text)
     shared = len(schema_shingles & dom_shingles)
     return shared / max(1, len(schema_shingles)), shared / max(1, len(dom_shingles))
 
 
 def _text_of(blocks: list[Block]) -> str:
     return " ".join(text for _, text in blocks)
-
-
-def _shingles_of(text: str) -> set[Shingle]:
-    tokens = tokenize(text)
-    if len(tokens) < SHINGLE_SIZE:
-        return set(shingles(tokens))
-    return set(zip(*(tokens[i:] for i in range(SHINGLE_SIZE)), strict=False))
