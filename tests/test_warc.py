@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import errno
 import gzip
 import hashlib
 import io
 import json
+import os
 import tracemalloc
 from collections import Counter
 from pathlib import Path
@@ -63,6 +65,7 @@ from newsharvest_bench.crawlrun import (
     run_to_end,
     stats_from_log,
 )
+from tests.support.journal import run_scenario
 
 PAGE = b"<html><head><title>t</title></head><body><p>caf\xc3\xa9</p></body></html>"
 MAX_BYTES = 1 << 24
@@ -137,11 +140,62 @@ def test_a_group_of_records_goes_to_the_file_in_one_write(tmp_path: Path) -> Non
     writer = _writer(tmp_path)
     writer.start()
     asyncio.run(writer.write(_responses(1)))  # the file is open
-    writer.file = counted = CountedWrites(writer.file)
+    writer.file = writer.appender.file = counted = CountedWrites(writer.file)
     asyncio.run(writer.write(_responses(3)))
     writer.close()
     [group] = counted.writes
     assert complete_members(io.BytesIO(group)) == (3, len(group))
+
+
+def test_a_write_the_disk_refuses_part_way_is_cut_back_and_the_next_group_follows_it_whole(
+    tmp_path: Path,
+) -> None:
+    """A full disk (ENOSPC) or the file-size limit (EFBIG) can take part of a group's members
+    before refusing the rest: the writer once kept those bytes, so the next group followed a
+    torn member and the file held damage in its middle. Now the failed group is cut off and
+    its future fails (the capture counts the pages), and the file is whole members only."""
+    seen, _log = run_scenario("tests.support.warc_disk", str(tmp_path))
+    assert seen["raised"] == errno.EFBIG
+    [path] = [Path(name) for name in seen["files"]]
+    size = path.stat().st_size
+    with path.open("rb") as handle:
+        assert complete_members(handle) == (3, size)  # warcinfo, page 0, page 3; no torn bytes
+        handle.seek(0)
+        urls = [r.target_uri for r in iter_records(handle) if r.type == "response"]
+    assert urls == ["http://news.test/0", "http://news.test/3"]
+    assert seen["records"] == 2
+
+
+def test_a_file_that_cannot_be_closed_leaves_the_writer_alive_for_the_next_groups(
+    tmp_path: Path,
+) -> None:
+    """fsync or the rename failing at rotation once ended the writer thread: every group
+    queued after it waited forever (a hung crawl). The file is left `.open` for the next
+    start's repair, and the next group goes to a new file."""
+    writer = _writer(tmp_path, rotate_bytes=1)  # every group closes its file
+    writer.start()
+    real_replace = os.replace
+    refused: list[str] = []
+
+    def refuse_first_close(source: Any, target: Any) -> None:
+        if str(target).endswith(".warc.gz") and not refused:
+            refused.append(str(target))
+            raise OSError(errno.EIO, "Input/output error")
+        real_replace(source, target)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("crawler.warc.writer.os.replace", refuse_first_close)
+        asyncio.run(_write_groups_in_turn(writer, [_responses(1), _responses(1)]))
+    writer.close()
+    assert isinstance(writer.error, OSError) and len(writer.files) == 1
+    [left] = tmp_path.glob(f"*{OPEN_SUFFIX}")
+    [repaired] = repair_directory(tmp_path)
+    assert repaired.kept_records == 2 and not left.exists()  # warcinfo and the page
+
+
+async def _write_groups_in_turn(writer: WarcWriter, groups: list[list[OutRecord]]) -> None:
+    for group in groups:
+        await asyncio.wait_for(writer.write(group), timeout=30)
 
 
 def test_files_rotate_by_size_and_each_starts_with_warcinfo(tmp_path: Path) -> None:

@@ -8,7 +8,8 @@ when asked, and on any OSError cut back to where the append started. If even the
 file is dirty: it is cut before the next append (which fails while it cannot be).
 
 Used by the harvest's journal (pipelines/journal.py), the sinks' spill journal
-(crawler/core/spill.py) and the rejected files (crawler/core/rejected.py).
+(crawler/core/spill.py), the rejected files (crawler/core/rejected.py) and the WARC writer
+(crawler/warc/writer.py, whole gzip members rather than lines).
 """
 
 from __future__ import annotations

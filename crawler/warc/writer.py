@@ -27,12 +27,14 @@ import threading
 import zlib
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from crawler.core.failures import one_line
+from crawler.core.lines import LineAppender
 from crawler.warc.records import GZIP_WBITS, OutRecord, gzip_member, warcinfo_record
 
 log = logging.getLogger(__name__)
@@ -142,6 +144,7 @@ class WarcWriter:
         self.queue: queue.Queue[Any] = queue.Queue(maxsize=max(1, queue_records))
         self.thread: threading.Thread | None = None
         self.file: Any = None
+        self.appender: LineAppender | None = None  # appends to `file` whole or not at all
         self.path: Path | None = None
         self.size = 0
         self.serial = 0
@@ -209,12 +212,12 @@ class WarcWriter:
                 self._finish_file()
 
     def _write(self, members: bytes, records: int) -> None:
-        if self.file is None:
+        if self.appender is None:
             self._open_file()
-        view = memoryview(members)
-        while view:  # one write() but on a full disk, which may take part of it
-            written = self.file.write(view)
-            view = view[written:]
+        assert self.appender is not None
+        # A full disk may take part of the members before refusing the rest: the appender cuts
+        # the file back, or the next group would follow a torn member (damage to every reader).
+        self.appender.append(members)
         self.size += len(members)
         self.records += records
         self.bytes += len(members)
@@ -232,18 +235,42 @@ class WarcWriter:
         fcntl.flock(self.file, fcntl.LOCK_EX)
         os.replace(hidden, self.path)
         self.size = 0
-        info = warcinfo_record(self.software, self.info, name)
-        member = gzip_member(info.serialize())
-        self.file.write(member)
+        appender = LineAppender(self.file, 0, fsync=False, name=str(self.path))
+        member = gzip_member(warcinfo_record(self.software, self.info, name).serialize())
+        try:
+            appender.append(member)
+        except OSError:
+            self._drop_file()  # a file without its warcinfo: the next group opens another
+            raise
+        self.appender = appender
         self.size += len(member)
         self.bytes += len(member)
 
+    def _drop_file(self) -> None:
+        """Remove the file being opened (it holds no record); a removal that fails leaves it
+        `.open` and unlocked, for the next writer's repair."""
+        assert self.path is not None
+        with suppress(OSError):
+            self.path.unlink()
+        self.file.close()
+        self.file, self.path = None, None
+
     def _finish_file(self) -> None:
+        """Sync, rename and close the file. Never raises: the writer thread must outlive a
+        failing disk, or every group queued after it would wait forever."""
         if self.file is None or self.path is None:
             return
-        os.fsync(self.file.fileno())
         final = self.path.with_name(self.path.name.removesuffix(OPEN_SUFFIX))
-        os.replace(self.path, final)
+        try:
+            if self.appender is not None and self.appender.dirty:
+                self.appender.truncate(self.appender.end)  # the torn tail of a failed write
+            os.fsync(self.file.fileno())
+            os.replace(self.path, final)
+        except OSError as error:
+            self.error = error
+            log.error("WARC %s cannot be closed (%s): left open for the next start's repair",
+                      self.path, one_line(error))  # fmt: skip
+        else:
+            self.files.append(final)
         self.file.close()  # releases the lock after the rename: no repairer sees it half-done
-        self.files.append(final)
-        self.file, self.path = None, None
+        self.file, self.appender, self.path = None, None, None
