@@ -43,6 +43,7 @@ from crawler.core.commit import DoneCounter, install_ledger, item_version, ledge
 from crawler.core.outage import RedisGate
 from crawler.core.paths import state_dir
 from crawler.core.rejected import keep_rejected, rejected_record
+from crawler.core.unstored import UnstoredGuard
 from crawler.core.urls import canonical_article_url
 from crawler.feedparse import Feed, FeedEntry, FeedError, parse_feed
 from crawler.ledger import (
@@ -74,6 +75,7 @@ class Harvest:
         self._open_lock = asyncio.Lock()
         self._done_listeners: list[Callable[[Any, bool], None]] = []
         self._counters: list[DoneCounter] = []
+        self._unstored = UnstoredGuard(crawler)  # closes the crawl when nothing can be stored
 
     @classmethod
     def of(cls, crawler: Crawler) -> Harvest:
@@ -147,6 +149,7 @@ class Harvest:
         now = self.clock.now()
         # Made now, while the item and its error are at hand: kept if this try was the last.
         rejected = rejected_record(item, failure, self.state.config.max_attempts, iso(now))
+        self._unstored.failed(failure.value)
         outcome = await self.state.fail(*found, now, rejected=rejected)
         await self.failed_mark_stored(outcome, rejected)
         self._notify(item, stored=False)
@@ -168,6 +171,8 @@ class Harvest:
         if found is None:
             return
         counts = self._counts(item) if output else []
+        if output:
+            self._unstored.output()
         await self.state.done(*found, self.clock.now(), counts)
         self.crawler.stats.inc_value("harvest/done/output" if output else "harvest/done/dropped")
         self._notify(item, stored=output)

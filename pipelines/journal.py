@@ -47,7 +47,7 @@ from crawler.core.journal_files import (
     write_checkpoint,
 )
 from crawler.core.lines import LineAppender, open_for_appending
-from crawler.core.scrapy_adapter import engine_of, is_closing
+from crawler.core.unstored import OutputNotStored, close_crawl
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +59,7 @@ CHECKPOINT_EVERY = 100  # confirmed lines between checkpoint writes (a restart r
 JOURNAL_MAX_FAILURES_IN_A_ROW = 10
 
 
-class JournalWriteError(OSError):
+class JournalWriteError(OSError, OutputNotStored):
     """The journal could not take an article's line (the journal is left as it was)."""
 
 
@@ -162,16 +162,14 @@ class JournalPipeline:
             self._close_crawl(error)
 
     def _close_crawl(self, error: OSError) -> None:
-        engine = engine_of(self.crawler)
-        if engine is None or self.crawler.spider is None or is_closing(engine):
+        closing = close_crawl(self.crawler, JOURNAL_UNWRITABLE)
+        if closing is None:
             return
         log.critical("journal %s: %d writes failed in a row (last: %s); closing the crawl, the "
                      "articles not written stay pending for the next start", self.path,
                      self.failures_in_a_row, one_line(error))  # fmt: skip
         self.stats.set_value("journal/unwritable", 1)
-        # Its own task: closing waits for the items in the pipeline, this one among them.
-        closing = engine.close_spider_async(reason=JOURNAL_UNWRITABLE)
-        self.closing = asyncio.get_running_loop().create_task(closing)  # held: not collected
+        self.closing = closing  # held: not collected
 
     def _confirmed(self, item: Any, stored: bool) -> None:
         found = item_version(item)

@@ -15,6 +15,11 @@ from crawler.core.journal_files import (
     JOURNAL_UNWRITABLE,
     write_checkpoint,
 )
+from crawler.core.unstored import (
+    EXIT_OUTPUT_UNSTORED,
+    OUTPUT_MAX_UNSTORED_IN_A_ROW,
+    OUTPUT_UNSTORED,
+)
 from crawler.newsroom import Newsroom, NewsroomServer, ScaledClock
 from crawler.newsroom.room import UPDATE_NOTE_PREFIX
 from newsharvest_bench.crawlrun import (
@@ -121,6 +126,50 @@ def test_a_journal_that_cannot_be_written_closes_the_crawl_and_loses_nothing(
     items = read_jsonl(journal)[len(full) // len(padding) :]
     assert Counter(item["url"] for item in items) == Counter(truth)
     assert stats_from_log(log).get("harvest/given_up", 0) == 0
+
+
+def test_a_sink_that_can_neither_write_nor_journal_closes_the_crawl_and_loses_nothing(
+    tmp_path: Path,
+) -> None:
+    """The index cannot be opened and the sink's journal cannot be written either (a file where
+    both directories should be): every article fails undelivered. The crawl once went on, each
+    failure spending one of the article's tries, until it gave them all up; now it closes after
+    OUTPUT_MAX_UNSTORED_IN_A_ROW with a clear reason (exit status 74), and the next run, the
+    disk fixed, indexes every article."""
+    import sqlite3
+    import subprocess
+
+    room = Newsroom(seed=3, n_domains=5, articles_per_domain=16)
+    truth = {page.url for page in room.articles()}
+    blocker = tmp_path / "blocked"
+    blocker.write_text("a file where the index and journal directories should be")
+    index = tmp_path / "index.sqlite3"
+    env = crawl_env(tmp_path / "state")
+    blocked = [f"SINK_SQLITE_PATH={blocker / 'index.sqlite3'}", "SINK_START_POLICY=journal",
+               f"SINK_JOURNAL_DIR={blocker / 'journal'}"]  # fmt: skip
+    with NewsroomServer(room, port=0) as server:
+        command = crawl_command(room.feed_urls, server.proxy_url, blocked)
+        stopped = subprocess.run(
+            command, cwd=tmp_path, env=env, capture_output=True, text=True,
+            timeout=CRAWL_TIMEOUT_SECONDS, check=False,
+        )  # fmt: skip
+        fixed = crawl_command(room.feed_urls, server.proxy_url, [f"SINK_SQLITE_PATH={index}"])
+        log = run_to_end(fixed, env, tmp_path / "after.log")
+
+    assert stopped.returncode == EXIT_OUTPUT_UNSTORED, stopped.stderr[-3000:]
+    stats = stats_from_log(stopped.stderr)
+    assert stats["finish_reason"] == OUTPUT_UNSTORED
+    assert stats["sink/sqlite/undelivered"] >= OUTPUT_MAX_UNSTORED_IN_A_ROW
+    assert stats.get("harvest/given_up", 0) == 0  # no article spent its last try
+    assert "stored nowhere" in stopped.stderr
+    with sqlite3.connect(index) as connection:
+        urls = [row[0] for row in connection.execute("SELECT url FROM articles")]
+    after = stats_from_log(log)
+    # Every article indexed, once, but the near-duplicates the sink counts and skips.
+    duplicates = sum(run.get("sink/sqlite/skipped_duplicate", 0) for run in (stats, after))
+    assert len(urls) == len(set(urls)) and set(urls) <= truth
+    assert len(urls) + duplicates == len(truth)
+    assert after.get("harvest/given_up", 0) == 0
 
 
 SCALE = 60.0  # simulated seconds per wall-clock second: one simulated minute a second

@@ -21,6 +21,7 @@ from scrapy.exceptions import UsageError
 from crawler.core.journal_files import EXIT_JOURNAL_UNWRITABLE, JOURNAL_UNWRITABLE
 from crawler.core.outage import BACKEND_UNAVAILABLE, EXIT_BACKEND_UNAVAILABLE
 from crawler.core.setting_values import VALUE_CHECKS
+from crawler.core.unstored import EXIT_OUTPUT_UNSTORED, OUTPUT_UNSTORED
 from crawler.spiders.feeds import FeedsSpider, load_feed_sources
 from settings.check import enforce
 
@@ -55,3 +56,5 @@ class Command(ScrapyCrawlCommand):
             self.exitcode = EXIT_BACKEND_UNAVAILABLE
         elif crawler.stats.get_value("finish_reason") == JOURNAL_UNWRITABLE:
             self.exitcode = EXIT_JOURNAL_UNWRITABLE
+        elif crawler.stats.get_value("finish_reason") == OUTPUT_UNSTORED:
+            self.exitcode = EXIT_OUTPUT_UNSTORED

@@ -44,6 +44,7 @@ from crawler.core.outage import start_failure
 from crawler.core.paths import journal_dir
 from crawler.core.rejected import append_rejected
 from crawler.core.spill import JOURNAL_SUFFIX, REJECTED_SUFFIX, Journal, journal_paths
+from crawler.core.unstored import OutputNotStored
 from pipelines.sinks.records import InvalidRecord, article_record, latest_per_key
 
 log = logging.getLogger(__name__)
@@ -102,7 +103,7 @@ class BackendUnavailable(Exception):
     """Connecting failed: whatever the driver said, no record is to blame."""
 
 
-class NotDelivered(Exception):
+class NotDelivered(OutputNotStored):
     """An item's article is neither in the backend nor in the journal (nor set aside as
     refused): the item fails, and the harvest tries it again later."""
 
@@ -425,15 +426,15 @@ class BatchingSink(ABC):
         )
 
     async def _spill(self, records: list[dict[str, Any]]) -> None:
-        if self._own_journal is None:
-            self._own_journal = await asyncio.to_thread(
-                Journal.claim_for_appending,
-                self.options.journal_dir,
-                self.name,
-                fsync=self.options.journal_fsync,
-            )
-            self._journals.insert(0, self._own_journal)
-        try:
+        try:  # opening the journal fails on a full or broken disk as appending to it does
+            if self._own_journal is None:
+                self._own_journal = await asyncio.to_thread(
+                    Journal.claim_for_appending,
+                    self.options.journal_dir,
+                    self.name,
+                    fsync=self.options.journal_fsync,
+                )
+                self._journals.insert(0, self._own_journal)
             await asyncio.to_thread(self._own_journal.append, records)
         except OSError as error:  # the journal is left as it was: none of them is in it
             self._spill_failures.report(self.stats, error, f"{len(records)} articles")
