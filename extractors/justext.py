@@ -84,16 +84,23 @@ def context_free_class(segment: Segment, stop_words: frozenset[str], thresholds:
     return BAD
 
 
-def _neighbour(classes: list[str], i: int, step: int, ignore_near_good: bool) -> str:
-    """The class at the far end of the run of short/near-good paragraphs from i; 'bad' at the
-    page's edge."""
-    i += step
-    while 0 <= i < len(classes):
-        found = classes[i]
-        if found in (GOOD, BAD) or (found == NEAR_GOOD and not ignore_near_good):
-            return found
-        i += step
-    return BAD
+_SETTLED = frozenset((GOOD, BAD))
+_NOT_SHORT = frozenset((GOOD, BAD, NEAR_GOOD))
+
+
+def _neighbours(classes: list[str], wanted: frozenset[str], step: int) -> list[str]:
+    """For each paragraph, the class of the nearest one before it (step -1) or after it (+1)
+    whose class is in `wanted`; 'bad' past the page's edge. jusText looks each one up by walking
+    the run between them: one pass instead, or a page of many short paragraphs costs their
+    square."""
+    found = [BAD] * len(classes)
+    last = BAD
+    order = range(len(classes)) if step < 0 else range(len(classes) - 1, -1, -1)
+    for i in order:
+        found[i] = last
+        if classes[i] in wanted:
+            last = classes[i]
+    return found
 
 
 def _heading_before_good(segments: list[Segment], classes: list[str], i: int) -> bool:
@@ -115,27 +122,29 @@ def context_sensitive(segments: list[Segment], initial: list[str]) -> list[str]:
         if is_heading and classes[i] == SHORT and _heading_before_good(segments, classes, i):
             classes[i] = NEAR_GOOD
     settled = {}
+    before, after = _neighbours(classes, _SETTLED, -1), _neighbours(classes, _SETTLED, 1)
+    before_any = _neighbours(classes, _NOT_SHORT, -1)
+    after_any = _neighbours(classes, _NOT_SHORT, 1)
     for i, found in enumerate(classes):  # short paragraphs
         if found != SHORT:
             continue
-        before = _neighbour(classes, i, -1, ignore_near_good=True)
-        after = _neighbour(classes, i, 1, ignore_near_good=True)
-        if before == after:
-            settled[i] = before
-        elif (
-            before == BAD and _neighbour(classes, i, -1, ignore_near_good=False) == NEAR_GOOD
-        ) or (after == BAD and _neighbour(classes, i, 1, ignore_near_good=False) == NEAR_GOOD):
+        if before[i] == after[i]:
+            settled[i] = before[i]
+        elif (before[i] == BAD and before_any[i] == NEAR_GOOD) or (
+            after[i] == BAD and after_any[i] == NEAR_GOOD
+        ):
             settled[i] = GOOD
         else:
             settled[i] = BAD
     for i, found in settled.items():
         classes[i] = found
-    for i, found in enumerate(classes):  # near-good paragraphs
-        if found != NEAR_GOOD:
-            continue
-        before = _neighbour(classes, i, -1, ignore_near_good=True)
-        after = _neighbour(classes, i, 1, ignore_near_good=True)
-        classes[i] = BAD if (before, after) == (BAD, BAD) else GOOD
+    # Near-good paragraphs. jusText settles them in order, each seeing its settled predecessor;
+    # a run between two settled paragraphs comes out the same either way (bad only between two
+    # bad ones), so all are looked up in the classes as they stand.
+    before, after = _neighbours(classes, _SETTLED, -1), _neighbours(classes, _SETTLED, 1)
+    for i, found in enumerate(classes):
+        if found == NEAR_GOOD:
+            classes[i] = BAD if (before[i], after[i]) == (BAD, BAD) else GOOD
     for i, is_heading in enumerate(headings):  # more headings just before good text
         if (
             is_heading

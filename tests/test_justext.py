@@ -3,6 +3,7 @@ Sistemas 2018), its stop lists and the page-language guess."""
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
@@ -81,6 +82,52 @@ def classes_after_context(*initial: str, headings: tuple[int, ...] = ()) -> list
 )
 def test_context_sensitive_pass(initial, expected) -> None:
     assert classes_after_context(*initial) == expected
+
+
+def _walked_neighbour(classes: list[str], i: int, step: int, ignore_near_good: bool) -> str:
+    """jusText's own lookup (justext/core.py, get_prev/next_neighbour): walk to the first
+    settled paragraph (or near-good one, when not ignored); 'bad' past the edge."""
+    i += step
+    while 0 <= i < len(classes):
+        if classes[i] in (GOOD, BAD) or (classes[i] == NEAR_GOOD and not ignore_near_good):
+            return classes[i]
+        i += step
+    return BAD
+
+
+def _walked_revision(initial: list[str]) -> list[str]:
+    """jusText's revision of short and near-good paragraphs as jusText writes it: each lookup a
+    walk, the near-good ones settled in place, in order (no headings)."""
+    classes = list(initial)
+    settled = {}
+    for i in (i for i, found in enumerate(classes) if found == SHORT):
+        before = _walked_neighbour(classes, i, -1, ignore_near_good=True)
+        after = _walked_neighbour(classes, i, 1, ignore_near_good=True)
+        if before == after:
+            settled[i] = before
+        elif (before == BAD and _walked_neighbour(classes, i, -1, False) == NEAR_GOOD) or (
+            after == BAD and _walked_neighbour(classes, i, 1, False) == NEAR_GOOD
+        ):
+            settled[i] = GOOD
+        else:
+            settled[i] = BAD
+    for i, found in settled.items():
+        classes[i] = found
+    for i in (i for i, found in enumerate(classes) if found == NEAR_GOOD):
+        before = _walked_neighbour(classes, i, -1, ignore_near_good=True)
+        after = _walked_neighbour(classes, i, 1, ignore_near_good=True)
+        classes[i] = BAD if (before, after) == (BAD, BAD) else GOOD
+    return classes
+
+
+def test_the_one_pass_revision_settles_every_paragraph_as_jusText_s_walks_do() -> None:
+    """The revision looks neighbours up in one pass over the page (walking each run cost the
+    square of its length: 16,000 short paragraphs took minutes); it must decide as the walks
+    do, on every order of classes."""
+    rng = random.Random(7)
+    for _ in range(3000):
+        initial = [rng.choice((GOOD, BAD, NEAR_GOOD, SHORT)) for _ in range(rng.randint(0, 16))]
+        assert classes_after_context(*initial) == _walked_revision(initial), initial
 
 
 def test_short_heading_before_good_text_is_kept() -> None:
