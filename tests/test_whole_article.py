@@ -446,3 +446,14 @@ def test_a_post_told_in_photo_captions_is_its_text_and_a_credit_line_is_not() ->
     assert article.text.startswith("The fair filled both halls")
     assert article.text.endswith("could not find room this time.")
     assert "souvenir" not in article.text and "Photo:" not in article.text
+
+
+def test_a_post_set_with_its_headline_in_a_nav_named_wrapper_is_the_article() -> None:
+    # A theme names the single post's wrapper "nav-single": preprocessing removes it as chrome
+    # with the headline and the post in it, and the trailer boxes further down hold more <p>
+    # text. The wrapper holds the headline and several paragraphs of prose under it: it is read
+    # again as kept, and the post there, right under the headline, is the article.
+    article = _article("post-in-a-nav-named-wrapper.html")
+    assert article.text.startswith("The night ferry to the northern islands sails again")
+    assert article.text.endswith("on the operator's website.")
+    assert "Harbour Lights" not in article.text and "Salt and Iron" not in article.text
