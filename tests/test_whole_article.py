@@ -457,3 +457,15 @@ def test_a_post_set_with_its_headline_in_a_nav_named_wrapper_is_the_article() ->
     assert article.text.startswith("The night ferry to the northern islands sails again")
     assert article.text.endswith("on the operator's website.")
     assert "Harbour Lights" not in article.text and "Salt and Iron" not in article.text
+
+
+def test_every_item_of_a_roundup_list_stays_when_most_are_prose() -> None:
+    # A morning roundup: each item is a linked headline and a sentence of its own. Three items
+    # are prose; two have long headlines and short sentences, so their text is mostly link text.
+    # Most of the list is the article's prose, so an item that adds a sentence to its link is
+    # too. The "More from" list of bare headlines after the body stays out.
+    article = _article("roundup-with-linked-headlines.html")
+    assert "The fish market will move into the old customs house" in article.text
+    assert "Open days at the lighthouse return" in article.text
+    assert article.text.endswith("something you would like us to look into.")
+    assert "cycle lane" not in article.text
