@@ -41,7 +41,7 @@ from extractors.cascade import DISAGREEMENT as DISAGREEMENT  # where it was defi
 from extractors.cascade import Candidate, disagree, rescue, share_in
 from extractors.dom import extract_dom, is_descendant
 from extractors.paragraphs import CP, ends_as_sentence
-from extractors.preprocess import JUNK_TAGS, MAX_ANCESTORS, Cleaning, never_wraps
+from extractors.preprocess import CHROME_TAGS, JUNK_TAGS, MAX_ANCESTORS, Cleaning, never_wraps
 from extractors.readability import METHOD as METHOD_READABILITY
 from extractors.readability import choose_article, write_article
 from extractors.tree import Element, first_element, text_of
@@ -318,13 +318,16 @@ def headline_in_chrome(body: Candidate, cleaning: Cleaning, headline: Element) -
 
 
 def _chrome_around(headline: Element, cleaning: Cleaning) -> Element | None:
-    """The nearest element above the headline that preprocessing removes as chrome, when it
-    holds ARTICLE_PARAGRAPHS content-bearing paragraphs that end as sentences end (a header's
-    standfirst or a byline is one line; a post is several); else None."""
+    """The nearest element above the headline that preprocessing removes as chrome for its name,
+    when it holds ARTICLE_PARAGRAPHS content-bearing paragraphs that end as sentences end (a
+    header's standfirst or a byline is one line; a post is several); else None."""
     for ancestor in islice(headline.iterancestors(), MAX_ANCESTORS):
         if cleaning.is_removed(ancestor):
-            if ancestor.tag in JUNK_TAGS or never_wraps(ancestor):
-                return None  # a script, a template, a comment thread, a consent dialog
+            if ancestor.tag in JUNK_TAGS or ancestor.tag in CHROME_TAGS or never_wraps(ancestor):
+                # A script or a template; a <header>, <nav>, <aside> or <footer> is chrome by its
+                # tag, not only by a name (a header's standfirst is no post); a comment thread,
+                # a consent dialog.
+                return None
             written = 0
             for paragraph in ancestor.iter("p"):
                 if cleaning.stats(paragraph).bearing and ends_as_sentence(text_of(paragraph)):

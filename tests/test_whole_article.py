@@ -469,3 +469,12 @@ def test_every_item_of_a_roundup_list_stays_when_most_are_prose() -> None:
     assert "Open days at the lighthouse return" in article.text
     assert article.text.endswith("something you would like us to look into.")
     assert "cycle lane" not in article.text
+
+
+def test_a_header_s_standfirst_is_not_read_as_the_post() -> None:
+    # The headline sits in a <header> with a two-paragraph standfirst, and the story under it is
+    # short. A <header> is chrome by its tag: it is never read again as the article's element
+    # (the standfirst would outweigh the story and start nearer the headline).
+    article = _article("standfirst-in-header-above-short-body.html")
+    assert article.text.startswith("The mechanism was installed in 1921")
+    assert article.text.endswith("wanted the clock kept as it was.")
