@@ -40,8 +40,8 @@ from extractors.blocks import clean_text
 from extractors.cascade import DISAGREEMENT as DISAGREEMENT  # where it was defined before
 from extractors.cascade import Candidate, disagree, rescue, share_in
 from extractors.dom import extract_dom, is_descendant
-from extractors.paragraphs import CP
-from extractors.preprocess import MAX_ANCESTORS, Cleaning
+from extractors.paragraphs import CP, ends_as_sentence
+from extractors.preprocess import CHROME_TAGS, JUNK_TAGS, MAX_ANCESTORS, Cleaning, never_wraps
 from extractors.readability import METHOD as METHOD_READABILITY
 from extractors.readability import choose_article, write_article
 from extractors.tree import Element, first_element, text_of
@@ -56,6 +56,9 @@ SCHEMA_MARGIN = 0.25
 HEADLINE_TAGS = ("h1", "h2", "h3")
 # A heading is the headline when it is the title, or a part of it this long.
 MIN_HEADLINE_MATCH_CHARS = 15
+# Paragraphs of prose an element around the headline must hold to be the article's, not chrome:
+# a header holds a standfirst (one) and a byline; a post holds several.
+ARTICLE_PARAGRAPHS = 2
 # Curled and low quotation marks (and primes) to their straight forms ...
 _STRAIGHT_QUOTES = str.maketrans(
     dict.fromkeys("\u2018\u2019\u201a\u201b\u2032", "'")
@@ -287,6 +290,52 @@ def below_headline(body: Candidate, cleaning: Cleaning, headline: Element) -> Ca
         return body
     below = Candidate(other.method, other.blocks, other.parts, other.container)
     return below if by_headline(body, below, headline) is below else body
+
+
+def headline_in_chrome(body: Candidate, cleaning: Cleaning, headline: Element) -> Candidate:
+    """Algorithm 2.1's body, or the one found under the headline when an element named like
+    chrome holds the headline and the article set under it (see `_chrome_around`), and the body
+    chosen lies outside that element.
+
+    An element named like chrome (`nav-single`, a theme's name for the single post) is removed
+    with what it holds unless the veto keeps it for its share of the page's text; a long widget
+    elsewhere (hidden trailer boxes) outweighs the article, and Algorithm 2.1 takes the widget.
+    The headline says which text is the article's: the element is read again as kept, and the
+    body found there is taken when it is long enough and nearer the headline.
+    """
+    wrapper = _chrome_around(headline, cleaning)
+    if wrapper is None or body.container is None or is_descendant(body.container, wrapper):
+        return body
+    other = extract_dom(cleaning.keeping(frozenset([wrapper])))
+    if (
+        other is None
+        or not (other.container is wrapper or is_descendant(other.container, wrapper))
+        or is_too_short(running_text(other.blocks))
+    ):
+        return body
+    below = Candidate(other.method, other.blocks, other.parts, other.container)
+    return below if by_headline(body, below, headline) is below else body
+
+
+def _chrome_around(headline: Element, cleaning: Cleaning) -> Element | None:
+    """The nearest element above the headline that preprocessing removes as chrome for its name,
+    when it holds ARTICLE_PARAGRAPHS content-bearing paragraphs that end as sentences end (a
+    header's standfirst or a byline is one line; a post is several); else None."""
+    for ancestor in islice(headline.iterancestors(), MAX_ANCESTORS):
+        if cleaning.is_removed(ancestor):
+            if ancestor.tag in JUNK_TAGS or ancestor.tag in CHROME_TAGS or never_wraps(ancestor):
+                # A script or a template; a <header>, <nav>, <aside> or <footer> is chrome by its
+                # tag, not only by a name (a header's standfirst is no post); a comment thread,
+                # a consent dialog.
+                return None
+            written = 0
+            for paragraph in ancestor.iter("p"):
+                if cleaning.stats(paragraph).bearing and ends_as_sentence(text_of(paragraph)):
+                    written += 1
+                    if written >= ARTICLE_PARAGRAPHS:
+                        return ancestor
+            return None
+    return None
 
 
 def _region_above(container: Element | None, headline: Element) -> Element | None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from extractors.article import HEADING, LIST_ITEM, PARAGRAPH, QUOTE, Block
 from extractors.blocks import TextBlock
-from extractors.paragraphs import CP
+from extractors.paragraphs import CP, ends_as_sentence
 from extractors.tree import Element, text_of
 
 # A block whose text is mostly link text is navigation ("Read more: ...", "Also on ...").
@@ -19,6 +19,11 @@ PROSE_LEAD_CHARS = CP
 # ... and sits between two paragraphs of the body that are not mostly links (a blog's closing
 # "More on X: link link link" comes after the last of them).
 PROSE_KINDS = frozenset({PARAGRAPH, LIST_ITEM, QUOTE})
+# ... or when it is an item of a list more than this share of whose items are not mostly link
+# text, and adds a sentence of its own (PROSE_LEAD_CHARS of text outside its links) to its link:
+# the list is the article's (a roundup of linked headlines, each told in a sentence); a list of
+# related headlines is link text item by item ...
+PLAIN_LIST_SHARE = 0.5
 # ... or when every link's text is the address it points to, written out (a cited source); the
 # marks a publishing tool cuts a long address with, and the schemes a written address may drop.
 TRUNCATION_MARKS = ".\u2026"
@@ -34,15 +39,53 @@ def keep_body_blocks(blocks: list[TextBlock]) -> list[Block]:
         if plain[index] and block.kind == PARAGRAPH and block.chars >= PROSE_LEAD_CHARS
     ]
     first, last = (prose[0], prose[-1]) if prose else (0, 0)
+    lists = _plain_lists(blocks, plain) if _linked_items(blocks, plain) else set()
     kept = [
         block
         for index, block in enumerate(blocks)
         if plain[index]
-        or (first < index < last and (_prose_with_links(block) or _written_addresses(block)))
+        or (
+            first < index < last
+            and (
+                _prose_with_links(block)
+                or _written_addresses(block)
+                or _item_of_plain_list(block, lists)
+            )
+        )
     ]
     while kept and kept[-1].kind == HEADING:  # a heading with nothing after it heads chrome
         kept.pop()
     return [block.block for block in kept]
+
+
+def _linked_items(blocks: list[TextBlock], plain: list[bool]) -> bool:
+    """Whether some list item of the body is mostly link text (most bodies have none)."""
+    return any(
+        not is_plain and block.kind == LIST_ITEM
+        for block, is_plain in zip(blocks, plain, strict=True)
+    )
+
+
+def _plain_lists(blocks: list[TextBlock], plain: list[bool]) -> set[Element]:
+    """The lists (the parents of the body's list items) more than PLAIN_LIST_SHARE of whose items
+    in the body are not mostly link text."""
+    counts: dict[Element, list[int]] = {}
+    for block, is_plain in zip(blocks, plain, strict=True):
+        if block.kind == LIST_ITEM and (parent := block.element.getparent()) is not None:
+            count = counts.setdefault(parent, [0, 0])
+            count[0] += 1
+            count[1] += is_plain
+    return {parent for parent, (items, kept) in counts.items() if kept > PLAIN_LIST_SHARE * items}
+
+
+def _item_of_plain_list(block: TextBlock, lists: set[Element]) -> bool:
+    """An item of a list most of whose items are prose (`_plain_lists`) that adds a sentence of
+    its own to its link (a roundup: "<a>A long linked headline</a>. What happened, told in a
+    sentence.")."""
+    if block.kind != LIST_ITEM or block.element.getparent() not in lists:
+        return False
+    own = block.chars - block.link_chars
+    return own >= PROSE_LEAD_CHARS and ends_as_sentence(block.text)
 
 
 def _prose_with_links(block: TextBlock) -> bool:

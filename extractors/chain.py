@@ -17,6 +17,7 @@ from typing import Any
 from extractors.arbiter import (
     below_headline,
     headline_element,
+    headline_in_chrome,
     loose_text_outside,
     near_headline,
     outside_kept_chrome,
@@ -115,6 +116,9 @@ def run_chain(document: Document) -> Extraction:
     ):
         # A long box above the headline may outweigh the article below it.
         body = below_headline(body, cleaning, h1)
+        if body.container is dom.container:
+            # The article may be set, with its headline, in an element named like chrome.
+            body = headline_in_chrome(body, cleaning, h1)
     signals = page_signals(
         jsonld,
         metadata.page_type,

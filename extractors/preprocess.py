@@ -322,6 +322,7 @@ class Cleaning:
         index: TagIndex | None = None,
         *,
         shared: Cleaning | None = None,
+        kept: frozenset[Element] = frozenset(),
     ) -> None:
         self.tree = tree
         # The page's elements by tag, when the caller collected them (`extractors.tree.TagIndex`):
@@ -330,6 +331,9 @@ class Cleaning:
         # Chrome the veto may not keep, whatever text it holds: the chain asks what the page
         # holds outside it (`extractors.arbiter.outside_kept_chrome`).
         self.refused = refused
+        # Chrome the veto keeps, whatever share of the text it holds: the element around the
+        # headline that holds the article (`extractors.arbiter.headline_in_chrome`).
+        self.kept = kept
         # What does not depend on the veto (each element's own verdict, the chains of marked
         # ancestors, the paragraphs' statistics) is shared with a Cleaning of the same tree.
         self._raw: dict[Element, int] = shared._raw if shared is not None else {}
@@ -369,6 +373,17 @@ class Cleaning:
     def refusing(self, refused: frozenset[Element]) -> Cleaning:
         """The same page, with `refused` chrome the veto may not keep."""
         return Cleaning(self.tree, refused, self.index, shared=self)
+
+    def keeping(self, kept: frozenset[Element]) -> Cleaning:
+        """The same page, with `kept` chrome kept by the veto whatever text it holds."""
+        return Cleaning(self.tree, self.refused, self.index, shared=self, kept=kept)
+
+    def stats(self, paragraph: Element) -> ParagraphStats:
+        """The statistics of a `<p>` (read once per page)."""
+        stat = self._stats.get(paragraph)
+        if stat is None:
+            stat = self._stats[paragraph] = paragraph_stats(paragraph)
+        return stat
 
     def raw_kind(self, element: Element) -> int:
         kind = self._raw.get(element)
@@ -433,6 +448,7 @@ class Cleaning:
             for node, length in held.items()
             if length >= VETO_SHARE * total and not never_wraps(node) and node not in self.refused
         }
+        vetoed.update(node for node in self.kept if node.tag not in JUNK_TAGS)
         # A caption is a line under its picture: one named so that holds two paragraphs of
         # prose, each ending as a sentence ends, is the text the page sets beside its pictures
         # (a post told photo by photo); a caption and its credit line ("Photo: ...") are not.

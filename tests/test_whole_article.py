@@ -446,3 +446,35 @@ def test_a_post_told_in_photo_captions_is_its_text_and_a_credit_line_is_not() ->
     assert article.text.startswith("The fair filled both halls")
     assert article.text.endswith("could not find room this time.")
     assert "souvenir" not in article.text and "Photo:" not in article.text
+
+
+def test_a_post_set_with_its_headline_in_a_nav_named_wrapper_is_the_article() -> None:
+    # A theme names the single post's wrapper "nav-single": preprocessing removes it as chrome
+    # with the headline and the post in it, and the trailer boxes further down hold more <p>
+    # text. The wrapper holds the headline and several paragraphs of prose under it: it is read
+    # again as kept, and the post there, right under the headline, is the article.
+    article = _article("post-in-a-nav-named-wrapper.html")
+    assert article.text.startswith("The night ferry to the northern islands sails again")
+    assert article.text.endswith("on the operator's website.")
+    assert "Harbour Lights" not in article.text and "Salt and Iron" not in article.text
+
+
+def test_every_item_of_a_roundup_list_stays_when_most_are_prose() -> None:
+    # A morning roundup: each item is a linked headline and a sentence of its own. Three items
+    # are prose; two have long headlines and short sentences, so their text is mostly link text.
+    # Most of the list is the article's prose, so an item that adds a sentence to its link is
+    # too. The "More from" list of bare headlines after the body stays out.
+    article = _article("roundup-with-linked-headlines.html")
+    assert "The fish market will move into the old customs house" in article.text
+    assert "Open days at the lighthouse return" in article.text
+    assert article.text.endswith("something you would like us to look into.")
+    assert "cycle lane" not in article.text
+
+
+def test_a_header_s_standfirst_is_not_read_as_the_post() -> None:
+    # The headline sits in a <header> with a two-paragraph standfirst, and the story under it is
+    # short. A <header> is chrome by its tag: it is never read again as the article's element
+    # (the standfirst would outweigh the story and start nearer the headline).
+    article = _article("standfirst-in-header-above-short-body.html")
+    assert article.text.startswith("The mechanism was installed in 1921")
+    assert article.text.endswith("wanted the clock kept as it was.")
