@@ -57,6 +57,7 @@ from extractors.page_kinds import (
     first_of_each_tag,
     has_order_form,
     is_data_body,
+    is_linked_entries,
     is_site_address,
     is_site_page,
     records_share,
@@ -518,6 +519,12 @@ def non_article_reason(
         chars is not None
         and chars <= MAX_RECORDS_BODY_CHARS
         and records_share(body.blocks, body.container, same_template, chars)
+    ):
+        return NULL_LISTING
+    if (
+        chars is not None
+        and chars <= MAX_RECORDS_BODY_CHARS
+        and is_linked_entries(body.blocks, body.container)
     ):
         return NULL_LISTING
     if not signals.declares_article and is_data_body(body.blocks):

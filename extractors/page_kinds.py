@@ -392,3 +392,117 @@ def asks_under_headline(tree: Element) -> bool:
         if isinstance(sibling.tag, str) and len(_RADIOS(sibling)) >= MIN_CHOICES:
             return True
     return False
+
+
+# Linked entries: at least this many entries under one parent (as many as records, MIN_RECORDS),
+# each led by a link to a page of its own and followed by a line of text of its own (a name and
+# its dates, a feed and what it carries), no longer than a record (MAX_RECORD_CHARS). An entry is
+# a run of lines between blank lines (old layouts set a list between `<br>`s), a list item, or a
+# term of a definition list with its descriptions. Records (`records_share`) are elements of at
+# least two fields; these are not: the text of their own is the link's tail or a sibling's.
+MIN_LINKED_ENTRIES = MIN_RECORDS
+_ENTRY_TAGS = ("li", "dt")
+
+
+def is_linked_entries(blocks: list[Block], container: Element | None) -> bool:
+    """The body is mostly linked entries under one parent, and without them less than an
+    article's body (MIN_BODY_CHARS) is left: an index of notices set out between line breaks,
+    a page listing the site's feeds."""
+    if container is None:
+        return False
+    text = squeezed(running_text(blocks))
+    if not text:
+        return False
+    for parent in container.iter(etree.Element):
+        if len(parent) < MIN_LINKED_ENTRIES:
+            continue
+        for entries in _entry_runs(parent):
+            shown = _shown_in_body(entries, text)
+            if len(shown) >= MIN_LINKED_ENTRIES and len(text) - sum(shown) < MIN_BODY_CHARS:
+                return True
+    return False
+
+
+def _entry_runs(parent: Element) -> Iterator[list[tuple[Element, str]]]:
+    """The parent's entries, each as its leading link and its whole text, in each of the ways
+    an entry may be set out under it; an entry not led by a link ends the run."""
+    for blank_lines in (True, False):
+        lines = _lines_between_breaks(parent, blank_lines)
+        if len(lines) >= MIN_LINKED_ENTRIES:
+            yield [entry for entry in map(_led_by_link, lines) if entry is not None]
+    for tag in _ENTRY_TAGS:
+        items = list(parent.iterchildren(tag))
+        if len(items) >= MIN_LINKED_ENTRIES:
+            groups = [[item, *_descriptions(item)] for item in items]
+            yield [entry for entry in map(_led_by_link, groups) if entry is not None]
+
+
+def _descriptions(term: Element) -> list[Element]:
+    """A definition list's descriptions of `term` (the `<dd>`s after it); none for a list item."""
+    if term.tag != "dt":
+        return []
+    found = []
+    for sibling in term.itersiblings():
+        if sibling.tag != "dd":
+            break
+        found.append(sibling)
+    return found
+
+
+def _lines_between_breaks(parent: Element, blank_lines: bool) -> list[list[Element | str]]:
+    """The parent's content cut at its `<br>` children: at blank lines (two breaks with only
+    spaces between) when `blank_lines`, else at every break. Each piece is a text or an element."""
+    runs: list[list[Element | str]] = [[parent.text or ""]]
+    breaks = 0
+    after_break = False  # only spaces since the last break
+    for child in parent:
+        if child.tag == "br":
+            breaks += 1
+            if not blank_lines or after_break:
+                runs.append([])
+            runs[-1].append(child.tail or "")
+            after_break = not (child.tail or "").strip()
+            continue
+        runs[-1].extend((child, child.tail or ""))
+        after_break = False
+    if breaks < MIN_LINKED_ENTRIES:
+        return []
+    return [run for run in runs if not _blank(run)]
+
+
+def _blank(pieces: list[Element | str]) -> bool:
+    return all(isinstance(piece, str) and not piece.strip() for piece in pieces)
+
+
+def _led_by_link(pieces: list[Element | str]) -> tuple[Element, str] | None:
+    """The entry's leading link and its whole text, when its first text is a link's (perhaps in
+    bold), and it is no longer than a record and has text besides the link."""
+    lead = next((piece for piece in pieces if not _blank([piece])), None)
+    if not isinstance(lead, etree._Element) or not isinstance(lead.tag, str):
+        return None
+    link = lead if lead.tag == "a" else next(lead.iter("a"), None)
+    if link is None:
+        return None
+    own = squeezed(text_of(link))
+    whole = squeezed("".join(p if isinstance(p, str) else text_of(p) for p in pieces))
+    if not own or not whole.startswith(own) or len(whole) > MAX_RECORD_CHARS:
+        return None
+    return (link, whole) if len(whole) > len(own) else None
+
+
+def _shown_in_body(entries: list[tuple[Element, str]], text: str) -> list[int]:
+    """For each entry the body shows, the characters it takes there: the whole entry, or its
+    text besides its link (a method leaves link text out); entries to one address count once."""
+    addresses: set[str] = set()
+    shown = []
+    for link, whole in entries:
+        address = (link.get("href") or "").strip()
+        if not address or address in addresses:
+            continue
+        addresses.add(address)
+        rest = whole[len(squeezed(text_of(link))) :]
+        if whole in text:
+            shown.append(len(whole))
+        elif rest in text:
+            shown.append(len(rest))
+    return shown
