@@ -506,3 +506,32 @@ def _shown_in_body(entries: list[tuple[Element, str]], text: str) -> list[int]:
         elif rest in text:
             shown.append(len(rest))
     return shown
+
+
+# A notice and its choices alone: at least this many buttons on the page (accept, refuse,
+# customise; yes, no) ...
+MIN_NOTICE_BUTTONS = 2
+# ... and besides the body and the buttons' labels, less text on the page than one
+# content-bearing paragraph (Algorithm 2.1's CP): no navigation, no footer, no headline of a
+# story. An article's page has a site around it (a menu, a footer line), even a bare one.
+MAX_TEXT_BESIDE_NOTICE = CP
+_BUTTONS = etree.XPath(
+    "//body//button | //body//input[translate(@type, 'SUBMITBUON', 'submitbuon')='submit'"
+    " or translate(@type, 'SUBMITBUON', 'submitbuon')='button']"
+)
+# The page's visible text: not scripts, styles, templates, the text a browser with scripts
+# never shows (noscript), nor the buttons' labels.
+_SHOWN_TEXTS = etree.XPath(
+    "//body//text()[not(ancestor::script or ancestor::style or ancestor::noscript"
+    " or ancestor::template or ancestor::button)]"
+)
+
+
+def is_notice_with_choices(tree: Element, blocks: list[Block]) -> bool:
+    """The page is a short notice (the body) and buttons to answer it, and nothing else: a
+    consent wall served in place of the page, an age check, an edition chooser."""
+    if len(_BUTTONS(tree)) < MIN_NOTICE_BUTTONS:
+        return False
+    body = len(squeezed(running_text(blocks)))
+    page = sum(len(squeezed(text)) for text in _SHOWN_TEXTS(tree))
+    return page - body < MAX_TEXT_BESIDE_NOTICE

@@ -923,3 +923,53 @@ def test_entries_are_cut_at_blank_lines_or_at_every_break(markup: str, entries: 
     assert [entry[1] for entry in found if entry is not None] == [
         e.replace(" ", "") for e in entries
     ]
+
+
+# --- a notice and its choices alone (issue 31, sixth non-article round) -----------------------
+
+BUTTONS = "<div class='choices'><button>Accept and continue</button> <button>Refuse</button></div>"
+
+
+def _notice(around: str = "", buttons: str = BUTTONS) -> str:
+    # A consent layer whose names are no vendor's the preprocessing knows: it stays in the page.
+    return (
+        "<html><head><title>The Valley Courier</title></head><body>"
+        f"<div id='msg_88412' class='message-open'><div class='message-column'>"
+        f"<h2>The Valley Courier respects your privacy</h2><p>{CONSENT}</p>{buttons}</div></div>"
+        f"{around}</body></html>"
+    )
+
+
+def test_the_hold_out_consent_wall_alone_is_no_article() -> None:
+    page = (PAGES / "non-articles-holdout-3" / "it-solo-consenso.html").read_bytes()
+    result = extract_verbose(page)
+    assert result.article is None and result.reason == "page_type"
+
+
+def test_a_notice_and_its_buttons_with_nothing_around_them_is_no_article() -> None:
+    result = extract_verbose(_notice())
+    assert result.article is None and result.reason == "page_type"
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        _notice(around=NAV + "<footer>© The Valley Courier 2026 · Privacy · Terms</footer>"),
+        _notice(buttons="<div class='choices'><button>Accept and continue</button></div>"),
+    ],
+    ids=["a-site-around-it", "one-button"],
+)
+def test_a_notice_with_a_site_around_it_or_one_button_is_no_such_evidence(page: str) -> None:
+    from extractors.page_kinds import is_notice_with_choices
+
+    tree = etree.HTML(page)
+    assert not is_notice_with_choices(tree, [("paragraph", CONSENT)])
+
+
+def test_a_short_article_dated_under_its_headline_on_a_bare_page_is_an_article() -> None:
+    # Its site's menu is shorter than a paragraph and it has two buttons, but the page sets the
+    # body out as its post, dated under its headline.
+    share = "<div class='share'><button>Share</button><button>Copy link</button></div>"
+    prose = f"<p>{PROSE}</p><p>{PROSE.replace('council', 'county')}</p>"
+    page = _page(f"<main><h1>Harbour railway to reopen</h1>{DATE_LINE}{prose}{share}</main>")
+    assert extract_verbose(page).article is not None
