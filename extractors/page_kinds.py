@@ -402,6 +402,10 @@ def asks_under_headline(tree: Element) -> bool:
 # least two fields; these are not: the text of their own is the link's tail or a sibling's.
 MIN_LINKED_ENTRIES = MIN_RECORDS
 _ENTRY_TAGS = ("li", "dt")
+# The elements with enough breaks, list items or terms among their children, found in C.
+_ENTRY_PARENTS = etree.XPath(
+    "descendant-or-self::*[count(br) >= $least or count(li) >= $least or count(dt) >= $least]"
+)
 
 
 def is_linked_entries(blocks: list[Block], container: Element | None) -> bool:
@@ -413,9 +417,7 @@ def is_linked_entries(blocks: list[Block], container: Element | None) -> bool:
     text = squeezed(running_text(blocks))
     if not text:
         return False
-    for parent in container.iter(etree.Element):
-        if len(parent) < MIN_LINKED_ENTRIES:
-            continue
+    for parent in _ENTRY_PARENTS(container, least=MIN_LINKED_ENTRIES):
         for entries in _entry_runs(parent):
             shown = _shown_in_body(entries, text)
             if len(shown) >= MIN_LINKED_ENTRIES and len(text) - sum(shown) < MIN_BODY_CHARS:
@@ -424,12 +426,14 @@ def is_linked_entries(blocks: list[Block], container: Element | None) -> bool:
 
 
 def _entry_runs(parent: Element) -> Iterator[list[tuple[Element, str]]]:
-    """The parent's entries, each as its leading link and its whole text, in each of the ways
-    an entry may be set out under it; an entry not led by a link ends the run."""
-    for blank_lines in (True, False):
-        lines = _lines_between_breaks(parent, blank_lines)
-        if len(lines) >= MIN_LINKED_ENTRIES:
-            yield [entry for entry in map(_led_by_link, lines) if entry is not None]
+    """The parent's entries led by a link, each as its link and its whole text, in each of the
+    ways entries may be set out under it (its lines, its list items, its terms)."""
+    # Breaks counted in C first: an article's paragraphs have none between them.
+    if sum(1 for _ in parent.iterchildren("br")) >= MIN_LINKED_ENTRIES:
+        for blank_lines in (True, False):
+            lines = _lines_between_breaks(parent, blank_lines)
+            if len(lines) >= MIN_LINKED_ENTRIES:
+                yield [entry for entry in map(_led_by_link, lines) if entry is not None]
     for tag in _ENTRY_TAGS:
         items = list(parent.iterchildren(tag))
         if len(items) >= MIN_LINKED_ENTRIES:
@@ -453,11 +457,9 @@ def _lines_between_breaks(parent: Element, blank_lines: bool) -> list[list[Eleme
     """The parent's content cut at its `<br>` children: at blank lines (two breaks with only
     spaces between) when `blank_lines`, else at every break. Each piece is a text or an element."""
     runs: list[list[Element | str]] = [[parent.text or ""]]
-    breaks = 0
     after_break = False  # only spaces since the last break
     for child in parent:
         if child.tag == "br":
-            breaks += 1
             if not blank_lines or after_break:
                 runs.append([])
             runs[-1].append(child.tail or "")
@@ -465,8 +467,6 @@ def _lines_between_breaks(parent: Element, blank_lines: bool) -> list[list[Eleme
             continue
         runs[-1].extend((child, child.tail or ""))
         after_break = False
-    if breaks < MIN_LINKED_ENTRIES:
-        return []
     return [run for run in runs if not _blank(run)]
 
 
@@ -480,6 +480,8 @@ def _led_by_link(pieces: list[Element | str]) -> tuple[Element, str] | None:
     lead = next((piece for piece in pieces if not _blank([piece])), None)
     if not isinstance(lead, etree._Element) or not isinstance(lead.tag, str):
         return None
+    if lead.tag != "a" and ((lead.text or "").strip() or not len(lead)):
+        return None  # its text begins before any link (read without building it)
     link = lead if lead.tag == "a" else next(lead.iter("a"), None)
     if link is None:
         return None
@@ -515,23 +517,42 @@ MIN_NOTICE_BUTTONS = 2
 # content-bearing paragraph (Algorithm 2.1's CP): no navigation, no footer, no headline of a
 # story. An article's page has a site around it (a menu, a footer line), even a bare one.
 MAX_TEXT_BESIDE_NOTICE = CP
-_BUTTONS = etree.XPath(
-    "//body//button | //body//input[translate(@type, 'SUBMITBUON', 'submitbuon')='submit'"
-    " or translate(@type, 'SUBMITBUON', 'submitbuon')='button']"
-)
-# The page's visible text: not scripts, styles, templates, the text a browser with scripts
-# never shows (noscript), nor the buttons' labels.
-_SHOWN_TEXTS = etree.XPath(
-    "//body//text()[not(ancestor::script or ancestor::style or ancestor::noscript"
-    " or ancestor::template or ancestor::button)]"
-)
+# Input types that are buttons (a `<button>` is one whatever its type).
+_BUTTON_TYPES = frozenset({"submit", "button"})
+# What a page's text holds that a reader does not see as text: scripts, styles, templates, the
+# text a browser with scripts never shows (noscript); and the buttons' labels.
+_UNSHOWN_TAGS = ("script", "style", "noscript", "template", "button")
 
 
 def is_notice_with_choices(tree: Element, blocks: list[Block]) -> bool:
     """The page is a short notice (the body) and buttons to answer it, and nothing else: a
     consent wall served in place of the page, an age check, an edition chooser."""
-    if len(_BUTTONS(tree)) < MIN_NOTICE_BUTTONS:
+    page = first_element(tree, "body")
+    if page is None or not _has_buttons(page):
         return False
-    body = len(squeezed(running_text(blocks)))
-    page = sum(len(squeezed(text)) for text in _SHOWN_TEXTS(tree))
-    return page - body < MAX_TEXT_BESIDE_NOTICE
+    # The page's text counted in C, less what is not shown.
+    shown = len(squeezed(text_of(page))) - sum(map(len, map(squeezed, _unshown_texts(page))))
+    return shown - len(squeezed(running_text(blocks))) < MAX_TEXT_BESIDE_NOTICE
+
+
+def _has_buttons(page: Element) -> bool:
+    """At least MIN_NOTICE_BUTTONS buttons (`<button>`, or an `<input>` of a button's type);
+    lxml picks the two tags in C."""
+    count = 0
+    for element in page.iter("button", "input"):
+        if element.tag == "button" or (element.get("type") or "").lower() in _BUTTON_TYPES:
+            count += 1
+            if count >= MIN_NOTICE_BUTTONS:
+                return True
+    return False
+
+
+def _unshown_texts(page: Element) -> Iterator[str]:
+    """The texts of the page's unshown elements (`_UNSHOWN_TAGS`), the outermost only (their text
+    holds their descendants')."""
+    counted: set[Element] = set()
+    for element in page.iter(*_UNSHOWN_TAGS):
+        if any(node in counted for node in element.iterancestors(*_UNSHOWN_TAGS)):
+            continue
+        counted.add(element)
+        yield text_of(element)
