@@ -21,7 +21,8 @@ is dropped when the page positively looks like something else:
   search results, a profile, a contact or checkout page, a home, a hotel, a vehicle, an event,
   a FAQ) and the body is not long;
 * `listing`, `page_type` also — records of one template, an order form, a page its own footer
-  bar links, an undated short page at a site page's address (`extractors.page_kinds`).
+  bar links, an undated short page at a site page's address, linked entries, a notice and its
+  buttons with no site around them (`extractors.page_kinds`).
 
 Each rule reads signals a publisher writes for machines (schema.org, OpenGraph), or the shape of
 the body (headline links, cards, captions), never its wording, so it holds in any language.

@@ -25,6 +25,14 @@
 * a question the reader answers — a body too short for an article, and a form of radio
   buttons right after the page's `<h1>`: a poll, a quiz. (A form without choices, such as an
   "e-mail this story" form, is no such evidence.)
+* linked entries — at least four entries under one parent, each led by a link to a page of its
+  own and followed by a line of text of its own, no longer than a record, and without them too
+  little for an article: notices set out between blank lines of `<br>`s in an old layout (a
+  name linked, a line of dates), a definition list of the site's feeds, each term a link and
+  each description a line. (Records are elements of two fields; these are not.)
+* a notice and its choices alone — at least two buttons, and besides the body and their labels
+  less text on the page than one paragraph: a consent wall served in place of the page, an age
+  check. An article's page has its site around it.
 
 Each reads markup (tags, templates, links, form controls), never wording, so it holds in any
 language. Pure functions over the shared parse; they never modify it.
