@@ -530,6 +530,7 @@ def non_article_reason(
         chars is not None
         and chars <= MAX_RECORDS_BODY_CHARS
         and is_linked_entries(body.blocks, body.container)
+        and not set_out()  # a short post's own list of linked lines
     ):
         return NULL_LISTING
     if not signals.declares_article and is_data_body(body.blocks):

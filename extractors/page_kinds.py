@@ -29,7 +29,8 @@
   own and followed by a line of text of its own, no longer than a record, and without them too
   little for an article: notices set out between blank lines of `<br>`s in an old layout (a
   name linked, a line of dates), a definition list of the site's feeds, each term a link and
-  each description a line. (Records are elements of two fields; these are not.)
+  each description a line. (Records are elements of two fields; these are not.) A short post
+  set out under its dated headline keeps its own such list (`extractors.evidence`);
 * a notice and its choices alone — at least two buttons, and besides the body and their labels
   less text on the page than one paragraph: a consent wall served in place of the page, an age
   check. An article's page has its site around it.

@@ -973,3 +973,16 @@ def test_a_short_article_dated_under_its_headline_on_a_bare_page_is_an_article()
     prose = f"<p>{PROSE}</p><p>{PROSE.replace('council', 'county')}</p>"
     page = _page(f"<main><h1>Harbour railway to reopen</h1>{DATE_LINE}{prose}{share}</main>")
     assert extract_verbose(page).article is not None
+
+
+def test_a_short_post_dated_under_its_headline_with_a_list_of_linked_entries_is_an_article() -> (
+    None
+):
+    # The post's own list (each item a link and a line) is in its body; the page sets the body
+    # out as its post, dated under its headline: a short article, not an index.
+    items = "".join(
+        f"<li><a href='/wards/{ward.lower()}'>{ward} ward</a> votes in the school hall</li>"
+        for ward in ("North", "South", "East", "West", "Central")
+    )
+    main = f"<main><h1>Where to vote on Sunday</h1>{DATE_LINE}<p>{PROSE}</p><ul>{items}</ul></main>"
+    assert extract_verbose(_page(main)).article is not None
