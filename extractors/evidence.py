@@ -21,7 +21,8 @@ is dropped when the page positively looks like something else:
   search results, a profile, a contact or checkout page, a home, a hotel, a vehicle, an event,
   a FAQ) and the body is not long;
 * `listing`, `page_type` also — records of one template, an order form, a page its own footer
-  bar links, an undated short page at a site page's address (`extractors.page_kinds`).
+  bar links, an undated short page at a site page's address, linked entries, a notice and its
+  buttons with no site around them (`extractors.page_kinds`).
 
 Each rule reads signals a publisher writes for machines (schema.org, OpenGraph), or the shape of
 the body (headline links, cards, captions), never its wording, so it holds in any language.
@@ -57,6 +58,8 @@ from extractors.page_kinds import (
     first_of_each_tag,
     has_order_form,
     is_data_body,
+    is_linked_entries,
+    is_notice_with_choices,
     is_site_address,
     is_site_page,
     records_share,
@@ -147,6 +150,9 @@ MAX_CARD_LIST_BODY_CHARS = 2000
 CARD_LEAD_CHARS = 20
 # On a video page, a body no longer than this is the video's description.
 VIDEO_STUB_CHARS = 1000
+# A notice laid out alone with its buttons is a short page of the site: no longer than an
+# undated site page's body (`page_kinds.MAX_UNDATED_PAGE_CHARS`); a consent text, an age check.
+MAX_NOTICE_CHARS = MAX_UNDATED_PAGE_CHARS
 # A declared non-article page keeps a body at least this long (an about page, a long profile).
 DECLARED_TYPE_MAX_CHARS = 2000
 # A body whose captions outweigh its running text this many times is a gallery.
@@ -520,6 +526,13 @@ def non_article_reason(
         and records_share(body.blocks, body.container, same_template, chars)
     ):
         return NULL_LISTING
+    if (
+        chars is not None
+        and chars <= MAX_RECORDS_BODY_CHARS
+        and is_linked_entries(body.blocks, body.container)
+        and not set_out()  # a short post's own list of linked lines
+    ):
+        return NULL_LISTING
     if not signals.declares_article and is_data_body(body.blocks):
         return NULL_LISTING
     if length <= MAX_PRODUCT_BODY_CHARS and has_order_form(body.blocks, body.container):
@@ -547,6 +560,15 @@ def non_article_reason(
     if not signals.declares_article and is_site_page(tree, signals.address, body.container):
         return NULL_PAGE_TYPE
     if is_undated_site_page(signals, tree, length, set_out):
+        return NULL_PAGE_TYPE
+    # A short notice and the buttons that answer it, with no site around them: a consent wall.
+    # A short article on a bare page is set out under its headline, dated.
+    if (
+        length <= MAX_NOTICE_CHARS
+        and not signals.declares_article
+        and is_notice_with_choices(tree, body.blocks)
+        and not set_out()
+    ):
         return NULL_PAGE_TYPE
     # A body too short for an article under a question the reader answers: a poll, a quiz.
     if length < MIN_BODY_CHARS and not signals.declares_article and asks_under_headline(tree):

@@ -25,6 +25,15 @@
 * a question the reader answers — a body too short for an article, and a form of radio
   buttons right after the page's `<h1>`: a poll, a quiz. (A form without choices, such as an
   "e-mail this story" form, is no such evidence.)
+* linked entries — at least four entries under one parent, each led by a link to a page of its
+  own and followed by a line of text of its own, no longer than a record, and without them too
+  little for an article: notices set out between blank lines of `<br>`s in an old layout (a
+  name linked, a line of dates), a definition list of the site's feeds, each term a link and
+  each description a line. (Records are elements of two fields; these are not.) A short post
+  set out under its dated headline keeps its own such list (`extractors.evidence`);
+* a notice and its choices alone — at least two buttons, and besides the body and their labels
+  less text on the page than one paragraph: a consent wall served in place of the page, an age
+  check. An article's page has its site around it.
 
 Each reads markup (tags, templates, links, form controls), never wording, so it holds in any
 language. Pure functions over the shared parse; they never modify it.
@@ -392,3 +401,167 @@ def asks_under_headline(tree: Element) -> bool:
         if isinstance(sibling.tag, str) and len(_RADIOS(sibling)) >= MIN_CHOICES:
             return True
     return False
+
+
+# Linked entries: at least this many entries under one parent (as many as records, MIN_RECORDS),
+# each led by a link to a page of its own and followed by a line of text of its own (a name and
+# its dates, a feed and what it carries), no longer than a record (MAX_RECORD_CHARS). An entry is
+# a run of lines between blank lines (old layouts set a list between `<br>`s), a list item, or a
+# term of a definition list with its descriptions. Records (`records_share`) are elements of at
+# least two fields; these are not: the text of their own is the link's tail or a sibling's.
+MIN_LINKED_ENTRIES = MIN_RECORDS
+_ENTRY_TAGS = ("li", "dt")
+# The elements with enough breaks, list items or terms among their children, found in C.
+_ENTRY_PARENTS = etree.XPath(
+    "descendant-or-self::*[count(br) >= $least or count(li) >= $least or count(dt) >= $least]"
+)
+
+
+def is_linked_entries(blocks: list[Block], container: Element | None) -> bool:
+    """The body is mostly linked entries under one parent, and without them less than an
+    article's body (MIN_BODY_CHARS) is left: an index of notices set out between line breaks,
+    a page listing the site's feeds."""
+    if container is None:
+        return False
+    text = squeezed(running_text(blocks))
+    if not text:
+        return False
+    for parent in _ENTRY_PARENTS(container, least=MIN_LINKED_ENTRIES):
+        for entries in _entry_runs(parent):
+            shown = _shown_in_body(entries, text)
+            if len(shown) >= MIN_LINKED_ENTRIES and len(text) - sum(shown) < MIN_BODY_CHARS:
+                return True
+    return False
+
+
+def _entry_runs(parent: Element) -> Iterator[list[tuple[Element, str]]]:
+    """The parent's entries led by a link, each as its link and its whole text, in each of the
+    ways entries may be set out under it (its lines, its list items, its terms)."""
+    # Breaks counted in C first: an article's paragraphs have none between them.
+    if sum(1 for _ in parent.iterchildren("br")) >= MIN_LINKED_ENTRIES:
+        for blank_lines in (True, False):
+            lines = _lines_between_breaks(parent, blank_lines)
+            if len(lines) >= MIN_LINKED_ENTRIES:
+                yield [entry for entry in map(_led_by_link, lines) if entry is not None]
+    for tag in _ENTRY_TAGS:
+        items = list(parent.iterchildren(tag))
+        if len(items) >= MIN_LINKED_ENTRIES:
+            groups = [[item, *_descriptions(item)] for item in items]
+            yield [entry for entry in map(_led_by_link, groups) if entry is not None]
+
+
+def _descriptions(term: Element) -> list[Element]:
+    """A definition list's descriptions of `term` (the `<dd>`s after it); none for a list item."""
+    if term.tag != "dt":
+        return []
+    found = []
+    for sibling in term.itersiblings():
+        if sibling.tag != "dd":
+            break
+        found.append(sibling)
+    return found
+
+
+def _lines_between_breaks(parent: Element, blank_lines: bool) -> list[list[Element | str]]:
+    """The parent's content cut at its `<br>` children: at blank lines (two breaks with only
+    spaces between) when `blank_lines`, else at every break. Each piece is a text or an element."""
+    runs: list[list[Element | str]] = [[parent.text or ""]]
+    after_break = False  # only spaces since the last break
+    for child in parent:
+        if child.tag == "br":
+            if not blank_lines or after_break:
+                runs.append([])
+            runs[-1].append(child.tail or "")
+            after_break = not (child.tail or "").strip()
+            continue
+        runs[-1].extend((child, child.tail or ""))
+        after_break = False
+    return [run for run in runs if not _blank(run)]
+
+
+def _blank(pieces: list[Element | str]) -> bool:
+    return all(isinstance(piece, str) and not piece.strip() for piece in pieces)
+
+
+def _led_by_link(pieces: list[Element | str]) -> tuple[Element, str] | None:
+    """The entry's leading link and its whole text, when its first text is a link's (perhaps in
+    bold), and it is no longer than a record and has text besides the link."""
+    lead = next((piece for piece in pieces if not _blank([piece])), None)
+    if not isinstance(lead, etree._Element) or not isinstance(lead.tag, str):
+        return None
+    if lead.tag != "a" and ((lead.text or "").strip() or not len(lead)):
+        return None  # its text begins before any link (read without building it)
+    link = lead if lead.tag == "a" else next(lead.iter("a"), None)
+    if link is None:
+        return None
+    own = squeezed(text_of(link))
+    whole = squeezed("".join(p if isinstance(p, str) else text_of(p) for p in pieces))
+    if not own or not whole.startswith(own) or len(whole) > MAX_RECORD_CHARS:
+        return None
+    return (link, whole) if len(whole) > len(own) else None
+
+
+def _shown_in_body(entries: list[tuple[Element, str]], text: str) -> list[int]:
+    """For each entry the body shows, the characters it takes there: the whole entry, or its
+    text besides its link (a method leaves link text out); entries to one address count once."""
+    addresses: set[str] = set()
+    shown = []
+    for link, whole in entries:
+        address = (link.get("href") or "").strip()
+        if not address or address in addresses:
+            continue
+        addresses.add(address)
+        rest = whole[len(squeezed(text_of(link))) :]
+        if whole in text:
+            shown.append(len(whole))
+        elif rest in text:
+            shown.append(len(rest))
+    return shown
+
+
+# A notice and its choices alone: at least this many buttons on the page (accept, refuse,
+# customise; yes, no) ...
+MIN_NOTICE_BUTTONS = 2
+# ... and besides the body and the buttons' labels, less text on the page than one
+# content-bearing paragraph (Algorithm 2.1's CP): no navigation, no footer, no headline of a
+# story. An article's page has a site around it (a menu, a footer line), even a bare one.
+MAX_TEXT_BESIDE_NOTICE = CP
+# Input types that are buttons (a `<button>` is one whatever its type).
+_BUTTON_TYPES = frozenset({"submit", "button"})
+# What a page's text holds that a reader does not see as text: scripts, styles, templates, the
+# text a browser with scripts never shows (noscript); and the buttons' labels.
+_UNSHOWN_TAGS = ("script", "style", "noscript", "template", "button")
+
+
+def is_notice_with_choices(tree: Element, blocks: list[Block]) -> bool:
+    """The page is a short notice (the body) and buttons to answer it, and nothing else: a
+    consent wall served in place of the page, an age check, an edition chooser."""
+    page = first_element(tree, "body")
+    if page is None or not _has_buttons(page):
+        return False
+    # The page's text counted in C, less what is not shown.
+    shown = len(squeezed(text_of(page))) - sum(map(len, map(squeezed, _unshown_texts(page))))
+    return shown - len(squeezed(running_text(blocks))) < MAX_TEXT_BESIDE_NOTICE
+
+
+def _has_buttons(page: Element) -> bool:
+    """At least MIN_NOTICE_BUTTONS buttons (`<button>`, or an `<input>` of a button's type);
+    lxml picks the two tags in C."""
+    count = 0
+    for element in page.iter("button", "input"):
+        if element.tag == "button" or (element.get("type") or "").lower() in _BUTTON_TYPES:
+            count += 1
+            if count >= MIN_NOTICE_BUTTONS:
+                return True
+    return False
+
+
+def _unshown_texts(page: Element) -> Iterator[str]:
+    """The texts of the page's unshown elements (`_UNSHOWN_TAGS`), the outermost only (their text
+    holds their descendants')."""
+    counted: set[Element] = set()
+    for element in page.iter(*_UNSHOWN_TAGS):
+        if any(node in counted for node in element.iterancestors(*_UNSHOWN_TAGS)):
+            continue
+        counted.add(element)
+        yield text_of(element)

@@ -849,3 +849,140 @@ def test_a_question_is_choices_under_the_headline(choices: str, asks: bool) -> N
 def test_an_article_under_a_poll_is_an_article() -> None:
     body = "".join(f"<p>{PROSE} Point {n}.</p>" for n in range(3))
     assert extract_verbose(_poll(POLL_NOTE + body, CHOICES)).article is not None
+
+
+# --- linked entries (issue 31, sixth non-article round) --------------------------------------
+
+
+NOTICE = "Died October 11, 2026. Services Thursday at First Lutheran Church, burial to follow."
+
+
+def _notices_between_breaks(entries: int, line: str = NOTICE) -> str:
+    rows = "".join(
+        f'<a href="/obits/{n}.html"><b>Martha L. Henderson {n}</b></a>, 8{n}, of Wheatland<br>'
+        f"{line}<br><br>\n"
+        for n in range(entries)
+    )
+    return (
+        "<html><head><title>Obituaries</title></head><body><table><tr><td>"
+        f"{NAV}</td><td><b>Obituaries</b><br>Week of October 13<hr><font>{rows}</font>"
+        "<hr>To place a notice, call the desk.</td></tr></table></body></html>"
+    )
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        "non-articles-holdout-4/en-2008-table-obituaries-list.html",
+        "non-articles-holdout/en-rss-feeds-page.html",
+    ],
+    ids=["notices-between-breaks", "feeds-in-a-definition-list"],
+)
+def test_the_hold_out_misses_of_linked_entries_are_listings(page: str) -> None:
+    # Kept as articles before the rule: each entry is led by a link and has a line of its own,
+    # but none is an element of two fields (a record) or led by a headline (a teaser).
+    result = extract_verbose((PAGES / page).read_bytes())
+    assert result.article is None and result.reason == "listing"
+
+
+def test_entries_between_blank_lines_each_led_by_a_link_are_a_listing() -> None:
+    result = extract_verbose(_notices_between_breaks(6))
+    assert result.article is None and result.reason == "listing"
+
+
+@pytest.mark.parametrize(("entries", "listing"), [(3, False), (4, True)])
+def test_fewer_linked_entries_than_a_list_are_no_evidence(entries: int, listing: bool) -> None:
+    from extractors.page_kinds import is_linked_entries
+
+    container = etree.HTML(_notices_between_breaks(entries)).find(".//font")
+    blocks = [("paragraph", line) for line in container.itertext() if line.strip()]
+    assert is_linked_entries(blocks, container) is listing
+
+
+def test_an_article_in_lines_that_begin_with_links_is_an_article() -> None:
+    # Paragraphs of prose, longer than a record, between breaks, each opening on a link to a
+    # person's page: an old layout's article, not entries.
+    page = _notices_between_breaks(5, line=f"{PROSE} {PROSE}")
+    assert extract_verbose(page).article is not None
+
+
+@pytest.mark.parametrize(
+    ("markup", "entries"),
+    [
+        ('<a href="/a">A</a> one<br><a href="/b">B</a> two<br>', ["A one", "B two"]),
+        ('<a href="/a">A</a><br>one<br><br><a href="/b">B</a><br>two', ["Aone", "Btwo"]),
+    ],
+    ids=["a-line-each", "blank-lines"],
+)
+def test_entries_are_cut_at_blank_lines_or_at_every_break(markup: str, entries: list[str]) -> None:
+    from extractors.page_kinds import _led_by_link, _lines_between_breaks
+
+    parent = etree.HTML(f"<p>{markup}<br><br><br><br></p>").find(".//p")
+    blank = "<br><br>" in markup
+    found = [_led_by_link(line) for line in _lines_between_breaks(parent, blank)]
+    assert [entry[1] for entry in found if entry is not None] == [
+        e.replace(" ", "") for e in entries
+    ]
+
+
+# --- a notice and its choices alone (issue 31, sixth non-article round) -----------------------
+
+BUTTONS = "<div class='choices'><button>Accept and continue</button> <button>Refuse</button></div>"
+
+
+def _notice(around: str = "", buttons: str = BUTTONS) -> str:
+    # A consent layer whose names are no vendor's the preprocessing knows: it stays in the page.
+    return (
+        "<html><head><title>The Valley Courier</title></head><body>"
+        f"<div id='msg_88412' class='message-open'><div class='message-column'>"
+        f"<h2>The Valley Courier respects your privacy</h2><p>{CONSENT}</p>{buttons}</div></div>"
+        f"{around}</body></html>"
+    )
+
+
+def test_the_hold_out_consent_wall_alone_is_no_article() -> None:
+    page = (PAGES / "non-articles-holdout-3" / "it-solo-consenso.html").read_bytes()
+    result = extract_verbose(page)
+    assert result.article is None and result.reason == "page_type"
+
+
+def test_a_notice_and_its_buttons_with_nothing_around_them_is_no_article() -> None:
+    result = extract_verbose(_notice())
+    assert result.article is None and result.reason == "page_type"
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        _notice(around=NAV + "<footer>© The Valley Courier 2026 · Privacy · Terms</footer>"),
+        _notice(buttons="<div class='choices'><button>Accept and continue</button></div>"),
+    ],
+    ids=["a-site-around-it", "one-button"],
+)
+def test_a_notice_with_a_site_around_it_or_one_button_is_no_such_evidence(page: str) -> None:
+    from extractors.page_kinds import is_notice_with_choices
+
+    tree = etree.HTML(page)
+    assert not is_notice_with_choices(tree, [("paragraph", CONSENT)])
+
+
+def test_a_short_article_dated_under_its_headline_on_a_bare_page_is_an_article() -> None:
+    # Its site's menu is shorter than a paragraph and it has two buttons, but the page sets the
+    # body out as its post, dated under its headline.
+    share = "<div class='share'><button>Share</button><button>Copy link</button></div>"
+    prose = f"<p>{PROSE}</p><p>{PROSE.replace('council', 'county')}</p>"
+    page = _page(f"<main><h1>Harbour railway to reopen</h1>{DATE_LINE}{prose}{share}</main>")
+    assert extract_verbose(page).article is not None
+
+
+def test_a_short_post_dated_under_its_headline_with_a_list_of_linked_entries_is_an_article() -> (
+    None
+):
+    # The post's own list (each item a link and a line) is in its body; the page sets the body
+    # out as its post, dated under its headline: a short article, not an index.
+    items = "".join(
+        f"<li><a href='/wards/{ward.lower()}'>{ward} ward</a> votes in the school hall</li>"
+        for ward in ("North", "South", "East", "West", "Central")
+    )
+    main = f"<main><h1>Where to vote on Sunday</h1>{DATE_LINE}<p>{PROSE}</p><ul>{items}</ul></main>"
+    assert extract_verbose(_page(main)).article is not None
