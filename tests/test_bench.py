@@ -245,9 +245,15 @@ def test_the_cpu_of_descendants_the_crawler_never_waits_for_is_counted() -> None
     from newsharvest_bench.bench_pipeline import Watcher, tree_cpu_seconds
 
     burn = "import time\nend = time.process_time() + 0.6\nwhile time.process_time() < end: pass\n"
-    burner = f"{burn}time.sleep(1.0)"  # asleep for a few samples before it exits
-    spawn = f"subprocess.Popen([sys.executable, '-c', {burner!r}])"
-    parent = f"import subprocess, sys, time; {spawn}; time.sleep(2.0)"
+    # Says when its CPU is spent, then sleeps for a few samples before it exits. The parent exits
+    # once it has heard so (and a few samples more), never reaping it: on a loaded machine the
+    # 0.6 s of CPU can take longer than any fixed wait, and time spent after the parent (the
+    # "crawler") exited is not the watcher's to count.
+    # The parent's wait outlasts a refresh of the watcher's list of the tree's processes.
+    burner = f"{burn}print('burnt', flush=True)\ntime.sleep(2.5)"
+    spawn = f"subprocess.Popen([sys.executable, '-c', {burner!r}], stdout=subprocess.PIPE)"
+    heard = "child.stdout.readline(); time.sleep(1.5)"
+    parent = f"import subprocess, sys, time; child = {spawn}; {heard}"
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     root = subprocess.Popen([sys.executable, "-c", parent])
     watcher = Watcher(root.pid, [])
