@@ -33,8 +33,20 @@ Shingle = tuple[str, ...]
 
 
 def tokenize(text: str | None) -> list[str]:
-    """The `\\w+` tokens of `text`, case kept, punctuation dropped."""
-    return _TOKEN.findall(text or "")
+    """The `\\w+` tokens of `text`, case kept, punctuation dropped.
+
+    Word by word: whitespace is never a word character, so no token spans two words, and a word
+    of letters and digits alone (`isalnum`, the same characters `\\w` matches, but "_") is one
+    token, told in C; only the others (punctuation attached, "don't") go through the
+    expression, which costs several times more per character than the split."""
+    tokens: list[str] = []
+    append, extend = tokens.append, tokens.extend
+    for word in (text or "").split():
+        if word.isalnum():
+            append(word)
+        else:
+            extend(_TOKEN.findall(word))
+    return tokens
 
 
 def has_tokens(text: str | None) -> bool:

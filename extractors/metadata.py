@@ -269,9 +269,25 @@ def _jsonld_str(articles: list[dict[str, Any]], key: str) -> str | None:
     return None
 
 
+# An absolute http(s) URL that `urljoin` gives back as it is, whatever the base: a lower-case
+# scheme, a host of the ASCII characters RFC 3986 allows there (no brackets: `urlsplit` checks the
+# IPv6 form, and non-ASCII hosts), and no part that parsing and writing out again would change
+# (whitespace or control characters, which `urlsplit` strips; a `;` in the path, split off as
+# parameters; an empty query or fragment, dropped).
+_PLAIN_ABSOLUTE = re.compile(
+    r"https?://[A-Za-z0-9._~%!$&'()*+,=:@-]+(?:/[^?#;\s\x00-\x1f]*)?"
+    r"(?:\?[^#\s\x00-\x1f]+)?(?:#[^\s\x00-\x1f]+)?"
+)
+
+
 def _absolute(base: str | None, link: str | None) -> str | None:
     if not link:
         return None
+    if _PLAIN_ABSOLUTE.fullmatch(link) and (not base or _PLAIN_ABSOLUTE.fullmatch(base)):
+        # urljoin returns such a link unchanged, or parsed and written out again, which gives it
+        # back as it is; a base of the same form cannot make it raise (most metadata links and
+        # page addresses: urljoin costs ten times the match).
+        return link
     try:
         absolute = urljoin(base, link) if base else link
         scheme = urlsplit(absolute).scheme
