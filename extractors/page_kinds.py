@@ -259,6 +259,7 @@ def is_site_page(tree: Element, address: str | None, container: Element | None) 
     if path is None:
         return False
     host = urlsplit(address or "").netloc.lower()
+    bars: dict[Element, bool | None] = {}  # each element's verdict as a bar, read once
     for footer in _FOOTERS(tree)[:MAX_FOOTERS]:
         if container is not None and (
             footer is container or any(node is container for node in footer.iterancestors())
@@ -271,21 +272,38 @@ def is_site_page(tree: Element, address: str | None, container: Element | None) 
             parts = urlsplit((link.get("href") or "").strip())
             if parts.netloc and parts.netloc.lower() != host:
                 continue
-            if parts.path.strip("/") == path and not parts.fragment and _in_link_bar(link, footer):
+            if (
+                parts.path.strip("/") == path
+                and not parts.fragment
+                and _in_link_bar(link, footer, bars)
+            ):
                 return True
     return False
 
 
-def _in_link_bar(link: Element, footer: Element) -> bool:
+def _in_link_bar(link: Element, footer: Element, bars: dict[Element, bool | None]) -> bool:
     """The link is one of a bar of at least MIN_BAR_LINKS short links (the site's own pages), not
-    of a list of headlines that happens to hold a short one (a footer's "recent posts")."""
+    of a list of headlines that happens to hold a short one (a footer's "recent posts").
+    `bars` keeps each ancestor's verdict (`_bar_verdict`): the links of one bar share it, and
+    reading it again for each of them cost the square of the bar (a footer of 50,000 links to the
+    page's address: hours)."""
     for node in link.iterancestors():
-        links = list(node.iter("a"))
-        if len(links) >= MIN_BAR_LINKS:
-            return all(len(text_of(each).split()) <= MAX_SITE_LINK_WORDS for each in links)
+        if node not in bars:
+            bars[node] = _bar_verdict(node)
+        verdict = bars[node]
+        if verdict is not None:
+            return verdict
         if node is footer:
             return False
     return False
+
+
+def _bar_verdict(node: Element) -> bool | None:
+    """Whether the links of `node` make a bar of short links; None for fewer than MIN_BAR_LINKS."""
+    links = list(node.iter("a"))
+    if len(links) < MIN_BAR_LINKS:
+        return None
+    return all(len(text_of(each).split()) <= MAX_SITE_LINK_WORDS for each in links)
 
 
 def _site_path(address: str | None) -> str | None:

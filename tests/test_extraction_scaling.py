@@ -15,7 +15,7 @@ from lxml import etree
 
 import extractors
 from extractors import page_kinds
-from extractors.tree import microdata
+from extractors.tree import microdata, text_of
 
 
 def _compiled_xpaths() -> list[tuple[str, str]]:
@@ -84,3 +84,29 @@ def test_footers_and_declared_addresses_in_one_walk_are_what_the_unions_found() 
         )
         assert page_kinds._FOOTERS(tree) == footers(tree), parts
         assert page_kinds._declared_addresses(tree) == [str(v) for v in declared(tree)], parts
+
+
+def test_a_footer_s_bar_of_links_is_read_once_not_once_per_link(monkeypatch) -> None:
+    """Each short link to the page's address in a footer asks whether it sits in a bar of short
+    links; reading the bar again for every link cost the square of the bar."""
+    reads = 0
+
+    def counting_text_of(element: etree._Element) -> str:
+        nonlocal reads
+        reads += 1
+        return text_of(element)
+
+    monkeypatch.setattr(page_kinds, "text_of", counting_text_of)
+
+    def work(n: int) -> int:
+        nonlocal reads
+        html = ("<html><body><article><p>text</p></article><footer><div>"
+                + "<a href='/about'>About</a>" * n
+                + "<a href='/about'>a link of too many words to be a bar's</a></div></footer>"
+                "</body></html>")  # fmt: skip
+        tree = etree.fromstring(html, etree.HTMLParser())
+        reads = 0
+        assert not page_kinds.is_site_page(tree, "https://x.test/about", tree.find(".//article"))
+        return reads
+
+    assert work(800) <= 4 * work(200) + 10
