@@ -14,7 +14,7 @@ import random
 from lxml import etree
 
 import extractors
-from extractors import page_kinds
+from extractors import dom, extract, page_kinds
 from extractors.tree import microdata, text_of
 
 
@@ -110,3 +110,34 @@ def test_a_footer_s_bar_of_links_is_read_once_not_once_per_link(monkeypatch) -> 
         return reads
 
     assert work(800) <= 4 * work(200) + 10
+
+
+def _chunked_article(chunks: int) -> str:
+    """A body cut into many same-named chunks, each a subheading and its paragraph."""
+    sentence = "A sentence of the article with several words in it. " * 4
+    chunk = "<div class='chunk'><h3>Part {0}</h3><p>Paragraph {0}. " + sentence + "</p></div>"
+    body = "".join(chunk.format(i) for i in range(chunks))
+    return f"<html><body><div class='wrap'><div class='body'>{body}</div></div></body></html>"
+
+
+def test_a_body_of_many_chunks_is_assembled_in_work_linear_in_its_chunks(monkeypatch) -> None:
+    """The twins of the best container nested in another twin are dropped; asking it of every
+    pair of twins cost their square (8,000 chunks: 40 s)."""
+    calls = 0
+    is_descendant = dom.is_descendant
+
+    def counting(element: etree._Element, ancestor: etree._Element) -> bool:
+        nonlocal calls
+        calls += 1
+        return is_descendant(element, ancestor)
+
+    monkeypatch.setattr(dom, "is_descendant", counting)
+
+    def work(chunks: int) -> int:
+        nonlocal calls
+        calls = 0
+        article = extract(_chunked_article(chunks), "https://x.test/news/2024/a-long-story")
+        assert article is not None and f"Paragraph {chunks - 1}." in article.text
+        return calls
+
+    assert work(400) <= 4 * work(100) + 10
