@@ -141,3 +141,37 @@ def test_a_body_of_many_chunks_is_assembled_in_work_linear_in_its_chunks(monkeyp
         return calls
 
     assert work(400) <= 4 * work(100) + 10
+
+
+def _chunks_around_kept_chrome(chunks: int) -> str:
+    """A body of same-named chunks, the last holding a "related" box of twice as many chunks:
+    chrome by its name, kept by the veto (it holds most of the page's text)."""
+    sentence = "A sentence of the article with several words in it. " * 4
+    chunk = "<div class='chunk'><h3>{0} {1}</h3><p>{0} {1}. " + sentence + "</p></div>"
+    body = "".join(chunk.format("Part", i) for i in range(chunks))
+    related = "".join(chunk.format("Related", i) for i in range(2 * chunks))
+    last = f"<div class='chunk'><h3>Last</h3><p>Last. {sentence}</p><div class='related'>"
+    return (f"<html><body><div class='wrap'><div class='body'>{body}{last}{related}</div></div>"
+            "</div></div></body></html>")  # fmt: skip
+
+
+def test_kept_chrome_inside_a_body_of_many_parts_is_weighed_in_linear_work(monkeypatch) -> None:
+    """`body_kind` asked every paragraph against every part of the body: their square."""
+    calls = 0
+    is_descendant = dom.is_descendant
+
+    def counting(element: etree._Element, ancestor: etree._Element) -> bool:
+        nonlocal calls
+        calls += 1
+        return is_descendant(element, ancestor)
+
+    monkeypatch.setattr(dom, "is_descendant", counting)
+
+    def work(chunks: int) -> int:
+        nonlocal calls
+        calls = 0
+        article = extract(_chunks_around_kept_chrome(chunks), "https://x.test/news/2024/a-story")
+        assert article is not None and f"Part {chunks - 1}." in article.text
+        return calls
+
+    assert work(400) <= 4 * work(100) + 10
