@@ -10,11 +10,14 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import random
+import sys
+from collections.abc import Callable
 
 from lxml import etree
 
 import extractors
 from extractors import dom, extract, page_kinds
+from extractors.evidence import SameTemplate, same_template
 from extractors.tree import microdata, text_of
 
 
@@ -175,3 +178,53 @@ def test_kept_chrome_inside_a_body_of_many_parts_is_weighed_in_linear_work(monke
         return calls
 
     assert work(400) <= 4 * work(100) + 10
+
+
+def _builtin_calls(run: Callable[[], object], name: str) -> int:
+    """How many times `run()` calls built-in functions or methods called `name` (`split`: the
+    class names and words read): its work, counted."""
+    calls = 0
+
+    def count(frame: object, event: str, arg: object) -> None:
+        nonlocal calls
+        if event == "c_call" and getattr(arg, "__name__", "") == name:
+            calls += 1
+
+    sys.setprofile(count)
+    try:
+        run()
+    finally:
+        sys.setprofile(None)
+    return calls
+
+
+def _children_named_apart(children: int) -> str:
+    """A short article beside many empty children, each with a class of its own."""
+    items = "".join(f"<div class='c{children}-{i}'></div>" for i in range(children))
+    sentence = "A sentence of the article with several words in it. " * 15
+    return (f"<html><body><div class='region'><div class='post'><p>{sentence}</p></div>{items}"
+            "</div></body></html>")  # fmt: skip
+
+
+def test_children_each_of_a_template_of_its_own_are_grouped_in_linear_work() -> None:
+    """The records and teasers of a list ask every child for its siblings of one template; each
+    asking read all the siblings again (20,000 children: three minutes)."""
+
+    def work(children: int) -> int:
+        page = _children_named_apart(children)
+        return _builtin_calls(lambda: extract(page, "https://x.test/a"), "split")
+
+    work(10)  # the first extraction's one-time work (caches) apart
+    assert work(800) <= 4.5 * work(200)
+
+
+def test_same_template_read_once_per_parent_groups_as_same_template() -> None:
+    rng = random.Random(5)
+    names = ("", "a", "b", "a b", "b a", "a a", "c", " ", "post-1 post", "post post-2")
+    for _ in range(300):
+        tags = [rng.choice(("div", "li")) for _ in range(rng.randint(1, 12))]
+        items = "".join(f"<{t} class='{rng.choice(names)}'>x</{t}>" for t in tags)
+        tree = etree.fromstring(f"<html><body><div>{items}</div></body></html>", etree.HTMLParser())
+        templates = SameTemplate()
+        for child in tree.find(".//div"):
+            assert templates(child) == same_template(child), items
