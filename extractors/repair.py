@@ -118,8 +118,11 @@ def _prepend(body: Element, text: str | None, elements: list[Element]) -> None:
         last = elements[-1]
         last.tail = storable_text((last.tail or "") + body.text)
     body.text = storable_text(text)
-    for index, element in enumerate(elements):
-        body.insert(index, element)
+    # Each after the one before: inserting each at its index walked the body's children to it,
+    # the square of the elements (240,000 in a <head>: 229 s).
+    body.insert(0, elements[0])
+    for before, element in zip(elements, elements[1:]):
+        before.addnext(element)
 
 
 def _adopt_trailing_content(root: Element) -> None:

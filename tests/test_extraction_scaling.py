@@ -296,3 +296,66 @@ def test_concatenated_pages_do_not_copy_the_body_s_text_once_per_page() -> None:
         return _builtin_calls(lambda: repair.repair_tree(tree), "isprintable")
 
     assert work(400) <= work(100) + 2
+
+
+def _inserted_by_index(body: etree._Element, text: str | None, elements: list) -> None:
+    """The repair's move of body content out of <head> as it was: each element inserted at its
+    index (libxml2 walks the body's children to it: the square of the elements)."""
+    if not elements:
+        body.text = storable_text((text or "") + (body.text or ""))
+        return
+    if body.text:
+        last = elements[-1]
+        last.tail = storable_text((last.tail or "") + body.text)
+    body.text = storable_text(text)
+    for index, element in enumerate(elements):
+        body.insert(index, element)
+
+
+def test_body_content_out_of_head_moves_as_it_did_by_index(monkeypatch) -> None:
+    rng = random.Random(2)
+    pieces = ("<mbox>x</mbox>", "tail text", "<mbox>y</mbox> t2 ", "<meta name='a' content='b'>",
+              "<div>d</div>", "<link rel='x'>", " ")  # fmt: skip
+    bodies = ("<body></body>", "<body>text<p>p</p></body>", "<body><p>p</p>t</body>", "")
+    for _ in range(500):
+        head = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
+        html = f"<html><head>{rng.choice(('', 'loose', '<title>t</title>'))}{head}</head>"
+        html += rng.choice(bodies) + "</html>"
+        new = etree.fromstring(html, _REPAIR_PARSER)
+        repair.repair_tree(new)
+        old = etree.fromstring(html, _REPAIR_PARSER)
+        with monkeypatch.context() as patched:
+            patched.setattr(repair, "_prepend", _inserted_by_index)
+            repair.repair_tree(old)
+        assert etree.tostring(new) == etree.tostring(old), html
+
+
+class _IndexedBody:
+    """A body that sums the indices elements are inserted at (the children walked to them)."""
+
+    def __init__(self, body: etree._Element) -> None:
+        self.body, self.walked = body, 0
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.body, name)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name in ("body", "walked"):
+            object.__setattr__(self, name, value)
+        else:
+            setattr(self.body, name, value)
+
+    def insert(self, index: int, element: etree._Element) -> None:
+        self.walked += index
+        self.body.insert(index, element)
+
+
+def test_body_content_out_of_head_is_put_in_without_walking_to_each_index() -> None:
+    tree = etree.fromstring(
+        "<html><head><title>t</title>" + "<mbox>x</mbox>" * 500 + "</head><body></body></html>",
+        _REPAIR_PARSER,
+    )
+    head, body = tree.find("head"), _IndexedBody(tree.find("body"))
+    repair._prepend(body, None, list(head)[1:])  # type: ignore[arg-type]
+    assert len(tree.find("body")) == 500
+    assert body.walked == 0
