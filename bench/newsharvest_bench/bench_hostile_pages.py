@@ -40,6 +40,8 @@ def _numbered(unit: bytes, before: bytes = HEAD, after: bytes = END) -> Callable
     return lambda n: before + b"".join(unit % ((i,) * holes) for i in range(n)) + after
 
 
+_CHUNK = b"<div class='chunk'><h3>%s %d</h3><p>%s %d. " + SENTENCE * 4 + b"</p></div>"
+
 # name -> (page of n repetitions, N)
 SHAPES: dict[str, tuple[Callable[[int], bytes], int]] = {
     "h2": (_repeat(b"<h2>Heading</h2>"), 50_000),
@@ -151,6 +153,38 @@ SHAPES: dict[str, tuple[Callable[[int], bytes], int]] = {
             b"</div></div>" + END,
         ),
         2_000,
+    ),
+    "chunks around a kept box": (
+        lambda n: (
+            HEAD
+            + b"<div class='wrap'><div class='body'>"
+            + b"".join(_CHUNK % (b"Part", i, b"Part", i) for i in range(n))
+            + b"<div class='chunk'><h3>Last</h3><p>Last. "
+            + SENTENCE * 4
+            + b"</p><div class='related'>"
+            + b"".join(_CHUNK % (b"Related", i, b"Related", i) for i in range(2 * n))
+            + b"</div></div></div></div>"
+            + END
+        ),
+        1_000,
+    ),
+    "children named apart": (
+        _numbered(
+            b"<div class='c%d'></div>",
+            HEAD + b"<div class='region'><div class='post'>" + ARTICLE + b"</div>",
+            b"</div>" + END,
+        ),
+        40_000,
+    ),
+    "concatenated pages": (
+        _repeat(b"<html><body>some text of a page</body></html>", b"", b""),
+        23_000,
+    ),
+    "unknown elements in head": (
+        _repeat(
+            b"<mbox>x</mbox>", b"<html><head><title>t</title>", b"</head><body>" + ARTICLE + END
+        ),
+        60_000,
     ),
     # The 4 MiB worst cases for memory: the smallest elements, the most of them.
     "<p>a, unclosed": (_repeat(b"<p>a"), 2**20 // 4),
