@@ -25,6 +25,8 @@ Text it moves is stored again, so it loses what lxml refuses to store (`storable
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from lxml import etree
 
 from extractors.safetext import storable_text
@@ -121,7 +123,7 @@ def _prepend(body: Element, text: str | None, elements: list[Element]) -> None:
     # Each after the one before: inserting each at its index walked the body's children to it,
     # the square of the elements (240,000 in a <head>: 229 s).
     body.insert(0, elements[0])
-    for before, element in zip(elements, elements[1:]):
+    for before, element in pairwise(elements):
         before.addnext(element)
 
 
