@@ -56,9 +56,11 @@ def itemprops(tree: Element) -> list[tuple[list[str], Element]]:
     return [(value.lower().split(), value.getparent()) for value in _ITEMPROP_VALUES(tree)]
 
 
-# Both microdata attributes in one query: a second pass over the page costs as much as the first.
-# Of the elements only, as `_ITEMPROP_VALUES`.
-_MICRODATA_VALUES = etree.XPath("//*/@itemprop|//*/@itemtype")
+# The elements carrying either microdata attribute, in one query: a second pass over the page
+# costs as much as the first. Not the union `//*/@itemprop|//*/@itemtype`: libxml2 merges the two
+# node sets of a union by comparing every node of one with every node of the other, the square
+# of the page's microdata (40,000 items took 3.3 s); a predicate keeps it one walk.
+_MICRODATA_ELEMENTS = etree.XPath("//*[@itemprop or @itemtype]")
 
 
 def microdata(
@@ -67,11 +69,13 @@ def microdata(
     """`itemprops(tree)`, and each itemtype value of the page with its element (document order)."""
     properties: list[tuple[list[str], Element]] = []
     item_types: list[tuple[str, Element]] = []
-    for value in _MICRODATA_VALUES(tree):
-        if value.attrname == "itemprop":
-            properties.append((value.lower().split(), value.getparent()))
-        else:
-            item_types.append((str(value), value.getparent()))
+    for element in _MICRODATA_ELEMENTS(tree):
+        names = element.get("itemprop")
+        if names is not None:
+            properties.append((names.lower().split(), element))
+        item_type = element.get("itemtype")
+        if item_type is not None:
+            item_types.append((item_type, element))
     return properties, item_types
 
 

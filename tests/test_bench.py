@@ -301,3 +301,13 @@ def test_bench_metadata_scores_labelled_pages_and_skips_a_missing_peer(
 
     monkeypatch.setattr("importlib.import_module", missing)
     assert bench_metadata.load_peers("trafilatura") == {}
+
+
+def test_hostile_page_shapes_are_measured_within_the_extraction_cap() -> None:
+    """`bench hostile-pages` measures each shape at N and 4N: 4N must still fit the 4 MiB the
+    extraction reads, or the larger run measures a truncated page."""
+    from extractors.document import MAX_DOCUMENT_BYTES
+    from newsharvest_bench.bench_hostile_pages import MULTIPLES, SHAPES
+
+    for name, (make, base) in SHAPES.items():
+        assert len(make(base * max(MULTIPLES))) <= MAX_DOCUMENT_BYTES * 1.01, name

@@ -203,3 +203,77 @@ def test_selection_never_modifies_the_tree() -> None:
     justext.select(tree)
     justext.select(tree, use_stoplist=False)
     assert etree.tostring(tree) == before
+
+
+def _walked_heading_before_good(segments: list, classes: list[str], i: int) -> bool:
+    """jusText's own lookup (justext/core.py, is_heading_before_good): walk on from the heading
+    to the first good paragraph, giving up past MAX_HEADING_DISTANCE characters."""
+    distance = 0
+    for j in range(i + 1, len(segments)):
+        if distance > justext.MAX_HEADING_DISTANCE:
+            return False
+        if classes[j] == GOOD:
+            return True
+        distance += len(segments[j].text)
+    return False
+
+
+def _walked_context(segments: list, initial: list[str]) -> list[str]:
+    """The context-sensitive pass with every heading lookup a walk, settled in order."""
+    classes = list(initial)
+    headings = [i for i, found in enumerate(segments) if found.kind == "heading"]
+    for i in headings:
+        if classes[i] == SHORT and _walked_heading_before_good(segments, classes, i):
+            classes[i] = NEAR_GOOD
+    classes = _walked_revision(classes)
+    for i in headings:
+        if (
+            classes[i] == BAD
+            and initial[i] != BAD
+            and _walked_heading_before_good(segments, classes, i)
+        ):
+            classes[i] = GOOD
+    return classes
+
+
+def test_headings_before_good_text_are_found_in_one_pass_as_jusText_s_walks_find_them() -> None:
+    """A walk from every heading cost up to MAX_HEADING_DISTANCE steps each (a page of one-word
+    headings: 200 per heading, 12 s for 240,000); one pass must settle what the walks settle."""
+    rng = random.Random(11)
+    for _ in range(3000):
+        size = rng.randint(0, 14)
+        segments = [
+            segment("x" * rng.choice((1, 5, 60, 150, 201)),
+                    kind="heading" if rng.random() < 0.4 else "paragraph")
+            for _ in range(size)
+        ]  # fmt: skip
+        initial = [rng.choice((GOOD, BAD, NEAR_GOOD, SHORT)) for _ in range(size)]
+        assert justext.context_sensitive(segments, initial) == _walked_context(segments, initial), (
+            initial,
+            [(s.kind, len(s.text)) for s in segments],
+        )
+
+
+class _CountingText(str):
+    """Text that counts how often its length is taken (the work of the heading lookups)."""
+
+    reads = 0
+
+    def __len__(self) -> int:
+        _CountingText.reads += 1
+        return str.__len__(self)
+
+
+def test_heading_lookups_read_each_paragraph_a_bounded_number_of_times() -> None:
+    def reads(n: int) -> int:
+        segments = [segment("h", kind="heading") for _ in range(n)]
+        for each in segments:
+            each.text = _CountingText(each.text)
+        _CountingText.reads = 0
+        justext.context_sensitive(segments, [SHORT] * (n - 1) + [GOOD])
+        return _CountingText.reads
+
+    # A few reads per paragraph, however many there are; a walk from each one-character heading
+    # read up to MAX_HEADING_DISTANCE of them.
+    assert reads(1000) <= 3 * 1000
+    assert reads(4000) <= 3 * 4000

@@ -19,6 +19,7 @@ BENCH_MODULES: tuple[str, ...] = (
     "newsharvest_bench.bench_pipeline",
     "newsharvest_bench.bench_replay",
     "newsharvest_bench.bench_hostile",
+    "newsharvest_bench.bench_hostile_pages",
     "newsharvest_bench.bench_feeds",
     "newsharvest_bench.bench_politeness",
     "newsharvest_bench.bench_distributed",

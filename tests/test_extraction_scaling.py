@@ -1,0 +1,361 @@
+"""Extraction's cost on hostile pages grows with the page, not with its square.
+
+The pipeline kills a page after EXTRACT_TIMEOUT_SECONDS and the input is capped at 4 MiB, so any
+step whose work grows faster than the number of elements loses long real pages (a live blog, a
+forum thread, a long list). These tests count work, never time: the queries the library sends to
+libxml2, and the operations of the walks, at N and 4N."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import random
+import sys
+from collections.abc import Callable
+
+from lxml import etree
+
+import extractors
+from extractors import dom, extract, page_kinds, repair
+from extractors.evidence import SameTemplate, same_template
+from extractors.safetext import storable_text
+from extractors.tree import microdata, text_of
+
+
+def _compiled_xpaths() -> list[tuple[str, str]]:
+    """(module.name, expression) of every XPath the extractors compile at import."""
+    found = []
+    for info in pkgutil.iter_modules(extractors.__path__):
+        module = importlib.import_module(f"extractors.{info.name}")
+        for name, value in vars(module).items():
+            if isinstance(value, etree.XPath):
+                found.append((f"{info.name}.{name}", value.path))
+    return found
+
+
+def test_no_xpath_of_the_extractors_is_a_union_of_node_sets() -> None:
+    """libxml2 merges the node sets of a union (`a | b`) by comparing every node of one with every
+    node of the other: 40,000 microdata items or footers cost seconds, the square of the page.
+    One step with a predicate (`//*[self::a or self::b]`) gives the same nodes in one walk."""
+    xpaths = _compiled_xpaths()
+    assert len(xpaths) > 10  # the look-up finds the library's queries
+    unions = [name for name, path in xpaths if "|" in path]
+    assert unions == []
+
+
+def _union_microdata(tree: etree._Element) -> tuple[list, list]:
+    """The page's microdata as the union query read it (quadratic, fine on a small page)."""
+    properties, item_types = [], []
+    for value in tree.xpath("//*/@itemprop|//*/@itemtype"):
+        if value.attrname == "itemprop":
+            properties.append((value.lower().split(), value.getparent()))
+        else:
+            item_types.append((str(value), value.getparent()))
+    return properties, item_types
+
+
+def test_microdata_in_one_walk_reads_what_the_union_read() -> None:
+    rng = random.Random(3)
+    attributes = ("", " itemprop='Headline articleBody'", " itemprop=''", " itemscope",
+                  " itemtype='http://schema.org/NewsArticle'",
+                  " itemtype='https://schema.org/Person' itemprop='author'")  # fmt: skip
+    for _ in range(300):
+        parts = [f"<div{rng.choice(attributes)}>x" for _ in range(rng.randint(0, 12))]
+        html = "<html><body>" + "".join(parts) + "</div>" * len(parts) + "</body></html>"
+        tree = etree.fromstring(html, etree.HTMLParser())
+        assert microdata(tree) == _union_microdata(tree), html
+
+
+def test_footers_and_declared_addresses_in_one_walk_are_what_the_unions_found() -> None:
+    footers = etree.XPath(
+        "//footer[not(ancestor::article)]"
+        "|//*[contains(translate(@id, 'FOTER', 'foter'), 'footer')][not(ancestor::article)]"
+        "|//*[contains(translate(@class, 'FOTER', 'foter'), 'footer')][not(ancestor::article)]"
+    )
+    declared = etree.XPath(
+        "//link[contains(translate(@rel, 'CANONIL', 'canonil'), 'canonical')]/@href"
+        " | //meta[translate(@property, 'OGURL', 'ogurl')='og:url']/@content"
+    )
+    tags = ("<footer>", "<div class='Footer'>", "<div id='site-FOOTER'>", "<article>", "<div>",
+            "<link rel='Canonical' href='/a{}'>", "<link rel='canonical'>", "<link href='/c'>",
+            "<meta property='OG:url' content='/b{}'>", "<meta property='og:url'>",
+            "<span class='footer' id='footer'>")  # fmt: skip
+    rng = random.Random(1)
+    for k in range(500):
+        parts = [rng.choice(tags).format(k) for _ in range(rng.randint(1, 10))]
+        tree = etree.fromstring(
+            "<html><body>" + "".join(parts) + "</body></html>", etree.HTMLParser()
+        )
+        assert page_kinds._FOOTERS(tree) == footers(tree), parts
+        assert page_kinds._declared_addresses(tree) == [str(v) for v in declared(tree)], parts
+
+
+def test_a_footer_s_bar_of_links_is_read_once_not_once_per_link(monkeypatch) -> None:
+    """Each short link to the page's address in a footer asks whether it sits in a bar of short
+    links; reading the bar again for every link cost the square of the bar."""
+    reads = 0
+
+    def counting_text_of(element: etree._Element) -> str:
+        nonlocal reads
+        reads += 1
+        return text_of(element)
+
+    monkeypatch.setattr(page_kinds, "text_of", counting_text_of)
+
+    def work(n: int) -> int:
+        nonlocal reads
+        html = ("<html><body><article><p>text</p></article><footer><div>"
+                + "<a href='/about'>About</a>" * n
+                + "<a href='/about'>a link of too many words to be a bar's</a></div></footer>"
+                "</body></html>")  # fmt: skip
+        tree = etree.fromstring(html, etree.HTMLParser())
+        reads = 0
+        assert not page_kinds.is_site_page(tree, "https://x.test/about", tree.find(".//article"))
+        return reads
+
+    assert work(800) <= 4 * work(200) + 10
+
+
+def _chunked_article(chunks: int) -> str:
+    """A body cut into many same-named chunks, each a subheading and its paragraph."""
+    sentence = "A sentence of the article with several words in it. " * 4
+    chunk = "<div class='chunk'><h3>Part {0}</h3><p>Paragraph {0}. " + sentence + "</p></div>"
+    body = "".join(chunk.format(i) for i in range(chunks))
+    return f"<html><body><div class='wrap'><div class='body'>{body}</div></div></body></html>"
+
+
+def test_a_body_of_many_chunks_is_assembled_in_work_linear_in_its_chunks(monkeypatch) -> None:
+    """The twins of the best container nested in another twin are dropped; asking it of every
+    pair of twins cost their square (8,000 chunks: 40 s)."""
+    calls = 0
+    is_descendant = dom.is_descendant
+
+    def counting(element: etree._Element, ancestor: etree._Element) -> bool:
+        nonlocal calls
+        calls += 1
+        return is_descendant(element, ancestor)
+
+    monkeypatch.setattr(dom, "is_descendant", counting)
+
+    def work(chunks: int) -> int:
+        nonlocal calls
+        calls = 0
+        article = extract(_chunked_article(chunks), "https://x.test/news/2024/a-long-story")
+        assert article is not None and f"Paragraph {chunks - 1}." in article.text
+        return calls
+
+    assert work(400) <= 4 * work(100) + 10
+
+
+def _chunks_around_kept_chrome(chunks: int) -> str:
+    """A body of same-named chunks, the last holding a "related" box of twice as many chunks:
+    chrome by its name, kept by the veto (it holds most of the page's text)."""
+    sentence = "A sentence of the article with several words in it. " * 4
+    chunk = "<div class='chunk'><h3>{0} {1}</h3><p>{0} {1}. " + sentence + "</p></div>"
+    body = "".join(chunk.format("Part", i) for i in range(chunks))
+    related = "".join(chunk.format("Related", i) for i in range(2 * chunks))
+    last = f"<div class='chunk'><h3>Last</h3><p>Last. {sentence}</p><div class='related'>"
+    return (f"<html><body><div class='wrap'><div class='body'>{body}{last}{related}</div></div>"
+            "</div></div></body></html>")  # fmt: skip
+
+
+def test_kept_chrome_inside_a_body_of_many_parts_is_weighed_in_linear_work(monkeypatch) -> None:
+    """`body_kind` asked every paragraph against every part of the body: their square."""
+    calls = 0
+    is_descendant = dom.is_descendant
+
+    def counting(element: etree._Element, ancestor: etree._Element) -> bool:
+        nonlocal calls
+        calls += 1
+        return is_descendant(element, ancestor)
+
+    monkeypatch.setattr(dom, "is_descendant", counting)
+
+    def work(chunks: int) -> int:
+        nonlocal calls
+        calls = 0
+        article = extract(_chunks_around_kept_chrome(chunks), "https://x.test/news/2024/a-story")
+        assert article is not None and f"Part {chunks - 1}." in article.text
+        return calls
+
+    assert work(400) <= 4 * work(100) + 10
+
+
+def _builtin_calls(run: Callable[[], object], name: str) -> int:
+    """How many times `run()` calls built-in functions or methods called `name` (`split`: the
+    class names and words read): its work, counted."""
+    calls = 0
+
+    def count(frame: object, event: str, arg: object) -> None:
+        nonlocal calls
+        if event == "c_call" and getattr(arg, "__name__", "") == name:
+            calls += 1
+
+    sys.setprofile(count)
+    try:
+        run()
+    finally:
+        sys.setprofile(None)
+    return calls
+
+
+def _children_named_apart(children: int) -> str:
+    """A short article beside many empty children, each with a class of its own."""
+    items = "".join(f"<div class='c{children}-{i}'></div>" for i in range(children))
+    sentence = "A sentence of the article with several words in it. " * 15
+    return (f"<html><body><div class='region'><div class='post'><p>{sentence}</p></div>{items}"
+            "</div></body></html>")  # fmt: skip
+
+
+def test_children_each_of_a_template_of_its_own_are_grouped_in_linear_work() -> None:
+    """The records and teasers of a list ask every child for its siblings of one template; each
+    asking read all the siblings again (20,000 children: three minutes)."""
+
+    def work(children: int) -> int:
+        page = _children_named_apart(children)
+        return _builtin_calls(lambda: extract(page, "https://x.test/a"), "split")
+
+    work(10)  # the first extraction's one-time work (caches) apart
+    assert work(800) <= 4.5 * work(200)
+
+
+def test_same_template_read_once_per_parent_groups_as_same_template() -> None:
+    rng = random.Random(5)
+    names = ("", "a", "b", "a b", "b a", "a a", "c", " ", "post-1 post", "post post-2")
+    for _ in range(300):
+        tags = [rng.choice(("div", "li")) for _ in range(rng.randint(1, 12))]
+        items = "".join(f"<{t} class='{rng.choice(names)}'>x</{t}>" for t in tags)
+        tree = etree.fromstring(f"<html><body><div>{items}</div></body></html>", etree.HTMLParser())
+        templates = SameTemplate()
+        for child in tree.find(".//div"):
+            assert templates(child) == same_template(child), items
+
+
+_REPAIR_PARSER = etree.HTMLParser(remove_comments=True)
+
+
+def _old_adopt_trailing_content(root: etree._Element) -> None:
+    """The repair as it was: each page's text added to the body's end in turn."""
+    following = [sibling for sibling in root.itersiblings() if isinstance(sibling.tag, str)]
+    for sibling in following:
+        if sibling.tag != "html":
+            repair._body_of(root).append(sibling)
+            continue
+        for part in [child for child in sibling if isinstance(child.tag, str)]:
+            if part.tag == "head" and root.find("head") is None:
+                root.insert(0, part)
+            elif part.tag in ("head", "body"):
+                target = repair._body_of(root)
+                if part.text:
+                    last = target[-1] if len(target) else None
+                    if last is None:
+                        target.text = storable_text((target.text or "") + part.text)
+                    else:
+                        last.tail = storable_text((last.tail or "") + part.text)
+                for child in list(part):
+                    target.append(child)
+            else:
+                repair._body_of(root).append(part)
+
+
+def _concatenated(rng: random.Random) -> str:
+    pieces = (
+        "<html><body>text\x0c</body></html>",
+        "<html><head><title>t</title></head>",
+        "<html><body><p>a</p>tail</body></html>",
+        "<div>after</div>",
+        "loose text ",
+        "<html><body>b<b>c</b>d</body></html>",
+        "<html><p>x</p></html>",
+        "<html>y</html>",
+    )
+    first = rng.choice(("<html><body><p>first</p></body></html>", "<html><head></head></html>",
+                        "<html><body></body></html>", "<p>bare</p>"))  # fmt: skip
+    return first + "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
+
+
+def test_the_text_of_concatenated_pages_is_set_once_where_it_was_added_page_by_page() -> None:
+    rng = random.Random(9)
+    for _ in range(500):
+        html = _concatenated(rng)
+        old = etree.fromstring(html, _REPAIR_PARSER)
+        new = etree.fromstring(html, _REPAIR_PARSER)
+        repair._reopen_body(old)
+        _old_adopt_trailing_content(old)
+        repair.repair_tree(new)
+        assert etree.tostring(new) == etree.tostring(old), html
+
+
+def test_concatenated_pages_do_not_copy_the_body_s_text_once_per_page() -> None:
+    """Each page's text added to the body's last tail copied the whole tail again: 25,000 pages
+    of one line took 25 s. The text is checked (and copied) once however many pages there are."""
+
+    def work(pages: int) -> int:
+        html = "<html><body><p>first</p></body></html>" + "<html><body>line</body></html>" * pages
+        tree = etree.fromstring(html, _REPAIR_PARSER)
+        return _builtin_calls(lambda: repair.repair_tree(tree), "isprintable")
+
+    assert work(400) <= work(100) + 2
+
+
+def _inserted_by_index(body: etree._Element, text: str | None, elements: list) -> None:
+    """The repair's move of body content out of <head> as it was: each element inserted at its
+    index (libxml2 walks the body's children to it: the square of the elements)."""
+    if not elements:
+        body.text = storable_text((text or "") + (body.text or ""))
+        return
+    if body.text:
+        last = elements[-1]
+        last.tail = storable_text((last.tail or "") + body.text)
+    body.text = storable_text(text)
+    for index, element in enumerate(elements):
+        body.insert(index, element)
+
+
+def test_body_content_out_of_head_moves_as_it_did_by_index(monkeypatch) -> None:
+    rng = random.Random(2)
+    pieces = ("<mbox>x</mbox>", "tail text", "<mbox>y</mbox> t2 ", "<meta name='a' content='b'>",
+              "<div>d</div>", "<link rel='x'>", " ")  # fmt: skip
+    bodies = ("<body></body>", "<body>text<p>p</p></body>", "<body><p>p</p>t</body>", "")
+    for _ in range(500):
+        head = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
+        html = f"<html><head>{rng.choice(('', 'loose', '<title>t</title>'))}{head}</head>"
+        html += rng.choice(bodies) + "</html>"
+        new = etree.fromstring(html, _REPAIR_PARSER)
+        repair.repair_tree(new)
+        old = etree.fromstring(html, _REPAIR_PARSER)
+        with monkeypatch.context() as patched:
+            patched.setattr(repair, "_prepend", _inserted_by_index)
+            repair.repair_tree(old)
+        assert etree.tostring(new) == etree.tostring(old), html
+
+
+class _IndexedBody:
+    """A body that sums the indices elements are inserted at (the children walked to them)."""
+
+    def __init__(self, body: etree._Element) -> None:
+        self.body, self.walked = body, 0
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.body, name)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name in ("body", "walked"):
+            object.__setattr__(self, name, value)
+        else:
+            setattr(self.body, name, value)
+
+    def insert(self, index: int, element: etree._Element) -> None:
+        self.walked += index
+        self.body.insert(index, element)
+
+
+def test_body_content_out_of_head_is_put_in_without_walking_to_each_index() -> None:
+    tree = etree.fromstring(
+        "<html><head><title>t</title>" + "<mbox>x</mbox>" * 500 + "</head><body></body></html>",
+        _REPAIR_PARSER,
+    )
+    head, body = tree.find("head"), _IndexedBody(tree.find("body"))
+    repair._prepend(body, None, list(head)[1:])  # type: ignore[arg-type]
+    assert len(tree.find("body")) == 500
+    assert body.walked == 0
