@@ -86,7 +86,7 @@ def run_chain(document: Document) -> Extraction:
     tree, url = document.tree, document.url
     index = TagIndex(tree)  # one walk for the tags every stage looks up
     jsonld = jsonld_objects(tree, index)
-    properties, item_types = microdata(tree)
+    properties, item_types = microdata(tree, document.size)
     metadata = extract_metadata(tree, url, jsonld, properties, index)
     cleaning = Cleaning(tree, index=index)
     # The heading that shows the title, found once when a rule asks for it.

@@ -62,6 +62,7 @@ class Document:
     tree: Element
     url: str | None
     encoding: str
+    size: int = 0  # bytes parsed (0: unknown), for costs that grow with the page
 
 
 class DocumentError(ValueError):
@@ -257,7 +258,7 @@ def parse_document(
     if repaired is not None:
         tree = _parse(repaired)
     repair_tree(tree)  # where libxml2 and browsers build different trees (extractors.repair)
-    return Document(tree, url, encoding_used)
+    return Document(tree, url, encoding_used, len(repaired if repaired is not None else payload))
 
 
 # Single-byte codecs a caller may have read the page's bytes with before handing it over as

@@ -56,19 +56,31 @@ def itemprops(tree: Element) -> list[tuple[list[str], Element]]:
     return [(value.lower().split(), value.getparent()) for value in _ITEMPROP_VALUES(tree)]
 
 
-# The elements carrying either microdata attribute, in one query: a second pass over the page
-# costs as much as the first. Not the union `//*/@itemprop|//*/@itemtype`: libxml2 merges the two
-# node sets of a union by comparing every node of one with every node of the other, the square
-# of the page's microdata (40,000 items took 3.3 s); a predicate keeps it one walk.
+# Both microdata attributes in one query. On a page of up to MICRODATA_UNION_MAX_BYTES, the
+# union `//*/@itemprop|//*/@itemtype`: the fastest form (a predicate costs libxml2 a node set per
+# element of the page: 0.1 ms more on a median page, 4 % of its extraction). libxml2 merges a
+# union's two node sets by comparing every node of one with every node of the other, the square
+# of the page's microdata: on a page this small at most ~9,000 items of both, 0.07 s. A larger page
+# is read with the predicate, in one linear walk (40,000 items: 3.3 s by the union, 0.06 s).
+MICRODATA_UNION_MAX_BYTES = 256 * 1024
+_MICRODATA_VALUES = etree.XPath("//*/@itemprop|//*/@itemtype")
 _MICRODATA_ELEMENTS = etree.XPath("//*[@itemprop or @itemtype]")
 
 
 def microdata(
-    tree: Element,
+    tree: Element, page_bytes: int = 0
 ) -> tuple[list[tuple[list[str], Element]], list[tuple[str, Element]]]:
-    """`itemprops(tree)`, and each itemtype value of the page with its element (document order)."""
+    """`itemprops(tree)`, and each itemtype value of the page with its element (document order).
+    `page_bytes`: the size of the page parsed (0: unknown, read as large)."""
     properties: list[tuple[list[str], Element]] = []
     item_types: list[tuple[str, Element]] = []
+    if 0 < page_bytes <= MICRODATA_UNION_MAX_BYTES:
+        for value in _MICRODATA_VALUES(tree):
+            if value.attrname == "itemprop":
+                properties.append((value.lower().split(), value.getparent()))
+            else:
+                item_types.append((str(value), value.getparent()))
+        return properties, item_types
     for element in _MICRODATA_ELEMENTS(tree):
         names = element.get("itemprop")
         if names is not None:

@@ -12,14 +12,17 @@ import pkgutil
 import random
 import sys
 from collections.abc import Callable
+from typing import Any
 
+import pytest
 from lxml import etree
 
 import extractors
 from extractors import dom, extract, page_kinds, repair
+from extractors.document import parse_document
 from extractors.evidence import SameTemplate, same_template
 from extractors.safetext import storable_text
-from extractors.tree import microdata, text_of
+from extractors.tree import MICRODATA_UNION_MAX_BYTES, microdata, text_of
 
 
 def _compiled_xpaths() -> list[tuple[str, str]]:
@@ -40,7 +43,30 @@ def test_no_xpath_of_the_extractors_is_a_union_of_node_sets() -> None:
     xpaths = _compiled_xpaths()
     assert len(xpaths) > 10  # the look-up finds the library's queries
     unions = [name for name, path in xpaths if "|" in path]
-    assert unions == []
+    # The one union: microdata on pages small enough to bound its merge (below).
+    assert unions == ["tree._MICRODATA_VALUES"]
+
+
+def test_the_microdata_union_is_asked_only_of_a_page_small_enough_to_bound_its_merge(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import extractors.tree as tree_module
+
+    item = b"<i itemscope itemtype='http://schema.org/Thing'><b itemprop='name'>x</b></i>"
+    page = b"<html><body>" + item * (MICRODATA_UNION_MAX_BYTES // len(item) + 1) + b"</body></html>"
+    document = parse_document(page)
+    assert document.size > MICRODATA_UNION_MAX_BYTES
+    small = etree.fromstring(b"<html><body>" + item * 3 + b"</body></html>", etree.HTMLParser())
+    expected_small = microdata(small, 1000)
+    expected_large = microdata(document.tree, document.size)
+
+    def refused(_tree: Any) -> Any:
+        raise AssertionError("the union was asked of a large page")
+
+    monkeypatch.setattr(tree_module, "_MICRODATA_VALUES", refused)
+    assert microdata(document.tree, document.size) == expected_large
+    assert len(expected_large[0]) == len(expected_large[1]) > 3000
+    assert microdata(small) == expected_small  # size unknown: read as large, the same items
 
 
 def _union_microdata(tree: etree._Element) -> tuple[list, list]:
@@ -64,6 +90,7 @@ def test_microdata_in_one_walk_reads_what_the_union_read() -> None:
         html = "<html><body>" + "".join(parts) + "</div>" * len(parts) + "</body></html>"
         tree = etree.fromstring(html, etree.HTMLParser())
         assert microdata(tree) == _union_microdata(tree), html
+        assert microdata(tree, len(html)) == _union_microdata(tree), html
 
 
 def test_footers_and_declared_addresses_in_one_walk_are_what_the_unions_found() -> None:
