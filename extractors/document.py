@@ -8,6 +8,7 @@ from __future__ import annotations
 import codecs
 import re
 from dataclasses import dataclass
+from itertools import islice
 
 from lxml import etree
 
@@ -17,6 +18,14 @@ from extractors.tree import Element, first_element
 # Pages are truncated to this many bytes before parsing: real articles fit in a fraction of it,
 # and it bounds parse time and memory on hostile multi-megabyte pages.
 MAX_DOCUMENT_BYTES = 4 * 1024 * 1024
+# ... and a page of more elements than this is NULL (`too_many_elements`): the extraction costs
+# about 20 us and 1 KB per element, so 4 MiB of the smallest elements (a million `<p>a`) took
+# 20 s and 1.3 GB, past the pipeline's time and memory budgets. The largest page of the three
+# benchmark sets has 10,534 elements, the median 582: this is 20 times the largest.
+MAX_DOCUMENT_ELEMENTS = 200_000
+# Every element but the few the parser adds (html, head, body) opens with a "<" of its own, so a
+# page with fewer "<" than MAX_DOCUMENT_ELEMENTS needs no count; "<p>" is the shortest element.
+_SHORTEST_ELEMENT_BYTES = 3
 # A <meta charset> declaration must appear this early to count (HTML spec: first 1024 bytes;
 # real pages often put it later, after long comments or scripts).
 CHARSET_SNIFF_BYTES = 4096
@@ -257,6 +266,8 @@ def parse_document(
     repaired = _close_runaway_title(tree, payload)
     if repaired is not None:
         tree = _parse(repaired)
+    if _too_many_elements(tree, repaired if repaired is not None else payload):
+        raise DocumentError("too_many_elements", f"over {MAX_DOCUMENT_ELEMENTS:,} elements")
     repair_tree(tree)  # where libxml2 and browsers build different trees (extractors.repair)
     return Document(tree, url, encoding_used, len(repaired if repaired is not None else payload))
 
@@ -362,6 +373,16 @@ def _utf8_head(data: bytes) -> str:
     """The first CONTROL_SNIFF_BYTES characters of valid UTF-8 bytes (a character cut at the end
     of the slice is dropped: the slice holds enough whole ones)."""
     return data[:UTF8_SNIFF_BYTES].decode("utf-8", errors="ignore")[:CONTROL_SNIFF_BYTES]
+
+
+def _too_many_elements(tree: Element, payload: bytes) -> bool:
+    """More than MAX_DOCUMENT_ELEMENTS elements: counted only on a page with enough bytes and
+    "<" for them (a common page is far below both: no walk)."""
+    if len(payload) < MAX_DOCUMENT_ELEMENTS * _SHORTEST_ELEMENT_BYTES:
+        return False
+    if payload.count(b"<") <= MAX_DOCUMENT_ELEMENTS:
+        return False
+    return sum(1 for _ in islice(tree.iter(), MAX_DOCUMENT_ELEMENTS + 1)) > MAX_DOCUMENT_ELEMENTS
 
 
 def _parse(payload: bytes) -> Element:
