@@ -61,8 +61,8 @@ class UnstoredGuard:
         if not isinstance(error, OutputNotStored):
             return
         self.in_a_row += 1
-        if self.in_a_row != OUTPUT_MAX_UNSTORED_IN_A_ROW:
-            return
+        if self.in_a_row < OUTPUT_MAX_UNSTORED_IN_A_ROW or self.closing is not None:
+            return  # (asked again while no close could start: the crawl was not running yet)
         task = close_crawl(self.crawler, OUTPUT_UNSTORED)
         if task is None:
             return
