@@ -151,9 +151,9 @@ def _chunked_article(chunks: int) -> str:
     return f"<html><body><div class='wrap'><div class='body'>{body}</div></div></body></html>"
 
 
-def test_a_body_of_many_chunks_is_assembled_in_work_linear_in_its_chunks(monkeypatch) -> None:
-    """The twins of the best container nested in another twin are dropped; asking it of every
-    pair of twins cost their square (8,000 chunks: 40 s)."""
+def _descendant_checks(monkeypatch: pytest.MonkeyPatch, page: str, last_line: str) -> int:
+    """How many times extracting `page` asks `dom.is_descendant` (the article must end with
+    `last_line`'s paragraph)."""
     calls = 0
     is_descendant = dom.is_descendant
 
@@ -162,14 +162,20 @@ def test_a_body_of_many_chunks_is_assembled_in_work_linear_in_its_chunks(monkeyp
         calls += 1
         return is_descendant(element, ancestor)
 
-    monkeypatch.setattr(dom, "is_descendant", counting)
+    with monkeypatch.context() as patch:
+        patch.setattr(dom, "is_descendant", counting)
+        article = extract(page, "https://x.test/news/2024/a-long-story")
+    assert article is not None and last_line in article.text
+    return calls
+
+
+def test_a_body_of_many_chunks_is_assembled_in_work_linear_in_its_chunks(monkeypatch) -> None:
+    """The twins of the best container nested in another twin are dropped; asking it of every
+    pair of twins cost their square (8,000 chunks: 40 s)."""
 
     def work(chunks: int) -> int:
-        nonlocal calls
-        calls = 0
-        article = extract(_chunked_article(chunks), "https://x.test/news/2024/a-long-story")
-        assert article is not None and f"Paragraph {chunks - 1}." in article.text
-        return calls
+        page = _chunked_article(chunks)
+        return _descendant_checks(monkeypatch, page, f"Paragraph {chunks - 1}.")
 
     assert work(400) <= 4 * work(100) + 10
 
@@ -188,22 +194,10 @@ def _chunks_around_kept_chrome(chunks: int) -> str:
 
 def test_kept_chrome_inside_a_body_of_many_parts_is_weighed_in_linear_work(monkeypatch) -> None:
     """`body_kind` asked every paragraph against every part of the body: their square."""
-    calls = 0
-    is_descendant = dom.is_descendant
-
-    def counting(element: etree._Element, ancestor: etree._Element) -> bool:
-        nonlocal calls
-        calls += 1
-        return is_descendant(element, ancestor)
-
-    monkeypatch.setattr(dom, "is_descendant", counting)
 
     def work(chunks: int) -> int:
-        nonlocal calls
-        calls = 0
-        article = extract(_chunks_around_kept_chrome(chunks), "https://x.test/news/2024/a-story")
-        assert article is not None and f"Part {chunks - 1}." in article.text
-        return calls
+        page = _chunks_around_kept_chrome(chunks)
+        return _descendant_checks(monkeypatch, page, f"Part {chunks - 1}.")
 
     assert work(400) <= 4 * work(100) + 10
 
