@@ -406,23 +406,8 @@ def sits_in_card_list(container: Element | None) -> bool:
 def same_template(element: Element) -> list[Element]:
     """`element` and its siblings of one template: the same tag and a class name that most of
     them carry (templates add per-item names beside it: "post-740 post", "card card--lead"), or
-    no class at all (the rows of a table)."""
-    parent = element.getparent()
-    if parent is None:
-        return [element]
-    tag = element.tag
-    # lxml picks the siblings of the tag in C (no tag string for every child).
-    siblings = list(parent.iterchildren(tag)) if isinstance(tag, str) else [element]
-    classes = (element.get("class") or "").split()
-    if not classes:
-        return [sibling for sibling in siblings if not (sibling.get("class") or "").strip()]
-    # Each sibling's class words read once, not once per class name of `element`.
-    names = [(sibling.get("class") or "").split() for sibling in siblings]
-    carrying = [
-        [sibling for sibling, words in zip(siblings, names, strict=True) if name in words]
-        for name in classes
-    ]
-    return max(carrying, key=len)
+    no class at all (the rows of a table). For many elements of one page, `SameTemplate`."""
+    return SameTemplate()(element)
 
 
 class SameTemplate:

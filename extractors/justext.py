@@ -115,7 +115,7 @@ def _good_within_reach(segments: list[Segment], classes: list[str]) -> list[bool
         if classes[i] == GOOD:
             gap = 0
         elif gap is not None:
-            gap += len(segments[i].text)
+            gap += segments[i].chars
     return found
 
 
