@@ -9,6 +9,7 @@ import codecs
 import re
 from dataclasses import dataclass
 from itertools import islice
+from urllib.parse import urlsplit
 
 from lxml import etree
 
@@ -269,7 +270,9 @@ def parse_document(
     if _too_many_elements(tree, repaired if repaired is not None else payload):
         raise DocumentError("too_many_elements", f"over {MAX_DOCUMENT_ELEMENTS:,} elements")
     repair_tree(tree)  # where libxml2 and browsers build different trees (extractors.repair)
-    return Document(tree, url, encoding_used, len(repaired if repaired is not None else payload))
+    return Document(
+        tree, readable_url(url), encoding_used, len(repaired if repaired is not None else payload)
+    )
 
 
 # Single-byte codecs a caller may have read the page's bytes with before handing it over as
@@ -367,6 +370,19 @@ def _decodes(data: bytes) -> bool:
     except UnicodeDecodeError:
         return False
     return True
+
+
+def readable_url(url: str | None) -> str | None:
+    """The page's address, or None when `urlsplit` cannot read it ("http://[::1", from a hostile
+    archive record or a caller's typo): every stage that reads the address takes it as having
+    none, as it takes a page handed over without one, instead of raising mid-extraction."""
+    if not url:
+        return None
+    try:
+        urlsplit(url)
+    except ValueError:
+        return None
+    return url
 
 
 def _utf8_head(data: bytes) -> str:

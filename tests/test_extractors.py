@@ -136,6 +136,15 @@ def test_bad_input_is_null_with_a_reason(payload: bytes | str, reason: str) -> N
     assert (result.article, result.reason) == (None, reason)
 
 
+@pytest.mark.parametrize("address", ["http://[::1", "https://[example.com]/story", "//[zz/"])
+def test_a_page_address_urlsplit_cannot_read_is_taken_as_none(address: str) -> None:
+    # A WARC record's target or a caller's typo: the page is still read, as one without an address.
+    result = extract_verbose(page("seed-article.html"), address)
+    assert result.reason is None
+    assert result.article is not None
+    assert result.article.text == extract(page("seed-article.html")).text
+
+
 def test_ten_thousand_deep_nesting_is_bounded() -> None:
     body = "<p>" + "A sentence of real text that goes on for a while. " * 10 + "</p>"
     deep = "<html><body>" + "<div>" * 10_000 + body + "</div>" * 10_000 + "</body></html>"
