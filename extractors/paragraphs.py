@@ -20,11 +20,29 @@ CT = 30  # ... and at most one nested tag per this many characters
 C_SIGMA = 350  # a body container's content-bearing paragraphs carry more than this many characters
 # Our addition: a paragraph that is mostly link text is a teaser or a menu, not content.
 MAX_LINK_DENSITY = 0.5
-# How a sentence ends (full stop, exclamation and question marks, their full-width forms in
-# Chinese and Japanese, the Devanagari danda), and what may close it (quotation marks, a
-# bracket): a short last line that ends so is the article's last sentence.
-SENTENCE_ENDS = (".", "!", "?", "\u3002", "\uff01", "\uff1f", "\u0964")
-SENTENCE_CLOSERS = "\"'\u201d\u2019\u00bb)]"
+# How a sentence ends, in the scripts news is written in: the full stop, exclamation and question
+# marks and the ellipsis; their full-width and half-width forms (Chinese, Japanese); the Arabic
+# question mark and the Urdu full stop; the Devanagari danda and double danda; the Armenian full
+# stop; the Ethiopic full stop and question mark; the Myanmar section marks; the Khmer khan; the
+# double exclamation and interrobang. A short last line that ends so is the article's last
+# sentence; a name or a credit line does not end so.
+SENTENCE_ENDS = (
+    ".", "!", "?", "\u2026",
+    "\u3002", "\uff01", "\uff1f", "\uff0e", "\uff61",
+    "\u061f", "\u06d4",
+    "\u0964", "\u0965",
+    "\u0589",
+    "\u1362", "\u1367",
+    "\u104a", "\u104b",
+    "\u17d4",
+    "\u203c", "\u203d",
+)  # fmt: skip
+# What may close a sentence after its mark: straight and curly quotation marks as each language
+# sets them (English \u201d \u2019, German \u201c \u2018, French \u00bb \u203a, Danish and
+# Swedish \u00ab \u2039 too), Japanese and Chinese corner and angle brackets, and brackets.
+SENTENCE_CLOSERS = (
+    "\"'\u201d\u2019\u201c\u2018\u00bb\u00ab\u203a\u2039\u300d\u300f\u3009\u300b\u3011\uff09)]"
+)
 
 
 @dataclass(slots=True, frozen=True)

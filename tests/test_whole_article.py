@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from extractors import extract
 
 PAGES = Path(__file__).parent / "fixtures" / "pages" / "whole-article"
@@ -354,6 +356,33 @@ def test_a_short_last_sentence_of_the_body_is_kept_and_the_credit_after_it_is_no
     # with a name.
     article = _article("last-sentence-after-the-body.html")
     assert article.text.endswith("rather than hoses.\nWill it be enough this time?")
+    assert "Ana Pell" not in article.text
+
+
+@pytest.mark.parametrize(
+    "last_line",
+    [
+        "¿Será suficiente esta vez?",  # the Spanish question (told before too)
+        "Reicht es diesmal? Wohl kaum …",  # an ellipsis
+        "„Reicht das diesmal?“",  # German quotation marks close with U+201C
+        "«Er det nok denne gang?«",  # Danish guillemets point inwards
+        "「今度こそ足りるのか。」",  # a Japanese quote closes with a corner bracket
+        "هل سيكفي ذلك؟",  # the Arabic question mark
+        "کیا یہ کافی ہوگا\u06d4",  # the Urdu full stop
+        "Բավական կլինի\u0589",  # the Armenian full stop
+        "በቂ ይሆናል።",  # the Ethiopic full stop
+        "လုံလောက်မလား။",  # the Myanmar section mark
+    ],
+)
+def test_a_short_last_sentence_is_told_by_how_its_script_ends_a_sentence(last_line: str) -> None:
+    # The last-sentence rule reads punctuation: every script's full stop and question mark, and
+    # the quotation marks each language closes a quote with, end a sentence; the credit still
+    # ends with a name.
+    page = (PAGES / "last-sentence-after-the-body.html").read_text(encoding="utf-8")
+    page = page.replace("Will it be enough this time?", last_line)
+    article = extract(page.encode("utf-8"), "https://example.test/post.html")
+    assert article is not None
+    assert article.text.endswith("rather than hoses.\n" + last_line)
     assert "Ana Pell" not in article.text
 
 
