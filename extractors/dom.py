@@ -29,7 +29,7 @@ from extractors.paragraphs import (
 )
 from extractors.preprocess import LEAF_PARAGRAPH_TAGS, Cleaning, is_leaf
 from extractors.threads import cut_thread
-from extractors.tree import CHROME, PLAIN, Element, text_of
+from extractors.tree import CHROME, PLAIN, Element, siblings_tagged, text_of
 
 # Containers the div/td fallback considers.
 FALLBACK_TAGS = ("div", "td")
@@ -326,7 +326,7 @@ def _lead_chunks(
     hold a content-bearing paragraph."""
     return [
         sibling
-        for sibling in best.itersiblings(best.tag, preceding=True)
+        for sibling in siblings_tagged(best, preceding=True)
         if sibling not in per_container
         and _signature(sibling) == _signature(best)
         and any(paragraph in bearing for paragraph in sibling.iterdescendants(*PARAGRAPH_TAGS))
@@ -567,7 +567,7 @@ def lead_section_above(
     if not classes:
         return None  # a bare element is no template
     signatures = {_signature(p) for p in bearing if is_descendant(p, first)}
-    for sibling in wrapper.itersiblings(wrapper.tag, preceding=True):
+    for sibling in siblings_tagged(wrapper, preceding=True):
         if not classes <= set((sibling.get("class") or "").split()):
             continue
         if cleaning.is_removed(sibling):

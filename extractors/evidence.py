@@ -68,7 +68,7 @@ from extractors.page_kinds import (
 )
 from extractors.page_kinds import PRICE as _PRICE
 from extractors.paragraphs import CP
-from extractors.tree import Element, text_of
+from extractors.tree import Element, children_tagged, text_of
 
 NULL_LISTING = "listing"
 NULL_PAYWALL = "paywall"
@@ -439,7 +439,7 @@ def _carriers(parent: Element, tag: str) -> tuple[dict[str, list[Element]], list
     in document order."""
     carrying: dict[str, list[Element]] = {}
     unnamed: list[Element] = []
-    for sibling in parent.iterchildren(tag):
+    for sibling in children_tagged(parent, tag):
         words = (sibling.get("class") or "").split()
         if not words:
             unnamed.append(sibling)

@@ -7,6 +7,8 @@ which made walking a tree several times slower than parsing it.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from lxml import etree
 
 Element = etree._Element
@@ -30,6 +32,26 @@ def first_child(element: Element, tag: str) -> Element | None:
     parser, which costs more than the look-up: the page's head and body are asked of every
     page)."""
     return next(element.iterchildren(tag), None)
+
+
+def children_tagged(parent: Element, tag: str) -> Iterator[Element]:
+    """The children of `parent` with `tag`, a tag read from the page.
+
+    lxml refuses to match on a name holding a control character, which libxml2 gives a broken
+    page's element as written (`<div\x01 class=story>`): such a name is compared in Python."""
+    try:
+        return parent.iterchildren(tag)
+    except ValueError:
+        return (child for child in parent.iterchildren() if child.tag == tag)
+
+
+def siblings_tagged(element: Element, *, preceding: bool = False) -> Iterator[Element]:
+    """The siblings of `element` with its tag (`children_tagged`'s care for a broken name)."""
+    try:
+        return element.itersiblings(element.tag, preceding=preceding)
+    except ValueError:
+        siblings = element.itersiblings(preceding=preceding)
+        return (sibling for sibling in siblings if sibling.tag == element.tag)
 
 
 def first_element(tree: Element, tag: str) -> Element | None:
