@@ -92,6 +92,10 @@ NON_ARTICLE_TYPES = frozenset(
         "room", "hotelroom", "suite", "campingpitch", "lodgingbusiness", "hotel", "hostel",
         "motel", "resort", "bedandbreakfast", "campground", "vacationrental", "vehicle", "car",
         "motorcycle", "busorcoach", "motorizedbicycle",
+        # An app's or a show's own page: an app store landing, a podcast's or a programme's
+        # page with its episodes (an episode's article, or a review, declares its article type).
+        "softwareapplication", "mobileapplication", "webapplication", "videogame",
+        "podcastseries", "radioseries", "tvseries",
     }
 )  # fmt: skip
 # Schema.org names every kind of event "...Event" (MusicEvent, SportsEvent, ScreeningEvent):
