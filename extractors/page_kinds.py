@@ -365,7 +365,7 @@ TEASER_HEADLINE_WORDS = 3
 MAX_TEASER_CHARS = 600
 # ... that holds at least this share of the teaser's text, not all of it (the rest: a date,
 # a section).
-TEASER_LINK_SHARE = 0.5
+TEASER_LINK_SHARE = 0.25
 
 
 def teasers_beside(container: Element, template: Callable[[Element], list[Element]]) -> bool:
@@ -375,8 +375,13 @@ def teasers_beside(container: Element, template: Callable[[Element], list[Elemen
     if region is None:
         return False
     # The list is the region's own (its children) or a sibling's of the body (a list element
-    # beside it): a sidebar's or a footer's lists sit deeper, in boxes of their own.
+    # beside it): a sidebar's or a footer's lists sit deeper, in boxes of their own. A page's
+    # header block (its heading, the intro, a button) may hold the body: the list is then
+    # beside that block.
     parents = [region, *(node for node in region if node is not container)]
+    above = region.getparent()
+    if above is not None:
+        parents += [node for node in above if node is not region]
     return any(_holds_teasers(parent, container, template) for parent in parents)
 
 
