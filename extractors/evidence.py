@@ -56,6 +56,7 @@ from extractors.page_kinds import (
     asks_under_headline,
     body_chars,
     first_of_each_tag,
+    form_outweighs_body,
     has_order_form,
     is_data_body,
     is_linked_entries,
@@ -605,6 +606,14 @@ def non_article_reason(
     if not signals.declares_article and is_site_page(tree, signals.address, body.container):
         return NULL_PAGE_TYPE
     if is_undated_site_page(signals, tree, length, set_out):
+        return NULL_PAGE_TYPE
+    # A short, undated body around a form that says more than it: a sign-up page.
+    if (
+        length <= MAX_UNDATED_PAGE_CHARS
+        and not (signals.declares_article or signals.dated)
+        and form_outweighs_body(body.blocks, body.container)
+        and not set_out()
+    ):
         return NULL_PAGE_TYPE
     # A short notice and the buttons that answer it, with no site around them: a consent wall.
     # A short article on a bare page is set out under its headline, dated.

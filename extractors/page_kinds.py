@@ -600,3 +600,26 @@ def _unshown_texts(page: Element) -> Iterator[str]:
             continue
         counted.add(element)
         yield text_of(element)
+
+
+# A form page: a form in the body's container that takes an e-mail address or a password and
+# shows at least as much text as the body itself (its fields' labels, the choices it offers): a
+# sign-up, a registration, a newsletter page, whose body is the intro and the legal note around
+# the form. An article's newsletter box is small beside it; a search form (a text field, lists
+# of options) says nothing of the page.
+_TEXT_FORMS = etree.XPath(
+    ".//form[.//input[translate(@type, 'EMAIL', 'email')='email'"
+    " or translate(@type, 'PASWORD', 'pasword')='password']]"
+)
+
+
+def form_outweighs_body(blocks: list[Block], container: Element | None) -> bool:
+    """A form of `_TEXT_FORMS` (an e-mail or password field) in the body's container shows at
+    least as much text as the body."""
+    if container is None:
+        return False
+    forms = _TEXT_FORMS(container)
+    if not forms:
+        return False
+    shown = sum(len(squeezed(text_of(form))) for form in _outermost(forms))
+    return shown >= len(squeezed(running_text(blocks)))
