@@ -364,7 +364,8 @@ MIN_TEASERS_BESIDE = 4
 TEASER_HEADLINE_WORDS = 3
 MAX_TEASER_CHARS = 600
 # ... that holds at least this share of the teaser's text, not all of it (the rest: a date,
-# a section).
+# a section, a summary of a sentence or two: a headline of 80 characters over a summary of 150;
+# a paragraph holding a link is no teaser, its link a small share of it).
 TEASER_LINK_SHARE = 0.25
 
 
