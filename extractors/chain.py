@@ -125,9 +125,13 @@ def run_chain(document: Document) -> Extraction:
         metadata.robots,
         item_types,
         metadata.canonical_url,
-        dated=metadata.published is not None,
+        dated=metadata.published is not None and not metadata.dated_by_list_time,
     )
-    dated = metadata.published is not None and not metadata.dated_by_url
+    dated = (
+        metadata.published is not None
+        and not metadata.dated_by_url
+        and not metadata.dated_by_list_time
+    )
     # Whether the page sets a short body out as its post: asked beside kept chrome and by the judge.
     set_out = _PostEvidence(cleaning, headline, signals.declares_article or dated)
     if body is not None and body.container is not None and cleaning.kept_chrome:

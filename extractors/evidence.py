@@ -56,6 +56,7 @@ from extractors.page_kinds import (
     asks_under_headline,
     body_chars,
     first_of_each_tag,
+    form_outweighs_body,
     has_order_form,
     is_data_body,
     is_linked_entries,
@@ -92,6 +93,10 @@ NON_ARTICLE_TYPES = frozenset(
         "room", "hotelroom", "suite", "campingpitch", "lodgingbusiness", "hotel", "hostel",
         "motel", "resort", "bedandbreakfast", "campground", "vacationrental", "vehicle", "car",
         "motorcycle", "busorcoach", "motorizedbicycle",
+        # An app's or a show's own page: an app store landing, a podcast's or a programme's
+        # page with its episodes (an episode's article, or a review, declares its article type).
+        "softwareapplication", "mobileapplication", "webapplication", "videogame",
+        "podcastseries", "radioseries", "tvseries",
     }
 )  # fmt: skip
 # Schema.org names every kind of event "...Event" (MusicEvent, SportsEvent, ScreeningEvent):
@@ -104,6 +109,9 @@ NON_ARTICLE_OG_TYPES = frozenset({"profile", "product", "books.author"})
 NON_ARTICLE_OG_FAMILIES = frozenset({"product"})
 # Schema.org types that say "article" (WebPage and CreativeWork say nothing either way).
 ARTICLE_ONLY_TYPES = ARTICLE_TYPES - {"webpage", "creativework"}
+# The dates an article object declares of itself (an article type on an object with none, on a
+# page nothing else dates, is a template's stamp: `page_signals`).
+ARTICLE_DATE_KEYS = ("datePublished", "dateCreated", "dateModified")
 # A headline link: a block that is (nearly) all link text with at least this many words.
 HEADLINE_LINK_WORDS = 3
 HEADLINE_LINK_DENSITY = 0.8
@@ -232,12 +240,27 @@ def page_signals(
     items (`item_types`: the page's itemtype values with their elements, `tree.microdata`; a
     shop writes `itemtype=Product` on the page's main item)."""
     types = {name for obj in jsonld for name in types_of(obj)}
+    if not dated:
+        types -= _undated_article_types(jsonld)
     if item_types:
         types.update(microdata_types(item_types))
     unindexed = "noindex" in (robots or "").lower()
     # Some sites write the OpenGraph namespace into the value ("og:product").
     og = (og_type or "").strip().lower().removeprefix("og:") or None
     return PageSignals(frozenset(types), og, unindexed, address, dated)
+
+
+def _undated_article_types(jsonld: list[dict[str, Any]]) -> set[str]:
+    """The article types declared only on JSON-LD objects that carry no date of their own
+    (ARTICLE_DATE_KEYS). On a page nothing else dates, they declare nothing: listing templates
+    stamp an article type on every page, a section front or a topic hub named as its headline."""
+    dated: set[str] = set()
+    undated: set[str] = set()
+    for obj in jsonld:
+        names = types_of(obj) & ARTICLE_ONLY_TYPES
+        if names:
+            (dated if any(obj.get(key) for key in ARTICLE_DATE_KEYS) else undated).update(names)
+    return undated - dated
 
 
 def microdata_types(item_types: list[tuple[str, Element]]) -> set[str]:
@@ -583,6 +606,14 @@ def non_article_reason(
     if not signals.declares_article and is_site_page(tree, signals.address, body.container):
         return NULL_PAGE_TYPE
     if is_undated_site_page(signals, tree, length, set_out):
+        return NULL_PAGE_TYPE
+    # A short, undated body around a form that says more than it: a sign-up page.
+    if (
+        length <= MAX_UNDATED_PAGE_CHARS
+        and not (signals.declares_article or signals.dated)
+        and form_outweighs_body(body.blocks, body.container)
+        and not set_out()
+    ):
         return NULL_PAGE_TYPE
     # A short notice and the buttons that answer it, with no site around them: a consent wall.
     # A short article on a bare page is set out under its headline, dated.

@@ -108,6 +108,9 @@ class Metadata:
     robots: str | None = None  # the robots meta tag, e.g. "noindex, follow"
     # `published` is only the day in the URL: no evidence on the page that it is dated.
     dated_by_url: bool = False
+    # `published` is only the first of a list of <time> elements (a teaser's date on an index
+    # page): no evidence that the page itself is dated.
+    dated_by_list_time: bool = False
     modified: datetime | None = None
     section: str | None = None
     keywords: list[str] = field(default_factory=list)
@@ -213,6 +216,7 @@ def extract_metadata(
         page_type=meta.get("og:type"),
         robots=meta.get("robots"),
         dated_by_url=published is None,
+        dated_by_list_time=published is not None and _dated_by_list_time(meta, articles, times),
         modified=_modified(meta, articles, times),
         section=_section(meta, articles, jsonld, site_name),
         keywords=_keywords(meta, articles),
@@ -470,6 +474,7 @@ class _Times:
     published: str | None = None
     modified: str | None = None
     first: str | None = None
+    count: int = 0  # the <time> elements with a datetime
 
 
 def _time_values(tree: Element, index: TagIndex | None = None) -> _Times:
@@ -487,6 +492,7 @@ def _time_values(tree: Element, index: TagIndex | None = None) -> _Times:
         elif times.modified is None and ("datemodified" in marks or "updated" in marks):
             times.modified = value
         times.first = times.first or value
+        times.count += 1
     if times.published is None:
         times.published = _hatom_published(tree, index)
     return times
@@ -524,6 +530,20 @@ def _published(meta: _Meta, articles: list[dict[str, Any]], times: _Times) -> da
                 return _in_local_time(parsed, candidates[index + 1 :])
             return parsed
     return None
+
+
+# A page with this many <time> elements, none of them marked as the publication date, lists
+# dated items (teasers, notices, posts): its first <time> is the first item's, not the page's.
+MIN_LISTED_TIMES = 4
+
+
+def _dated_by_list_time(meta: _Meta, articles: list[dict[str, Any]], times: _Times) -> bool:
+    """Whether the publication date was read only from the first of MIN_LISTED_TIMES or more
+    unmarked <time> elements: no JSON-LD or meta date and no <time> marked as published."""
+    if times.count < MIN_LISTED_TIMES or parse_date(times.published):
+        return False
+    declared = [_jsonld_str(articles, "datePublished")] + [meta.get(key) for key in _PUBLISHED_META]
+    return not any(map(parse_date, declared))
 
 
 def _iso_datetime(value: str | None) -> datetime | None:

@@ -364,8 +364,9 @@ MIN_TEASERS_BESIDE = 4
 TEASER_HEADLINE_WORDS = 3
 MAX_TEASER_CHARS = 600
 # ... that holds at least this share of the teaser's text, not all of it (the rest: a date,
-# a section).
-TEASER_LINK_SHARE = 0.5
+# a section, a summary of a sentence or two: a headline of 80 characters over a summary of 150;
+# a paragraph holding a link is no teaser, its link a small share of it).
+TEASER_LINK_SHARE = 0.25
 
 
 def teasers_beside(container: Element, template: Callable[[Element], list[Element]]) -> bool:
@@ -375,8 +376,13 @@ def teasers_beside(container: Element, template: Callable[[Element], list[Elemen
     if region is None:
         return False
     # The list is the region's own (its children) or a sibling's of the body (a list element
-    # beside it): a sidebar's or a footer's lists sit deeper, in boxes of their own.
+    # beside it): a sidebar's or a footer's lists sit deeper, in boxes of their own. A page's
+    # header block (its heading, the intro, a button) may hold the body: the list is then
+    # beside that block.
     parents = [region, *(node for node in region if node is not container)]
+    above = region.getparent()
+    if above is not None:
+        parents += [node for node in above if node is not region]
     return any(_holds_teasers(parent, container, template) for parent in parents)
 
 
@@ -595,3 +601,26 @@ def _unshown_texts(page: Element) -> Iterator[str]:
             continue
         counted.add(element)
         yield text_of(element)
+
+
+# A form page: a form in the body's container that takes an e-mail address or a password and
+# shows at least as much text as the body itself (its fields' labels, the choices it offers): a
+# sign-up, a registration, a newsletter page, whose body is the intro and the legal note around
+# the form. An article's newsletter box is small beside it; a search form (a text field, lists
+# of options) says nothing of the page.
+_TEXT_FORMS = etree.XPath(
+    ".//form[.//input[translate(@type, 'EMAIL', 'email')='email'"
+    " or translate(@type, 'PASWORD', 'pasword')='password']]"
+)
+
+
+def form_outweighs_body(blocks: list[Block], container: Element | None) -> bool:
+    """A form of `_TEXT_FORMS` (an e-mail or password field) in the body's container shows at
+    least as much text as the body."""
+    if container is None:
+        return False
+    forms = _TEXT_FORMS(container)
+    if not forms:
+        return False
+    shown = sum(len(squeezed(text_of(form))) for form in _outermost(forms))
+    return shown >= len(squeezed(running_text(blocks)))

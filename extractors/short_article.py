@@ -52,6 +52,12 @@ DATE_LINES_AFTER = 2
 MAX_POST_LINES = 60
 # A line of links shows other pages' dates.
 MAX_DATE_LINK_DENSITY = 0.5
+# Between a post's headline and its body the whole page (chrome included) shows no more text
+# than one teaser card (`evidence.MAX_CARD_CHARS`): a byline, a share bar, an ad's label, a
+# caption. More is a region of its own that the cleaning set aside as chrome (a list of teasers,
+# a menu): what comes after it is not the post under the headline (a consent notice at the end
+# of a section front).
+MAX_CHARS_BETWEEN = 1000
 
 _YEAR = r"(?:199\d|20\d\d)"
 # A date a reader sees: digits (11/06/2012, 2012-10-29), a day, a month's name and a year in
@@ -91,6 +97,8 @@ def is_set_out_as_post(
         return False
     blocks = _from_headline(blocks, headline)
     if not _starts_under(blocks, page_body, headline, cleaning):
+        return False
+    if _region_between(blocks, page_body, headline):
         return False
     return (declared or _dated(blocks, page_body, headline)) and not _sends_home(
         blocks, page_body, headline
@@ -155,6 +163,26 @@ def _starts_under(
         between += line.link_density < HEADLINE_LINK_DENSITY
         if between > MAX_LINES_BETWEEN:
             return False
+    return False
+
+
+def _region_between(blocks: list[Block], page_body: Element, headline: Element) -> bool:
+    """More than MAX_CHARS_BETWEEN characters of the whole page's text (chrome included) lie
+    between the headline's line and the body's first."""
+    page = text_blocks(page_body)
+    start = _headline_line(page, headline)
+    if start is None:
+        return False
+    first = next(text for kind, text in blocks if kind != CAPTION)
+    if begins_body(page[start].text, first):
+        return False  # the body holds its headline
+    between = 0
+    for line in page[start + 1 :]:
+        if begins_body(line.text, first):
+            return False
+        between += line.chars
+        if between > MAX_CHARS_BETWEEN:
+            return True
     return False
 
 
