@@ -83,6 +83,14 @@ class DocumentError(ValueError):
         self.reason = reason
 
 
+# Text codecs Python knows that no browser decodes a page with: UTF-7 reads "+ADw-" as "<"
+# (browsers refuse it for that), the escape codecs read backslashes, IDNA and Punycode are for
+# host names, and "undefined" refuses every byte. A page that names one is read as undeclared.
+_NOT_PAGE_ENCODINGS = frozenset(
+    {"utf-7", "unicode-escape", "raw-unicode-escape", "idna", "punycode", "undefined"}
+)
+
+
 def normalize_encoding(label: str | None) -> str | None:
     """A Python codec name for an encoding label, or None when the label is unknown."""
     if not label:
@@ -91,9 +99,11 @@ def normalize_encoding(label: str | None) -> str | None:
     if label in _WINDOWS_1252_ALIASES:
         return "cp1252"
     try:
-        return codecs.lookup(label).name
+        name = codecs.lookup(label).name
+        "".encode(name)  # LookupError for a codec that is no text encoding (uu, base64, zlib)
     except (LookupError, ValueError):  # unknown, or not even a label (a NUL in it)
         return None
+    return None if name in _NOT_PAGE_ENCODINGS else name
 
 
 def detect_encoding(data: bytes, declared: str | None = None) -> tuple[str, int]:
