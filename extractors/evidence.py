@@ -68,7 +68,7 @@ from extractors.page_kinds import (
     teasers_beside,
 )
 from extractors.page_kinds import PRICE as _PRICE
-from extractors.paragraphs import CP
+from extractors.paragraphs import CP, ends_as_sentence
 from extractors.tree import Element, children_tagged, text_of
 
 NULL_LISTING = "listing"
@@ -156,8 +156,12 @@ MAX_CARD_LIST_BODY_CHARS = 2000
 # A card is in the body when its first characters are (spaces aside: the methods join a card's
 # lines differently).
 CARD_LEAD_CHARS = 20
-# On a video page, a body no longer than this is the video's description.
+# On a video page, a body no longer than this is the video's description ...
 VIDEO_STUB_CHARS = 1000
+# ... unless it tells the news in this many paragraphs of prose (CP characters or more, ending as
+# sentences end): a description is a blurb of a paragraph, its chapters or credits lines besides;
+# a short report under the player is written as an article is.
+REPORT_PARAGRAPHS = 2
 # A notice laid out alone with its buttons is a short page of the site: no longer than an
 # undated site page's body (`page_kinds.MAX_UNDATED_PAGE_CHARS`); a consent text, an age check.
 MAX_NOTICE_CHARS = MAX_UNDATED_PAGE_CHARS
@@ -537,6 +541,18 @@ class BodyShape:
     container: Element | None = None
 
 
+def is_report(blocks: list[Block]) -> bool:
+    """The body holds REPORT_PARAGRAPHS paragraphs of prose: at least CP characters each, ending
+    as sentences end."""
+    written = 0
+    for kind, text in blocks:
+        if kind == PARAGRAPH and len(text) >= CP and ends_as_sentence(text):
+            written += 1
+            if written >= REPORT_PARAGRAPHS:
+                return True
+    return False
+
+
 def non_article_reason(
     body: BodyShape,
     signals: PageSignals,
@@ -553,7 +569,7 @@ def non_article_reason(
     # Checks that only a short body can pass are gated on its length, measured once here (each
     # would measure it again): their own first test, asked in the same order.
     # The publisher's own word first: a video's description sits among teasers of other videos.
-    if signals.declares_video and length <= VIDEO_STUB_CHARS:
+    if signals.declares_video and length <= VIDEO_STUB_CHARS and not is_report(body.blocks):
         return NULL_VIDEO
     # A body longer than one teaser ends, when it is an article, in its own related stories: a
     # list of bare links. A shorter one beside such a list is a teaser of it.

@@ -298,6 +298,28 @@ def test_the_lead_teaser_of_a_front_page_is_not_the_article_behind_its_card_list
     assert result.article is None and result.reason == "listing"
 
 
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [
+        # A description: a blurb, and the chapters or credits lines beside it.
+        (f"<p>{PROSE}</p><p>Chapters: 0:00 The vote · 2:10 The engineers · 5:40 What next</p>",
+         "video"),
+        # A short report under the player, told in paragraphs of prose as an article is.
+        (f"<p>{PROSE}</p><p>Opponents said the money would be better spent on buses, and asked "
+         "for the decision to be put to a public vote before any work begins.</p>", None),
+    ],
+)  # fmt: skip
+def test_a_video_page_is_null_unless_it_reports_the_news_in_paragraphs(
+    body: str, reason: str | None
+) -> None:
+    head = '<meta property="og:type" content="video.other">'
+    player = '<div class="player"><video controls src="/v/1.mp4"></video></div>'
+    page = _page(f"<main><h1>T</h1><time>27 November 2026</time>{player}{body}</main>", head)
+    result = extract_verbose(page.encode())
+    assert result.reason == reason
+    assert (result.article is not None) == (reason is None)
+
+
 # --- the fixture sets -----------------------------------------------------------------------
 
 
