@@ -133,7 +133,7 @@ def run_chain(document: Document) -> Extraction:
         and not metadata.dated_by_list_time
     )
     # Whether the page sets a short body out as its post: asked beside kept chrome and by the judge.
-    set_out = _PostEvidence(cleaning, headline, signals.declares_article or dated)
+    set_out = _PostEvidence(cleaning, headline, signals.names_article or dated)
     if body is not None and body.container is not None and cleaning.kept_chrome:
         body = outside_kept_chrome(body, cleaning, headline(), metadata.language, set_out)
     if body is None:

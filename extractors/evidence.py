@@ -209,14 +209,23 @@ class PageSignals:
     dated: bool = False  # a publication date in the page's markup or in its address
 
     @property
-    def declares_article(self) -> bool:
+    def names_article(self) -> bool:
+        """An article type in the page's schema.org or OpenGraph metadata."""
         return bool(self.types & ARTICLE_ONLY_TYPES) or self.og_type == "article"
+
+    @property
+    def declares_article(self) -> bool:
+        """An article type the non-article rules defer to: schema.org's, or OpenGraph's on a
+        dated page. Sites stamp `og:type=article` on every page (an imprint, a cookie policy, a
+        quote page): on an undated page it says nothing of the page's kind, though it still sets
+        a short post out under its headline (`names_article`)."""
+        return bool(self.types & ARTICLE_ONLY_TYPES) or (self.og_type == "article" and self.dated)
 
     @property
     def declares_video(self) -> bool:
         if self.og_type and self.og_type.startswith("video"):
             return True
-        return "videoobject" in self.types and not self.declares_article
+        return "videoobject" in self.types and not self.names_article
 
     @property
     def declares_non_article(self) -> bool:
@@ -229,7 +238,7 @@ class PageSignals:
             or (self.og_type or "").split(".")[0] in NON_ARTICLE_OG_FAMILIES
             or self.unindexed
         )
-        return declared and not self.declares_article
+        return declared and not self.names_article
 
 
 def page_signals(

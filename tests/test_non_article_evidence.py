@@ -320,6 +320,17 @@ def test_a_video_page_is_null_unless_it_reports_the_news_in_paragraphs(
     assert (result.article is not None) == (reason is None)
 
 
+def test_og_type_article_on_an_undated_page_says_nothing_of_its_kind() -> None:
+    # Sites stamp og:type=article on every page: on an imprint nothing dates, it no longer turns
+    # the site-page rule off. On a dated page it still declares an article (the rule defers).
+    imprint = (PAGES / "non-articles-holdout-7" / "de-impressum.html").read_bytes()
+    assert b'property="og:type" content="article"' in imprint
+    assert extract_verbose(imprint).reason == "page_type"
+    published = b'<meta property="article:published_time" content="2024-03-01T10:00:00+01:00">'
+    dated = imprint.replace(b"</head>", published + b"</head>", 1)
+    assert extract_verbose(dated).article is not None
+
+
 # --- the fixture sets -----------------------------------------------------------------------
 
 
