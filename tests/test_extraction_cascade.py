@@ -187,8 +187,14 @@ def test_a_paywall_stub_is_one_paragraph() -> None:
 def test_page_signals_read_schema_org_and_opengraph() -> None:
     video = page_signals([{"@type": "VideoObject"}], "video.other")
     assert video.declares_video and not video.declares_article
-    article = page_signals([{"@type": ["NewsArticle"]}, {"@type": "VideoObject"}], "article")
+    objects = [{"@type": ["NewsArticle"], "datePublished": "2026-11-28"}, {"@type": "VideoObject"}]
+    article = page_signals(objects, "article", dated=True)
     assert article.declares_article and not article.declares_video
+    # og:type=article on a page nothing dates names an article (a video's page it is not), but
+    # the non-article rules no longer defer to it: sites stamp it on every page.
+    stamped = page_signals([{"@type": "VideoObject"}], "article")
+    assert stamped.names_article and not stamped.declares_video
+    assert not stamped.declares_article
     assert page_signals([{"@type": "CollectionPage"}], None).declares_non_article
     assert not page_signals([{"@type": "WebPage"}], "website").declares_non_article
 
