@@ -986,3 +986,61 @@ def test_a_short_post_dated_under_its_headline_with_a_list_of_linked_entries_is_
     )
     main = f"<main><h1>Where to vote on Sunday</h1>{DATE_LINE}<p>{PROSE}</p><ul>{items}</ul></main>"
     assert extract_verbose(_page(main)).article is not None
+
+
+# The XPath `has_linked_heading` replaced, kept as its reference.
+_HEADING_TESTS = " or ".join(f"self::h{level}" for level in range(1, 7))
+_LINKED_HEADING = etree.XPath(
+    f"boolean(.//a[ancestor::*[{_HEADING_TESTS}] or .//*[{_HEADING_TESTS}]])"
+)
+
+
+@pytest.mark.parametrize(
+    "markup",
+    [
+        "<div id='x'><h2><a href='/a'>Headline</a></h2><p>Summary</p></div>",
+        "<div id='x'><a href='/a'><h3>Headline</h3></a><p>Summary</p></div>",
+        "<div id='x'><a href='/a'><span><h4>Headline</h4></span></a></div>",
+        "<div id='x'><h2>Headline</h2><p><a href='/a'>Read more</a></p></div>",
+        "<h2><div id='x'><span><a href='/a'>Headline</a></span></div></h2>",
+        "<h2><div id='x'><span>No link</span></div></h2>",
+        "<h2 id='x'><a href='/a'>Headline</a></h2>",
+        "<h2 id='x'>Headline</h2>",
+        "<a href='/a'><div id='x'><h2>Headline</h2></div></a>",
+        "<a id='x' href='/a'><h2>Headline</h2></a>",
+        "<div id='x'><p><a href='/a'>A link</a> in prose</p><h5>Aside</h5></div>",
+        "<div id='x'><h6><b><a href='/a'>Deep</a></b></h6></div>",
+        "<div id='x'><p>No heading, no link</p></div>",
+    ],
+)
+def test_a_linked_heading_is_found_as_the_xpath_found_it(markup: str) -> None:
+    from extractors.evidence import has_linked_heading
+
+    element = etree.HTML(f"<html><body>{markup}</body></html>").find(".//*[@id='x']")
+    assert has_linked_heading(element) is bool(_LINKED_HEADING(element))
+
+
+# The XPath `_entry_parents` replaced, kept as its reference.
+_ENTRY_PARENTS = etree.XPath(
+    "descendant-or-self::*[count(br) >= $least or count(li) >= $least or count(dt) >= $least]"
+)
+
+
+@pytest.mark.parametrize(
+    "markup",
+    [
+        "<div id='x'>a<br>b<br>c<br>d<br></div>",
+        "<div id='x'>a<br>b<br>c</div>",
+        "<ul id='x'><li>1</li><li>2</li><li>3</li><li>4</li></ul>",
+        "<div id='x'><ul><li>1<ul><li>a</li><li>b</li><li>c</li><li>d</li></ul></li></ul></div>",
+        "<dl id='x'><dt>a</dt><dd>1</dd><dt>b</dt><dt>c</dt><dt>d</dt></dl>",
+        "<li id='x'>a<br>b<br>c<br>d<br></li>",
+        "<div id='x'><p>a<br>b</p><p>c<br>d</p><br><br><li>1</li><li>2</li><li>3</li></div>",
+    ],
+)
+def test_entry_parents_are_found_as_the_xpath_found_them(markup: str) -> None:
+    from extractors.page_kinds import MIN_LINKED_ENTRIES, _entry_parents
+
+    container = etree.HTML(f"<html><body>{markup}</body></html>").find(".//*[@id='x']")
+    expected = _ENTRY_PARENTS(container, least=MIN_LINKED_ENTRIES)
+    assert set(_entry_parents(container)) == set(expected)
