@@ -1044,3 +1044,64 @@ def test_entry_parents_are_found_as_the_xpath_found_them(markup: str) -> None:
     container = etree.HTML(f"<html><body>{markup}</body></html>").find(".//*[@id='x']")
     expected = _ENTRY_PARENTS(container, least=MIN_LINKED_ENTRIES)
     assert set(_entry_parents(container)) == set(expected)
+
+
+# The XPath `_not_free` replaced, kept as its reference.
+_NOT_FREE = etree.XPath(
+    "boolean(//*[translate(@itemprop, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', "
+    "'abcdefghijklmnopqrstuvwxyz')='isaccessibleforfree'][translate(@content, 'FALSE', "
+    "'false')='false'])"
+)
+
+
+@pytest.mark.parametrize(
+    "meta",
+    [
+        '<meta itemprop="isAccessibleForFree" content="False">',
+        '<meta itemprop="isaccessibleforfree" content="false">',
+        '<meta itemprop="isAccessibleForFree" content="True">',
+        '<meta itemprop="isAccessibleForFree">',
+        '<meta itemprop=" isAccessibleForFree" content="false">',
+        '<meta itemprop="isAccessibleForFree name" content="false">',
+        '<meta itemprop="isAccessibleForFree" content="false ">',
+        '<meta itemprop="\u0130sAccessibleForFree" content="false">',
+        '<meta itemprop="isAccessibleForFree" content="FALSE"><p itemprop="name">x</p>',
+        '<p itemprop="name">x</p>',
+    ],
+)
+def test_a_page_marked_not_free_is_found_as_the_xpath_found_it(meta: str) -> None:
+    from extractors.evidence import _not_free
+
+    tree = etree.HTML(f"<html><body><div>{meta}</div></body></html>")
+    assert _not_free([], tree) is bool(_NOT_FREE(tree))
+
+
+def _holds_wall_by_element(scope: etree._Element) -> bool:
+    """`_holds_wall` as it was written, element by element: its reference."""
+    from extractors.evidence import MAX_PAYWALL_NAME_CHARS, PAYWALL_NAMES
+
+    for element in (scope, *scope.xpath(".//*[@class or @id]")):
+        for attribute in ("class", "id"):
+            names = (element.get(attribute) or "")[:MAX_PAYWALL_NAME_CHARS].lower()
+            if names and any(name in names for name in PAYWALL_NAMES):
+                return True
+    return False
+
+
+@pytest.mark.parametrize(
+    "markup",
+    [
+        "<div id='x' class='Paywall-Box'></div>",
+        "<div id='x'><p class='story'>a</p><div id='RegWall'>b</div></div>",
+        "<div id='x'><p class='pay'>a</p><p class='wall'>b</p></div>",  # no name across values
+        "<div id='x'><p class='meter'>a</p><p id='-wall'>b</p></div>",
+        "<div id='x'><span class='" + "a" * 300 + " paywall'>late in a long value</span></div>",
+        "<div id='x'><span class='pmpro_content_message'>join</span></div>",
+        "<div id='x'><p class='story'>a</p></div>",
+    ],
+)
+def test_a_wall_is_found_by_its_names_as_element_by_element(markup: str) -> None:
+    from extractors.evidence import _holds_wall
+
+    scope = etree.HTML(f"<html><body>{markup}</body></html>").find(".//*[@id='x']")
+    assert _holds_wall(scope) is _holds_wall_by_element(scope)
