@@ -447,10 +447,7 @@ def asks_under_headline(tree: Element) -> bool:
 # least two fields; these are not: the text of their own is the link's tail or a sibling's.
 MIN_LINKED_ENTRIES = MIN_RECORDS
 _ENTRY_TAGS = ("li", "dt")
-# The elements with enough breaks, list items or terms among their children, found in C.
-_ENTRY_PARENTS = etree.XPath(
-    "descendant-or-self::*[count(br) >= $least or count(li) >= $least or count(dt) >= $least]"
-)
+_ENTRY_CHILD_TAGS = ("br", *_ENTRY_TAGS)
 
 
 def is_linked_entries(blocks: list[Block], container: Element | None) -> bool:
@@ -462,12 +459,29 @@ def is_linked_entries(blocks: list[Block], container: Element | None) -> bool:
     text = squeezed(running_text(blocks))
     if not text:
         return False
-    for parent in _ENTRY_PARENTS(container, least=MIN_LINKED_ENTRIES):
+    for parent in _entry_parents(container):
         for entries in _entry_runs(parent):
             shown = _shown_in_body(entries, text)
             if len(shown) >= MIN_LINKED_ENTRIES and len(text) - sum(shown) < MIN_BODY_CHARS:
                 return True
     return False
+
+
+def _entry_parents(container: Element) -> list[Element]:
+    """The elements under `container` (itself included) with at least MIN_LINKED_ENTRIES
+    breaks, list items or terms among their children (in the order of their first such child).
+
+    Counted from the breaks, items and terms, found in C: an XPath counting each tag among every
+    element's children read the whole container three times over (1.5 % of a median page)."""
+    counts: Counter[tuple[Element, str]] = Counter()
+    for element in container.iter(*_ENTRY_CHILD_TAGS):
+        if element is not container:
+            counts[element.getparent(), element.tag] += 1
+    return list(
+        dict.fromkeys(
+            parent for (parent, _), count in counts.items() if count >= MIN_LINKED_ENTRIES
+        )
+    )
 
 
 def _entry_runs(parent: Element) -> Iterator[list[tuple[Element, str]]]:

@@ -26,11 +26,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from extractors.article import Block
 from extractors.blocks import BLOCK_TAGS, SKIP_TAGS, TextBlock, clean_text, text_blocks
 from extractors.boilerplate import keep_body_blocks
-from extractors.preprocess import Cleaning
+from extractors.preprocess import MAX_CACHED_NAME_CHARS, NAME_CACHE_SIZE, Cleaning
 from extractors.tree import Element, text_of
 from extractors.wordsearch import AnyWord
 
@@ -89,11 +90,21 @@ def name_weight(element: Element) -> int:
     weight = 0
     for name in (element.get("class"), element.get("id")):
         if name:
-            if _NEGATIVE.search(name):
-                weight -= NAME_WEIGHT
-            if _POSITIVE.search(name):
-                weight += NAME_WEIGHT
+            weight += _weight_of(name) if len(name) > MAX_CACHED_NAME_CHARS else _known(name)
     return weight
+
+
+def _weight_of(name: str) -> int:
+    """One class or id value's weight: -NAME_WEIGHT when it says chrome, +NAME_WEIGHT when it
+    says body, both when it says both."""
+    return (NAME_WEIGHT if _POSITIVE.search(name) else 0) - (
+        NAME_WEIGHT if _NEGATIVE.search(name) else 0
+    )
+
+
+# Each value's weight, remembered: a site repeats its class names on every page, and every
+# container scored is weighed (hostile multi-kilobyte values are not kept).
+_known = lru_cache(maxsize=NAME_CACHE_SIZE)(_weight_of)
 
 
 def paragraphs(tree: Element) -> list[_Paragraph]:
@@ -106,9 +117,13 @@ def paragraphs(tree: Element) -> list[_Paragraph]:
     for element in tree.iter(*PARAGRAPH_TAGS, *LOOSE_TEXT_TAGS):
         if element not in holding_blocks:
             if element.tag in PARAGRAPH_TAGS:
-                text = clean_text(text_of(element))
+                text = text_of(element)
+                # Collapsing spaces never lengthens a text: most elements (empty, a menu's
+                # item, a cell's figure) are told too short before it.
                 if len(text) >= MIN_PARAGRAPH_CHARS:
-                    found.append(_Paragraph(element, text, whole=True))
+                    text = clean_text(text)
+                    if len(text) >= MIN_PARAGRAPH_CHARS:
+                        found.append(_Paragraph(element, text, whole=True))
             continue
         if element.tag in LOOSE_TEXT_TAGS and _has_loose_text(element):
             found.extend(_Paragraph(element, text, whole=False) for text in loose_runs(element))

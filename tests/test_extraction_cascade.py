@@ -221,3 +221,23 @@ def test_a_short_paywalled_page_is_an_article_unless_a_wall_element_cut_it() -> 
         "</article>", '<div class="paywall">Subscribe to read on</div></article>'
     )
     assert extract_verbose(walled).reason == "paywall"
+
+
+@pytest.mark.parametrize(
+    ("attributes", "weight"),
+    [
+        ('class="entry-content"', 25),
+        ('class="sidebar"', -25),
+        ('class="post-comments"', 0),  # says body and chrome: both count
+        ('class="story" id="main-nav"', 25),  # the id says both
+        ('class="story" id="main-text"', 50),
+        ('class="' + "entry " * 60 + '"', 25),  # past the remembered length: weighed all the same
+        ("", 0),
+    ],
+)
+def test_a_containers_names_weigh_for_and_against_it(attributes: str, weight: int) -> None:
+    from extractors.readability import name_weight
+
+    element = etree.fromstring(f"<div {attributes}/>")
+    assert name_weight(element) == weight
+    assert name_weight(element) == weight  # remembered, the same

@@ -1143,3 +1143,122 @@ def test_a_short_undated_body_around_a_sign_up_form_is_a_page_type() -> None:
     assert result.article is None and result.reason == "page_type"
     # A search form (a text field) says nothing of the page.
     assert extract_verbose(_signup(legal, "<input type='text' name='q'>")).reason != "page_type"
+
+
+# The XPath `has_linked_heading` replaced, kept as its reference.
+_HEADING_TESTS = " or ".join(f"self::h{level}" for level in range(1, 7))
+_LINKED_HEADING = etree.XPath(
+    f"boolean(.//a[ancestor::*[{_HEADING_TESTS}] or .//*[{_HEADING_TESTS}]])"
+)
+
+
+@pytest.mark.parametrize(
+    "markup",
+    [
+        "<div id='x'><h2><a href='/a'>Headline</a></h2><p>Summary</p></div>",
+        "<div id='x'><a href='/a'><h3>Headline</h3></a><p>Summary</p></div>",
+        "<div id='x'><a href='/a'><span><h4>Headline</h4></span></a></div>",
+        "<div id='x'><h2>Headline</h2><p><a href='/a'>Read more</a></p></div>",
+        "<h2><div id='x'><span><a href='/a'>Headline</a></span></div></h2>",
+        "<h2><div id='x'><span>No link</span></div></h2>",
+        "<h2 id='x'><a href='/a'>Headline</a></h2>",
+        "<h2 id='x'>Headline</h2>",
+        "<a href='/a'><div id='x'><h2>Headline</h2></div></a>",
+        "<a id='x' href='/a'><h2>Headline</h2></a>",
+        "<div id='x'><p><a href='/a'>A link</a> in prose</p><h5>Aside</h5></div>",
+        "<div id='x'><h6><b><a href='/a'>Deep</a></b></h6></div>",
+        "<div id='x'><p>No heading, no link</p></div>",
+    ],
+)
+def test_a_linked_heading_is_found_as_the_xpath_found_it(markup: str) -> None:
+    from extractors.evidence import has_linked_heading
+
+    element = etree.HTML(f"<html><body>{markup}</body></html>").find(".//*[@id='x']")
+    assert has_linked_heading(element) is bool(_LINKED_HEADING(element))
+
+
+# The XPath `_entry_parents` replaced, kept as its reference.
+_ENTRY_PARENTS = etree.XPath(
+    "descendant-or-self::*[count(br) >= $least or count(li) >= $least or count(dt) >= $least]"
+)
+
+
+@pytest.mark.parametrize(
+    "markup",
+    [
+        "<div id='x'>a<br>b<br>c<br>d<br></div>",
+        "<div id='x'>a<br>b<br>c</div>",
+        "<ul id='x'><li>1</li><li>2</li><li>3</li><li>4</li></ul>",
+        "<div id='x'><ul><li>1<ul><li>a</li><li>b</li><li>c</li><li>d</li></ul></li></ul></div>",
+        "<dl id='x'><dt>a</dt><dd>1</dd><dt>b</dt><dt>c</dt><dt>d</dt></dl>",
+        "<li id='x'>a<br>b<br>c<br>d<br></li>",
+        "<div id='x'><p>a<br>b</p><p>c<br>d</p><br><br><li>1</li><li>2</li><li>3</li></div>",
+    ],
+)
+def test_entry_parents_are_found_as_the_xpath_found_them(markup: str) -> None:
+    from extractors.page_kinds import MIN_LINKED_ENTRIES, _entry_parents
+
+    container = etree.HTML(f"<html><body>{markup}</body></html>").find(".//*[@id='x']")
+    expected = _ENTRY_PARENTS(container, least=MIN_LINKED_ENTRIES)
+    assert set(_entry_parents(container)) == set(expected)
+
+
+# The XPath `_not_free` replaced, kept as its reference.
+_NOT_FREE = etree.XPath(
+    "boolean(//*[translate(@itemprop, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', "
+    "'abcdefghijklmnopqrstuvwxyz')='isaccessibleforfree'][translate(@content, 'FALSE', "
+    "'false')='false'])"
+)
+
+
+@pytest.mark.parametrize(
+    "meta",
+    [
+        '<meta itemprop="isAccessibleForFree" content="False">',
+        '<meta itemprop="isaccessibleforfree" content="false">',
+        '<meta itemprop="isAccessibleForFree" content="True">',
+        '<meta itemprop="isAccessibleForFree">',
+        '<meta itemprop=" isAccessibleForFree" content="false">',
+        '<meta itemprop="isAccessibleForFree name" content="false">',
+        '<meta itemprop="isAccessibleForFree" content="false ">',
+        '<meta itemprop="\u0130sAccessibleForFree" content="false">',
+        '<meta itemprop="isAccessibleForFree" content="FALSE"><p itemprop="name">x</p>',
+        '<p itemprop="name">x</p>',
+    ],
+)
+def test_a_page_marked_not_free_is_found_as_the_xpath_found_it(meta: str) -> None:
+    from extractors.evidence import _not_free
+
+    tree = etree.HTML(f"<html><body><div>{meta}</div></body></html>")
+    assert _not_free([], tree) is bool(_NOT_FREE(tree))
+
+
+def _holds_wall_by_element(scope: etree._Element) -> bool:
+    """`_holds_wall` as it was written, element by element: its reference."""
+    from extractors.evidence import MAX_PAYWALL_NAME_CHARS, PAYWALL_NAMES
+
+    for element in (scope, *scope.xpath(".//*[@class or @id]")):
+        for attribute in ("class", "id"):
+            names = (element.get(attribute) or "")[:MAX_PAYWALL_NAME_CHARS].lower()
+            if names and any(name in names for name in PAYWALL_NAMES):
+                return True
+    return False
+
+
+@pytest.mark.parametrize(
+    "markup",
+    [
+        "<div id='x' class='Paywall-Box'></div>",
+        "<div id='x'><p class='story'>a</p><div id='RegWall'>b</div></div>",
+        "<div id='x'><p class='pay'>a</p><p class='wall'>b</p></div>",  # no name across values
+        "<div id='x'><p class='meter'>a</p><p id='-wall'>b</p></div>",
+        "<div id='x'><span class='" + "a" * 300 + " paywall'>late in a long value</span></div>",
+        "<div id='x'><span class='pmpro_content_message'>join</span></div>",
+        "<div id='x'><p class='story'>a</p></div>",
+    ],
+)
+def test_a_wall_is_found_by_its_names_as_element_by_element(markup: str) -> None:
+    from extractors.evidence import _holds_wall
+
+    scope = etree.HTML(f"<html><body>{markup}</body></html>").find(".//*[@id='x']")
+    assert _holds_wall(scope) is _holds_wall_by_element(scope)
