@@ -119,19 +119,17 @@ def run_chain(document: Document) -> Extraction:
         if body.container is dom.container:
             # The article may be set, with its headline, in an element named like chrome.
             body = headline_in_chrome(body, cleaning, h1)
+    # A date read only from a list's first <time> is a teaser's, not the page's.
+    page_dated = metadata.published is not None and not metadata.dated_by_list_time
     signals = page_signals(
         jsonld,
         metadata.page_type,
         metadata.robots,
         item_types,
         metadata.canonical_url,
-        dated=metadata.published is not None and not metadata.dated_by_list_time,
+        dated=page_dated,
     )
-    dated = (
-        metadata.published is not None
-        and not metadata.dated_by_url
-        and not metadata.dated_by_list_time
-    )
+    dated = page_dated and not metadata.dated_by_url
     # Whether the page sets a short body out as its post: asked beside kept chrome and by the judge.
     set_out = _PostEvidence(cleaning, headline, signals.names_article or dated)
     if body is not None and body.container is not None and cleaning.kept_chrome:

@@ -98,11 +98,14 @@ def is_set_out_as_post(
     blocks = _from_headline(blocks, headline)
     if not _starts_under(blocks, page_body, headline, cleaning):
         return False
-    if _region_between(blocks, page_body, headline):
+    # The whole page's lines, chrome included, read once for the checks below.
+    page = text_blocks(page_body)
+    start = _headline_line(page, headline)
+    if start is None:
+        return declared  # no line of the headline to read the page around
+    if _region_between(blocks, page, start):
         return False
-    return (declared or _dated(blocks, page_body, headline)) and not _sends_home(
-        blocks, page_body, headline
-    )
+    return (declared or _dated(blocks, page, start)) and not _sends_home(blocks, page, start)
 
 
 def _from_headline(blocks: list[Block], headline: Element) -> list[Block]:
@@ -166,13 +169,9 @@ def _starts_under(
     return False
 
 
-def _region_between(blocks: list[Block], page_body: Element, headline: Element) -> bool:
+def _region_between(blocks: list[Block], page: list[TextBlock], start: int) -> bool:
     """More than MAX_CHARS_BETWEEN characters of the whole page's text (chrome included) lie
-    between the headline's line and the body's first."""
-    page = text_blocks(page_body)
-    start = _headline_line(page, headline)
-    if start is None:
-        return False
+    between the headline's line (`start`) and the body's first."""
     first = next(text for kind, text in blocks if kind != CAPTION)
     if begins_body(page[start].text, first):
         return False  # the body holds its headline
@@ -186,13 +185,9 @@ def _region_between(blocks: list[Block], page_body: Element, headline: Element) 
     return False
 
 
-def _dated(blocks: list[Block], page_body: Element, headline: Element) -> bool:
-    """A line from just above the headline to just below the body shows a date. The whole page
-    is read, chrome included: a post's date is often in its header or footer."""
-    page = text_blocks(page_body)
-    start = _headline_line(page, headline)
-    if start is None:
-        return False
+def _dated(blocks: list[Block], page: list[TextBlock], start: int) -> bool:
+    """A line from just above the headline's (`start`) to just below the body shows a date. The
+    whole page is read, chrome included: a post's date is often in its header or footer."""
     first, last = blocks[0][1], blocks[-1][1]
     reach = range(start, min(len(page), start + MAX_POST_LINES))
     begin = next((index for index in reach if _same_line(page[index].text, first)), None)
@@ -211,12 +206,8 @@ def _dated(blocks: list[Block], page_body: Element, headline: Element) -> bool:
     return opens_dated[:1] == [True] and opens_dated[1:2] != [True]
 
 
-def _sends_home(blocks: list[Block], page_body: Element, headline: Element) -> bool:
+def _sends_home(blocks: list[Block], page: list[TextBlock], start: int) -> bool:
     """One of the DATE_LINES_AFTER lines below the body is a link to the site's home page."""
-    page = text_blocks(page_body)
-    start = _headline_line(page, headline)
-    if start is None:
-        return False
     last = blocks[-1][1]
     reach = range(start, min(len(page), start + MAX_POST_LINES))
     end = next((index for index in reach if _same_line(page[index].text, last)), None)
