@@ -76,7 +76,7 @@ from extractors.page_kinds import (
 )
 from extractors.page_kinds import PRICE as _PRICE
 from extractors.paragraphs import CP, ends_as_sentence
-from extractors.tree import Element, children_tagged, text_of
+from extractors.tree import Element, children_tagged, itemprop_values, text_of
 
 NULL_LISTING = "listing"
 NULL_PAYWALL = "paywall"
@@ -199,10 +199,9 @@ MAX_PAYWALL_NAME_CHARS = 256
 # ... or a link on a line of its own, perhaps in bold: old table layouts set the headline so,
 # then a <br>, then the summary.
 EMPHASIS_TAGS = frozenset({"b", "strong", "font", "span", "big"})
-# The page's itemprop values, read in C by one attribute step (`extractors.tree.itemprops`): a
-# predicate asking every element of the page for its itemprop cost libxml2 a node set per element,
-# 2 % of a median Dragnet page, where the microdata marking a page not free is one element.
-_ITEMPROP_VALUES = etree.XPath("//*/@itemprop")
+# The microdata property that marks a page not free, looked up among the page's itemprop values
+# (`extractors.tree.itemprop_values`, one attribute step in C): a predicate asking every element
+# of the page for it cost libxml2 a node set per element, 2 % of a median Dragnet page.
 NOT_FREE_PROPERTY = "isaccessibleforfree"
 
 
@@ -309,7 +308,7 @@ def _not_free(jsonld: list[dict[str, Any]], tree: Element) -> bool:
     return any(
         _ascii_lower(value) == NOT_FREE_PROPERTY
         and _ascii_lower(value.getparent().get("content")) == "false"
-        for value in _ITEMPROP_VALUES(tree)
+        for value in itemprop_values(tree)
     )
 
 

@@ -71,11 +71,17 @@ def first_element(tree: Element, tag: str) -> Element | None:
 _ITEMPROP_VALUES = etree.XPath("//*/@itemprop")
 
 
+def itemprop_values(tree: Element) -> list[str]:
+    """Every itemprop attribute value of the page as written, in document order (each value's
+    element is its `getparent()`)."""
+    return _ITEMPROP_VALUES(tree)
+
+
 def itemprops(tree: Element) -> list[tuple[list[str], Element]]:
     """The schema.org microdata properties of the page: each marked element with the lower-case
     property names of its itemprop, in document order. Computed once per page by the chain and
     shared by the stages that read microdata."""
-    return [(value.lower().split(), value.getparent()) for value in _ITEMPROP_VALUES(tree)]
+    return [(value.lower().split(), value.getparent()) for value in itemprop_values(tree)]
 
 
 # Both microdata attributes in one query. On a page of up to MICRODATA_UNION_MAX_BYTES, the
