@@ -85,6 +85,12 @@ def shows_date(text: str) -> bool:
     return _DIGIT.search(text) is not None and _DATE.search(text) is not None
 
 
+def without_dates(text: str) -> str:
+    """`text` without the calendar dates it shows (`shows_date`) and without any other digit (a
+    time of day): what a dated line says besides its date, a signature's name."""
+    return _DIGIT.sub("", _DATE.sub("", text))
+
+
 def is_set_out_as_post(
     blocks: list[Block], cleaning: Cleaning, headline: Element | None, declared: bool
 ) -> bool:

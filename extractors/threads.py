@@ -16,19 +16,27 @@ everything up to the first footer, which is the post's own. Pure functions: noth
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import cache
+from itertools import islice
+
 from extractors.blocks import TextBlock, clean_text_within
 from extractors.paragraphs import CP
 from extractors.preprocess import Cleaning
-from extractors.short_article import SHORT_LINE_CHARS, shows_date
+from extractors.short_article import SHORT_LINE_CHARS, shows_date, without_dates
 from extractors.tree import Element, text_of
 
 # The post's footer and at least two more: one comment under a post could be a dated caption.
 MIN_FOOTERS = 3
+# A comment's signature is among its last elements (the name, the date, a reply or report link);
+# no more are read, however deep a hostile unit nests.
+SIGNATURE_REACH = 8
 
 
 def thread_start(container: Element, cleaning: Cleaning) -> Element | None:
     """The first child of `container` after the post's own footer, when the children after it
-    are a thread of dated units (see the module's docstring); else None."""
+    are a thread of dated units (see the module's docstring), or the first comment of a run
+    of comments each signed inside (`_signed_run_start`); else None."""
     children = [
         child
         for child in container
@@ -36,22 +44,77 @@ def thread_start(container: Element, cleaning: Cleaning) -> Element | None:
         and child.tag not in ("script", "style")
         and not cleaning.is_removed(child)
     ]
+    # Each child's text, serialised once and only when a rule asks.
+    text: Callable[[int], str] = cache(lambda index: text_of(children[index]).strip())
+    templates = [_template(child) for child in children]
     series: dict[tuple[str, str], list[int]] = {}
-    for index, child in enumerate(children):
-        classes = " ".join((child.get("class") or "").split())
-        if not classes:
+    for index, template in enumerate(templates):
+        if not template[1]:
             continue  # a bare element is no template
         # A long child (the post itself) is told from a short line without all its words.
-        text = clean_text_within(text_of(child), SHORT_LINE_CHARS)
-        if text is not None and shows_date(text):
-            series.setdefault((child.tag, classes), []).append(index)
+        line = clean_text_within(text(index), SHORT_LINE_CHARS)
+        if line is not None and shows_date(line):
+            series.setdefault(template, []).append(index)
     for positions in series.values():
         if len(positions) < MIN_FOOTERS or positions[0] + 1 >= len(children):
             continue
-        after_last = children[positions[-1] + 1 :]
-        if any(len(text_of(child).strip()) >= CP for child in after_last):
+        if any(len(text(later)) >= CP for later in range(positions[-1] + 1, len(children))):
             continue  # text after the last one: the dates head their units, they do not close them
         return children[positions[0] + 1]
+    return _signed_run_start(children, templates, text)
+
+
+def _template(element: Element) -> tuple[str, str]:
+    return element.tag, " ".join((element.get("class") or "").split())
+
+
+def _signed_run_start(
+    children: list[Element], templates: list[tuple[str, str]], text: Callable[[int], str]
+) -> Element | None:
+    """The first of a run of units each closed by its own dated signature ("... Posted by
+    <reader> on <date> <time>"): comments written as one element each, footer inside.
+
+    The run holds MIN_FOOTERS units of one template (short lines between them allowed: a reply
+    link), signed by more than one name (recipes or notes the author embeds are signed alike),
+    and follows text of the post; no unit of its template without a signature comes after it
+    (then the dates close paragraphs of the post, not comments)."""
+    signature = cache(lambda index: _signature(children[index], text(index)))
+    index = 0
+    while index < len(children):
+        if not templates[index][1] or signature(index) is None:
+            index += 1
+            continue
+        start, end, names = index, index, []
+        while end < len(children):
+            if len(text(end)) >= CP:
+                if templates[end] != templates[start] or signature(end) is None:
+                    break
+                names.append(signature(end))
+            end += 1
+        if (
+            len(names) >= MIN_FOOTERS
+            and len(set(names)) > 1
+            and any(len(text(before)) >= CP for before in range(start))
+            and not any(
+                templates[later] == templates[start] and len(text(later)) >= CP
+                for later in range(end, len(children))
+            )
+        ):
+            return children[start]
+        index = end
+    return None
+
+
+def _signature(unit: Element, text: str) -> str | None:
+    """What the dated signature closing `unit` (whose text is `text`) says besides its date: the
+    last short element inside it that shows a date, when a date is in reach of the unit's end
+    (SHORT_LINE_CHARS); None for a unit not so closed or too short to be a comment."""
+    if len(text) < CP or not shows_date(text[-SHORT_LINE_CHARS:]):
+        return None
+    for element in islice(reversed(list(unit.iterdescendants("*"))), SIGNATURE_REACH):
+        line = clean_text_within(text_of(element), SHORT_LINE_CHARS)
+        if line is not None and shows_date(line):
+            return " ".join(without_dates(line).split())
     return None
 
 

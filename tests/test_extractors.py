@@ -696,6 +696,26 @@ def test_dates_that_head_the_units_after_them_are_not_a_thread() -> None:
     assert "ferry made its final crossing" in article.text
 
 
+def test_comments_each_signed_inside_their_element_are_cut() -> None:
+    # An old newspaper template writes each comment as one paragraph of the article's own class,
+    # its dated signature inside it; Algorithm 2.1's container held the article and the thread.
+    article = extract(page("signed-comment-units.html"), "https://coastline.test/news/dredging")
+    assert article is not None
+    assert "inner channel for a third year" in article.text
+    assert "rather wait and do it properly" in article.text
+    assert "Three years of excuses" not in article.text
+    assert "Write to the marine agency" not in article.text
+
+
+def test_units_the_author_signs_alike_are_kept() -> None:
+    # Recipes the author embeds, each signed with her name and its first date: one name is no
+    # thread of readers.
+    article = extract(page("signed-recipe-cards.html"), "https://kitchen.test/four-soups")
+    assert article is not None
+    assert "Roast two kilos of tomatoes" in article.text
+    assert "finish with lemon juice" in article.text
+
+
 # The speed paths of text cleaning and class-word splitting must give what the plain definitions
 # give, on any text (issue 31: the output is byte-identical).
 _SPACES = " \t\n\r\x0b\x0c\x1c\x85\xa0\u2003\u3000"
