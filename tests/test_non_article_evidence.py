@@ -1262,3 +1262,30 @@ def test_a_wall_is_found_by_its_names_as_element_by_element(markup: str) -> None
 
     scope = etree.HTML(f"<html><body>{markup}</body></html>").find(".//*[@id='x']")
     assert _holds_wall(scope) is _holds_wall_by_element(scope)
+
+
+_SUMMARIES = (
+    "The bridge over the river at the mill has been closed for nine months. We asked why the",
+    "Two buses handed over by the regional administration will serve the routes to the school",
+    "From January the service centre will stay open until five on weekdays and close on",
+    "Councillors voted to join the programme for new water mains. Here is what it will cost",
+    "Donations were collected for two months: more than six hundred from residents and from",
+)
+
+
+@pytest.mark.parametrize("ellipsis", ["…", "...", " […]", " (…)"])
+def test_a_body_of_summaries_cut_by_an_ellipsis_is_a_listing(ellipsis: str) -> None:
+    # A page of excerpts whose headline links the cleaning left out (a theme that sets them in
+    # blocks of their own): each summary stops mid-sentence on an ellipsis, in any language.
+    excerpts = "".join(f"<div class='excerpt'><p>{text}{ellipsis}</p></div>" for text in _SUMMARIES)
+    result = extract_verbose(_page(f"<main><h1>News, page 3</h1>{excerpts}</main>"))
+    assert result.article is None and result.reason == "listing"
+
+
+def test_an_article_with_a_few_trailing_quotes_is_kept() -> None:
+    # A speaker who trails off, twice in five paragraphs: less than half its paragraphs.
+    paragraphs = [PROSE, f"{_SUMMARIES[0]}...", PROSE.replace("council", "county"),
+                  f"{_SUMMARIES[1]}…", PROSE.replace("Tuesday", "Monday")]  # fmt: skip
+    body = "".join(f"<p>{text}</p>" for text in paragraphs)
+    result = extract_verbose(_page(f"<article><h1>Railway</h1>{body}</article>"))
+    assert result.article is not None and "floods of 2019" in result.article.text
