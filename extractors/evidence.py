@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 from lxml import etree
@@ -176,6 +177,9 @@ VIDEO_STUB_CHARS = 1000
 # sentences end): a description is a blurb of a paragraph, its chapters or credits lines besides;
 # a short report under the player is written as an article is.
 REPORT_PARAGRAPHS = 2
+# A media page's player sits in the post's wrapper with the headline, this many elements above
+# the text under it (a player wrapper, the post's header): a player further out is the site's.
+MEDIA_REACH = 2
 # A notice laid out alone with its buttons is a short page of the site: no longer than an
 # undated site page's body (`page_kinds.MAX_UNDATED_PAGE_CHARS`); a consent text, an age check.
 MAX_NOTICE_CHARS = MAX_UNDATED_PAGE_CHARS
@@ -604,6 +608,16 @@ class BodyShape:
     container: Element | None = None
 
 
+def plays_media_by(container: Element | None) -> bool:
+    """A `<video>` or `<audio>` player in the body's container or in one of the MEDIA_REACH
+    elements around it (the post's wrapper, which sets the player above the text)."""
+    if container is None:
+        return False
+    around = list(islice(container.iterancestors(), MEDIA_REACH))
+    scope = around[-1] if around else container
+    return next(scope.iter("video", "audio"), None) is not None
+
+
 def is_report(blocks: list[Block]) -> bool:
     """The body holds REPORT_PARAGRAPHS paragraphs of prose: at least CP characters each, ending
     as sentences end."""
@@ -678,6 +692,10 @@ def non_article_reason(
         or spans_teaser_cards(body.container)
     ):
         return NULL_LISTING
+    # A player by the body says what the video rule reads in declarations, whatever type the
+    # page declares (a podcast platform stamps NewsArticle on every episode's page).
+    if length <= VIDEO_STUB_CHARS and plays_media_by(body.container) and not is_report(body.blocks):
+        return NULL_VIDEO
     if length <= PAYWALL_STUB_CHARS and is_walled_teaser(body.blocks, tree, jsonld, body.container):
         return NULL_PAYWALL
     if signals.declares_non_article and length < DECLARED_TYPE_MAX_CHARS:

@@ -382,7 +382,6 @@ def test_a_short_post_under_its_headline_with_a_date_is_an_article(name: str, st
         ("en-not-found.html", "a headline and a short text, and no date"),
         ("de-autorenseite.html", "the dates below the biography are the author's story links"),
         ("fr-drupal-liste-actualites.html", "a teaser's headline link between heading and text"),
-        ("podcast-episode.html", "no date on the episode's description"),
     ],
 )
 def test_a_short_text_the_page_does_not_set_out_as_a_post_stays_null(name: str, why: str) -> None:
@@ -1288,4 +1287,42 @@ def test_an_article_with_a_few_trailing_quotes_is_kept() -> None:
                   f"{_SUMMARIES[1]}…", PROSE.replace("Tuesday", "Monday")]  # fmt: skip
     body = "".join(f"<p>{text}</p>" for text in paragraphs)
     result = extract_verbose(_page(f"<article><h1>Railway</h1>{body}</article>"))
+    assert result.article is not None and "floods of 2019" in result.article.text
+
+
+def _episode_page(text: str) -> str:
+    # A podcast platform's episode: NewsArticle stamped on it, dated, the player in the post's
+    # header above the text.
+    head = (
+        '<meta property="og:type" content="article">'
+        '<script type="application/ld+json">{"@type": "NewsArticle", "headline": "Episode 42",'
+        ' "datePublished": "2026-11-20T08:00:00Z"}</script>'
+    )
+    return _page(
+        "<div class='post'><div class='post-header'><h1>Episode 42: who buys long bonds</h1>"
+        "<p class='date'>20 November 2026</p><div class='player'><audio src='/ep42.mp3' "
+        f"controls></audio></div></div><div class='available'><div class='body'>{text}</div>"
+        "</div></div>",
+        head,
+    )
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        _episode_page("<p>Transcript available for paid subscribers.</p>"),
+        _episode_page(f"<p>{PROSE}</p>"),  # one paragraph: the episode's description
+        (NON_ARTICLES / "podcast-episode.html").read_text(encoding="utf-8"),
+    ],
+    ids=["stub", "description", "fixture"],
+)
+def test_a_player_by_a_description_is_a_media_page_whatever_the_page_declares(page: str) -> None:
+    result = extract_verbose(page)
+    assert result.article is None and result.reason == "video"
+
+
+def test_a_report_under_a_player_is_an_article() -> None:
+    # Two paragraphs of prose ending as sentences do: a report written under its video.
+    text = f"<p>{PROSE}</p><p>{PROSE.replace('council', 'county')}</p>"
+    result = extract_verbose(_episode_page(text))
     assert result.article is not None and "floods of 2019" in result.article.text
