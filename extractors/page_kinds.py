@@ -163,7 +163,7 @@ def records_share(
     if not text:
         return False
     found: list[Element] = []
-    for group in each_template(container, MIN_RECORDS, template):
+    for group in (*each_template(container, MIN_RECORDS, template), *_grouped_records(container)):
         if len(group) >= MIN_RECORDS and all(map(_is_record, group)):
             found.extend(group)
     inside = [record for record in _outermost(found) if _in_body(record, text)]
@@ -192,6 +192,23 @@ def each_template(
             seen.update(group)
             seen.add(child)
             yield group
+
+
+def _grouped_records(container: Element) -> list[list[Element]]:
+    """Elements of one template (tag and class) set in two or more parents of one template: the
+    records of a listing grouped under headings (classified ads by category, events by day), each
+    group shorter than MIN_RECORDS."""
+    groups: dict[tuple[str, str, str, str], list[Element]] = {}
+    parents: dict[tuple[str, str, str, str], set[Element]] = {}
+    for element in container.iter(etree.Element):
+        parent = element.getparent()
+        classes = element.get("class")
+        if parent is None or not classes or element.tag in NOT_RECORDS:
+            continue
+        key = (element.tag, classes, parent.tag, parent.get("class") or "")
+        groups.setdefault(key, []).append(element)
+        parents.setdefault(key, set()).add(parent)
+    return [group for key, group in groups.items() if len(parents[key]) > 1]
 
 
 def _is_record(element: Element) -> bool:

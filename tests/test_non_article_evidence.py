@@ -1326,3 +1326,22 @@ def test_a_report_under_a_player_is_an_article() -> None:
     text = f"<p>{PROSE}</p><p>{PROSE.replace('council', 'county')}</p>"
     result = extract_verbose(_episode_page(text))
     assert result.article is not None and "floods of 2019" in result.article.text
+
+
+def test_records_of_one_template_grouped_under_headings_are_a_listing() -> None:
+    # Hold-out 8's classified ads, one to three per category: no group holds MIN_RECORDS, the
+    # page's ten do (the priced-list rule misses them: few ads show a price).
+    page = PAGES / "non-articles-holdout-8" / "ro-joomla-mica-publicitate.html"
+    result = extract_verbose(page.read_bytes(), "https://www.gazetadevalcea.ro/mica-publicitate")
+    assert result.article is None and result.reason == "listing"
+
+
+def test_an_article_above_grouped_records_is_an_article() -> None:
+    # The same page with two paragraphs of prose above the ads: more than the records' share.
+    page = PAGES / "non-articles-holdout-8" / "ro-joomla-mica-publicitate.html"
+    prose = f"<p>{PROSE}</p><p>{PROSE.replace('council', 'county')}</p>"
+    html = page.read_text(encoding="utf-8").replace(
+        '<div class="mp-category">', prose + '<div class="mp-category">', 1
+    )
+    result = extract_verbose(html, "https://www.gazetadevalcea.ro/mica-publicitate")
+    assert result.article is not None and "floods of 2019" in result.article.text
