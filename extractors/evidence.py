@@ -274,7 +274,10 @@ def page_signals(
     if not dated:
         types -= _undated_article_types(jsonld)
     if item_types:
-        types.update(microdata_types(item_types))
+        declared = microdata_types(item_types)
+        # Undated, a microdata item's article type says no more than JSON-LD's (a blog's static
+        # page is a BlogPosting in its template).
+        types.update(declared if dated else declared - ARTICLE_ONLY_TYPES)
     unindexed = "noindex" in (robots or "").lower()
     # Some sites write the OpenGraph namespace into the value ("og:product").
     og = (og_type or "").strip().lower().removeprefix("og:") or None

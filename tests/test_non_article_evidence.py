@@ -1345,3 +1345,20 @@ def test_an_article_above_grouped_records_is_an_article() -> None:
     )
     result = extract_verbose(html, "https://www.gazetadevalcea.ro/mica-publicitate")
     assert result.article is not None and "floods of 2019" in result.article.text
+
+
+@pytest.mark.parametrize(("dated", "declares"), [(True, True), (False, False)])
+def test_an_undated_microdata_article_type_declares_nothing(dated: bool, declares: bool) -> None:
+    from extractors.evidence import page_signals
+
+    item = etree.fromstring('<div itemscope="" itemtype="http://schema.org/BlogPosting"/>')
+    signals = page_signals([], None, item_types=[(item.get("itemtype"), item)], dated=dated)
+    assert signals.declares_article is declares
+
+
+def test_a_standings_table_in_an_undated_blog_page_s_article_body_is_a_listing() -> None:
+    # Hold-out 8: a blog's static page, its template's BlogPosting item and articleBody around
+    # a league table, no date anywhere. The table is data without prose (`is_data_body`).
+    page = PAGES / "non-articles-holdout-8" / "sw-blogger-msimamo-ligi-kuu.html"
+    result = extract_verbose(page.read_bytes(), "https://www.kandanda-spoti.co.tz/p/msimamo.html")
+    assert result.article is None and result.reason == "listing"
