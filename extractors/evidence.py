@@ -127,8 +127,9 @@ HEADLINE_LINK_DENSITY = 0.8
 MIN_TEASERS = 4
 # A teaser's summary is cut short with an ellipsis ("...", "…", "[…]"); an article's paragraphs
 # end their sentences. A body of at least MIN_TEASERS paragraphs so cut, this share of them or
-# more, is a page of excerpts (an archive's page, its headlines links the cleaning left out),
-# in any language. No article of the three benchmark sets has even two such paragraphs in half.
+# more, is a page of excerpts (an archive's page, its headline links the cleaning left out),
+# in any language. Of the three benchmark sets' 2,183 articles, one has two such paragraphs in
+# half (of four), none three.
 CUT_SHARE = 0.5
 ELLIPSES = ("...", "\u2026")
 _AFTER_ELLIPSIS = " \t\n])}\u00bb"  # the bracket of "[…]", a closing guillemet
