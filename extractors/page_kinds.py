@@ -163,7 +163,10 @@ def records_share(
     if not text:
         return False
     found: list[Element] = []
-    for group in (*each_template(container, MIN_RECORDS, template), *_grouped_records(container)):
+    # Grouped records are looked for in a body of short lines only: a line longer than a record
+    # is prose (an article, the common body, is not walked again).
+    grouped = [] if _longer_than_record(running_texts(blocks)) else _grouped_records(container)
+    for group in (*each_template(container, MIN_RECORDS, template), *grouped):
         if len(group) >= MIN_RECORDS and all(map(_is_record, group)):
             found.extend(group)
     inside = [record for record in _outermost(found) if _in_body(record, text)]
@@ -192,6 +195,12 @@ def each_template(
             seen.update(group)
             seen.add(child)
             yield group
+
+
+def _longer_than_record(texts: list[str]) -> bool:
+    return any(
+        len(text) > MAX_RECORD_CHARS and len(squeezed(text)) > MAX_RECORD_CHARS for text in texts
+    )
 
 
 def _grouped_records(container: Element) -> list[list[Element]]:

@@ -78,6 +78,8 @@ def _signed_run_start(
     link), signed by more than one name (recipes or notes the author embeds are signed alike),
     and follows text of the post; no unit of its template without a signature comes after it
     (then the dates close paragraphs of the post, not comments)."""
+    if sum(1 for template in templates if template[1]) < MIN_FOOTERS:
+        return None  # too few units with a template (most containers: paragraphs without class)
     signature = cache(lambda index: _signature(children[index], text(index)))
     index = 0
     while index < len(children):
