@@ -204,20 +204,23 @@ def _longer_than_record(texts: list[str]) -> bool:
 
 
 def _grouped_records(container: Element) -> list[list[Element]]:
-    """Elements of one template (tag and class) set in two or more parents of one template: the
-    records of a listing grouped under headings (classified ads by category, events by day), each
-    group shorter than MIN_RECORDS."""
-    groups: dict[tuple[str, str, str, str], list[Element]] = {}
-    parents: dict[tuple[str, str, str, str], set[Element]] = {}
+    """Elements of one template (tag and class) under parents of one template, two or more of
+    which list two or more of them: the records of a listing grouped under headings (classified
+    ads by category, events by day), each list shorter than MIN_RECORDS. One element of the
+    template per parent is no list: the slides of a photo story, each in its own frame."""
+    lists: dict[tuple[str, str, str, str], dict[Element, list[Element]]] = {}
     for element in container.iter(etree.Element):
         parent = element.getparent()
         classes = element.get("class")
         if parent is None or not classes or element.tag in NOT_RECORDS:
             continue
         key = (element.tag, classes, parent.tag, parent.get("class") or "")
-        groups.setdefault(key, []).append(element)
-        parents.setdefault(key, set()).add(parent)
-    return [group for key, group in groups.items() if len(parents[key]) > 1]
+        lists.setdefault(key, {}).setdefault(parent, []).append(element)
+    return [
+        [element for members in by_parent.values() for element in members]
+        for by_parent in lists.values()
+        if sum(1 for members in by_parent.values() if len(members) > 1) > 1
+    ]
 
 
 def _is_record(element: Element) -> bool:

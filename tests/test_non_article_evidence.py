@@ -1362,3 +1362,12 @@ def test_a_standings_table_in_an_undated_blog_page_s_article_body_is_a_listing()
     page = PAGES / "non-articles-holdout-8" / "sw-blogger-msimamo-ligi-kuu.html"
     result = extract_verbose(page.read_bytes(), "https://www.kandanda-spoti.co.tz/p/msimamo.html")
     assert result.article is None and result.reason == "listing"
+
+
+def test_slides_each_in_a_frame_of_their_own_are_no_grouped_records() -> None:
+    # Hold-out 9's photo story: five slides of one template, one per frame (caption, credit,
+    # counter). A first version of the grouped-records rule read them as a listing.
+    page = PAGES / "hard-articles-holdout-9" / "hr-brightspot-fotoprica-uvala.html"
+    result = extract_verbose(page.read_bytes())
+    assert result.article is not None, result.reason
+    assert "jedini je preostali ribar" in result.article.text
