@@ -282,6 +282,12 @@ def classify(element: Element) -> int:
         if name == "class" or name == "id":
             found = kind_of_names(value, name == "class")
             if found == CHROME:
+                if (
+                    len(element) <= MAX_QUOTATION_FRAME_CHILDREN
+                    and wraps_quotation(element)
+                    and not _hidden_otherwise(element)
+                ):
+                    return PLAIN
                 kind = CHROME
                 break
             kind = found or kind
@@ -300,6 +306,38 @@ def classify(element: Element) -> int:
         if tag in FIGURE_TAGS:
             return FIGURE
     return PLAIN if tag in PROTECTED_TAGS else kind
+
+
+# A quoted post's frame holds the quotation, the script that renders it and perhaps a comment:
+# chrome with more children is asked nothing more (most of it: bars, menus, lists).
+MAX_QUOTATION_FRAME_CHILDREN = 3
+
+
+def wraps_quotation(element: Element) -> bool:
+    """The element holds a `<blockquote>` and nothing else (scripts aside): the frame of a post
+    the article quotes (an embedded social post), named after its source, not chrome."""
+    if next(element.iterchildren("blockquote"), None) is None or (element.text or "").strip():
+        return False  # most chrome: no quotation among its children, told in C
+    quotes = 0
+    for child in element:
+        if child.tag in ("script", "style") or not isinstance(child.tag, str):
+            if (child.tail or "").strip():
+                return False
+            continue
+        if child.tag != "blockquote" or (child.tail or "").strip():
+            return False
+        quotes += 1
+    return quotes == 1
+
+
+def _hidden_otherwise(element: Element) -> bool:
+    style = element.get("style")
+    return (
+        (style is not None and is_hidden_style(style))
+        or element.get("hidden") is not None
+        or (element.get("aria-hidden") or "").strip().lower() == "true"
+        or _hidden_by((element.get("class") or "").split())
+    )
 
 
 # Ancestors further up than this are not examined (hostile pages nest thousands deep).

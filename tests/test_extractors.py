@@ -798,3 +798,49 @@ def test_a_word_search_finds_what_its_case_blind_pattern_finds(text: str) -> Non
 
     words = AnyWord("comment", "com-", "footer", "nav", "h-entry", "sponsor", "kelvin", "is")
     assert words.search(text) is (words.pattern.search(text) is not None)
+
+
+_STORY = "".join(
+    f"<p>{sentence} The council met again on Tuesday and the vote was close once more.</p>"
+    for sentence in (
+        "The town's new slogan drew a great deal of attention on social media on Monday.",
+        "Residents were quick to point out what might be wrong with the chosen words.",
+        "The mayor said the campaign had done what it was meant to do: get people talking.",
+    )
+)
+_TWEET = (
+    '<blockquote class="twitter-tweet"><p lang="en">Yes this is real and the town spent half a '
+    'million on it: <a href="https://t.co/x">https://t.co/x</a></p>— A Reader (@reader) '
+    '<a href="https://twitter.com/reader/status/1">November 18, 2019</a></blockquote>'
+    '<script async src="https://platform.twitter.com/widgets.js"></script>'
+)
+
+
+def _embed_page(wrapper: str) -> str:
+    return (
+        "<html><head><title>Slogan</title></head><body><article><h1>Slogan</h1>"
+        f"<div class='entry-content'>{_STORY}{wrapper}{_STORY}</div></article></body></html>"
+    )
+
+
+def test_a_post_the_article_quotes_is_kept_in_its_frame_named_after_its_source() -> None:
+    # Embed code sets a quoted social post in a frame named like a share bar ("social"): a frame
+    # that holds one blockquote and nothing else is a quotation of the article.
+    article = extract(_embed_page(f"<div class='social-media-embed'>{_TWEET}</div>"))
+    assert article is not None and "the town spent half a million" in article.text
+
+
+@pytest.mark.parametrize(
+    "wrapper",
+    [
+        "<div class='social-share'><a href='/s/fb'>Share on Facebook</a> "
+        "<a href='/s/x'>Share on X</a></div>",  # a share bar: links, no quotation
+        f"<div class='social-media-embed' style='display:none'>{_TWEET}</div>",  # hidden
+        f"<div class='social-media-embed'>Follow us {_TWEET}</div>",  # text of its own besides
+    ],
+    ids=["share-bar", "hidden", "text-besides"],
+)
+def test_chrome_around_no_lone_quotation_stays_chrome(wrapper: str) -> None:
+    article = extract(_embed_page(wrapper))
+    assert article is not None
+    assert "Share on" not in article.text and "half a million" not in article.text
