@@ -49,7 +49,7 @@ from urllib.parse import urlsplit
 from lxml import etree
 
 from extractors.article import LIST_ITEM, MIN_BODY_CHARS, TABLE, Block, running_text, running_texts
-from extractors.blocks import visible_chars
+from extractors.blocks import spaced_only, visible_chars
 from extractors.paragraphs import CP
 from extractors.tree import Element, first_element, text_of
 
@@ -121,7 +121,7 @@ def body_chars(blocks: list[Block]) -> int:
     (asked of every body, long ones too)."""
     texts = running_texts(blocks)
     joined = "".join(texts)
-    if joined.isprintable():  # no whitespace but spaces: counted in C, without a call per block
+    if spaced_only(joined):  # counted in C, without a call per block
         return len(joined) - joined.count(" ")
     return sum(map(visible_chars, texts))
 
