@@ -120,13 +120,22 @@ def container_of(paragraph: Element, cleaning: Cleaning) -> Element | None:
             # A quotation is a passage of the text around it, never the article on its own.
             node, parent = parent, parent.getparent()
             continue
-        kept = (
-            sibling for sibling in parent if sibling is not node and isinstance(sibling.tag, str)
-        )
-        if any(not cleaning.is_removed(sibling) for sibling in kept):
+        if _holds_other_kept(parent, node, cleaning):
             break
         node, parent = parent, parent.getparent()
     return parent
+
+
+def _holds_other_kept(parent: Element, node: Element, cleaning: Cleaning) -> bool:
+    """Whether `parent` has an element child besides `node` that preprocessing kept (a loop:
+    asked per level for every content-bearing paragraph, where two nested generators cost more
+    than the first sibling's answer)."""
+    for sibling in parent:
+        if sibling is node or not isinstance(sibling.tag, str):
+            continue
+        if not cleaning.is_removed(sibling):
+            return True
+    return False
 
 
 def container_lengths(bearing: dict[Element, int], cleaning: Cleaning) -> dict[Element, int]:
@@ -334,7 +343,8 @@ def _lead_chunks(
 
 
 def is_descendant(element: Element, ancestor: Element) -> bool:
-    return any(parent is ancestor for parent in element.iterancestors())
+    # `in` walks the ancestors in C (an element equals only itself), without a generator's frame.
+    return ancestor in element.iterancestors()
 
 
 def lead_paragraph(container: Element, cleaning: Cleaning) -> Element | None:
