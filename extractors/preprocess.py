@@ -462,13 +462,20 @@ class Cleaning:
             and node.tag not in JUNK_TAGS
             and self._raw.get(node) == CAPTION
         )
-        # Most paragraphs have no marked ancestor at all (an empty chain).
-        return {
-            paragraph: stat
-            for paragraph, stat in stats.items()
-            if not (chain := chains[paragraph])
-            or all(node in vetoed and node.tag not in JUNK_TAGS for node in chain)
-        }
+        # Most paragraphs have no marked ancestor at all (an empty chain), and the others share
+        # a few chains (the paragraphs of one box): each chain is judged once.
+        kept_chains: dict[tuple[Element, ...], bool] = {(): True}
+        kept = {}
+        for paragraph, stat in stats.items():
+            chain = chains[paragraph]
+            outside = kept_chains.get(chain)
+            if outside is None:
+                outside = kept_chains[chain] = all(
+                    node in vetoed and node.tag not in JUNK_TAGS for node in chain
+                )
+            if outside:
+                kept[paragraph] = stat
+        return kept
 
     def outside_chrome(
         self, items: list[T], element_of: Callable[[T], Element], length_of: Callable[[T], int]
@@ -525,8 +532,16 @@ class Cleaning:
 
 
 def is_leaf(element: Element) -> bool:
-    return not any(child.tag in BLOCK_TAGS for child in element)
+    # A loop, not any() over a generator: asked of every <div> of a page without <p> prose.
+    for child in element:  # noqa: SIM110
+        if child.tag in BLOCK_TAGS:
+            return False
+    return True
 
 
 def _bearing_length(stats: dict[Element, ParagraphStats]) -> int:
-    return sum(stat.length for stat in stats.values() if stat.bearing)
+    total = 0  # a loop, not sum() over a generator: every paragraph of the page is asked
+    for stat in stats.values():
+        if stat.bearing:
+            total += stat.length
+    return total
