@@ -221,7 +221,8 @@ def _unless_hash(run: re.Match[str]) -> str:
     """A hexadecimal run with digits and letters is dropped (an identifier); a word of the
     letters a-f alone ("facade", "added") stays."""
     text = run.group()
-    return "-" if any(c.isdigit() for c in text) and not text.isdigit() else text
+    # The run is hexadecimal digits: it holds a digit exactly when it is not all letters.
+    return "-" if not text.isalpha() and not text.isdigit() else text
 
 
 @lru_cache(maxsize=NAME_CACHE_SIZE)
@@ -487,26 +488,36 @@ class Cleaning:
         total = sum(map(length_of, items)) or 1
         held: dict[Element, int] = {}
         chains = []
+        # Items of one element (the runs of a paragraph, a box's lines) share its chain of
+        # marked ancestors: each chain is filtered, and then judged, once.
+        filtered: dict[tuple[Element, ...], list[Element]] = {}
         for item in items:
-            chain = [
-                node
-                for node in self._marked_chain(element_of(item))
-                if node.tag in JUNK_TAGS or self.raw_kind(node) == CHROME
-            ]
+            marked = self._marked_chain(element_of(item))
+            chain = filtered.get(marked)
+            if chain is None:
+                chain = filtered[marked] = [
+                    node
+                    for node in marked
+                    if node.tag in JUNK_TAGS or self.raw_kind(node) == CHROME
+                ]
             chains.append(chain)
             for node in chain:
                 held[node] = held.get(node, 0) + length_of(item)
-        return [
-            item
-            for item, chain in zip(items, chains, strict=True)
-            if all(
-                node.tag not in JUNK_TAGS
-                and held[node] >= WRAPPER_SHARE * total
-                and not never_wraps(node)
-                and node not in self.refused
-                for node in chain
-            )
-        ]
+        verdicts: dict[int, bool] = {}  # by the id of a filtered chain (all held in `filtered`)
+        kept = []
+        for item, chain in zip(items, chains, strict=True):
+            outside = verdicts.get(id(chain))
+            if outside is None:
+                outside = verdicts[id(chain)] = all(
+                    node.tag not in JUNK_TAGS
+                    and held[node] >= WRAPPER_SHARE * total
+                    and not never_wraps(node)
+                    and node not in self.refused
+                    for node in chain
+                )
+            if outside:
+                kept.append(item)
+        return kept
 
     def _marked_chain(self, element: Element) -> tuple[Element, ...]:
         """The element and its ancestors that are junk or not PLAIN, nearest first; memoised per

@@ -135,10 +135,14 @@ def _has_loose_text(container: Element) -> bool:
     blocks: the common case is decided without building runs)."""
     if container.text and not container.text.isspace():
         return True
-    return any(
-        (child.tail and not child.tail.isspace()) or child.tag not in BLOCK_TAGS
-        for child in container
-    )
+    # A loop, not any() over a generator: asked of every container that holds a block.
+    for child in container:
+        if child.tag not in BLOCK_TAGS:
+            return True
+        tail = child.tail
+        if tail and not tail.isspace():
+            return True
+    return False
 
 
 def loose_runs(container: Element) -> list[str]:
