@@ -198,7 +198,7 @@ def enclosing_container(
         if parent in per_container and (
             _is_bare_div(parent)
             or any(
-                sibling in bearing or any(inner in bearing for inner in sibling.iterdescendants())
+                sibling in bearing or not bearing.keys().isdisjoint(sibling.iterdescendants())
                 for sibling in node.itersiblings(preceding=True)
                 if not cleaning.is_removed(sibling)
             )
@@ -262,7 +262,7 @@ def body_containers(
     # twin's ancestors are looked up among the twins (asking every pair cost their square: 8,000
     # chunks took 40 s).
     found = set(twins)
-    twins = [t for t in twins if not any(node in found for node in t.iterancestors())]
+    twins = [t for t in twins if found.isdisjoint(t.iterancestors())]
     parent = twins[0].getparent()
     if len(twins) > 1 and parent is not None and all(t.getparent() is parent for t in twins):
         # Siblings: the body runs from the first twin to the last, variants included
@@ -338,7 +338,7 @@ def _lead_chunks(
         for sibling in siblings_tagged(best, preceding=True)
         if sibling not in per_container
         and _signature(sibling) == _signature(best)
-        and any(paragraph in bearing for paragraph in sibling.iterdescendants(*PARAGRAPH_TAGS))
+        and not bearing.keys().isdisjoint(sibling.iterdescendants(*PARAGRAPH_TAGS))
     ]
 
 
@@ -740,5 +740,5 @@ def body_kind(parts: list[Element], bearing: dict[Element, int], cleaning: Clean
 
 
 def _under(element: Element, among: set[Element]) -> bool:
-    """One of `element`'s ancestors (not itself) is in `among`."""
-    return any(node in among for node in element.iterancestors())
+    """One of `element`'s ancestors (not itself) is in `among` (`isdisjoint` walks them in C)."""
+    return not among.isdisjoint(element.iterancestors())

@@ -203,9 +203,7 @@ def _is_record(element: Element) -> bool:
 
 def _outermost(records: list[Element]) -> list[Element]:
     ids = {id(record) for record in records}
-    return [
-        record for record in records if not any(id(node) in ids for node in record.iterancestors())
-    ]
+    return [record for record in records if ids.isdisjoint(map(id, record.iterancestors()))]
 
 
 def _in_body(record: Element, text: str) -> bool:
@@ -261,9 +259,7 @@ def is_site_page(tree: Element, address: str | None, container: Element | None) 
     host = urlsplit(address or "").netloc.lower()
     bars: dict[Element, bool | None] = {}  # each element's verdict as a bar, read once
     for footer in _FOOTERS(tree)[:MAX_FOOTERS]:
-        if container is not None and (
-            footer is container or any(node is container for node in footer.iterancestors())
-        ):
+        if container is not None and (footer is container or container in footer.iterancestors()):
             continue  # the body's own footer
         for link in footer.iter("a"):
             words = len(text_of(link).split())
@@ -611,7 +607,7 @@ def _unshown_texts(page: Element) -> Iterator[str]:
     holds their descendants')."""
     counted: set[Element] = set()
     for element in page.iter(*_UNSHOWN_TAGS):
-        if any(node in counted for node in element.iterancestors(*_UNSHOWN_TAGS)):
+        if not counted.isdisjoint(element.iterancestors(*_UNSHOWN_TAGS)):
             continue
         counted.add(element)
         yield text_of(element)
