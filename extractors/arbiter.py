@@ -133,7 +133,7 @@ def _start_after(candidate: Candidate, headline: Element, order: dict[Element, i
     container = candidate.container
     if container is None:
         return None
-    if any(ancestor is container for ancestor in headline.iterancestors()):
+    if container in headline.iterancestors():  # in C: an element equals only itself
         return 0
     start = next((part.element for part in candidate.parts or ()), container)
     distance = order.get(start, -1) - order[headline]

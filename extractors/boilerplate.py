@@ -100,18 +100,28 @@ def _written_addresses(block: TextBlock) -> bool:
     """A line that cites its sources by their addresses: every link's text is the address it
     points to, written out ("http://example.org/report", "More: https://example.org"). A
     headline or a menu item names the page it links; a written-out address only shows where the
-    text's source is, and the reader reads it as part of the text."""
-    links = [link for link in block.element.iter("a") if text_of(link).strip()]
-    return bool(links) and all(_is_own_address(link) for link in links)
+    text's source is, and the reader reads it as part of the text.
+
+    The first link whose text is no address answers: a block's element may be the whole
+    container (its loose text), whose every link was read for each such block (dragnet pages
+    of hundreds of links read 450 link texts per block)."""
+    found = False
+    for link in block.element.iter("a"):
+        written = text_of(link).strip()
+        if not written:
+            continue
+        if not _is_own_address(link, written):
+            return False
+        found = True
+    return found
 
 
-def _is_own_address(link: Element) -> bool:
-    """The link's text, without spaces, is a web address written out in full (with its scheme,
-    or starting "www.") that the link's own target starts with or holds. A host name alone is a
-    name ("example.com" on a company's card, "del.icio.us" in a share bar), and an e-mail
-    address is a credit."""
-    written = text_of(link).strip()
-    if not written or any(character.isspace() for character in written):
+def _is_own_address(link: Element, written: str) -> bool:
+    """The link's text (`written`, stripped, not empty), without spaces, is a web address
+    written out in full (with its scheme, or starting "www.") that the link's own target starts
+    with or holds. A host name alone is a name ("example.com" on a company's card, "del.icio.us"
+    in a share bar), and an e-mail address is a credit."""
+    if any(character.isspace() for character in written):
         return False
     address = written.rstrip(TRUNCATION_MARKS).lower()
     text = _without_scheme(address)

@@ -120,13 +120,22 @@ def container_of(paragraph: Element, cleaning: Cleaning) -> Element | None:
             # A quotation is a passage of the text around it, never the article on its own.
             node, parent = parent, parent.getparent()
             continue
-        kept = (
-            sibling for sibling in parent if sibling is not node and isinstance(sibling.tag, str)
-        )
-        if any(not cleaning.is_removed(sibling) for sibling in kept):
+        if _holds_other_kept(parent, node, cleaning):
             break
         node, parent = parent, parent.getparent()
     return parent
+
+
+def _holds_other_kept(parent: Element, node: Element, cleaning: Cleaning) -> bool:
+    """Whether `parent` has an element child besides `node` that preprocessing kept (a loop:
+    asked per level for every content-bearing paragraph, where two nested generators cost more
+    than the first sibling's answer)."""
+    for sibling in parent:
+        if sibling is node or not isinstance(sibling.tag, str):
+            continue
+        if not cleaning.is_removed(sibling):
+            return True
+    return False
 
 
 def container_lengths(bearing: dict[Element, int], cleaning: Cleaning) -> dict[Element, int]:
@@ -189,7 +198,7 @@ def enclosing_container(
         if parent in per_container and (
             _is_bare_div(parent)
             or any(
-                sibling in bearing or any(inner in bearing for inner in sibling.iterdescendants())
+                sibling in bearing or not bearing.keys().isdisjoint(sibling.iterdescendants())
                 for sibling in node.itersiblings(preceding=True)
                 if not cleaning.is_removed(sibling)
             )
@@ -253,7 +262,7 @@ def body_containers(
     # twin's ancestors are looked up among the twins (asking every pair cost their square: 8,000
     # chunks took 40 s).
     found = set(twins)
-    twins = [t for t in twins if not any(node in found for node in t.iterancestors())]
+    twins = [t for t in twins if found.isdisjoint(t.iterancestors())]
     parent = twins[0].getparent()
     if len(twins) > 1 and parent is not None and all(t.getparent() is parent for t in twins):
         # Siblings: the body runs from the first twin to the last, variants included
@@ -329,12 +338,13 @@ def _lead_chunks(
         for sibling in siblings_tagged(best, preceding=True)
         if sibling not in per_container
         and _signature(sibling) == _signature(best)
-        and any(paragraph in bearing for paragraph in sibling.iterdescendants(*PARAGRAPH_TAGS))
+        and not bearing.keys().isdisjoint(sibling.iterdescendants(*PARAGRAPH_TAGS))
     ]
 
 
 def is_descendant(element: Element, ancestor: Element) -> bool:
-    return any(parent is ancestor for parent in element.iterancestors())
+    # `in` walks the ancestors in C (an element equals only itself), without a generator's frame.
+    return ancestor in element.iterancestors()
 
 
 def lead_paragraph(container: Element, cleaning: Cleaning) -> Element | None:
@@ -730,5 +740,5 @@ def body_kind(parts: list[Element], bearing: dict[Element, int], cleaning: Clean
 
 
 def _under(element: Element, among: set[Element]) -> bool:
-    """One of `element`'s ancestors (not itself) is in `among`."""
-    return any(node in among for node in element.iterancestors())
+    """One of `element`'s ancestors (not itself) is in `among` (`isdisjoint` walks them in C)."""
+    return not among.isdisjoint(element.iterancestors())

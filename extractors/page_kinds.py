@@ -49,7 +49,7 @@ from urllib.parse import urlsplit
 from lxml import etree
 
 from extractors.article import LIST_ITEM, MIN_BODY_CHARS, TABLE, Block, running_text, running_texts
-from extractors.blocks import visible_chars
+from extractors.blocks import spaced_only, visible_chars
 from extractors.paragraphs import CP
 from extractors.tree import Element, first_element, text_of
 
@@ -121,7 +121,7 @@ def body_chars(blocks: list[Block]) -> int:
     (asked of every body, long ones too)."""
     texts = running_texts(blocks)
     joined = "".join(texts)
-    if joined.isprintable():  # no whitespace but spaces: counted in C, without a call per block
+    if spaced_only(joined):  # counted in C, without a call per block
         return len(joined) - joined.count(" ")
     return sum(map(visible_chars, texts))
 
@@ -232,9 +232,7 @@ def _is_record(element: Element) -> bool:
 
 def _outermost(records: list[Element]) -> list[Element]:
     ids = {id(record) for record in records}
-    return [
-        record for record in records if not any(id(node) in ids for node in record.iterancestors())
-    ]
+    return [record for record in records if ids.isdisjoint(map(id, record.iterancestors()))]
 
 
 def _in_body(record: Element, text: str) -> bool:
@@ -290,9 +288,7 @@ def is_site_page(tree: Element, address: str | None, container: Element | None) 
     host = urlsplit(address or "").netloc.lower()
     bars: dict[Element, bool | None] = {}  # each element's verdict as a bar, read once
     for footer in _FOOTERS(tree)[:MAX_FOOTERS]:
-        if container is not None and (
-            footer is container or any(node is container for node in footer.iterancestors())
-        ):
+        if container is not None and (footer is container or container in footer.iterancestors()):
             continue  # the body's own footer
         for link in footer.iter("a"):
             words = len(text_of(link).split())
@@ -640,7 +636,7 @@ def _unshown_texts(page: Element) -> Iterator[str]:
     holds their descendants')."""
     counted: set[Element] = set()
     for element in page.iter(*_UNSHOWN_TAGS):
-        if any(node in counted for node in element.iterancestors(*_UNSHOWN_TAGS)):
+        if not counted.isdisjoint(element.iterancestors(*_UNSHOWN_TAGS)):
             continue
         counted.add(element)
         yield text_of(element)

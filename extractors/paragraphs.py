@@ -45,7 +45,10 @@ SENTENCE_CLOSERS = (
 )
 
 
-@dataclass(slots=True, frozen=True)
+# Not frozen: a frozen dataclass sets each field through `object.__setattr__`, four times the
+# cost of building it, and every content-bearing paragraph of a page gets one. Shared instances
+# (`_SHORT`) are never written to.
+@dataclass(slots=True)
 class ParagraphStats:
     length: int  # characters of text, whitespace collapsed
     tags: int  # nested elements

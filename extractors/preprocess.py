@@ -182,15 +182,18 @@ def _role_parts(word: str) -> set[str]:
     if letters.isascii() and letters.isalpha() and letters.islower():
         # Lower-case words joined by "-" or "_" (most class words): their parts are the words,
         # as _NAME_PART finds them, and no hash is among them (it has digits). Telling so in C
-        # costs a fraction of the two regular expressions.
-        parts = [part for part in word.replace("_", "-").split("-") if part]
+        # costs a fraction of the two regular expressions (and filter() a fraction of a list
+        # comprehension's frame: each word of a new site's names comes here once).
+        parts = list(filter(None, word.replace("_", "-").split("-")))
+        lowered = word
     else:
         # A word shorter than a hash holds none (the search costs more than the test).
         unhashed = _HEX_RUN.sub(_unless_hash, word) if len(word) >= MIN_HASH_CHARS else word
-        parts = [part.lower() for part in _NAME_PART.findall(unhashed)]
+        parts = list(map(str.lower, _NAME_PART.findall(unhashed)))
+        lowered = word.lower()
     # Each part is letters of the word in a row: without the comment stem in the word, no part
     # is a run-together comment word (most words: no call per part).
-    if _COMMENT_STEM in word.lower():
+    if _COMMENT_STEM in lowered:
         parts = [_compound_head(part) for part in parts]
     if not TAXONOMY_PARTS.isdisjoint(parts[:-1]):
         for index, part in enumerate(parts[:-1]):
@@ -218,7 +221,8 @@ def _unless_hash(run: re.Match[str]) -> str:
     """A hexadecimal run with digits and letters is dropped (an identifier); a word of the
     letters a-f alone ("facade", "added") stays."""
     text = run.group()
-    return "-" if any(c.isdigit() for c in text) and not text.isdigit() else text
+    # The run is hexadecimal digits: it holds a digit exactly when it is not all letters.
+    return "-" if not text.isalpha() and not text.isdigit() else text
 
 
 @lru_cache(maxsize=NAME_CACHE_SIZE)
@@ -497,13 +501,20 @@ class Cleaning:
             and node.tag not in JUNK_TAGS
             and self._raw.get(node) == CAPTION
         )
-        # Most paragraphs have no marked ancestor at all (an empty chain).
-        return {
-            paragraph: stat
-            for paragraph, stat in stats.items()
-            if not (chain := chains[paragraph])
-            or all(node in vetoed and node.tag not in JUNK_TAGS for node in chain)
-        }
+        # Most paragraphs have no marked ancestor at all (an empty chain), and the others share
+        # a few chains (the paragraphs of one box): each chain is judged once.
+        kept_chains: dict[tuple[Element, ...], bool] = {(): True}
+        kept = {}
+        for paragraph, stat in stats.items():
+            chain = chains[paragraph]
+            outside = kept_chains.get(chain)
+            if outside is None:
+                outside = kept_chains[chain] = all(
+                    node in vetoed and node.tag not in JUNK_TAGS for node in chain
+                )
+            if outside:
+                kept[paragraph] = stat
+        return kept
 
     def outside_chrome(
         self, items: list[T], element_of: Callable[[T], Element], length_of: Callable[[T], int]
@@ -515,26 +526,36 @@ class Cleaning:
         total = sum(map(length_of, items)) or 1
         held: dict[Element, int] = {}
         chains = []
+        # Items of one element (the runs of a paragraph, a box's lines) share its chain of
+        # marked ancestors: each chain is filtered, and then judged, once.
+        filtered: dict[tuple[Element, ...], list[Element]] = {}
         for item in items:
-            chain = [
-                node
-                for node in self._marked_chain(element_of(item))
-                if node.tag in JUNK_TAGS or self.raw_kind(node) == CHROME
-            ]
+            marked = self._marked_chain(element_of(item))
+            chain = filtered.get(marked)
+            if chain is None:
+                chain = filtered[marked] = [
+                    node
+                    for node in marked
+                    if node.tag in JUNK_TAGS or self.raw_kind(node) == CHROME
+                ]
             chains.append(chain)
             for node in chain:
                 held[node] = held.get(node, 0) + length_of(item)
-        return [
-            item
-            for item, chain in zip(items, chains, strict=True)
-            if all(
-                node.tag not in JUNK_TAGS
-                and held[node] >= WRAPPER_SHARE * total
-                and not never_wraps(node)
-                and node not in self.refused
-                for node in chain
-            )
-        ]
+        verdicts: dict[int, bool] = {}  # by the id of a filtered chain (all held in `filtered`)
+        kept = []
+        for item, chain in zip(items, chains, strict=True):
+            outside = verdicts.get(id(chain))
+            if outside is None:
+                outside = verdicts[id(chain)] = all(
+                    node.tag not in JUNK_TAGS
+                    and held[node] >= WRAPPER_SHARE * total
+                    and not never_wraps(node)
+                    and node not in self.refused
+                    for node in chain
+                )
+            if outside:
+                kept.append(item)
+        return kept
 
     def _marked_chain(self, element: Element) -> tuple[Element, ...]:
         """The element and its ancestors that are junk or not PLAIN, nearest first; memoised per
@@ -560,8 +581,16 @@ class Cleaning:
 
 
 def is_leaf(element: Element) -> bool:
-    return not any(child.tag in BLOCK_TAGS for child in element)
+    # A loop, not any() over a generator: asked of every <div> of a page without <p> prose.
+    for child in element:  # noqa: SIM110
+        if child.tag in BLOCK_TAGS:
+            return False
+    return True
 
 
 def _bearing_length(stats: dict[Element, ParagraphStats]) -> int:
-    return sum(stat.length for stat in stats.values() if stat.bearing)
+    total = 0  # a loop, not sum() over a generator: every paragraph of the page is asked
+    for stat in stats.values():
+        if stat.bearing:
+            total += stat.length
+    return total

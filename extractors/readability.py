@@ -32,7 +32,7 @@ from extractors.article import Block
 from extractors.blocks import BLOCK_TAGS, SKIP_TAGS, TextBlock, clean_text, text_blocks
 from extractors.boilerplate import keep_body_blocks
 from extractors.preprocess import MAX_CACHED_NAME_CHARS, NAME_CACHE_SIZE, Cleaning
-from extractors.tree import Element, text_of
+from extractors.tree import Element, holds_other_than, text_of
 from extractors.wordsearch import AnyWord
 
 METHOD = "readability"
@@ -133,12 +133,7 @@ def paragraphs(tree: Element) -> list[_Paragraph]:
 def _has_loose_text(container: Element) -> bool:
     """Whether any text sits directly in the container (most hold only whitespace between their
     blocks: the common case is decided without building runs)."""
-    if container.text and not container.text.isspace():
-        return True
-    return any(
-        (child.tail and not child.tail.isspace()) or child.tag not in BLOCK_TAGS
-        for child in container
-    )
+    return holds_other_than(container, BLOCK_TAGS)
 
 
 def loose_runs(container: Element) -> list[str]:

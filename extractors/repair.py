@@ -30,7 +30,7 @@ from itertools import pairwise
 from lxml import etree
 
 from extractors.safetext import storable_text
-from extractors.tree import Element, first_child
+from extractors.tree import Element, first_child, holds_other_than
 
 # Elements a browser leaves in <head> (HTML5 "in head" insertion mode); any other one starts
 # the body.
@@ -88,15 +88,7 @@ def _holds_body(head: Element) -> bool:
     """Whether the head holds anything a browser would not keep there (one pass over its
     children decides the common page, which needs no repair; written out, without a call per
     child: a head holds dozens)."""
-    if _text(head.text):
-        return True
-    for child in head:
-        if child.tag not in HEAD_TAGS:
-            return True
-        tail = child.tail
-        if tail and not tail.isspace():
-            return True
-    return False
+    return holds_other_than(head, HEAD_TAGS)
 
 
 def _first_body_child(children: list[Element]) -> int | None:

@@ -240,7 +240,7 @@ class _SegmentWriter:
                     runs=self.runs,
                     link_chars=min(len(" ".join(link_tokens)), len(text)),
                     tokens=tokens,
-                    link_tokens=sum(1 for token in link_tokens if is_word(token)),
+                    link_tokens=sum(map(is_word, link_tokens)),
                 )
             )
         self.parts, self.runs, self.link_parts = [], [], []

@@ -244,9 +244,8 @@ def begins_body(shown: str, written: str) -> bool:
 
 def _headline_line(page: list[TextBlock], headline: Element) -> int | None:
     for index, line in enumerate(page):
-        if line.element is headline or any(
-            node is headline for node in line.element.iterancestors()
-        ):
+        # `in` walks the ancestors in C (an element equals only itself).
+        if line.element is headline or headline in line.element.iterancestors():
             return index
     return None
 

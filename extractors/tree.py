@@ -54,6 +54,22 @@ def siblings_tagged(element: Element, *, preceding: bool = False) -> Iterator[El
         return (sibling for sibling in siblings if sibling.tag == element.tag)
 
 
+def holds_other_than(parent: Element, tags: frozenset[str]) -> bool:
+    """Whether `parent` holds text of its own (not whitespace: its text or a child's tail) or a
+    child that is not one of `tags`. One loop over the children, without a call per child (asked
+    of many elements a page: a `<head>`, every container of blocks)."""
+    text = parent.text
+    if text and not text.isspace():
+        return True
+    for child in parent:
+        if child.tag not in tags:
+            return True
+        tail = child.tail
+        if tail and not tail.isspace():
+            return True
+    return False
+
+
 def first_element(tree: Element, tag: str) -> Element | None:
     """The first `tag` element of `tree` (itself included), in document order.
 
