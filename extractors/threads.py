@@ -76,8 +76,8 @@ def _signed_run_start(
 
     The run holds MIN_FOOTERS units of one template (short lines between them allowed: a reply
     link), signed by more than one name (recipes or notes the author embeds are signed alike),
-    and follows text of the post; no unit of its template without a signature comes after it
-    (then the dates close paragraphs of the post, not comments)."""
+    and follows text of the post; no unit of its template with text comes after it (a paragraph
+    of the post after such a run says the dates close paragraphs of the post, not comments)."""
     if sum(1 for template in templates if template[1]) < MIN_FOOTERS:
         return None  # too few units with a template (most containers: paragraphs without class)
     signature = cache(lambda index: _signature(children[index], text(index)))
