@@ -272,6 +272,17 @@ def is_hidden_style(style: str) -> bool:
     return ("none" in style or "hidden" in style) and _HIDDEN_STYLE.search(style) is not None
 
 
+# The attributes that may hide an element (`_hides`), asked by name before their value is read.
+HIDING_ATTRIBUTES = frozenset({"style", "hidden", "aria-hidden"})
+
+
+def _hides(name: str, value: str) -> bool:
+    """A hiding style, `hidden`, or `aria-hidden="true"` (`name` is one of HIDING_ATTRIBUTES)."""
+    if name == "style":
+        return is_hidden_style(value)
+    return name == "hidden" or value.strip().lower() == "true"
+
+
 def classify(element: Element) -> int:
     """CHROME (hidden, a chrome tag, or named like chrome), CAPTION, FIGURE, or PLAIN; not yet
     weighed against the page's text.
@@ -289,17 +300,13 @@ def classify(element: Element) -> int:
                 if (
                     len(element) <= MAX_QUOTATION_FRAME_CHILDREN
                     and wraps_quotation(element)
-                    and not _hidden_otherwise(element)
+                    and not _is_hidden(element)
                 ):
                     return PLAIN
                 kind = CHROME
                 break
             kind = found or kind
-        elif name == "style":
-            if is_hidden_style(value):
-                kind = CHROME
-                break
-        elif name == "hidden" or (name == "aria-hidden" and value.strip().lower() == "true"):
+        elif name in HIDING_ATTRIBUTES and _hides(name, value):
             kind = CHROME
             break
         elif name == "itemprop" and "articlebody" in value.lower():
@@ -334,13 +341,10 @@ def wraps_quotation(element: Element) -> bool:
     return quotes == 1
 
 
-def _hidden_otherwise(element: Element) -> bool:
-    style = element.get("style")
-    return (
-        (style is not None and is_hidden_style(style))
-        or element.get("hidden") is not None
-        or (element.get("aria-hidden") or "").strip().lower() == "true"
-        or _hidden_by((element.get("class") or "").split())
+def _is_hidden(element: Element) -> bool:
+    """Hidden by one of its attributes or class words, whatever its names say besides."""
+    return _hidden_by((element.get("class") or "").split()) or any(
+        name in HIDING_ATTRIBUTES and _hides(name, value) for name, value in element.items()
     )
 
 
