@@ -131,7 +131,9 @@ def run_chain(document: Document) -> Extraction:
     )
     dated = page_dated and not metadata.dated_by_url
     # Whether the page sets a short body out as its post: asked beside kept chrome and by the judge.
-    set_out = _PostEvidence(cleaning, headline, signals.names_article or dated)
+    set_out = _PostEvidence(
+        cleaning, headline, signals.declares_article or dated, signals.names_article
+    )
     if body is not None and body.container is not None and cleaning.kept_chrome:
         body = outside_kept_chrome(body, cleaning, headline(), metadata.language, set_out)
     if body is None:
@@ -186,16 +188,23 @@ class _PostEvidence:
     body and only of bodies no longer than a listing's teaser."""
 
     def __init__(
-        self, cleaning: Cleaning, headline: Callable[[], Element | None], declared: bool
+        self,
+        cleaning: Cleaning,
+        headline: Callable[[], Element | None],
+        declared: bool,
+        named: bool,
     ) -> None:
-        self.cleaning, self.headline, self.declared = cleaning, headline, declared
+        self.cleaning, self.headline = cleaning, headline
+        self.declared, self.named = declared, named
         # Each answer keeps its candidate: the id() of a candidate no one holds is reused.
         self.answers: dict[int, tuple[Candidate, bool]] = {}
 
     def __call__(self, candidate: Candidate) -> bool:
         if id(candidate) not in self.answers:
             answer = len(candidate.text) <= MAX_TEASER_RUN_CHARS and (
-                is_set_out_as_post(candidate.blocks, self.cleaning, self.headline(), self.declared)
+                is_set_out_as_post(
+                    candidate.blocks, self.cleaning, self.headline(), self.declared, self.named
+                )
             )
             self.answers[id(candidate)] = (candidate, answer)
         return self.answers[id(candidate)][1]

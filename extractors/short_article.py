@@ -15,7 +15,8 @@ reads that structure:
   and language, or in digits) from just above the headline to just below the body (a footer
   line right below it that opens with the date, however many category links follow, when the
   next line does not: a list of other stories dates each of its lines), or the publisher
-  declares an article (OpenGraph or schema.org type, a machine-readable publication date). A
+  declares an article (schema.org type, a machine-readable publication date; OpenGraph's type
+  on an undated page only for a post with a header line, `_headed`). A
   page without an article (a 404, a sign-in page, an author's page) has a headline and a short
   text too, but no date on the text;
 * no link to the site's home page follows the text: an error page ("this story is no longer
@@ -92,10 +93,17 @@ def without_dates(text: str) -> str:
 
 
 def is_set_out_as_post(
-    blocks: list[Block], cleaning: Cleaning, headline: Element | None, declared: bool
+    blocks: list[Block],
+    cleaning: Cleaning,
+    headline: Element | None,
+    declared: bool,
+    named: bool = False,
 ) -> bool:
     """Whether a short body is the post the page sets out under its headline (see the module's
-    docstring). `declared`: the publisher declares an article or its publication date."""
+    docstring). `declared`: the publisher declares an article or its publication date. `named`:
+    only an OpenGraph article type on an undated page, which sites stamp on every page (a search
+    page, a weather table, a maintenance notice): it counts for a post with a header of its own
+    (`_headed`)."""
     if headline is None or not _has_sentence(blocks):
         return False
     page_body = first_child(cleaning.tree, "body")
@@ -111,7 +119,9 @@ def is_set_out_as_post(
         return declared  # no line of the headline to read the page around
     if _region_between(blocks, page, start):
         return False
-    return (declared or _dated(blocks, page, start)) and not _sends_home(blocks, page, start)
+    return (
+        declared or (named and _headed(blocks, page, start)) or _dated(blocks, page, start)
+    ) and not _sends_home(blocks, page, start)
 
 
 def _from_headline(blocks: list[Block], headline: Element) -> list[Block]:
@@ -189,6 +199,22 @@ def _region_between(blocks: list[Block], page: list[TextBlock], start: int) -> b
         if between > MAX_CHARS_BETWEEN:
             return True
     return False
+
+
+def _headed(blocks: list[Block], page: list[TextBlock], start: int) -> bool:
+    """A short line holding a link lies between the headline's line (`start`) and the body's
+    last line: the post's header (its category, author, tags) that a blog or news template
+    writes under each post's title, whether the body holds it or not. A data page, a search page
+    or a notice sets its text right under its heading."""
+    last = blocks[-1][1]
+    reach = range(start + 1, min(len(page), start + MAX_POST_LINES))
+    end = next((index for index in reach if _same_line(page[index].text, last)), None)
+    if end is None:
+        return False
+    return any(
+        len(line.text) <= SHORT_LINE_CHARS and line.link_density > 0
+        for line in page[start + 1 : end]
+    )
 
 
 def _dated(blocks: list[Block], page: list[TextBlock], start: int) -> bool:

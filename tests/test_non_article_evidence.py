@@ -421,6 +421,30 @@ def test_a_dated_message_that_sends_the_reader_home_is_an_error_page(
     assert (result.article is not None) == article, result.reason
 
 
+@pytest.mark.parametrize(
+    ("header", "article"),
+    [
+        ("", False),
+        ('<div class="meta"><a href="/sounds">Sounds</a> - editor @ 12:52</div>', True),
+    ],
+)
+def test_an_undated_og_article_sets_out_a_short_post_only_with_its_header(
+    header: str, article: bool
+) -> None:
+    # Sites stamp og:type=article on every page: on an undated page it sets a short text out as
+    # a post only when a header line with a link (category, author) sits between headline and
+    # text, as blog templates write; a search or data page sets its text right under its heading.
+    page = (
+        '<html><head><title>Running from the sun | Site</title>'
+        '<meta property="og:type" content="article"></head><body>'
+        f"{NAV}<div class='content'><h1>Running from the sun</h1>{header}"
+        "<p>Simply beautiful, unreleased new material from the band we love most.</p>"
+        "</div></body></html>"
+    )
+    result = extract_verbose(page)
+    assert (result.article is not None) == article, result.reason
+
+
 def test_a_paywall_right_after_the_body_cuts_it() -> None:
     # The wall is the next sibling of the body's parent, inside the article: the text stops and
     # the wall begins (the paid post's lede would otherwise be a dated short article).
