@@ -435,7 +435,7 @@ def test_an_undated_og_article_sets_out_a_short_post_only_with_its_header(
     # a post only when a header line with a link (category, author) sits between headline and
     # text, as blog templates write; a search or data page sets its text right under its heading.
     page = (
-        '<html><head><title>Running from the sun | Site</title>'
+        "<html><head><title>Running from the sun | Site</title>"
         '<meta property="og:type" content="article"></head><body>'
         f"{NAV}<div class='content'><h1>Running from the sun</h1>{header}"
         "<p>Simply beautiful, unreleased new material from the band we love most.</p>"
