@@ -95,6 +95,8 @@ NON_ARTICLE_TYPES = frozenset(
         # A FAQ or Q&A page (help centres, forums); an explainer article that adds FAQ markup
         # declares its article type too.
         "faqpage", "qapage",
+        # A forum thread (Discourse, XenForo and Google's forum markup): readers' posts.
+        "discussionforumposting",
         # What is for sale or to let, by itself: an offer, a home, a room, a vehicle.
         "offer", "aggregateoffer", "offercatalog", "residence", "singlefamilyresidence",
         "apartmentcomplex", "gatedresidencecommunity", "accommodation", "apartment", "house",

@@ -445,6 +445,12 @@ def test_an_undated_og_article_sets_out_a_short_post_only_with_its_header(
     assert (result.article is not None) == article, result.reason
 
 
+def test_a_forum_thread_declared_as_such_is_no_article() -> None:
+    # Discourse's crawler view marks the thread's first post up as DiscussionForumPosting.
+    page = PAGES / "non-articles-holdout-9" / "ka-discourse-forumis-tema.html"
+    assert extract_verbose(page.read_bytes()).reason == "page_type"
+
+
 def test_a_paywall_right_after_the_body_cuts_it() -> None:
     # The wall is the next sibling of the body's parent, inside the article: the text stops and
     # the wall begins (the paid post's lede would otherwise be a dated short article).
