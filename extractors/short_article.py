@@ -206,9 +206,7 @@ def _headed(blocks: list[Block], page: list[TextBlock], start: int) -> bool:
     last line: the post's header (its category, author, tags) that a blog or news template
     writes under each post's title, whether the body holds it or not. A data page, a search page
     or a notice sets its text right under its heading."""
-    last = blocks[-1][1]
-    reach = range(start + 1, min(len(page), start + MAX_POST_LINES))
-    end = next((index for index in reach if _same_line(page[index].text, last)), None)
+    end = _body_end(blocks, page, start)
     if end is None:
         return False
     return any(
@@ -220,10 +218,10 @@ def _headed(blocks: list[Block], page: list[TextBlock], start: int) -> bool:
 def _dated(blocks: list[Block], page: list[TextBlock], start: int) -> bool:
     """A line from just above the headline's (`start`) to just below the body shows a date. The
     whole page is read, chrome included: a post's date is often in its header or footer."""
-    first, last = blocks[0][1], blocks[-1][1]
+    first = blocks[0][1]
     reach = range(start, min(len(page), start + MAX_POST_LINES))
     begin = next((index for index in reach if _same_line(page[index].text, first)), None)
-    end = next((index for index in reach if _same_line(page[index].text, last)), None)
+    end = _body_end(blocks, page, start)
     if begin is None or end is None or end < begin:
         return False
     post = page[max(0, start - DATE_LINES_BEFORE) : end + 1]
@@ -240,9 +238,7 @@ def _dated(blocks: list[Block], page: list[TextBlock], start: int) -> bool:
 
 def _sends_home(blocks: list[Block], page: list[TextBlock], start: int) -> bool:
     """One of the DATE_LINES_AFTER lines below the body is a link to the site's home page."""
-    last = blocks[-1][1]
-    reach = range(start, min(len(page), start + MAX_POST_LINES))
-    end = next((index for index in reach if _same_line(page[index].text, last)), None)
+    end = _body_end(blocks, page, start)
     if end is None:
         return False
     below = page[end + 1 : end + 1 + DATE_LINES_AFTER]
@@ -250,6 +246,14 @@ def _sends_home(blocks: list[Block], page: list[TextBlock], start: int) -> bool:
         line.link_density >= HEADLINE_LINK_DENSITY and any(map(_is_home, line.element.iter("a")))
         for line in below
     )
+
+
+def _body_end(blocks: list[Block], page: list[TextBlock], start: int) -> int | None:
+    """The index of the page's line that holds the body's last block, looked for in the
+    MAX_POST_LINES lines from the headline's (`start`) on."""
+    last = blocks[-1][1]
+    reach = range(start, min(len(page), start + MAX_POST_LINES))
+    return next((index for index in reach if _same_line(page[index].text, last)), None)
 
 
 def _is_home(link: Element) -> bool:
