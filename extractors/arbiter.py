@@ -323,7 +323,11 @@ def _chrome_around(headline: Element, cleaning: Cleaning) -> Element | None:
     header's standfirst or a byline is one line; a post is several); else None."""
     for ancestor in islice(headline.iterancestors(), MAX_ANCESTORS):
         if cleaning.is_removed(ancestor):
-            if ancestor.tag in JUNK_TAGS or ancestor.tag in CHROME_TAGS or never_wraps(ancestor):
+            if (
+                ancestor.tag in JUNK_TAGS
+                or ancestor.tag in CHROME_TAGS
+                or never_wraps(ancestor, cleaning.cmp_namespace)
+            ):
                 # A script or a template; a <header>, <nav>, <aside> or <footer> is chrome by its
                 # tag, not only by a name (a header's standfirst is no post); a comment thread,
                 # a consent dialog.

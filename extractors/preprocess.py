@@ -28,7 +28,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import lru_cache
+from itertools import islice
 from typing import TypeVar
+
+from lxml import etree
 
 from extractors.blocks import BLOCK_TAGS, SKIP_TAGS
 from extractors.paragraphs import C_SIGMA, ParagraphStats, ends_as_sentence, paragraph_stats
@@ -50,13 +53,25 @@ CAPTION_MAX_PARAGRAPHS = 1
 # scripts that draw cookie banners and consent walls), then the platforms publishers use most,
 # whose class names carry their own name rather than the word "consent". Such an element is laid
 # over the page and never wraps it: the veto never keeps it.
+CMP_TOKEN = "cmp"
 CONSENT_TOKENS = frozenset(
     {
-        "cookie", "cookies", "consent", "gdpr", "cmp", "onetrust", "didomi", "cookiebot",
+        "cookie", "cookies", "consent", "gdpr", CMP_TOKEN, "onetrust", "didomi", "cookiebot",
         "usercentrics", "truste", "trustarc", "cmplz", "cmpbox", "iubenda", "axeptio", "osano",
         "sourcepoint", "quantcast",
     }
 )  # fmt: skip
+# "cmp-" also prefixes every component of Adobe Experience Manager's Core Components, the
+# templates of many publishers ("cmp-text" holds the article, "cmp-title" its headline): there
+# it is a namespace, not consent UI. A consent layer's parts ("cmp-layer", "cmp-btn") sit
+# inside it; a namespace names components of at least this many names all over the page ...
+MIN_NAMESPACE_COMPONENTS = 3
+# ... found among the first elements named "cmp-..." in the page (a hostile page may name every
+# element so, and the question is asked of each consent-named wrapper the veto weighs).
+MAX_NAMESPACE_PROBES = 64
+CONSENT_TOKENS_BUT_CMP = CONSENT_TOKENS - {CMP_TOKEN}
+_CMP_NAMED = etree.XPath("//*[contains(@class, 'cmp-')]")
+_CMP_COMPONENT = re.compile(r"(?:^|\s)cmp-([a-z0-9]+)")
 # Class/id tokens of reader comments (Disqus, the comment service most blogs embed, names its
 # thread after itself). A thread is set beside the article: the veto never keeps it.
 COMMENT_TOKENS = frozenset({"comment", "comments", "disqus"})
@@ -247,10 +262,33 @@ def _named(element: Element, tokens: frozenset[str]) -> bool:
     return False
 
 
-def is_consent_ui(element: Element) -> bool:
+def is_consent_ui(element: Element, cmp_namespace: Callable[[], bool] = lambda: False) -> bool:
     """A cookie banner, a consent wall or a dialog: named so by its id or class, or a `<dialog>`.
-    Such an element is laid over the page by a script and never wraps it."""
-    return element.tag in OVERLAY_TAGS or _named(element, CONSENT_TOKENS)
+    Such an element is laid over the page by a script and never wraps it. Named "cmp" alone, it
+    is none on a page that uses "cmp-" as its components' namespace (`cmp_namespace()`, asked
+    only then: `uses_cmp_namespace`)."""
+    if element.tag in OVERLAY_TAGS or _named(element, CONSENT_TOKENS_BUT_CMP):
+        return True
+    return _named(element, _CMP_ONLY) and not cmp_namespace()
+
+
+_CMP_ONLY = frozenset({CMP_TOKEN})
+
+
+def uses_cmp_namespace(tree: Element) -> bool:
+    """The page names its components "cmp-NAME", of at least MIN_NAMESPACE_COMPONENTS names, its
+    headline among them: a template's namespace (a consent layer's parts never hold the page's
+    `<h1>`)."""
+    names: set[str] = set()
+    for element in islice(_CMP_NAMED(tree), MAX_NAMESPACE_PROBES):
+        names.update(_CMP_COMPONENT.findall(element.get("class", "")))
+    if len(names) < MIN_NAMESPACE_COMPONENTS:
+        return False
+    headline = next(tree.iter("h1"), None)
+    if headline is None:
+        return False
+    chain = (headline, *islice(headline.iterancestors(), MAX_ANCESTORS))
+    return any(_CMP_COMPONENT.search(node.get("class", "")) for node in chain)
 
 
 def is_comment_thread(element: Element) -> bool:
@@ -261,11 +299,11 @@ def is_comment_thread(element: Element) -> bool:
     return _named(element, COMMENT_TOKENS) and element.find(".//h1") is None
 
 
-def never_wraps(element: Element) -> bool:
+def never_wraps(element: Element, cmp_namespace: Callable[[], bool] = lambda: False) -> bool:
     """Chrome the veto never keeps, whatever share of the page's text it holds: it is laid over
     the page (consent UI) or set beside the article (a comment thread). On a page whose post is
     short or set between line breaks, a thread holds most of the `<p>` text."""
-    return is_consent_ui(element) or is_comment_thread(element)
+    return is_consent_ui(element, cmp_namespace) or is_comment_thread(element)
 
 
 def is_hidden_style(style: str) -> bool:
@@ -391,6 +429,9 @@ class Cleaning:
             shared._chains if shared is not None else {}
         )
         self._stats: dict[Element, ParagraphStats] = shared._stats if shared is not None else {}
+        # Whether the page names its components "cmp-..." (`uses_cmp_namespace`), read once and
+        # only when an element so named is weighed.
+        self._cmp_namespace: bool | None = shared._cmp_namespace if shared is not None else None
         # One walk finds the paragraphs and counts the line breaks (text set between `<br>`s is
         # what Algorithm 2.1 cannot see; the chain asks another method where there is some).
         if index is not None:
@@ -436,6 +477,12 @@ class Cleaning:
         if kind is None:
             kind = self._raw[element] = classify(element)
         return kind
+
+    def cmp_namespace(self) -> bool:
+        """Whether the page uses "cmp-" as its components' namespace (`uses_cmp_namespace`)."""
+        if self._cmp_namespace is None:
+            self._cmp_namespace = uses_cmp_namespace(self.tree)
+        return self._cmp_namespace
 
     def kind(self, element: Element) -> int:
         """PLAIN, CHROME, CAPTION or FIGURE, with the veto applied."""
@@ -492,7 +539,9 @@ class Cleaning:
         self._vetoed = vetoed = {
             node
             for node, length in held.items()
-            if length >= VETO_SHARE * total and not never_wraps(node) and node not in self.refused
+            if length >= VETO_SHARE * total
+            and not never_wraps(node, self.cmp_namespace)
+            and node not in self.refused
         }
         vetoed.update(node for node in self.kept if node.tag not in JUNK_TAGS)
         # A caption is a line under its picture: one named so that holds two paragraphs of
@@ -553,7 +602,7 @@ class Cleaning:
                 outside = verdicts[id(chain)] = all(
                     node.tag not in JUNK_TAGS
                     and held[node] >= WRAPPER_SHARE * total
-                    and not never_wraps(node)
+                    and not never_wraps(node, self.cmp_namespace)
                     and node not in self.refused
                     for node in chain
                 )
