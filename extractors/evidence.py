@@ -251,7 +251,8 @@ class PageSignals:
     @property
     def declares_non_article(self) -> bool:
         """A non-article type (schema.org or OpenGraph), or a page the publisher keeps out of
-        search engines (results, error and sign-in pages), and no article type."""
+        search engines (results, error and sign-in pages), and no article type
+        (`declares_article`: OpenGraph's, stamped on every page, counts on a dated page only)."""
         declared = (
             bool(self.types & NON_ARTICLE_TYPES)
             or any(name.endswith(NON_ARTICLE_TYPE_SUFFIXES) for name in self.types)
@@ -259,7 +260,7 @@ class PageSignals:
             or (self.og_type or "").split(".")[0] in NON_ARTICLE_OG_FAMILIES
             or self.unindexed
         )
-        return declared and not self.names_article
+        return declared and not self.declares_article
 
 
 def page_signals(
