@@ -252,15 +252,17 @@ class PageSignals:
     def declares_non_article(self) -> bool:
         """A non-article type (schema.org or OpenGraph), or a page the publisher keeps out of
         search engines (results, error and sign-in pages), and no article type
-        (`declares_article`: OpenGraph's, stamped on every page, counts on a dated page only)."""
-        declared = (
+        (`declares_article`: OpenGraph's, stamped on every page, counts on a dated page only;
+        against `noindex`, which publishers also set on syndicated copies, it counts always)."""
+        typed = (
             bool(self.types & NON_ARTICLE_TYPES)
             or any(name.endswith(NON_ARTICLE_TYPE_SUFFIXES) for name in self.types)
             or self.og_type in NON_ARTICLE_OG_TYPES
             or (self.og_type or "").split(".")[0] in NON_ARTICLE_OG_FAMILIES
-            or self.unindexed
         )
-        return declared and not self.declares_article
+        if typed:
+            return not self.declares_article
+        return self.unindexed and not self.names_article
 
 
 def page_signals(
