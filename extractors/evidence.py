@@ -55,6 +55,7 @@ from extractors.blocks import (
     clean_text_within,
     tag_kind,
     text_blocks,
+    visible_chars,
 )
 from extractors.jsonld import ARTICLE_TYPES, types_of
 from extractors.page_kinds import (
@@ -188,6 +189,18 @@ MEDIA_REACH = 2
 MAX_NOTICE_CHARS = MAX_UNDATED_PAGE_CHARS
 # A declared non-article page keeps a body at least this long (an about page, a long profile).
 DECLARED_TYPE_MAX_CHARS = 2000
+# Readers' posts, each a schema.org Comment item: at least this many in the body's container
+# (three posts: a topic and two replies, by more than one author) ...
+MIN_COMMENT_UNITS = 3
+# ... holding at least this share of the body's text (a comment or two under an article do not).
+COMMENT_SHARE = 0.5
+# The items read, in document order (a hostile page may mark every element up).
+MAX_COMMENT_ITEMS = 200
+_COMMENT_ITEMS = etree.XPath(
+    "descendant-or-self::*[@itemscope][contains(@itemtype, 'schema.org/Comment')]"
+)
+# A post's author: the first element its markup names so.
+_AUTHORS = etree.XPath(".//*[@itemprop='author']")
 # A body whose captions outweigh its running text this many times is a gallery.
 CAPTION_RATIO = 2.0
 # Class/id words that mark a paywall element (matched in C by XPath).
@@ -617,6 +630,30 @@ class BodyShape:
     container: Element | None = None
 
 
+def is_comment_thread_body(blocks: list[Block], container: Element | None) -> bool:
+    """The body is readers' posts: its text lies mostly in MIN_COMMENT_UNITS or more schema.org
+    Comment items (forum software and comment templates mark each post up so) of more than one
+    author, none of which holds half of their text. An article posted as a thread's first
+    post (a column on a forum template) holds most of it; its replies are not its body."""
+    if container is None:
+        return False
+    items = _outermost_items(_COMMENT_ITEMS(container)[:MAX_COMMENT_ITEMS])
+    if len(items) < MIN_COMMENT_UNITS:
+        return False
+    lengths = [visible_chars(text_of(item)) for item in items]
+    total = sum(lengths)
+    if total < COMMENT_SHARE * visible_chars(running_text(blocks)) or max(lengths) >= total / 2:
+        return False
+    authors = {" ".join(text_of(name).split()) for item in items for name in _AUTHORS(item)[:1]}
+    return len(authors) > 1
+
+
+def _outermost_items(items: list[Element]) -> list[Element]:
+    """The items not nested in another of them (a reply marked up inside its parent post)."""
+    inside = set(items)
+    return [item for item in items if inside.isdisjoint(item.iterancestors())]
+
+
 def plays_media_by(container: Element | None) -> bool:
     """A `<video>` or `<audio>` player in the body's container or in one of the MEDIA_REACH
     elements around it (the post's wrapper, which sets the player above the text)."""
@@ -708,6 +745,8 @@ def non_article_reason(
     if length <= PAYWALL_STUB_CHARS and is_walled_teaser(body.blocks, tree, jsonld, body.container):
         return NULL_PAYWALL
     if signals.declares_non_article and length < DECLARED_TYPE_MAX_CHARS:
+        return NULL_PAGE_TYPE
+    if is_comment_thread_body(body.blocks, body.container):
         return NULL_PAGE_TYPE
     if not signals.declares_article and is_site_page(tree, signals.address, body.container):
         return NULL_PAGE_TYPE
