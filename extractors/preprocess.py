@@ -63,13 +63,15 @@ CONSENT_TOKENS = frozenset(
 )  # fmt: skip
 # "cmp-" also prefixes every component of Adobe Experience Manager's Core Components, the
 # templates of many publishers ("cmp-text" holds the article, "cmp-title" its headline): there
-# it is a namespace, not consent UI. A consent layer's parts ("cmp-layer", "cmp-btn") sit
-# inside it; a namespace names components of at least this many names all over the page ...
+# it is a namespace, not consent UI. A namespace names components of at least this many
+# names, the headline's among them; a consent layer's parts ("cmp-layer", "cmp-btn") never
+# hold the page's headline ...
 MIN_NAMESPACE_COMPONENTS = 3
-# ... found among the first elements named "cmp-..." in the page (a hostile page may name every
-# element so, and the question is asked of each consent-named wrapper the veto weighs).
+# ... read from the first elements named "cmp-..." in the page (a hostile page may name every
+# element so; the question is asked once per page).
 MAX_NAMESPACE_PROBES = 64
 CONSENT_TOKENS_BUT_CMP = CONSENT_TOKENS - {CMP_TOKEN}
+_CMP_ONLY = frozenset({CMP_TOKEN})
 _CMP_NAMED = etree.XPath("//*[contains(@class, 'cmp-')]")
 _CMP_COMPONENT = re.compile(r"(?:^|\s)cmp-([a-z0-9]+)")
 # Class/id tokens of reader comments (Disqus, the comment service most blogs embed, names its
@@ -270,9 +272,6 @@ def is_consent_ui(element: Element, cmp_namespace: Callable[[], bool] = lambda: 
     if element.tag in OVERLAY_TAGS or _named(element, CONSENT_TOKENS_BUT_CMP):
         return True
     return _named(element, _CMP_ONLY) and not cmp_namespace()
-
-
-_CMP_ONLY = frozenset({CMP_TOKEN})
 
 
 def uses_cmp_namespace(tree: Element) -> bool:
