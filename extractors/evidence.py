@@ -196,8 +196,9 @@ MIN_COMMENT_UNITS = 3
 COMMENT_SHARE = 0.5
 # The items read, in document order (a hostile page may mark every element up).
 MAX_COMMENT_ITEMS = 200
+COMMENT_ITEM_TYPE = "schema.org/Comment"
 _COMMENT_ITEMS = etree.XPath(
-    "descendant-or-self::*[@itemscope][contains(@itemtype, 'schema.org/Comment')]"
+    f"descendant-or-self::*[@itemscope][contains(@itemtype, '{COMMENT_ITEM_TYPE}')]"
 )
 # A post's author: the first element its markup names so.
 _AUTHORS = etree.XPath(".//*[@itemprop='author']")
@@ -241,6 +242,7 @@ class PageSignals:
     unindexed: bool = False  # the robots meta tag asks search engines not to index the page
     address: str | None = None  # the page's canonical address (else og:url, else its URL)
     dated: bool = False  # a publication date in the page's markup or in its address
+    comments: bool = False  # microdata marks something up as a schema.org Comment
 
     @property
     def names_article(self) -> bool:
@@ -300,7 +302,8 @@ def page_signals(
     unindexed = "noindex" in (robots or "").lower()
     # Some sites write the OpenGraph namespace into the value ("og:product").
     og = (og_type or "").strip().lower().removeprefix("og:") or None
-    return PageSignals(frozenset(types), og, unindexed, address, dated)
+    comments = any(COMMENT_ITEM_TYPE in value for value, _ in item_types or ())
+    return PageSignals(frozenset(types), og, unindexed, address, dated, comments)
 
 
 def _undated_article_types(jsonld: list[dict[str, Any]]) -> set[str]:
@@ -746,7 +749,7 @@ def non_article_reason(
         return NULL_PAYWALL
     if signals.declares_non_article and length < DECLARED_TYPE_MAX_CHARS:
         return NULL_PAGE_TYPE
-    if is_comment_thread_body(body.blocks, body.container):
+    if signals.comments and is_comment_thread_body(body.blocks, body.container):
         return NULL_PAGE_TYPE
     if not signals.declares_article and is_site_page(tree, signals.address, body.container):
         return NULL_PAGE_TYPE
