@@ -191,6 +191,18 @@ SHAPES: dict[str, tuple[Callable[[int], bytes], int]] = {
         ),
         60_000,
     ),
+    "attributes of one tag": (
+        lambda n: (
+            HEAD
+            + b"<div "
+            + b"".join(b"a%d='v' " % i for i in range(n))
+            + b">"
+            + ARTICLE
+            + b"</div>"
+            + END
+        ),
+        80_000,
+    ),
     # The 4 MiB worst cases for memory: the smallest elements, the most of them.
     "<p>a, unclosed": (_repeat(b"<p>a"), 2**20 // 4),
     "<li>a, unclosed": (_repeat(b"<li>a", HEAD + b"<ul>", b"</ul>" + END), 2**20 // 5),
