@@ -203,6 +203,9 @@ SHAPES: dict[str, tuple[Callable[[int], bytes], int]] = {
         ),
         80_000,
     ),
+    # Near the element cap: what the fallback cascade walks, element by element.
+    "tiny paragraphs": (_numbered(b"<p>w%d</p>"), 48_000),
+    "sections": (_numbered(b"<section><h2>S %d</h2><p>" + SENTENCE * 2 + b"</p></section>"), 5_000),
     # The 4 MiB worst cases for memory: the smallest elements, the most of them.
     "<p>a, unclosed": (_repeat(b"<p>a"), 2**20 // 4),
     "<li>a, unclosed": (_repeat(b"<li>a", HEAD + b"<ul>", b"</ul>" + END), 2**20 // 5),
