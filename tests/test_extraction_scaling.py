@@ -474,3 +474,25 @@ def test_the_witnesses_are_not_asked_on_a_page_of_more_elements_than_they_are_bo
     assert cascade.witnesses(Cleaning(large), None) == [] and not asked
     cascade.witnesses(Cleaning(page_of(cascade.MAX_WITNESSED_ELEMENTS - 2)), None)
     assert len(asked) == 1
+
+
+def test_nested_candidates_are_weighed_reading_each_link_once(monkeypatch) -> None:
+    """Readability's candidates are often nested; each asked afresh for its text and its links'
+    read a page of 240 nested containers of links 240 times (16 s). The first candidate is read
+    whole, the ones around it only for what it does not hold; the densities are the same."""
+    from extractors import readability
+
+    levels, links = 60, 5
+    level = b"<div>" + b"<a href='/x'>a link</a> and words " * links
+    page = b"<html><body>" + level * levels + b"</div>" * levels + b"</body></html>"
+    tree = parse_document(page).tree
+    nested = list(tree.iter("div"))
+    reads = []
+    monkeypatch.setattr(readability, "text_of", lambda element: reads.append(1) or text_of(element))
+    best = readability.best_candidate(dict.fromkeys(nested, 1.0))  # each is weighed
+    assert len(reads) == 1 + links * levels  # the outermost and its links, once each
+    assert best is not None and best[0] is nested[0]
+    monkeypatch.undo()
+    densities = readability.LinkDensities()
+    weighed = [densities(element) for element in reversed(nested)]
+    assert weighed == [readability.link_density(element) for element in reversed(nested)]

@@ -203,6 +203,12 @@ SHAPES: dict[str, tuple[Callable[[int], bytes], int]] = {
         ),
         80_000,
     ),
+    "240 nested boxes of links": (
+        lambda n: (
+            HEAD + (b"<div>" + b"<a href='/x'>link words</a> " * n) * 240 + b"</div>" * 240 + END
+        ),
+        117,
+    ),
     # Near the element cap: what the fallback cascade walks, element by element.
     "tiny paragraphs": (_numbered(b"<p>w%d</p>"), 48_000),
     "sections": (_numbered(b"<section><h2>S %d</h2><p>" + SENTENCE * 2 + b"</p></section>"), 5_000),
