@@ -69,11 +69,20 @@ def microdata_body(
     classify = classify or cleaning.kind
     written = written or {}
     best: tuple[int, list[TextBlock], Element] | None = None
-    for names, element in itemprops(tree) if properties is None else properties:
-        if "articlebody" not in names:
+    marked = [
+        element
+        for names, element in (itemprops(tree) if properties is None else properties)
+        if "articlebody" in names
+    ]
+    # The elements inside the bodies measured, when another marked body follows: a body inside
+    # one measured is part of its text, which is as long or longer and, first in the page, wins
+    # a tie. Measuring each again read a page of 240 nested bodies 240 times (4.9 s).
+    inside_measured: set[Element] = set()
+    for position, element in enumerate(marked):
+        if element in inside_measured or cleaning.is_inside_removed(element):
             continue
-        if cleaning.is_inside_removed(element):
-            continue
+        if position + 1 < len(marked):
+            inside_measured.update(element.iterdescendants())
         # The publisher's word is taken for its prose; a list of links inside it (the story's
         # tags, "related" lists) is navigation all the same.
         blocks = [

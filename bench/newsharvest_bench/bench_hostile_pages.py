@@ -209,6 +209,15 @@ SHAPES: dict[str, tuple[Callable[[int], bytes], int]] = {
         ),
         117,
     ),
+    "240 nested article bodies": (
+        lambda n: (
+            HEAD
+            + (b"<div itemprop='articleBody'><p>" + SENTENCE * n + b"</p>") * 240
+            + b"</div>" * 240
+            + END
+        ),
+        70,
+    ),
     # Near the element cap: what the fallback cascade walks, element by element.
     "tiny paragraphs": (_numbered(b"<p>w%d</p>"), 48_000),
     "sections": (_numbered(b"<section><h2>S %d</h2><p>" + SENTENCE * 2 + b"</p></section>"), 5_000),
