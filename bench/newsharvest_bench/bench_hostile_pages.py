@@ -218,6 +218,16 @@ SHAPES: dict[str, tuple[Callable[[int], bytes], int]] = {
         ),
         70,
     ),
+    "author value of parentheses": (
+        lambda n: (
+            b"<html><head><title>t</title><meta name='author' content='"
+            + b"(a)b" * n
+            + b"'></head><body>"
+            + ARTICLE
+            + END
+        ),
+        200_000,
+    ),
     # Near the element cap: what the fallback cascade walks, element by element.
     "tiny paragraphs": (_numbered(b"<p>w%d</p>"), 48_000),
     "sections": (_numbered(b"<section><h2>S %d</h2><p>" + SENTENCE * 2 + b"</p></section>"), 5_000),
