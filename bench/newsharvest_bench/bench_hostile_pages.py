@@ -228,6 +228,18 @@ SHAPES: dict[str, tuple[Callable[[int], bytes], int]] = {
         ),
         200_000,
     ),
+    # 4N is past the 500,000 characters of a JSON-LD body that are read (schema_org).
+    "JSON-LD body of unclosed tags": (
+        lambda n: (
+            b"<html><head><title>t</title><script type='application/ld+json'>"
+            b'{"@type":"NewsArticle","headline":"t","articleBody":"'
+            + b"<p <script>" * n
+            + b'"}</script></head><body>'
+            + ARTICLE
+            + END
+        ),
+        12_000,
+    ),
     # Near the element cap: what the fallback cascade walks, element by element.
     "tiny paragraphs": (_numbered(b"<p>w%d</p>"), 48_000),
     "sections": (_numbered(b"<section><h2>S %d</h2><p>" + SENTENCE * 2 + b"</p></section>"), 5_000),
