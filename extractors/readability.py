@@ -225,17 +225,16 @@ class LinkDensities:
     page of 240 nested containers 240 times (16 s). The first element asked is read as
     `link_density` reads it, in C (most pages ask one or two; a page of 130,000 links in one
     paragraph costs a third as much so), the others in one walk of what they hold that no
-    element asked before held."""
+    element asked before held (the first one's text is not walked again by its parent)."""
 
     def __init__(self) -> None:
         # Each element measured: its text's span and the clean length of its links' text.
         self._measured: dict[Element, tuple[_Span, int]] = {}
-        self._asked = False
 
     def __call__(self, element: Element) -> float:
-        if not self._asked:
-            self._asked = True
-            return link_density(element)
+        if not self._measured:  # the first asked: its text and its links' read in C
+            links = sum(len(clean_text(text_of(link))) for link in element.iter("a"))
+            self._measured[element] = (_span(text_of(element)), links)
         span, links = self._measure(element)
         text = _clean_length(span)
         return min(1.0, links / text) if text else 0.0
