@@ -30,8 +30,8 @@ _NOT_WRITERS = re.compile(
 )
 # Separators between names: commas, semicolons, " and ", "&", " und ", " et ", " y ", " e ".
 _SEPARATORS = re.compile(r"\s*(?:[,;/]|\s(?:and|und|et|y|e|og|en)\s|&|\+)\s*", re.IGNORECASE)
-# After a name: " | Agency", " - Agency", " (Agency)".
-_AFTER_NAME = re.compile(r"\s+(?:\||\u2013|\u2014|-)\s+.*$|\s*\(.*\)\s*$")
+# After a name: " | Agency", " - Agency" (and " (Agency)", `_without_after_name`).
+_AFTER_BAR = re.compile(r"\s+(?:\||\u2013|\u2014|-)\s+")
 # " in Lagos", " at The Paper", " for The Paper": where the writer is, not who.
 _PLACE = re.compile(r"\s+(?:in|at|for|aus|in der|en)\s+[A-Z].*$")
 # Job nouns: a piece holding one is a role ("Transport Correspondent"), never a person's name.
@@ -59,7 +59,10 @@ ROLE_WORDS = frozenset(
     }
 )  # fmt: skip
 _DIGIT = re.compile(r"\d")
-_EMAIL = re.compile(r"\S+@\S+")
+# From the start of a word only: `\S+@` tried at every character of a long word without an "@"
+# read the rest of the word from each (a 3 MB author value: minutes). A match found from inside
+# a word is found from its start as well, so the matches are the same.
+_EMAIL = re.compile(r"(?<!\S)\S+@\S+")
 # "Doe, Jane": a library-style name (citation_author, DC.creator), surname first.
 _SURNAME_FIRST = re.compile(r"^([^\W\d_][\w'-]*),\s*([^\W\d_][\w.'-]*)$")
 _LINK = re.compile(r"^(?:https?://|www\.)", re.IGNORECASE)
@@ -77,11 +80,27 @@ def author_names(raw: str) -> list[str]:
         return [f"{surname_first.group(2)} {surname_first.group(1)}"]
     names = []
     for piece in _SEPARATORS.split(text):
-        name = _PLACE.sub("", _AFTER_NAME.sub("", _LEADING.sub("", piece))).strip(" .:-|")
+        name = _PLACE.sub("", _without_after_name(_LEADING.sub("", piece))).strip(" .:-|")
         name = _without_leading_title(name)
         if is_name(name):
             names.append(name)
     return names
+
+
+def _without_after_name(text: str) -> str:
+    """One line of text without what follows the name: from a bar or a dash between spaces
+    (" | Agency", " - Agency"), or from the first "(" when the text ends with ")" (" (Agency)"),
+    whichever comes first, with the spaces before it.
+
+    What the pattern `\\s*\\(.*\\)\\s*$` removed, found without it: tried at every "(" of a text
+    of many, it read the rest of the text from each (a 3 MB author value: minutes)."""
+    bar = _AFTER_BAR.search(text)
+    cut = bar.start() if bar is not None else len(text)
+    last = len(text.rstrip()) - 1
+    opening = text.find("(", 0, cut)
+    if 0 <= opening < last and text[last] == ")":
+        cut = len(text[:opening].rstrip())
+    return text[:cut]
 
 
 MIN_NAME_WORDS_AFTER_TITLE = 2  # "Reporter Jane Doe" is Jane Doe; "Reporter X" stays unread

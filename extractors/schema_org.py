@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html as html_entities
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,14 +29,20 @@ MAX_UNESCAPE_ROUNDS = 3
 # Bodies longer than this are cut: no article is this long, and regexes stay bounded.
 MAX_JSONLD_BODY_CHARS = 500_000
 
-# Elements whose content is never body text, removed with their content.
-_DEAD_ELEMENTS = re.compile(
-    r"<\s*(script|style|iframe|figcaption|noscript|svg|button)\b[^>]*>.*?<\s*/\s*\1\s*>",
-    re.IGNORECASE | re.DOTALL,
+# Elements whose content is never body text, removed with their content: from this start to
+# the next ">", then to the first end tag of the same name (`_without_dead_elements`).
+_DEAD_START = re.compile(
+    r"<\s*(script|style|iframe|figcaption|noscript|svg|button)\b", re.IGNORECASE
 )
+_DEAD_END = {
+    name: re.compile(rf"<\s*/\s*{name}\s*>", re.IGNORECASE)
+    for name in ("script", "style", "iframe", "figcaption", "noscript", "svg", "button")
+}
 _BLOCK_START = re.compile(r"<\s*(h[1-6]|li|blockquote)\b[^>]*>", re.IGNORECASE)
-_BLOCK_BREAK = re.compile(
-    r"<\s*/?\s*(?:p|br|div|h[1-6]|li|ul|ol|blockquote|figure|table|tr|section)\b[^>]*>|\n",
+# A block break: a line break, or a tag of a block from this start to the next ">"
+# (`_block_breaks`).
+_BLOCK_BREAK_START = re.compile(
+    r"<\s*/?\s*(?:p|br|div|h[1-6]|li|ul|ol|blockquote|figure|table|tr|section)\b|\n",
     re.IGNORECASE,
 )
 _TAG = re.compile(r"<\s*/?\s*[a-zA-Z][^<>]{0,2000}>")
@@ -69,11 +75,20 @@ def microdata_body(
     classify = classify or cleaning.kind
     written = written or {}
     best: tuple[int, list[TextBlock], Element] | None = None
-    for names, element in itemprops(tree) if properties is None else properties:
-        if "articlebody" not in names:
+    marked = [
+        element
+        for names, element in (itemprops(tree) if properties is None else properties)
+        if "articlebody" in names
+    ]
+    # The elements inside the bodies measured, when another marked body follows: a body inside
+    # one measured is part of its text, which is as long or longer and, first in the page, wins
+    # a tie. Measuring each again read a page of 240 nested bodies 240 times (4.9 s).
+    inside_measured: set[Element] = set()
+    for position, element in enumerate(marked):
+        if element in inside_measured or cleaning.is_inside_removed(element):
             continue
-        if cleaning.is_inside_removed(element):
-            continue
+        if position + 1 < len(marked):
+            inside_measured.update(element.iterdescendants())
         # The publisher's word is taken for its prose; a list of links inside it (the story's
         # tags, "related" lists) is navigation all the same.
         blocks = [
@@ -113,17 +128,65 @@ def blocks_from_text(body: str) -> list[Block]:
     """Blocks from a text body that may contain (escaped) HTML: tags become block breaks."""
     body = unescape_fully(body[:MAX_JSONLD_BODY_CHARS])
     if "<" in body:
-        body = _DEAD_ELEMENTS.sub(" ", body)
+        body = _without_dead_elements(body)
     blocks: list[Block] = []
     position = 0
     kind = PARAGRAPH
-    for match in _BLOCK_BREAK.finditer(body):
-        _append(blocks, kind, body[position : match.start()])
-        start = _BLOCK_START.match(match.group(0))
-        kind = _block_kind(start.group(1).lower()) if start else PARAGRAPH
-        position = match.end()
+    for start, end in _block_breaks(body):
+        _append(blocks, kind, body[position:start])
+        tag = _BLOCK_START.match(body[start:end])
+        kind = _block_kind(tag.group(1).lower()) if tag else PARAGRAPH
+        position = end
     _append(blocks, kind, body[position:])
     return blocks
+
+
+# The two readers below find what the patterns `<\s*(script|...)\b[^>]*>.*?<\s*/\s*\1\s*>`
+# and `<\s*/?\s*(?:p|br|...)\b[^>]*>|\n` found, in one pass: tried at every start of a tag
+# that no ">" (or no end tag) follows, the patterns read the rest of the body from each (a
+# JSON-LD body of 100,000 "<p " took 67 s, of unclosed "<script>"s minutes). A start that no
+# ">" follows has none after it either; an end tag missing after one start of a name is missing
+# after every later one.
+
+
+def _without_dead_elements(body: str) -> str:
+    """The body with each dead element, its start tag to its first end tag, as a space."""
+    parts: list[str] = []
+    kept_from = search_from = 0
+    unclosed: set[str] = set()  # the names no end tag follows from here on
+    while (start := _DEAD_START.search(body, search_from)) is not None:
+        name = start.group(1).lower()
+        tag_end = -1 if name in unclosed else body.find(">", start.end())
+        if name not in unclosed and tag_end == -1:
+            break  # no start tag ends from here on
+        end = _DEAD_END[name].search(body, tag_end + 1) if tag_end != -1 else None
+        if end is None:
+            unclosed.add(name)
+            search_from = start.start() + 1
+            continue
+        parts.extend((body[kept_from : start.start()], " "))
+        kept_from = search_from = end.end()
+    parts.append(body[kept_from:])
+    return "".join(parts)
+
+
+def _block_breaks(body: str) -> Iterator[tuple[int, int]]:
+    """The (start, end) of each block break of the body, in order."""
+    position = 0
+    while (start := _BLOCK_BREAK_START.search(body, position)) is not None:
+        if start.group() == "\n":
+            yield start.start(), start.end()
+            position = start.end()
+            continue
+        tag_end = body.find(">", start.end())
+        if tag_end == -1:  # no tag ends from here on: only the line breaks are left
+            line = body.find("\n", start.start())
+            while line != -1:
+                yield line, line + 1
+                line = body.find("\n", line + 1)
+            return
+        yield start.start(), tag_end + 1
+        position = tag_end + 1
 
 
 def _block_kind(tag: str) -> str:

@@ -422,3 +422,146 @@ def test_a_page_of_more_elements_than_the_cap_is_null_without_being_extracted(
 
 def _refused(*_args: Any) -> None:
     raise AssertionError("the page was worked on past the element cap")
+
+
+_SENTENCE = b"The ferry returned to its timetable on Sunday after the storm passed. "
+
+
+def _tag_of_attributes(attributes: bytes) -> bytes:
+    paragraph = b"<p>" + _SENTENCE * 10 + b"</p>"
+    return b"<html><body><div " + attributes + b">" + paragraph + b"</div></body></html>"
+
+
+@pytest.mark.parametrize(
+    "separator, attribute",
+    [(b" ", b"a%d='v'"), (b"", b'a%d="v"'), (b"/", b"a%d"), (b"\n", b"a%d = v")],
+)
+def test_a_start_tag_keeps_its_first_attributes_up_to_the_cap(
+    separator: bytes, attribute: bytes
+) -> None:
+    """libxml2 checks each attribute of a start tag against every one before it: 40,000
+    attributes took 25 s to parse, a 4 MiB tag hours. Past MAX_TAG_ATTRIBUTES, whatever the
+    attributes are separated by, the rest of the tag is cut before parsing; what follows it is
+    kept."""
+    from extractors.document import MAX_TAG_ATTRIBUTES
+
+    def div_of(count: int) -> etree._Element:
+        attributes = separator.join(attribute % i for i in range(count))
+        return parse_document(_tag_of_attributes(attributes)).tree.find(".//div")
+
+    assert len(div_of(MAX_TAG_ATTRIBUTES).attrib) == MAX_TAG_ATTRIBUTES
+    capped = div_of(4 * MAX_TAG_ATTRIBUTES)
+    assert len(capped.attrib) == MAX_TAG_ATTRIBUTES and "a0" in capped.attrib
+    assert text_of(capped).startswith(_SENTENCE.decode().strip())
+
+
+def test_the_witnesses_are_not_asked_on_a_page_of_more_elements_than_they_are_bounded_to(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The witnesses walk and classify every text block twice: three quarters of the time on a
+    page of 195,000 tiny paragraphs (5.3 s). Past MAX_WITNESSED_ELEMENTS the cascade goes on
+    without them; below it they are asked as before."""
+    from extractors import boilerpipe, cascade
+    from extractors.preprocess import Cleaning
+
+    def page_of(paragraphs: int) -> etree._Element:
+        words = b"".join(b"<p>w%d</p>" % i for i in range(paragraphs))
+        return parse_document(b"<html><body>" + words + b"</body></html>").tree
+
+    asked = []
+    monkeypatch.setattr(boilerpipe, "select", lambda tree: asked.append(tree))
+    large = page_of(cascade.MAX_WITNESSED_ELEMENTS)  # with html and body: over it
+    assert cascade.witnesses(Cleaning(large), None) == [] and not asked
+    cascade.witnesses(Cleaning(page_of(cascade.MAX_WITNESSED_ELEMENTS - 2)), None)
+    assert len(asked) == 1
+
+
+def test_nested_candidates_are_weighed_reading_each_link_once(monkeypatch) -> None:
+    """Readability's candidates are often nested; each asked afresh for its text and its links'
+    read a page of 240 nested containers of links 240 times (16 s). The first candidate is read
+    whole, the ones around it only for what it does not hold; the densities are the same."""
+    from extractors import readability
+
+    levels, links = 60, 5
+    level = b"<div>" + b"<a href='/x'>a link</a> and words " * links
+    page = b"<html><body>" + level * levels + b"</div>" * levels + b"</body></html>"
+    tree = parse_document(page).tree
+    nested = list(tree.iter("div"))
+    reads = []
+    monkeypatch.setattr(readability, "text_of", lambda element: reads.append(1) or text_of(element))
+    best = readability.best_candidate(dict.fromkeys(nested, 1.0))  # each is weighed
+    assert len(reads) == 1 + links * levels  # the outermost and its links, once each
+    assert best is not None and best[0] is nested[0]
+    monkeypatch.undo()
+    densities = readability.LinkDensities()
+    weighed = [densities(element) for element in reversed(nested)]
+    assert weighed == [readability.link_density(element) for element in reversed(nested)]
+
+
+def test_an_article_body_inside_another_is_not_written_again(monkeypatch) -> None:
+    """A body marked itemprop=articleBody inside another is part of its text: writing each of
+    240 nested bodies read the page 240 times (4.9 s). The outermost is written, once; marked
+    bodies side by side are each written, and the longest is the body."""
+    from extractors import schema_org
+    from extractors.preprocess import Cleaning
+
+    sentence = b"<p>" + _SENTENCE + b"</p>"
+    marked = b"<div itemprop='articleBody'>"
+    nested = marked * 30 + sentence + b"</div>" * 30
+    side_by_side = marked + sentence + b"</div>" + marked + sentence * 2 + b"</div>"
+    written = []
+    real = schema_org.text_blocks
+    monkeypatch.setattr(
+        schema_org, "text_blocks", lambda *args: written.append(args[0]) or real(*args)
+    )
+    for body, writes, paragraphs in ((nested, 1, 1), (side_by_side, 2, 2)):
+        tree = parse_document(b"<html><body>" + body + b"</body></html>").tree
+        written.clear()
+        found = schema_org.microdata_body(tree, Cleaning(tree))
+        assert found is not None and len(written) == writes
+        assert found.element is written[-1] and len(found.blocks) == paragraphs
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Jane Doe (Reuters)", "Jane Doe - Reuters (Paris)", "Jane (Doe) Roe", "(Jane) Doe )",
+     "Jane Doe | Agency", "Doe (a) b)  ", "a\u00a0(b)\u00a0", "((Jane))"],
+)  # fmt: skip
+def test_what_follows_a_name_is_cut_where_the_old_pattern_cut_it(text: str) -> None:
+    """`\\s*\\(.*\\)\\s*$` tried at every "(" of an author value of many read the rest of the value
+    from each (160 KB of "(a)b": 80 s), and `\\S+@\\S+` at every character of a long word (a
+    160 KB name: 45 s). The cut found without them, and the e-mail pattern anchored at a word's
+    start, give what the patterns gave."""
+    import re
+
+    from extractors import bylines
+
+    after_name = re.compile(r"\s+(?:\||\u2013|\u2014|-)\s+.*$|\s*\(.*\)\s*$")
+    assert bylines._without_after_name(text) == after_name.sub("", text)
+    mail = f"{text} jane@doe.test x@ @y a@b@c"
+    assert bylines._EMAIL.sub(" ", mail) == re.sub(r"\S+@\S+", " ", mail)
+
+
+@pytest.mark.parametrize(
+    "body",
+    ["<p>One.</p><script>x</script><h2 class=a>Two</h2>\nThree<svg><p>no</svg>",
+     "<p " * 50 + "tail\nline", "<script>" * 20 + "a</SCRIPT >b<style>c", "<li>a<br/>b</li>"],
+)  # fmt: skip
+def test_a_json_ld_body_is_cut_where_the_old_patterns_cut_it(body: str) -> None:
+    """Tried at every tag start that no ">" or no end tag follows, the patterns that cut a
+    JSON-LD body read the rest of the body from each (100,000 "<p ": 67 s; 20,000 unclosed
+    "<script>": 24 s). One pass finds the same cuts."""
+    import re
+
+    from extractors import schema_org
+
+    dead = re.compile(
+        r"<\s*(script|style|iframe|figcaption|noscript|svg|button)\b[^>]*>.*?<\s*/\s*\1\s*>",
+        re.IGNORECASE | re.DOTALL,
+    )
+    breaks = re.compile(
+        r"<\s*/?\s*(?:p|br|div|h[1-6]|li|ul|ol|blockquote|figure|table|tr|section)\b[^>]*>|\n",
+        re.IGNORECASE,
+    )
+    assert schema_org._without_dead_elements(body) == dead.sub(" ", body)
+    assert list(schema_org._block_breaks(body)) == [found.span() for found in breaks.finditer(body)]

@@ -191,6 +191,58 @@ SHAPES: dict[str, tuple[Callable[[int], bytes], int]] = {
         ),
         60_000,
     ),
+    "attributes of one tag": (
+        lambda n: (
+            HEAD
+            + b"<div "
+            + b"".join(b"a%d='v' " % i for i in range(n))
+            + b">"
+            + ARTICLE
+            + b"</div>"
+            + END
+        ),
+        80_000,
+    ),
+    "240 nested boxes of links": (
+        lambda n: (
+            HEAD + (b"<div>" + b"<a href='/x'>link words</a> " * n) * 240 + b"</div>" * 240 + END
+        ),
+        117,
+    ),
+    "240 nested article bodies": (
+        lambda n: (
+            HEAD
+            + (b"<div itemprop='articleBody'><p>" + SENTENCE * n + b"</p>") * 240
+            + b"</div>" * 240
+            + END
+        ),
+        70,
+    ),
+    "author value of parentheses": (
+        lambda n: (
+            b"<html><head><title>t</title><meta name='author' content='"
+            + b"(a)b" * n
+            + b"'></head><body>"
+            + ARTICLE
+            + END
+        ),
+        200_000,
+    ),
+    # 4N is past the 500,000 characters of a JSON-LD body that are read (schema_org).
+    "JSON-LD body of unclosed tags": (
+        lambda n: (
+            b"<html><head><title>t</title><script type='application/ld+json'>"
+            b'{"@type":"NewsArticle","headline":"t","articleBody":"'
+            + b"<p <script>" * n
+            + b'"}</script></head><body>'
+            + ARTICLE
+            + END
+        ),
+        12_000,
+    ),
+    # Near the element cap: what the fallback cascade walks, element by element.
+    "tiny paragraphs": (_numbered(b"<p>w%d</p>"), 48_000),
+    "sections": (_numbered(b"<section><h2>S %d</h2><p>" + SENTENCE * 2 + b"</p></section>"), 5_000),
     # The 4 MiB worst cases for memory: the smallest elements, the most of them.
     "<p>a, unclosed": (_repeat(b"<p>a"), 2**20 // 4),
     "<li>a, unclosed": (_repeat(b"<li>a", HEAD + b"<ul>", b"</ul>" + END), 2**20 // 5),
