@@ -27,23 +27,6 @@ MAX_DOCUMENT_ELEMENTS = 200_000
 # Every element but the few the parser adds (html, head, body) opens with a "<" of its own, so a
 # page with fewer "<" than MAX_DOCUMENT_ELEMENTS needs no count; "<p>" is the shortest element.
 _SHORTEST_ELEMENT_BYTES = 3
-# A start tag keeps at most this many attributes: libxml2 checks each attribute's name against
-# every one before it in the tag, so one tag of 80,000 attributes (800 KB) took 25 s to parse
-# and a 4 MiB one hours. 256 costs 0.2 s more per 3 MiB of such tags; the most of the three
-# benchmark sets is 151 (a comment's words read as attributes after a broken quote).
-MAX_TAG_ATTRIBUTES = 256
-# An attribute as the tokenizer reads it (a name, then maybe "=" and a value), with what may
-# come before it ("/" reads as a space; nothing at all after a quoted value). Possessive and
-# atomic throughout: a scan never backtracks, and a start tag's scan ends at its ">", at a "<"
-# outside a quoted value, or at its K-th attribute, so the page is read in linear time.
-_ATTRIBUTE = rb"""[\s/]*+[^\s/=<>"']++(?:\s*+=\s*+(?:"[^"]*+"|'[^']*+'|[^\s<>"']++))?+"""
-_TAG_OF_MANY_ATTRIBUTES = re.compile(
-    rb"(<[A-Za-z][^\s/<>]*+(?>"
-    + _ATTRIBUTE
-    + rb"){%d})(?>" % MAX_TAG_ATTRIBUTES
-    + _ATTRIBUTE
-    + rb")*+"
-)
 # A <meta charset> declaration must appear this early to count (HTML spec: first 1024 bytes;
 # real pages often put it later, after long comments or scripts).
 CHARSET_SNIFF_BYTES = 4096
@@ -290,7 +273,6 @@ def parse_document(
     payload = utf8 if utf8 is not None else text.encode("utf-8", errors="replace")
     if b"\x00" in payload:  # the parser would show a NUL as U+FFFD; a browser drops it (one scan)
         payload = payload.replace(b"\x00", b"")
-    payload = _cap_tag_attributes(payload)
     tree = _parse(payload)
     repaired = _close_runaway_title(tree, payload)
     if repaired is not None:
@@ -427,12 +409,6 @@ def _too_many_elements(tree: Element, payload: bytes) -> bool:
     if payload.count(b"<") <= MAX_DOCUMENT_ELEMENTS:
         return False
     return sum(1 for _ in islice(tree.iter(), MAX_DOCUMENT_ELEMENTS + 1)) > MAX_DOCUMENT_ELEMENTS
-
-
-def _cap_tag_attributes(payload: bytes) -> bytes:
-    """The page with every start tag cut to its first MAX_TAG_ATTRIBUTES attributes (the rest,
-    never seen on a real page, would cost the parser the square of their number)."""
-    return _TAG_OF_MANY_ATTRIBUTES.sub(rb"\1", payload)
 
 
 def _parse(payload: bytes) -> Element:

@@ -427,34 +427,6 @@ def _refused(*_args: Any) -> None:
 _SENTENCE = b"The ferry returned to its timetable on Sunday after the storm passed. "
 
 
-def _tag_of_attributes(attributes: bytes) -> bytes:
-    paragraph = b"<p>" + _SENTENCE * 10 + b"</p>"
-    return b"<html><body><div " + attributes + b">" + paragraph + b"</div></body></html>"
-
-
-@pytest.mark.parametrize(
-    "separator, attribute",
-    [(b" ", b"a%d='v'"), (b"", b'a%d="v"'), (b"/", b"a%d"), (b"\n", b"a%d = v")],
-)
-def test_a_start_tag_keeps_its_first_attributes_up_to_the_cap(
-    separator: bytes, attribute: bytes
-) -> None:
-    """libxml2 checks each attribute of a start tag against every one before it: 40,000
-    attributes took 25 s to parse, a 4 MiB tag hours. Past MAX_TAG_ATTRIBUTES, whatever the
-    attributes are separated by, the rest of the tag is cut before parsing; what follows it is
-    kept."""
-    from extractors.document import MAX_TAG_ATTRIBUTES
-
-    def div_of(count: int) -> etree._Element:
-        attributes = separator.join(attribute % i for i in range(count))
-        return parse_document(_tag_of_attributes(attributes)).tree.find(".//div")
-
-    assert len(div_of(MAX_TAG_ATTRIBUTES).attrib) == MAX_TAG_ATTRIBUTES
-    capped = div_of(4 * MAX_TAG_ATTRIBUTES)
-    assert len(capped.attrib) == MAX_TAG_ATTRIBUTES and "a0" in capped.attrib
-    assert text_of(capped).startswith(_SENTENCE.decode().strip())
-
-
 def test_the_witnesses_are_not_asked_on_a_page_of_more_elements_than_they_are_bounded_to(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

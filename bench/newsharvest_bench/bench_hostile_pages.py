@@ -191,18 +191,6 @@ SHAPES: dict[str, tuple[Callable[[int], bytes], int]] = {
         ),
         60_000,
     ),
-    "attributes of one tag": (
-        lambda n: (
-            HEAD
-            + b"<div "
-            + b"".join(b"a%d='v' " % i for i in range(n))
-            + b">"
-            + ARTICLE
-            + b"</div>"
-            + END
-        ),
-        80_000,
-    ),
     "240 nested boxes of links": (
         lambda n: (
             HEAD + (b"<div>" + b"<a href='/x'>link words</a> " * n) * 240 + b"</div>" * 240 + END
