@@ -46,7 +46,10 @@ _BOMS = (
 _CHARSET_VALUE = re.compile(rb"""\s*=\s*["']?\s*([a-z0-9_:.-]+)""")
 # WHATWG: these labels mean windows-1252 in browsers, and publishers rely on it.
 _WINDOWS_1252_ALIASES = {"iso-8859-1", "latin-1", "latin1", "ascii", "us-ascii", "iso8859-1"}
-_CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0e-\x1f]")
+# The control characters that mark binary content, as bytes: each is one byte in UTF-8, and no
+# byte of a longer character is one of them (counted in C, without a pattern's step per
+# character).
+_CONTROL_BYTES = bytes([*range(0x00, 0x09), 0x0B, *range(0x0E, 0x20)])
 _UTF8_MULTIBYTE = re.compile(
     rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}"
 )
@@ -232,7 +235,11 @@ def _utf8_behind_single_byte_label(name: str, data: bytes) -> bool:
 def looks_binary(text: str) -> bool:
     """True when the decoded text starts with many control characters (images, archives...)."""
     head = text[:CONTROL_SNIFF_BYTES]
-    return bool(head) and len(_CONTROL_CHARS.findall(head)) / len(head) > MAX_CONTROL_BYTE_SHARE
+    if not head:
+        return False
+    encoded = head.encode("utf-8", "surrogatepass")  # a lone surrogate is three high bytes
+    controls = len(encoded) - len(encoded.translate(None, _CONTROL_BYTES))
+    return controls / len(head) > MAX_CONTROL_BYTE_SHARE
 
 
 def parse_document(
