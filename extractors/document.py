@@ -46,7 +46,10 @@ _BOMS = (
 _CHARSET_VALUE = re.compile(rb"""\s*=\s*["']?\s*([a-z0-9_:.-]+)""")
 # WHATWG: these labels mean windows-1252 in browsers, and publishers rely on it.
 _WINDOWS_1252_ALIASES = {"iso-8859-1", "latin-1", "latin1", "ascii", "us-ascii", "iso8859-1"}
-_CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0e-\x1f]")
+# The control characters that mark binary content, as bytes: each is one byte in UTF-8, and no
+# byte of a longer character is one of them (counted in C, without a pattern's step per
+# character).
+_CONTROL_BYTES = bytes([*range(0x00, 0x09), 0x0B, *range(0x0E, 0x20)])
 _UTF8_MULTIBYTE = re.compile(
     rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}"
 )
@@ -136,17 +139,21 @@ def _meta_charset(data: bytes) -> str | None:
     """The charset a `<meta>` tag in the page's head declares (its first value after a
     "charset"), or None."""
     head = data[:CHARSET_SNIFF_BYTES].lower()
-    tag = head.find(b"<meta")
-    while tag != -1:
-        end = head.find(b">", tag)
-        end = len(head) if end == -1 else end
-        word = head.find(b"charset", tag, end)
-        while word != -1:
-            value = _CHARSET_VALUE.match(head, word + len(b"charset"), end)
-            if value:
-                return value.group(1).decode("ascii", "replace")
-            word = head.find(b"charset", word + 1, end)
-        tag = head.find(b"<meta", end)
+    # Each "charset" of the head in turn, inside a tag when the last "<meta" before it has not
+    # ended before it: a head holds dozens of <meta>s and one or two "charset"s, so finding the
+    # word costs a fraction of reading every tag (the same first value as tag by tag: the tags
+    # and the words in them come in document order).
+    word = head.find(b"charset")
+    while word != -1:
+        tag = head.rfind(b"<meta", 0, word)
+        if tag != -1:
+            end = head.find(b">", tag)
+            end = len(head) if end == -1 else end
+            if word + len(b"charset") <= end:
+                value = _CHARSET_VALUE.match(head, word + len(b"charset"), end)
+                if value:
+                    return value.group(1).decode("ascii", "replace")
+        word = head.find(b"charset", word + 1)
     return None
 
 
@@ -228,7 +235,11 @@ def _utf8_behind_single_byte_label(name: str, data: bytes) -> bool:
 def looks_binary(text: str) -> bool:
     """True when the decoded text starts with many control characters (images, archives...)."""
     head = text[:CONTROL_SNIFF_BYTES]
-    return bool(head) and len(_CONTROL_CHARS.findall(head)) / len(head) > MAX_CONTROL_BYTE_SHARE
+    if not head:
+        return False
+    encoded = head.encode("utf-8", "surrogatepass")  # a lone surrogate is three high bytes
+    controls = len(encoded) - len(encoded.translate(None, _CONTROL_BYTES))
+    return controls / len(head) > MAX_CONTROL_BYTE_SHARE
 
 
 def parse_document(
@@ -362,21 +373,22 @@ def is_valid_utf8(data: bytes) -> bool:
     character boundaries: the bytes are valid exactly when every run is."""
     if data.isascii():
         return True
+    view = memoryview(data)  # the runs are decoded where they lie, not copied out first
     start = None
     for offset in range(0, len(data), UTF8_CHUNK_BYTES):
         if data[offset : offset + UTF8_CHUNK_BYTES].isascii():
             if start is not None:
-                if not _decodes(data[start:offset]):
+                if not _decodes(view[start:offset]):
                     return False
                 start = None
         elif start is None:
             start = offset
-    return start is None or _decodes(data[start:])
+    return start is None or _decodes(view[start:])
 
 
-def _decodes(data: bytes) -> bool:
+def _decodes(data: memoryview) -> bool:
     try:
-        data.decode("utf-8")
+        str(data, "utf-8")
     except UnicodeDecodeError:
         return False
     return True
