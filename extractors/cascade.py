@@ -28,7 +28,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
-from itertools import islice
 
 from extractors import boilerpipe, justext, treefilter
 from extractors.article import PARAGRAPH, Block, is_too_short, running_text
@@ -45,7 +44,7 @@ from extractors.readability import (
     write_article,
 )
 from extractors.segments import Segment, Selection
-from extractors.tree import Element
+from extractors.tree import Element, more_elements_than
 
 # Two bodies agree when this share of one's shingles is in the other.
 AGREEMENT = 0.9
@@ -105,7 +104,7 @@ def witnesses(cleaning: Cleaning, language: str | None) -> list[Candidate]:
     more than MAX_WITNESSED_ELEMENTS elements.
     """
     tree = cleaning.tree
-    if sum(1 for _ in islice(tree.iter(), MAX_WITNESSED_ELEMENTS + 1)) > MAX_WITNESSED_ELEMENTS:
+    if more_elements_than(tree, MAX_WITNESSED_ELEMENTS):
         return []
 
     def outside_chrome(selection: Selection | None) -> list[Segment]:

@@ -8,13 +8,12 @@ from __future__ import annotations
 import codecs
 import re
 from dataclasses import dataclass
-from itertools import islice
 from urllib.parse import urlsplit
 
 from lxml import etree
 
 from extractors.repair import repair_tree
-from extractors.tree import Element, first_element
+from extractors.tree import Element, first_element, more_elements_than
 
 # Pages are truncated to this many bytes before parsing: real articles fit in a fraction of it,
 # and it bounds parse time and memory on hostile multi-megabyte pages.
@@ -420,7 +419,7 @@ def _too_many_elements(tree: Element, payload: bytes) -> bool:
         return False
     if payload.count(b"<") <= MAX_DOCUMENT_ELEMENTS:
         return False
-    return sum(1 for _ in islice(tree.iter(), MAX_DOCUMENT_ELEMENTS + 1)) > MAX_DOCUMENT_ELEMENTS
+    return more_elements_than(tree, MAX_DOCUMENT_ELEMENTS)
 
 
 def _parse(payload: bytes) -> Element:
