@@ -31,13 +31,9 @@ MAX_JSONLD_BODY_CHARS = 500_000
 
 # Elements whose content is never body text, removed with their content: from this start to
 # the next ">", then to the first end tag of the same name (`_without_dead_elements`).
-_DEAD_START = re.compile(
-    r"<\s*(script|style|iframe|figcaption|noscript|svg|button)\b", re.IGNORECASE
-)
-_DEAD_END = {
-    name: re.compile(rf"<\s*/\s*{name}\s*>", re.IGNORECASE)
-    for name in ("script", "style", "iframe", "figcaption", "noscript", "svg", "button")
-}
+_DEAD_NAMES = ("script", "style", "iframe", "figcaption", "noscript", "svg", "button")
+_DEAD_START = re.compile(rf"<\s*({'|'.join(_DEAD_NAMES)})\b", re.IGNORECASE)
+_DEAD_END = {name: re.compile(rf"<\s*/\s*{name}\s*>", re.IGNORECASE) for name in _DEAD_NAMES}
 _BLOCK_START = re.compile(r"<\s*(h[1-6]|li|blockquote)\b[^>]*>", re.IGNORECASE)
 # A block break: a line break, or a tag of a block from this start to the next ">"
 # (`_block_breaks`).
