@@ -189,6 +189,11 @@ MEDIA_REACH = 2
 MAX_NOTICE_CHARS = MAX_UNDATED_PAGE_CHARS
 # A declared non-article page keeps a body at least this long (an about page, a long profile).
 DECLARED_TYPE_MAX_CHARS = 2000
+# ... except a job advertisement's, at any length: its text is the employer's description of the
+# post, as long as they write it (the role, the tasks, the benefits, an equal-opportunity note),
+# and a story about jobs or an employer declares its article type. (A Product's long page is a
+# review: the Dragnet set has three such, declaring Product alone.)
+UNCAPPED_NON_ARTICLE_TYPES = frozenset({"jobposting"})
 # Readers' posts, each a schema.org Comment item: at least this many in the body's container
 # (three posts: a topic and two replies, by more than one author) ...
 MIN_COMMENT_UNITS = 3
@@ -278,6 +283,12 @@ class PageSignals:
         if typed:
             return not self.declares_article
         return self.unindexed and not self.names_article
+
+    @property
+    def declares_uncapped_type(self) -> bool:
+        """A non-article type that says so at any length (UNCAPPED_NON_ARTICLE_TYPES), and no
+        article type."""
+        return bool(self.types & UNCAPPED_NON_ARTICLE_TYPES) and not self.declares_article
 
 
 def page_signals(
@@ -748,6 +759,8 @@ def non_article_reason(
     if length <= PAYWALL_STUB_CHARS and is_walled_teaser(body.blocks, tree, jsonld, body.container):
         return NULL_PAYWALL
     if signals.declares_non_article and length < DECLARED_TYPE_MAX_CHARS:
+        return NULL_PAGE_TYPE
+    if signals.declares_uncapped_type:
         return NULL_PAGE_TYPE
     if signals.comments and is_comment_thread_body(body.blocks, body.container):
         return NULL_PAGE_TYPE
