@@ -72,6 +72,7 @@ from extractors.page_kinds import (
     is_notice_with_choices,
     is_site_address,
     is_site_page,
+    names_http_error,
     records_share,
     squeezed,
     teasers_beside,
@@ -767,6 +768,14 @@ def non_article_reason(
     if not signals.declares_article and is_site_page(tree, signals.address, body.container):
         return NULL_PAGE_TYPE
     if is_undated_site_page(signals, tree, length, set_out):
+        return NULL_PAGE_TYPE
+    # A short, undated body under a headline that names an HTTP error: an error page.
+    if (
+        length <= MAX_UNDATED_PAGE_CHARS
+        and not (signals.declares_article or signals.dated)
+        and names_http_error(tree)
+        and not set_out()
+    ):
         return NULL_PAGE_TYPE
     # A short, undated body around a form that says more than it: a sign-up page.
     if (

@@ -464,6 +464,27 @@ MAX_CHOICE_FORM_SIBLINGS = 3
 _RADIOS = etree.XPath(".//input[translate(@type, 'RADIO', 'radio')='radio']")
 
 
+# An error page names its HTTP status in its headline ("404", "Error 410", "503: ..."): a number
+# of the status codes a server answers a reader's request with (client and server errors), a
+# word of its own in a headline of at most this many words (an article's headline that holds
+# such a number, a road or a flight, is longer, and dated).
+HTTP_ERROR_CODES = frozenset(
+    {"400", "401", "403", "404", "405", "408", "410", "429", "451", "500", "502", "503", "504"}
+)
+MAX_ERROR_HEADLINE_WORDS = 6
+_HEADLINE_TOKENS = re.compile(r"\w+")
+
+
+def names_http_error(tree: Element) -> bool:
+    """The page's first `<h1>` is a short headline holding an HTTP error status as a word of its
+    own: an error page (a soft 404 served with status 200, a removed story's 410)."""
+    h1 = first_element(tree, "h1")
+    if h1 is None:
+        return False
+    words = _HEADLINE_TOKENS.findall(text_of(h1))
+    return len(words) <= MAX_ERROR_HEADLINE_WORDS and not HTTP_ERROR_CODES.isdisjoint(words)
+
+
 def asks_under_headline(tree: Element) -> bool:
     """A form of at least MIN_CHOICES radio buttons right after the page's first `<h1>`."""
     h1 = first_element(tree, "h1")

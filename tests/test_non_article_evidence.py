@@ -735,6 +735,46 @@ def test_the_footer_bar_is_found_whatever_the_body_holds() -> None:
         assert is_site_page(tree, "https://paper.example/privacy/", container), words
 
 
+def _error_page(headline: str, head: str = "") -> str:
+    body = (
+        "<p>We are sorry, the page you asked for does not exist. It may have moved when the site "
+        "was rebuilt in January.</p><p>If you followed a link from one of our own pages, please "
+        "tell the web team which page it was, so that we can mend the link for other readers.</p>"
+        "<ul><li>check the address,</li><li>go back to the "
+        "<a href='/'>front page</a>,</li><li>search the <a href='/archive'>archive</a>.</li></ul>"
+    )
+    return _page(
+        f"<main><div class='item-page'><h1>{headline}</h1>{body}</div></main>",
+        f'<link rel="canonical" href="https://paper.example/news/1204-council-budget">{head}',
+    )
+
+
+@pytest.mark.parametrize(
+    "headline", ["404 \u2013 Stránka nenalezena", "Error 410", "503: サービス停止中"], ids=str
+)
+def test_a_short_undated_page_under_an_http_error_headline_is_an_error_page(headline: str) -> None:
+    result = extract_verbose(_error_page(headline))
+    assert result.article is None and result.reason == "page_type"
+
+
+@pytest.mark.parametrize(
+    ("headline", "head"),
+    [
+        # a number of its own, but a longer headline: a road's, a flight's
+        ("Route 404 reopens to traffic after the bridge repairs", ""),
+        # a number inside a longer one, or a code with a figure's comma: no status
+        ("Section 4041 rules", ""),
+        # dated by its publisher: a short report
+        ("404 Street fire", '<meta property="article:published_time" content="2026-11-20">'),
+    ],
+    ids=["long-headline", "other-number", "dated"],
+)
+def test_an_http_code_in_a_headline_says_nothing_of_a_long_or_dated_page(
+    headline: str, head: str
+) -> None:
+    assert extract_verbose(_error_page(headline, head)).article is not None
+
+
 def _menu_page(address: str, menu: str, body_link: str = "") -> str:
     # A longer page than `_site_page`'s, past the undated site page's length: only the menu
     # says what it is.
@@ -1247,7 +1287,6 @@ NON_ARTICLE_KNOWN_MISSES = {
     "non-articles-holdout-7/fr-politique-de-confidentialite.html",
     "non-articles-holdout-7/ru-goroskop-na-segodnya.html",
     "non-articles-holdout-7/zh-gupiao-hangqing.html",
-    "non-articles-holdout-8/cs-joomla-404-nenalezeno.html",
     "non-articles-holdout-8/fa-nerkh-arz-va-sekke.html",
     "non-articles-holdout-8/hu-joomla-adatvedelmi-tajekoztato.html",
     "non-articles-holdout-8/ja-terebi-bangumihyo.html",
