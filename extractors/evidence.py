@@ -72,6 +72,7 @@ from extractors.page_kinds import (
     is_notice_with_choices,
     is_site_address,
     is_site_page,
+    names_http_error,
     records_share,
     squeezed,
     teasers_beside,
@@ -189,6 +190,11 @@ MEDIA_REACH = 2
 MAX_NOTICE_CHARS = MAX_UNDATED_PAGE_CHARS
 # A declared non-article page keeps a body at least this long (an about page, a long profile).
 DECLARED_TYPE_MAX_CHARS = 2000
+# ... except a job advertisement's, at any length: its text is the employer's description of the
+# post, as long as they write it (the role, the tasks, the benefits, an equal-opportunity note),
+# and a story about jobs or an employer declares its article type. (A Product's long page is a
+# review: the Dragnet set has three such, declaring Product alone.)
+UNCAPPED_NON_ARTICLE_TYPES = frozenset({"jobposting"})
 # Readers' posts, each a schema.org Comment item: at least this many in the body's container
 # (three posts: a topic and two replies, by more than one author) ...
 MIN_COMMENT_UNITS = 3
@@ -278,6 +284,12 @@ class PageSignals:
         if typed:
             return not self.declares_article
         return self.unindexed and not self.names_article
+
+    @property
+    def declares_uncapped_type(self) -> bool:
+        """A non-article type that says so at any length (UNCAPPED_NON_ARTICLE_TYPES), and no
+        article type."""
+        return bool(self.types & UNCAPPED_NON_ARTICLE_TYPES) and not self.declares_article
 
 
 def page_signals(
@@ -749,11 +761,21 @@ def non_article_reason(
         return NULL_PAYWALL
     if signals.declares_non_article and length < DECLARED_TYPE_MAX_CHARS:
         return NULL_PAGE_TYPE
+    if signals.declares_uncapped_type:
+        return NULL_PAGE_TYPE
     if signals.comments and is_comment_thread_body(body.blocks, body.container):
         return NULL_PAGE_TYPE
     if not signals.declares_article and is_site_page(tree, signals.address, body.container):
         return NULL_PAGE_TYPE
     if is_undated_site_page(signals, tree, length, set_out):
+        return NULL_PAGE_TYPE
+    # A short, undated body under a headline that names an HTTP error: an error page.
+    if (
+        length <= MAX_UNDATED_PAGE_CHARS
+        and not (signals.declares_article or signals.dated)
+        and names_http_error(tree)
+        and not set_out()
+    ):
         return NULL_PAGE_TYPE
     # A short, undated body around a form that says more than it: a sign-up page.
     if (

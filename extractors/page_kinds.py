@@ -96,6 +96,12 @@ _FOOTERS = etree.XPath(
 )
 # The footers read, in document order (a hostile page may name every element "footer").
 MAX_FOOTERS = 8
+# A menu's link that says it is the page the reader is on (WAI-ARIA's `aria-current="page"`),
+# outside the body and among a bar of short links: the site lists the page among its own pages
+# (a legal section's side menu: imprint, privacy, cookies), as a footer's bar does.
+_CURRENT_PAGE_LINKS = etree.XPath("//a[translate(@aria-current, 'PAGE', 'page')='page']")
+# The current-page links read, in document order (a hostile page may mark every link so).
+MAX_CURRENT_PAGE_LINKS = 8
 # An undated page (no publication date in its markup or its address, none shown by its
 # headline) whose body is no longer than this is a page of the site, not a short article, when
 # it also sits at a site page's address or asks the reader to fill in a form by its headline.
@@ -281,7 +287,8 @@ def _path_of(address: str) -> str | None:
 
 def is_site_page(tree: Element, address: str | None, container: Element | None) -> bool:
     """The page's address is a short, shallow path linked by a short link in a footer of the
-    page outside its body: one of the site's own pages (imprint, privacy, contact, about)."""
+    page outside its body, or by a menu's short link outside it that marks it as the current
+    page: one of the site's own pages (imprint, privacy, contact, about)."""
     path = _site_path(address)
     if path is None:
         return False
@@ -291,22 +298,28 @@ def is_site_page(tree: Element, address: str | None, container: Element | None) 
         if container is not None and (footer is container or container in footer.iterancestors()):
             continue  # the body's own footer
         for link in footer.iter("a"):
-            words = len(text_of(link).split())
-            if not 0 < words <= MAX_SITE_LINK_WORDS:
-                continue
-            parts = urlsplit((link.get("href") or "").strip())
-            if parts.netloc and parts.netloc.lower() != host:
-                continue
-            if (
-                parts.path.strip("/") == path
-                and not parts.fragment
-                and _in_link_bar(link, footer, bars)
-            ):
+            if _links_site_page(link, path, host) and _in_link_bar(link, footer, bars):
                 return True
+    for link in _CURRENT_PAGE_LINKS(tree)[:MAX_CURRENT_PAGE_LINKS]:
+        if container is not None and container in link.iterancestors():
+            continue  # a link of the body's own
+        if _links_site_page(link, path, host) and _in_link_bar(link, None, bars):
+            return True
     return False
 
 
-def _in_link_bar(link: Element, footer: Element, bars: dict[Element, bool | None]) -> bool:
+def _links_site_page(link: Element, path: str, host: str) -> bool:
+    """A link of at most MAX_SITE_LINK_WORDS words to the site page's path on its own host."""
+    words = len(text_of(link).split())
+    if not 0 < words <= MAX_SITE_LINK_WORDS:
+        return False
+    parts = urlsplit((link.get("href") or "").strip())
+    if parts.netloc and parts.netloc.lower() != host:
+        return False
+    return parts.path.strip("/") == path and not parts.fragment
+
+
+def _in_link_bar(link: Element, footer: Element | None, bars: dict[Element, bool | None]) -> bool:
     """The link is one of a bar of at least MIN_BAR_LINKS short links (the site's own pages), not
     of a list of headlines that happens to hold a short one (a footer's "recent posts").
     `bars` keeps each ancestor's verdict (`_bar_verdict`): the links of one bar share it, and
@@ -449,6 +462,27 @@ MIN_CHOICES = 2
 # short article's "e-mail this story" form has no choices.
 MAX_CHOICE_FORM_SIBLINGS = 3
 _RADIOS = etree.XPath(".//input[translate(@type, 'RADIO', 'radio')='radio']")
+
+
+# An error page names its HTTP status in its headline ("404", "Error 410", "503: ..."): a number
+# of the status codes a server answers a reader's request with (client and server errors), a
+# word of its own in a headline of at most this many words (an article's headline that holds
+# such a number, a road or a flight, is longer, and dated).
+HTTP_ERROR_CODES = frozenset(
+    {"400", "401", "403", "404", "405", "408", "410", "429", "451", "500", "502", "503", "504"}
+)
+MAX_ERROR_HEADLINE_WORDS = 6
+_HEADLINE_TOKENS = re.compile(r"\w+")
+
+
+def names_http_error(tree: Element) -> bool:
+    """The page's first `<h1>` is a short headline holding an HTTP error status as a word of its
+    own: an error page (a soft 404 served with status 200, a removed story's 410)."""
+    h1 = first_element(tree, "h1")
+    if h1 is None:
+        return False
+    words = _HEADLINE_TOKENS.findall(text_of(h1))
+    return len(words) <= MAX_ERROR_HEADLINE_WORDS and not HTTP_ERROR_CODES.isdisjoint(words)
 
 
 def asks_under_headline(tree: Element) -> bool:
