@@ -363,8 +363,8 @@ def _same_template(container: Element, template: list[Element]) -> bool:
 
 # The identifier a page builder appends to a class name it gives one element ("elementor-element-
 # 5d3f2a1", "wp-container-27", "post-1877"): a last part, after a hyphen or an underscore, of
-# letters and digits with at least one digit.
-_CLASS_IDENTIFIER = re.compile(r"(?<=[-_])[0-9A-Za-z]*[0-9][0-9A-Za-z]*$")
+# letters and digits with at least one digit; or a number run into the name ("sectionedit3").
+_CLASS_IDENTIFIER = re.compile(r"(?<=[-_])[0-9A-Za-z]*[0-9][0-9A-Za-z]*$|(?<=[A-Za-z])[0-9]+$")
 
 
 def _template_name(element: Element) -> tuple[str, tuple[str, ...]]:
@@ -742,6 +742,7 @@ def extract_dom(cleaning: Cleaning, outside: Element | None = None) -> DomBody |
     twins = body_containers(container, per_container, bearing, cleaning)
     if len(twins) == 1:
         twins = article_sections(container, bearing, cleaning)
+    twins = with_opening_heading(twins, cleaning)
     lead = lead_paragraph(twins[0], cleaning)
     above = lead_section_above(twins[0], bearing, cleaning) if lead is None else None
     if lead is None and above is None:
@@ -759,6 +760,22 @@ def extract_dom(cleaning: Cleaning, outside: Element | None = None) -> DomBody |
     if not blocks:
         return None
     return DomBody(blocks, METHOD_DOM, container, written, alone, kind, by_part)
+
+
+def with_opening_heading(parts: list[Element], cleaning: Cleaning) -> list[Element]:
+    """The body's parts and the sub-heading that opens the first of them: when the body is a
+    run of sibling sections with sub-headings between them, the nearest kept element before the
+    first section that is a heading named like those between (the same tag and class names, but
+    for identifiers: `_template_name`) heads the first section as they head the others. A wiki
+    or a documentation page sets each section in an element of its own after its heading; the
+    body ran from the first section's paragraphs and left its heading out."""
+    between = {_template_name(part) for part in parts[1:] if part.tag in HEADING_TAGS}
+    if not between:
+        return parts
+    before = _neighbour(parts[0], cleaning, preceding=True)
+    if before is not None and before.tag in HEADING_TAGS and _template_name(before) in between:
+        return [before, *parts]
+    return parts
 
 
 def body_kind(parts: list[Element], bearing: dict[Element, int], cleaning: Cleaning) -> Classifier:

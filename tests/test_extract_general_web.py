@@ -49,3 +49,13 @@ def test_every_general_web_article_of_hold_out_12_is_kept_with_its_body() -> Non
     assert len(pages) == 14
     scores = [score_page(_expected(page.name), _text(page.name)) for page in pages]
     assert aggregate(scores).f1 >= MIN_HOLD_OUT_12_F1
+
+
+def test_a_wiki_s_first_section_keeps_its_heading_and_the_lead_above_it() -> None:
+    # DokuWiki: the lead in `div.level1` under the title, then each section's `<h2>` followed by
+    # its `div.level2`; the headings are named with a number each ("sectionedit2", "sectionedit3").
+    name = "ru-dokuwiki-statya-razdely-snoski.html"
+    text = _text(name)
+    lead, heading, first = _expected(name).splitlines()[:3]
+    assert text.startswith(f"{lead}\n{heading}\n{first}\n")
+    assert "Болашенко" not in text  # the source list after the body
