@@ -41,6 +41,11 @@ from extractors.tree import CAPTION, CHROME, FIGURE, PLAIN, Element, TagIndex, t
 JUNK_TAGS = SKIP_TAGS
 # Semantic elements that hold chrome unless they hold the page (see VETO_SHARE).
 CHROME_TAGS = frozenset({"nav", "aside", "footer", "header", "form", "dialog", "menu"})
+# The ARIA roles of those tags: an element that declares itself a landmark of navigation, the
+# page's banner or footer, a side column, a search form or a dialog is what the tag would be.
+CHROME_ROLES = frozenset(
+    {"navigation", "banner", "contentinfo", "complementary", "search", "dialog", "menu", "menubar"}
+)
 # Figures stay: the block writer keeps their captions (as "caption" blocks) and nothing else.
 FIGURE_TAGS = frozenset({"figure"})
 CAPTION_TAGS = frozenset({"figcaption"})
@@ -343,7 +348,9 @@ def classify(element: Element) -> int:
                 kind = CHROME
                 break
             kind = found or kind
-        elif name in HIDING_ATTRIBUTES and _hides(name, value):
+        elif (name in HIDING_ATTRIBUTES and _hides(name, value)) or (
+            name == "role" and value.strip().lower() in CHROME_ROLES
+        ):
             kind = CHROME
             break
         elif name == "itemprop" and "articlebody" in value.lower():

@@ -59,3 +59,11 @@ def test_a_wiki_s_first_section_keeps_its_heading_and_the_lead_above_it() -> Non
     lead, heading, first = _expected(name).splitlines()[:3]
     assert text.startswith(f"{lead}\n{heading}\n{first}\n")
     assert "Болашенко" not in text  # the source list after the body
+
+
+def test_an_element_with_a_landmark_role_of_chrome_is_chrome_as_its_tag_would_be() -> None:
+    # MediaWiki sets its table of contents and its navigation box in `div role="navigation"`.
+    text = _text("en-mediawiki-tide-mill-infobox.html")
+    assert "Tide mills of Suffolk and Essex" not in text
+    assert "\nContents\n" not in text
+    assert "Worked the night tide till three." in text
