@@ -428,6 +428,38 @@ def lead_paragraph(container: Element, cleaning: Cleaning) -> Element | None:
     return None
 
 
+def lead_under_headline(
+    first: Element, bearing: dict[Element, int], cleaning: Cleaning
+) -> Element | None:
+    """The lead set under the headline, in the headline's block just above the body: when the
+    nearest kept element before the body holds an `<h1>` and, after it, exactly one
+    content-bearing paragraph that is plain text (no caption, no picture in its wrapper) and
+    ends as a sentence ends. A page sets its headline, lead, byline and photo in one block above
+    the body's own element; the lead is the article's first paragraph, the rest is furniture."""
+    block = _neighbour(first, cleaning, preceding=True)
+    if block is None or cleaning.kind(block) != PLAIN:
+        return None
+    headline = next(block.iterdescendants("h1"), None)
+    if headline is None:
+        return None
+    found = [
+        paragraph
+        for sibling in headline.itersiblings()
+        for paragraph in sibling.iter()
+        if paragraph in bearing
+    ]
+    if len(found) != 1:
+        return None
+    lead = found[0]
+    chain = [lead, *lead.iterancestors()]
+    chain = chain[: chain.index(block)]
+    if any(cleaning.kind(node) != PLAIN for node in chain):
+        return None  # a caption, or inside a figure or chrome
+    if next(chain[-1].iter(*MEDIA_TAGS), None) is not None:
+        return None  # set with a picture: its caption
+    return lead if ends_as_sentence(clean_text(text_of(lead))) else None
+
+
 def _inline_lead(element: Element, cleaning: Cleaning) -> bool:
     """The lead set in inline markup of its own (a `<span>` or `<font>` standfirst between the
     headline and the body): read as a paragraph it bears content, is not chrome, holds no
@@ -747,6 +779,8 @@ def extract_dom(cleaning: Cleaning, outside: Element | None = None) -> DomBody |
     above = lead_section_above(twins[0], bearing, cleaning) if lead is None else None
     if lead is None and above is None:
         lead = lead_section(twins[0], bearing, cleaning)
+    if lead is None and above is None:
+        lead = lead_under_headline(twins[0], bearing, cleaning)
     parts = [part for part in (above, lead) if part is not None] + [
         twin for twin in twins if twin is container or not cleaning.is_removed(twin)
     ]

@@ -67,3 +67,14 @@ def test_an_element_with_a_landmark_role_of_chrome_is_chrome_as_its_tag_would_be
     assert "Tide mills of Suffolk and Essex" not in text
     assert "\nContents\n" not in text
     assert "Worked the night tide till three." in text
+
+
+def test_the_lead_under_the_headline_in_the_block_above_the_body_is_taken() -> None:
+    # The hero block holds a label, the <h1>, the lead, the date and byline and a photo; the rest
+    # of the text is in the body's own element after it.
+    name = "da-kommune-manchet-over-broedtekst.html"
+    text = _text(name)
+    lead, first = _expected(name).splitlines()[:2]
+    assert text.startswith(f"{lead}\n{first}\n")
+    assert "Publiceret 14. oktober 2026" not in text
+    assert "Sådan kommer saunaen til at se ud." not in text
