@@ -131,6 +131,10 @@ _HEX_RUN = re.compile(rf"(?<![0-9A-Za-z])[0-9a-f]{{{MIN_HASH_CHARS},}}(?![0-9A-Z
 # label a post's element with each of its categories and tags ("category-social-media",
 # "tag-cookie-recipes", "entry-category-advertising"). A post about cookies is not a cookie banner.
 TAXONOMY_PARTS = frozenset({"tag", "category", "taxonomy"})
+# Parts after which a class word names what the element sits beside, not what it is: a heading
+# styled to clear a fixed bar ("anchorWithStickyNavbar"), a layout "with-sidebar". The element
+# is what the parts before say.
+BESIDE_PARTS = frozenset({"with", "has"})
 # Comment templates run their words together ("commentbody", "commentlist", "postcomment"): a
 # part that ends with one of COMMENT_WORDS, or starts with one and goes on with a layout word of
 # COMPOUND_TAILS, is that word. Only a layout word: "commentary" is a genre of article.
@@ -217,9 +221,9 @@ def _role_parts(word: str) -> set[str]:
     # is a run-together comment word (most words: no call per part).
     if _COMMENT_STEM in lowered:
         parts = [_compound_head(part) for part in parts]
-    if not TAXONOMY_PARTS.isdisjoint(parts[:-1]):
+    if not TAXONOMY_PARTS.isdisjoint(parts[:-1]) or not BESIDE_PARTS.isdisjoint(parts[:-1]):
         for index, part in enumerate(parts[:-1]):
-            if part in TAXONOMY_PARTS:
+            if part in TAXONOMY_PARTS or part in BESIDE_PARTS:
                 return set(parts[:index])
     return set(parts)
 

@@ -13,7 +13,7 @@ from extractors.evaluation import aggregate, score_page
 HOLD_OUT = Path(__file__).parent / "fixtures" / "pages" / "hard-articles-holdout-12"
 URLS: dict[str, str] = json.loads((HOLD_OUT / "urls.json").read_text(encoding="utf-8"))
 # The hold-out's aggregate F1 after the twelfth pass (0.9014 when it was written, measured blind).
-MIN_HOLD_OUT_12_F1 = 0.95
+MIN_HOLD_OUT_12_F1 = 0.96
 
 
 def _text(name: str) -> str:
@@ -78,3 +78,18 @@ def test_the_lead_under_the_headline_in_the_block_above_the_body_is_taken() -> N
     assert text.startswith(f"{lead}\n{first}\n")
     assert "Publiceret 14. oktober 2026" not in text
     assert "Sådan kommer saunaen til at se ud." not in text
+
+
+def test_a_heading_named_after_the_bar_it_clears_is_not_that_bar() -> None:
+    # Docusaurus names every sub-heading "anchor anchorWithStickyNavbar_LWe7": an anchor styled
+    # to clear the sticky navigation bar, not a navigation bar.
+    name = "ja-docusaurus-doc-kankyo-hensu.html"
+    headings = [kind for kind, _ in _article_blocks(name)].count("heading")
+    assert headings == 3
+    assert score_page(_expected(name), _text(name)).f1 >= 0.95
+
+
+def _article_blocks(name: str) -> list[tuple[str, str]]:
+    result = extract_verbose((HOLD_OUT / name).read_bytes(), URLS[name])
+    assert result.article is not None
+    return result.article.blocks
