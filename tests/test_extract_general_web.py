@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 from extractors import extract_verbose
+from extractors.article import Article
 from extractors.evaluation import aggregate, score_page
 
 HOLD_OUT = Path(__file__).parent / "fixtures" / "pages" / "hard-articles-holdout-12"
@@ -16,10 +17,14 @@ URLS: dict[str, str] = json.loads((HOLD_OUT / "urls.json").read_text(encoding="u
 MIN_HOLD_OUT_12_F1 = 0.96
 
 
-def _text(name: str) -> str:
+def _article(name: str) -> Article:
     result = extract_verbose((HOLD_OUT / name).read_bytes(), URLS[name])
     assert result.article is not None, (name, result.reason)
-    return result.article.text
+    return result.article
+
+
+def _text(name: str) -> str:
+    return _article(name).text
 
 
 def _expected(name: str) -> str:
@@ -84,12 +89,6 @@ def test_a_heading_named_after_the_bar_it_clears_is_not_that_bar() -> None:
     # Docusaurus names every sub-heading "anchor anchorWithStickyNavbar_LWe7": an anchor styled
     # to clear the sticky navigation bar, not a navigation bar.
     name = "ja-docusaurus-doc-kankyo-hensu.html"
-    headings = [kind for kind, _ in _article_blocks(name)].count("heading")
+    headings = [kind for kind, _ in _article(name).blocks].count("heading")
     assert headings == 3
     assert score_page(_expected(name), _text(name)).f1 >= 0.95
-
-
-def _article_blocks(name: str) -> list[tuple[str, str]]:
-    result = extract_verbose((HOLD_OUT / name).read_bytes(), URLS[name])
-    assert result.article is not None
-    return result.article.blocks
