@@ -6,9 +6,10 @@ Works on a `Cleaning` (extractors.preprocess): chrome is skipped, never removed 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
-from extractors.article import CAPTION, PARAGRAPH, Block
+from extractors.article import CAPTION, PARAGRAPH, Block, reading_length
 from extractors.blocks import (
     BLOCK_TAGS,
     HEADING_TAGS,
@@ -83,10 +84,19 @@ class DomBody:
     written_parts: dict[Element, list[TextBlock]] = field(default_factory=dict)
 
 
+def _carried(paragraph: Element, stats: ParagraphStats) -> int:
+    """What a content-bearing paragraph carries towards C_SIGMA: its length in alphabetic-script
+    characters (`reading_length`). A Chinese or Japanese paragraph says in 100 characters what an
+    English one says in 300; counted raw, a whole page of documentation in Japanese carried less
+    than C_SIGMA and was NULL. The same for any page in a Latin, Cyrillic or other alphabet."""
+    text = clean_text(text_of(paragraph))
+    return stats.length if text.isascii() else reading_length(text)
+
+
 def content_bearing_paragraphs(cleaning: Cleaning) -> dict[Element, int]:
     """Lines 1-2 of Algorithm 2.1: CBP plus paragraphs sandwiched between two of them."""
     paragraphs = cleaning.paragraphs
-    bearing = {p: stat.length for p, stat in paragraphs.items() if stat.bearing}
+    bearing = {p: _carried(p, stat) for p, stat in paragraphs.items() if stat.bearing}
     sandwiched = {
         paragraph: stat.length
         for paragraph, stat in paragraphs.items()
@@ -258,6 +268,9 @@ def body_containers(
     ]
     if len(twins) == 1:
         twins = _template_twins(best, scope, containers, cleaning)
+        blocks = _blocks_holding(twins, bearing) if len(twins) > 1 else None
+        if blocks is not None:
+            return blocks
     # A twin nested in another is already inside it: writing both would repeat its text. Each
     # twin's ancestors are looked up among the twins (asking every pair cost their square: 8,000
     # chunks took 40 s).
@@ -305,15 +318,61 @@ def _template_twins(
     return [best]
 
 
+def _blocks_holding(twins: list[Element], bearing: dict[Element, int]) -> list[Element] | None:
+    """The blocks of the layout that hold template twins, from the first to the last, that hold
+    content-bearing text: the children of the twins' nearest common ancestor, when each twin
+    sits in a block of its own. A page builder sets an article's sub-heading, quotation or
+    one-paragraph passage in widgets of their own beside the text widget, in the same block: the
+    twins alone left them out. A block between them without such text is a photo or a call to
+    action ("Become a member"), not a passage of the article."""
+    common = twins[0].getparent()
+    while common is not None and not all(is_descendant(twin, common) for twin in twins[1:]):
+        common = common.getparent()
+    if common is None:
+        return None
+    blocks = [_child_holding(common, twin) for twin in twins]
+    if len(set(blocks)) < len(blocks):
+        return None  # two twins in one block: the block holds more than the article's text
+    children = [child for child in common if isinstance(child.tag, str)]
+    first, last = children.index(blocks[0]), children.index(blocks[-1])
+    return [
+        child
+        for child in children[first : last + 1]
+        if child in blocks or not bearing.keys().isdisjoint(child.iter())
+    ]
+
+
+def _child_holding(ancestor: Element, element: Element) -> Element:
+    """The child of `ancestor` that holds `element`."""
+    node = element
+    while (parent := node.getparent()) is not ancestor:
+        node = parent
+    return node
+
+
 def _same_template(container: Element, template: list[Element]) -> bool:
     """`container` and its ancestors are named level by level like `template` (the best and its
     ancestors up to TWIN_SCOPE_LEVELS above it), and none of them is one of `template`'s."""
     node: Element | None = container
     for above in template:
-        if node is None or node is above or _signature(node) != _signature(above):
+        if node is None or node is above or _template_name(node) != _template_name(above):
             return False
         node = node.getparent()
     return True
+
+
+# The identifier a page builder appends to a class name it gives one element ("elementor-element-
+# 5d3f2a1", "wp-container-27", "post-1877"): a last part, after a hyphen or an underscore, of
+# letters and digits with at least one digit; or a number run into the name ("sectionedit3").
+_CLASS_IDENTIFIER = re.compile(r"(?<=[-_])[0-9A-Za-z]*[0-9][0-9A-Za-z]*$|(?<=[A-Za-z])[0-9]+$")
+
+
+def _template_name(element: Element) -> tuple[str, tuple[str, ...]]:
+    """An element's tag and class names without the identifiers that name it alone: a page
+    builder names every block of one template alike but for such an identifier per block, so
+    the blocks of one article differed at every level and none was the other's template twin."""
+    classes = (element.get("class") or "").split()
+    return element.tag, tuple(sorted(_CLASS_IDENTIFIER.sub("", name) for name in classes))
 
 
 def _in_other_chrome(twin: Element, best: Element, scope: Element, cleaning: Cleaning) -> bool:
@@ -367,6 +426,38 @@ def lead_paragraph(container: Element, cleaning: Cleaning) -> Element | None:
         if text_of(sibling).strip():
             return _wrapped_paragraph(sibling, cleaning)
     return None
+
+
+def lead_under_headline(
+    first: Element, bearing: dict[Element, int], cleaning: Cleaning
+) -> Element | None:
+    """The lead set under the headline, in the headline's block just above the body: when the
+    nearest kept element before the body holds an `<h1>` and, after it, exactly one
+    content-bearing paragraph that is plain text (no caption, no picture in its wrapper) and
+    ends as a sentence ends. A page sets its headline, lead, byline and photo in one block above
+    the body's own element; the lead is the article's first paragraph, the rest is furniture."""
+    block = _neighbour(first, cleaning, preceding=True)
+    if block is None or cleaning.kind(block) != PLAIN:
+        return None
+    headline = next(block.iterdescendants("h1"), None)
+    if headline is None:
+        return None
+    found = [
+        paragraph
+        for sibling in headline.itersiblings()
+        for paragraph in sibling.iter()
+        if paragraph in bearing
+    ]
+    if len(found) != 1:
+        return None
+    lead = found[0]
+    chain = [lead, *lead.iterancestors()]
+    chain = chain[: chain.index(block)]
+    if any(cleaning.kind(node) != PLAIN for node in chain):
+        return None  # a caption, or inside a figure or chrome
+    if next(chain[-1].iter(*MEDIA_TAGS), None) is not None:
+        return None  # set with a picture: its caption
+    return lead if ends_as_sentence(clean_text(text_of(lead))) else None
 
 
 def _inline_lead(element: Element, cleaning: Cleaning) -> bool:
@@ -683,10 +774,13 @@ def extract_dom(cleaning: Cleaning, outside: Element | None = None) -> DomBody |
     twins = body_containers(container, per_container, bearing, cleaning)
     if len(twins) == 1:
         twins = article_sections(container, bearing, cleaning)
+    twins = with_opening_heading(twins, cleaning)
     lead = lead_paragraph(twins[0], cleaning)
     above = lead_section_above(twins[0], bearing, cleaning) if lead is None else None
     if lead is None and above is None:
         lead = lead_section(twins[0], bearing, cleaning)
+    if lead is None and above is None:
+        lead = lead_under_headline(twins[0], bearing, cleaning)
     parts = [part for part in (above, lead) if part is not None] + [
         twin for twin in twins if twin is container or not cleaning.is_removed(twin)
     ]
@@ -700,6 +794,22 @@ def extract_dom(cleaning: Cleaning, outside: Element | None = None) -> DomBody |
     if not blocks:
         return None
     return DomBody(blocks, METHOD_DOM, container, written, alone, kind, by_part)
+
+
+def with_opening_heading(parts: list[Element], cleaning: Cleaning) -> list[Element]:
+    """The body's parts and the sub-heading that opens the first of them: when the body is a
+    run of sibling sections with sub-headings between them, the nearest kept element before the
+    first section that is a heading named like those between (the same tag and class names, but
+    for identifiers: `_template_name`) heads the first section as they head the others. A wiki
+    or a documentation page sets each section in an element of its own after its heading; the
+    body ran from the first section's paragraphs and left its heading out."""
+    between = {_template_name(part) for part in parts[1:] if part.tag in HEADING_TAGS}
+    if not between:
+        return parts
+    before = _neighbour(parts[0], cleaning, preceding=True)
+    if before is not None and before.tag in HEADING_TAGS and _template_name(before) in between:
+        return [before, *parts]
+    return parts
 
 
 def body_kind(parts: list[Element], bearing: dict[Element, int], cleaning: Cleaning) -> Classifier:

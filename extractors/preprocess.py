@@ -41,6 +41,11 @@ from extractors.tree import CAPTION, CHROME, FIGURE, PLAIN, Element, TagIndex, t
 JUNK_TAGS = SKIP_TAGS
 # Semantic elements that hold chrome unless they hold the page (see VETO_SHARE).
 CHROME_TAGS = frozenset({"nav", "aside", "footer", "header", "form", "dialog", "menu"})
+# The ARIA roles of those tags: an element that declares itself a landmark of navigation, the
+# page's banner or footer, a side column, a search form or a dialog is what the tag would be.
+CHROME_ROLES = frozenset(
+    {"navigation", "banner", "contentinfo", "complementary", "search", "dialog", "menu", "menubar"}
+)
 # Figures stay: the block writer keeps their captions (as "caption" blocks) and nothing else.
 FIGURE_TAGS = frozenset({"figure"})
 CAPTION_TAGS = frozenset({"figcaption"})
@@ -126,6 +131,10 @@ _HEX_RUN = re.compile(rf"(?<![0-9A-Za-z])[0-9a-f]{{{MIN_HASH_CHARS},}}(?![0-9A-Z
 # label a post's element with each of its categories and tags ("category-social-media",
 # "tag-cookie-recipes", "entry-category-advertising"). A post about cookies is not a cookie banner.
 TAXONOMY_PARTS = frozenset({"tag", "category", "taxonomy"})
+# Parts after which a class word names what the element sits beside, not what it is: a heading
+# styled to clear a fixed bar ("anchorWithStickyNavbar"), a layout "with-sidebar". The element
+# is what the parts before say.
+BESIDE_PARTS = frozenset({"with", "has"})
 # Comment templates run their words together ("commentbody", "commentlist", "postcomment"): a
 # part that ends with one of COMMENT_WORDS, or starts with one and goes on with a layout word of
 # COMPOUND_TAILS, is that word. Only a layout word: "commentary" is a genre of article.
@@ -212,9 +221,9 @@ def _role_parts(word: str) -> set[str]:
     # is a run-together comment word (most words: no call per part).
     if _COMMENT_STEM in lowered:
         parts = [_compound_head(part) for part in parts]
-    if not TAXONOMY_PARTS.isdisjoint(parts[:-1]):
+    if not TAXONOMY_PARTS.isdisjoint(parts[:-1]) or not BESIDE_PARTS.isdisjoint(parts[:-1]):
         for index, part in enumerate(parts[:-1]):
-            if part in TAXONOMY_PARTS:
+            if part in TAXONOMY_PARTS or part in BESIDE_PARTS:
                 return set(parts[:index])
     return set(parts)
 
@@ -343,7 +352,9 @@ def classify(element: Element) -> int:
                 kind = CHROME
                 break
             kind = found or kind
-        elif name in HIDING_ATTRIBUTES and _hides(name, value):
+        elif (name in HIDING_ATTRIBUTES and _hides(name, value)) or (
+            name == "role" and value.strip().lower() in CHROME_ROLES
+        ):
             kind = CHROME
             break
         elif name == "itemprop" and "articlebody" in value.lower():

@@ -1222,7 +1222,6 @@ HOLDOUT_6_KNOWN_MISSES = {
     "en-wordpress-privacy-policy-long.html",
     "fr-weather-forecast.html",
     "pl-forum-index.html",
-    "pt-lottery-results.html",
 }
 
 
@@ -1282,7 +1281,6 @@ NON_ARTICLE_KNOWN_MISSES = {
     "non-articles-holdout-6/en-wordpress-privacy-policy-long.html",
     "non-articles-holdout-6/fr-weather-forecast.html",
     "non-articles-holdout-6/pl-forum-index.html",
-    "non-articles-holdout-6/pt-lottery-results.html",
     "non-articles-holdout-7/en-cookie-policy.html",
     "non-articles-holdout-7/fr-politique-de-confidentialite.html",
     "non-articles-holdout-7/ru-goroskop-na-segodnya.html",
