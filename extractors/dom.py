@@ -84,19 +84,16 @@ class DomBody:
     written_parts: dict[Element, list[TextBlock]] = field(default_factory=dict)
 
 
-def _carried(paragraph: Element, stats: ParagraphStats) -> int:
-    """What a content-bearing paragraph carries towards C_SIGMA: its length in alphabetic-script
-    characters (`reading_length`). A Chinese or Japanese paragraph says in 100 characters what an
-    English one says in 300; counted raw, a whole page of documentation in Japanese carried less
-    than C_SIGMA and was NULL. The same for any page in a Latin, Cyrillic or other alphabet."""
-    text = clean_text(text_of(paragraph))
-    return stats.length if text.isascii() else reading_length(text)
-
-
-def content_bearing_paragraphs(cleaning: Cleaning) -> dict[Element, int]:
-    """Lines 1-2 of Algorithm 2.1: CBP plus paragraphs sandwiched between two of them."""
+def content_bearing_paragraphs(cleaning: Cleaning, reading: bool = False) -> dict[Element, int]:
+    """Lines 1-2 of Algorithm 2.1: CBP plus paragraphs sandwiched between two of them.
+    `reading`: a content-bearing paragraph carries its length in alphabetic-script characters
+    (`reading_length`) instead of its raw length."""
     paragraphs = cleaning.paragraphs
-    bearing = {p: _carried(p, stat) for p, stat in paragraphs.items() if stat.bearing}
+    bearing = {
+        p: _reading(p) if reading else stat.length
+        for p, stat in paragraphs.items()
+        if stat.bearing
+    }
     sandwiched = {
         paragraph: stat.length
         for paragraph, stat in paragraphs.items()
@@ -108,6 +105,10 @@ def content_bearing_paragraphs(cleaning: Cleaning) -> dict[Element, int]:
     bearing.update(sandwiched)
     # Document order, which the "first element wins" rule of line 6 relies on.
     return {p: bearing[p] for p in paragraphs if p in bearing}
+
+
+def _reading(paragraph: Element) -> int:
+    return reading_length(clean_text(text_of(paragraph)))
 
 
 def _neighbour(element: Element, cleaning: Cleaning, preceding: bool) -> Element | None:
@@ -760,14 +761,18 @@ def extract_dom(cleaning: Cleaning, outside: Element | None = None) -> DomBody |
     """The article body by Algorithm 2.1, or None (NULL) when nothing convincing is found.
     `outside`: a region of the page whose containers may not be chosen."""
     bearing = content_bearing_paragraphs(cleaning)
-    per_container = container_lengths(bearing, cleaning)
-    if outside is not None:
-        per_container = {
-            node: length
-            for node, length in per_container.items()
-            if node is not outside and not is_descendant(node, outside)
-        }
+    per_container = _container_lengths(bearing, cleaning, outside)
     container = best_container(per_container)
+    if container is None:
+        # A Chinese or Japanese paragraph says in 100 characters what an English one says in
+        # 300: counted raw, a whole page of documentation in Japanese carried less than C_SIGMA.
+        # Asked only here (the text read again) where the raw count finds no body: no cost on
+        # the pages it finds one.
+        reading = content_bearing_paragraphs(cleaning, reading=True)
+        if reading != bearing:
+            bearing = reading
+            per_container = _container_lengths(bearing, cleaning, outside)
+            container = best_container(per_container)
     if container is None:
         return fallback_body(cleaning) if outside is None else None
     container = enclosing_container(container, per_container, bearing, cleaning)
@@ -794,6 +799,20 @@ def extract_dom(cleaning: Cleaning, outside: Element | None = None) -> DomBody |
     if not blocks:
         return None
     return DomBody(blocks, METHOD_DOM, container, written, alone, kind, by_part)
+
+
+def _container_lengths(
+    bearing: dict[Element, int], cleaning: Cleaning, outside: Element | None
+) -> dict[Element, int]:
+    """`container_lengths`, without the containers in `outside` or around it."""
+    per_container = container_lengths(bearing, cleaning)
+    if outside is None:
+        return per_container
+    return {
+        node: length
+        for node, length in per_container.items()
+        if node is not outside and not is_descendant(node, outside)
+    }
 
 
 def with_opening_heading(parts: list[Element], cleaning: Cleaning) -> list[Element]:

@@ -135,6 +135,8 @@ TAXONOMY_PARTS = frozenset({"tag", "category", "taxonomy"})
 # styled to clear a fixed bar ("anchorWithStickyNavbar"), a layout "with-sidebar". The element
 # is what the parts before say.
 BESIDE_PARTS = frozenset({"with", "has"})
+# Either: the parts before the first of them say what the element is.
+QUALIFIER_PARTS = TAXONOMY_PARTS | BESIDE_PARTS
 # Comment templates run their words together ("commentbody", "commentlist", "postcomment"): a
 # part that ends with one of COMMENT_WORDS, or starts with one and goes on with a layout word of
 # COMPOUND_TAILS, is that word. Only a layout word: "commentary" is a genre of article.
@@ -203,7 +205,8 @@ def _kind_of_names(names: str, is_class: bool) -> int:
 
 def _role_parts(word: str) -> set[str]:
     """The parts of one class or id word that may say what the element is: all of them, except
-    the term after a taxonomy part ("entry-category-social" is an entry, whatever its topic)."""
+    those from a qualifier part on: the term after a taxonomy part ("entry-category-social" is an
+    entry, whatever its topic), what the element sits beside ("anchorWithStickyNavbar")."""
     letters = word.replace("-", "").replace("_", "")
     if letters.isascii() and letters.isalpha() and letters.islower():
         # Lower-case words joined by "-" or "_" (most class words): their parts are the words,
@@ -221,9 +224,9 @@ def _role_parts(word: str) -> set[str]:
     # is a run-together comment word (most words: no call per part).
     if _COMMENT_STEM in lowered:
         parts = [_compound_head(part) for part in parts]
-    if not TAXONOMY_PARTS.isdisjoint(parts[:-1]) or not BESIDE_PARTS.isdisjoint(parts[:-1]):
+    if not QUALIFIER_PARTS.isdisjoint(parts[:-1]):
         for index, part in enumerate(parts[:-1]):
-            if part in TAXONOMY_PARTS or part in BESIDE_PARTS:
+            if part in QUALIFIER_PARTS:
                 return set(parts[:index])
     return set(parts)
 
