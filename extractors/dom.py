@@ -90,9 +90,7 @@ def content_bearing_paragraphs(cleaning: Cleaning, reading: bool = False) -> dic
     (`reading_length`) instead of its raw length."""
     paragraphs = cleaning.paragraphs
     bearing = {
-        p: _reading(p) if reading else stat.length
-        for p, stat in paragraphs.items()
-        if stat.bearing
+        p: _reading(p) if reading else stat.length for p, stat in paragraphs.items() if stat.bearing
     }
     sandwiched = {
         paragraph: stat.length
