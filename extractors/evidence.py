@@ -759,7 +759,13 @@ def non_article_reason(
     # A line too short for an article, which the page sets out under its headline as a short post
     # would be, is the status line or note of the figures around it (a shorter body not set out
     # is too short already).
-    if length < MIN_BODY_CHARS and is_line_beside_data(body.container, classify) and set_out():
+    # (Measured as `too_short` measures: a Chinese or Japanese body's characters weigh more.)
+    if (
+        length < MIN_BODY_CHARS
+        and reading_length(running_text(body.blocks)) < MIN_BODY_CHARS
+        and is_line_beside_data(body.container, classify)
+        and set_out()
+    ):
         return NULL_LISTING
     if length <= MAX_PRODUCT_BODY_CHARS and has_order_form(body.blocks, body.container):
         return NULL_PAGE_TYPE
