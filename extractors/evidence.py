@@ -15,6 +15,8 @@ is dropped when the page positively looks like something else:
   whose text is no longer than a description;
 * `listing` also — the body is a list of priced items (a shop's product grid, classified ads),
   or is mostly a list of teaser cards of one template (notices, each a linked name and a line);
+* `listing` also — a body too short for an article, set out as a post, whose container read
+  whole is figures without prose: a data page's status line or note kept without its rows;
 * `gallery` — a body that is mostly image captions, unless the page sets out prose longer than
   a teaser's summary above them as its post (a photo essay);
 * `page_type` — the publisher declares a page type that is not an article (a collection,
@@ -57,6 +59,7 @@ from extractors.blocks import (
     text_blocks,
     visible_chars,
 )
+from extractors.boilerplate import MAX_BLOCK_LINK_DENSITY
 from extractors.jsonld import ARTICLE_TYPES, types_of
 from extractors.page_kinds import (
     MAX_PRODUCT_BODY_CHARS,
@@ -679,6 +682,24 @@ def plays_media_by(container: Element | None) -> bool:
     return next(scope.iter("video", "audio"), None) is not None
 
 
+def is_line_beside_data(container: Element | None, classify: Classifier = tag_kind) -> bool:
+    """The body's container, read whole, is a page of figures (`is_data_body`): the body, too
+    short for an article, is its status line or note, the methods having left its rows out (a
+    closings list, a tracker's table). A brief's own table is in its body."""
+    if container is None:
+        return False
+    blocks = text_blocks(container, classify)
+    # Blocks that are mostly link text are left out, as the methods leave them out of a body: a
+    # list of linked headlines with their dates is a listing's, not a page of figures.
+    return is_data_body(
+        [
+            (block.kind, block.text)
+            for block in blocks
+            if block.link_density <= MAX_BLOCK_LINK_DENSITY
+        ]
+    )
+
+
 def is_report(blocks: list[Block]) -> bool:
     """The body holds REPORT_PARAGRAPHS paragraphs of prose: at least CP characters each, ending
     as sentences end."""
@@ -734,6 +755,17 @@ def non_article_reason(
     ):
         return NULL_LISTING
     if not signals.declares_article and is_data_body(body.blocks):
+        return NULL_LISTING
+    # A line too short for an article, which the page sets out under its headline as a short post
+    # would be, is the status line or note of the figures around it (a shorter body not set out
+    # is too short already).
+    # (Measured as `too_short` measures: a Chinese or Japanese body's characters weigh more.)
+    if (
+        length < MIN_BODY_CHARS
+        and reading_length(running_text(body.blocks)) < MIN_BODY_CHARS
+        and is_line_beside_data(body.container, classify)
+        and set_out()
+    ):
         return NULL_LISTING
     if length <= MAX_PRODUCT_BODY_CHARS and has_order_form(body.blocks, body.container):
         return NULL_PAGE_TYPE
