@@ -7,7 +7,9 @@ Works on a `Cleaning` (extractors.preprocess): chrome is skipped, never removed 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 from extractors.article import CAPTION, PARAGRAPH, Block, reading_length
 from extractors.blocks import (
@@ -265,6 +267,8 @@ def body_containers(
             and not _in_other_chrome(container, best, scope, cleaning)
         )
     ]
+    if len(twins) > 1:
+        twins += _listing_twins(twins, scope, lambda e: _signature(e) == (tag, classes), cleaning)
     if len(twins) == 1:
         twins = _template_twins(best, scope, containers, cleaning)
         blocks = _blocks_holding(twins, bearing) if len(twins) > 1 else None
@@ -313,8 +317,49 @@ def _template_twins(
             )
         ]
         if len(twins) > 1:
-            return twins
+            alike = partial(_same_template, template=template)
+            return [*twins, *_listing_twins(twins, node, alike, cleaning)]
     return [best]
+
+
+def _listing_twins(
+    twins: list[Element], scope: Element, alike: Callable[[Element], bool], cleaning: Cleaning
+) -> list[Element]:
+    """Blocks of the twins' template after the last of them that set their text out as a list
+    (`_holds_introduced_list`): a page builder's text block whose passage is a sub-heading, a line
+    and a list of recommendations holds no content-bearing paragraph, so it was never a
+    container, yet it is the article's next passage as the text blocks before it are. Asked
+    only where template twins were found."""
+    last = twins[-1]
+    found: list[Element] = []
+    after = False
+    for element in scope.iterdescendants(last.tag):
+        if element is last:
+            after = True
+        elif (
+            after
+            and not is_descendant(element, last)
+            and alike(element)
+            and not cleaning.is_removed(element)
+            and not _in_other_chrome(element, twins[0], scope, cleaning)
+            and _holds_introduced_list(element)
+        ):
+            found.append(element)
+    return found
+
+
+def _holds_introduced_list(element: Element) -> bool:
+    """`element` sets a list out in its own text: a paragraph, then a list with an item that
+    bears content as a paragraph does (Algorithm 2.1, line 1). A prose passage introduces its
+    list with a line ("We ask the authorities:"); a list of sources or references stands
+    under its heading alone."""
+    introduced = False
+    for node in element.iterdescendants("p", "ul", "ol"):
+        if node.tag == "p":
+            introduced = introduced or bool(text_of(node).strip())
+        elif introduced and any(paragraph_stats(item).bearing for item in node.iter("li")):
+            return True
+    return False
 
 
 def _blocks_holding(twins: list[Element], bearing: dict[Element, int]) -> list[Element] | None:
