@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 
-from extractors.article import CAPTION, PARAGRAPH, Block, reading_length
+from extractors.article import CAPTION, HEADING, PARAGRAPH, Block, reading_length
 from extractors.blocks import (
     BLOCK_TAGS,
     HEADING_TAGS,
@@ -66,6 +66,9 @@ PARAGRAPH_TAGS = ("p", *LEAF_PARAGRAPH_TAGS)
 # this many, each shorter than this.
 MAX_TRAILING_LINES = 3
 TRAILING_LINE_MAX_CHARS = 2 * CP
+# The headline block above the body's first content-bearing paragraph: the headline, a
+# standfirst, byline, date and category lines, a caption; at most this many lines.
+MAX_HEADLINE_LINES = 8
 METHOD_DOM = "dom"
 METHOD_DOM_FALLBACK = "dom_fallback"
 
@@ -333,7 +336,11 @@ def _listing_twins(
     last = twins[-1]
     found: list[Element] = []
     after = False
-    for element in scope.iterdescendants(last.tag):
+    # Compared, not asked of lxml by name: a tag a page writes with a control character in it
+    # is no name lxml can look up.
+    for element in scope.iterdescendants():
+        if element.tag != last.tag:
+            continue
         if element is last:
             after = True
         elif (
@@ -783,6 +790,36 @@ def _drop_trailing_lines(written: list[TextBlock], bearing: dict[Element, int]) 
         written.pop()
 
 
+def _drop_headline_lines(written: list[TextBlock], bearing: dict[Element, int]) -> None:
+    """The article begins with its first content-bearing paragraph when the body's container
+    also holds the page's headline (`<h1>`) above it: the lines before that paragraph are the
+    headline block (the headline, a standfirst heading, the byline and date lines), which
+    the body leaves out where the container holds the text alone."""
+    first = next(
+        (index for index, block in enumerate(written) if not _headline_line(block, bearing)),
+        None,
+    )
+    if first is None or first > MAX_HEADLINE_LINES:
+        return
+    headline = next(
+        (index for index, block in enumerate(written[:first]) if block.element.tag == "h1"), None
+    )
+    if headline is None:
+        return
+    end = headline + 1
+    while end < first and written[end].kind in (HEADING, CAPTION):
+        end += 1
+    del written[:end]
+
+
+def _headline_line(block: TextBlock, bearing: dict[Element, int]) -> bool:
+    """A line of a headline block: a heading, a caption, or a paragraph shorter than a
+    content-bearing one (a byline, a date and category line) that is not one of the body's."""
+    if block.kind in (HEADING, CAPTION):
+        return True
+    return block.kind == PARAGRAPH and block.element not in bearing and len(block.text) < CP
+
+
 def _last_sentence(block: TextBlock, written: list[TextBlock], bearing: dict[Element, int]) -> bool:
     """The short line is the article's last sentence, not the container's furniture: a `<p>`
     written like the body's content-bearing paragraphs (the same class names), without a link,
@@ -836,6 +873,7 @@ def extract_dom(cleaning: Cleaning, outside: Element | None = None) -> DomBody |
     by_part = {part: text_blocks(part, kind) for part in parts}
     written = [block for part in parts for block in by_part[part]]
     cut_thread(written, container, cleaning)
+    _drop_headline_lines(written, bearing)
     _drop_trailing_lines(written, bearing)
     blocks = keep_body_blocks(written)
     alone = lead is None and above is None and len(twins) == 1
