@@ -29,6 +29,7 @@ from extractors.paragraphs import (
     ParagraphStats,
     ends_as_sentence,
     paragraph_stats,
+    text_length,
 )
 from extractors.preprocess import LEAF_PARAGRAPH_TAGS, Cleaning, is_leaf
 from extractors.threads import cut_thread
@@ -66,6 +67,9 @@ PARAGRAPH_TAGS = ("p", *LEAF_PARAGRAPH_TAGS)
 # this many, each shorter than this.
 MAX_TRAILING_LINES = 3
 TRAILING_LINE_MAX_CHARS = 2 * CP
+# A key-points box above the body lists at least this many sentences.
+MIN_KEY_POINTS = 2
+LIST_TAGS = ("ul", "ol")
 # The headline block above the body's first content-bearing paragraph: the headline, a
 # standfirst, byline, date and category lines, a caption; at most this many lines.
 MAX_HEADLINE_LINES = 8
@@ -812,6 +816,34 @@ def _drop_headline_lines(written: list[TextBlock], bearing: dict[Element, int]) 
     del written[:end]
 
 
+def key_points(first: Element, cleaning: Cleaning) -> Element | None:
+    """The list of the article's key points, set just above its body in a box the page names
+    or tags as chrome (an `<aside>` "Key points", "Highlights"): the nearest earlier sibling of
+    the body with text, removed as chrome, whose text is one list (and a label) of at least
+    MIN_KEY_POINTS items, each a content-bearing sentence of its own words. A box of related
+    stories lists links, a newsletter box asks for an address, a table of contents lists
+    headings: none is a list of sentences."""
+    box = next(
+        (n for n in first.itersiblings(preceding=True) if isinstance(n.tag, str) and _has_text(n)),
+        None,
+    )
+    if box is None or not cleaning.is_removed(box) or box.tag in MEDIA_TAGS:
+        return None
+    lists = [node for node in box.iter() if node.tag in LIST_TAGS]
+    if len(lists) != 1:
+        return None
+    items = [item for item in lists[0] if item.tag == "li"]
+    if len(items) < MIN_KEY_POINTS or not all(_is_point(item) for item in items):
+        return None
+    label = text_length(box) - text_length(lists[0])
+    return lists[0] if label < CP else None
+
+
+def _is_point(item: Element) -> bool:
+    """A list item that is a content-bearing sentence (Algorithm 2.1, line 1) of its own words."""
+    return paragraph_stats(item).bearing and ends_as_sentence(clean_text(text_of(item)))
+
+
 def _headline_line(block: TextBlock, bearing: dict[Element, int]) -> bool:
     """A line of a headline block: a heading, a caption, or a paragraph shorter than a
     content-bearing one (a byline, a date and category line) that is not one of the body's."""
@@ -866,7 +898,8 @@ def extract_dom(cleaning: Cleaning, outside: Element | None = None) -> DomBody |
         lead = lead_section(twins[0], bearing, cleaning)
     if lead is None and above is None:
         lead = lead_under_headline(twins[0], bearing, cleaning)
-    parts = [part for part in (above, lead) if part is not None] + [
+    points = key_points(twins[0], cleaning)
+    parts = [part for part in (points, above, lead) if part is not None] + [
         twin for twin in twins if twin is container or not cleaning.is_removed(twin)
     ]
     kind = body_kind(parts, bearing, cleaning)
