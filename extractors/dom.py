@@ -7,9 +7,11 @@ Works on a `Cleaning` (extractors.preprocess): chrome is skipped, never removed 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
-from extractors.article import CAPTION, PARAGRAPH, Block, reading_length
+from extractors.article import CAPTION, HEADING, PARAGRAPH, Block, reading_length
 from extractors.blocks import (
     BLOCK_TAGS,
     HEADING_TAGS,
@@ -27,6 +29,7 @@ from extractors.paragraphs import (
     ParagraphStats,
     ends_as_sentence,
     paragraph_stats,
+    text_length,
 )
 from extractors.preprocess import LEAF_PARAGRAPH_TAGS, Cleaning, is_leaf
 from extractors.threads import cut_thread
@@ -64,6 +67,12 @@ PARAGRAPH_TAGS = ("p", *LEAF_PARAGRAPH_TAGS)
 # this many, each shorter than this.
 MAX_TRAILING_LINES = 3
 TRAILING_LINE_MAX_CHARS = 2 * CP
+# A key-points box above the body lists at least this many sentences.
+MIN_KEY_POINTS = 2
+LIST_TAGS = ("ul", "ol")
+# The headline block above the body's first content-bearing paragraph: the headline, a
+# standfirst, byline, date and category lines, a caption; at most this many lines.
+MAX_HEADLINE_LINES = 8
 METHOD_DOM = "dom"
 METHOD_DOM_FALLBACK = "dom_fallback"
 
@@ -265,6 +274,8 @@ def body_containers(
             and not _in_other_chrome(container, best, scope, cleaning)
         )
     ]
+    if len(twins) > 1:
+        twins += _listing_twins(twins, scope, lambda e: _signature(e) == (tag, classes), cleaning)
     if len(twins) == 1:
         twins = _template_twins(best, scope, containers, cleaning)
         blocks = _blocks_holding(twins, bearing) if len(twins) > 1 else None
@@ -313,8 +324,53 @@ def _template_twins(
             )
         ]
         if len(twins) > 1:
-            return twins
+            alike = partial(_same_template, template=template)
+            return [*twins, *_listing_twins(twins, node, alike, cleaning)]
     return [best]
+
+
+def _listing_twins(
+    twins: list[Element], scope: Element, alike: Callable[[Element], bool], cleaning: Cleaning
+) -> list[Element]:
+    """Blocks of the twins' template after the last of them that set their text out as a list
+    (`_holds_introduced_list`): a page builder's text block whose passage is a sub-heading, a line
+    and a list of recommendations holds no content-bearing paragraph, so it was never a
+    container, yet it is the article's next passage as the text blocks before it are. Asked
+    only where template twins were found."""
+    last = twins[-1]
+    found: list[Element] = []
+    after = False
+    # Compared, not asked of lxml by name: a tag a page writes with a control character in it
+    # is no name lxml can look up.
+    for element in scope.iterdescendants():
+        if element.tag != last.tag:
+            continue
+        if element is last:
+            after = True
+        elif (
+            after
+            and not is_descendant(element, last)
+            and alike(element)
+            and not cleaning.is_removed(element)
+            and not _in_other_chrome(element, twins[0], scope, cleaning)
+            and _holds_introduced_list(element)
+        ):
+            found.append(element)
+    return found
+
+
+def _holds_introduced_list(element: Element) -> bool:
+    """`element` sets a list out in its own text: a paragraph, then a list with an item that
+    bears content as a paragraph does (Algorithm 2.1, line 1). A prose passage introduces its
+    list with a line ("We ask the authorities:"); a list of sources or references stands
+    under its heading alone."""
+    introduced = False
+    for node in element.iterdescendants("p", "ul", "ol"):
+        if node.tag == "p":
+            introduced = introduced or bool(text_of(node).strip())
+        elif introduced and any(paragraph_stats(item).bearing for item in node.iter("li")):
+            return True
+    return False
 
 
 def _blocks_holding(twins: list[Element], bearing: dict[Element, int]) -> list[Element] | None:
@@ -738,6 +794,64 @@ def _drop_trailing_lines(written: list[TextBlock], bearing: dict[Element, int]) 
         written.pop()
 
 
+def _drop_headline_lines(written: list[TextBlock], bearing: dict[Element, int]) -> None:
+    """The article begins with its first content-bearing paragraph when the body's container
+    also holds the page's headline (`<h1>`) above it: the lines before that paragraph are the
+    headline block (the headline, a standfirst heading, the byline and date lines), which
+    the body leaves out where the container holds the text alone."""
+    first = next(
+        (index for index, block in enumerate(written) if not _headline_line(block, bearing)),
+        None,
+    )
+    if first is None or first > MAX_HEADLINE_LINES:
+        return
+    headline = next(
+        (index for index, block in enumerate(written[:first]) if block.element.tag == "h1"), None
+    )
+    if headline is None:
+        return
+    end = headline + 1
+    while end < first and written[end].kind in (HEADING, CAPTION):
+        end += 1
+    del written[:end]
+
+
+def key_points(first: Element, cleaning: Cleaning) -> Element | None:
+    """The list of the article's key points, set just above its body in a box the page names
+    or tags as chrome (an `<aside>` "Key points", "Highlights"): the nearest earlier sibling of
+    the body with text, removed as chrome, whose text is one list (and a label) of at least
+    MIN_KEY_POINTS items, each a content-bearing sentence of its own words. A box of related
+    stories lists links, a newsletter box asks for an address, a table of contents lists
+    headings: none is a list of sentences."""
+    box = next(
+        (n for n in first.itersiblings(preceding=True) if isinstance(n.tag, str) and _has_text(n)),
+        None,
+    )
+    if box is None or not cleaning.is_removed(box) or box.tag in MEDIA_TAGS:
+        return None
+    lists = [node for node in box.iter() if node.tag in LIST_TAGS]
+    if len(lists) != 1:
+        return None
+    items = [item for item in lists[0] if item.tag == "li"]
+    if len(items) < MIN_KEY_POINTS or not all(_is_point(item) for item in items):
+        return None
+    label = text_length(box) - text_length(lists[0])
+    return lists[0] if label < CP else None
+
+
+def _is_point(item: Element) -> bool:
+    """A list item that is a content-bearing sentence (Algorithm 2.1, line 1) of its own words."""
+    return paragraph_stats(item).bearing and ends_as_sentence(clean_text(text_of(item)))
+
+
+def _headline_line(block: TextBlock, bearing: dict[Element, int]) -> bool:
+    """A line of a headline block: a heading, a caption, or a paragraph shorter than a
+    content-bearing one (a byline, a date and category line) that is not one of the body's."""
+    if block.kind in (HEADING, CAPTION):
+        return True
+    return block.kind == PARAGRAPH and block.element not in bearing and len(block.text) < CP
+
+
 def _last_sentence(block: TextBlock, written: list[TextBlock], bearing: dict[Element, int]) -> bool:
     """The short line is the article's last sentence, not the container's furniture: a `<p>`
     written like the body's content-bearing paragraphs (the same class names), without a link,
@@ -784,13 +898,15 @@ def extract_dom(cleaning: Cleaning, outside: Element | None = None) -> DomBody |
         lead = lead_section(twins[0], bearing, cleaning)
     if lead is None and above is None:
         lead = lead_under_headline(twins[0], bearing, cleaning)
-    parts = [part for part in (above, lead) if part is not None] + [
+    points = key_points(twins[0], cleaning)
+    parts = [part for part in (points, above, lead) if part is not None] + [
         twin for twin in twins if twin is container or not cleaning.is_removed(twin)
     ]
     kind = body_kind(parts, bearing, cleaning)
     by_part = {part: text_blocks(part, kind) for part in parts}
     written = [block for part in parts for block in by_part[part]]
     cut_thread(written, container, cleaning)
+    _drop_headline_lines(written, bearing)
     _drop_trailing_lines(written, bearing)
     blocks = keep_body_blocks(written)
     alone = lead is None and above is None and len(twins) == 1

@@ -51,6 +51,9 @@ FIGURE_TAGS = frozenset({"figure"})
 CAPTION_TAGS = frozenset({"figcaption"})
 # Class/id tokens that mark an image caption or credit (a "caption" block, not body text).
 CAPTION_TOKENS = frozenset({"caption", "figcaption"})
+# ... and run into the word for what it captions ("imgcaption", "photocaption", "bildcaption"):
+# a name part that ends with it, as a comment template's part ends with "comment".
+CAPTION_WORD = "caption"
 # A caption holds at most this many content-bearing paragraphs that end as a sentence: one
 # element named a caption that holds more is prose set beside a picture.
 CAPTION_MAX_PARAGRAPHS = 1
@@ -259,7 +262,9 @@ def _kind_of_word(word: str) -> int:
     parts = _role_parts(word)
     if not SUSPICIOUS_TOKENS.isdisjoint(parts):
         return CHROME
-    return CAPTION if not CAPTION_TOKENS.isdisjoint(parts) else PLAIN
+    if not CAPTION_TOKENS.isdisjoint(parts) or any(p.endswith(CAPTION_WORD) for p in parts):
+        return CAPTION
+    return PLAIN
 
 
 @lru_cache(maxsize=NAME_CACHE_SIZE)
