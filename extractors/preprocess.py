@@ -49,10 +49,9 @@ CHROME_ROLES = frozenset(
 # Figures stay: the block writer keeps their captions (as "caption" blocks) and nothing else.
 FIGURE_TAGS = frozenset({"figure"})
 CAPTION_TAGS = frozenset({"figcaption"})
-# Class/id tokens that mark an image caption or credit (a "caption" block, not body text).
-CAPTION_TOKENS = frozenset({"caption", "figcaption"})
-# ... and run into the word for what it captions ("imgcaption", "photocaption", "bildcaption"):
-# a name part that ends with it, as a comment template's part ends with "comment".
+# A class/id part that ends with this word marks an image caption or credit (a "caption" block,
+# not body text): "caption", "figcaption", and the word run into what it captions ("imgcaption",
+# "photocaption", "bildcaption"), as a comment template's part ends with "comment".
 CAPTION_WORD = "caption"
 # A caption holds at most this many content-bearing paragraphs that end as a sentence: one
 # element named a caption that holds more is prose set beside a picture.
@@ -262,7 +261,8 @@ def _kind_of_word(word: str) -> int:
     parts = _role_parts(word)
     if not SUSPICIOUS_TOKENS.isdisjoint(parts):
         return CHROME
-    if not CAPTION_TOKENS.isdisjoint(parts) or any(p.endswith(CAPTION_WORD) for p in parts):
+    # Every caption token ends with the caption word: parts are read only when the word holds it.
+    if CAPTION_WORD in word.lower() and any(part.endswith(CAPTION_WORD) for part in parts):
         return CAPTION
     return PLAIN
 
