@@ -485,6 +485,11 @@ def is_linked_entries(blocks: list[Block], container: Element | None) -> bool:
     if not text:
         return False
     for parent in _entry_parents(container):
+        # The entries are parts of the parent's text, so they take at most all of it there: a
+        # parent holding too little of the body (a list of links beside an article's text) is
+        # told without cutting it into entries.
+        if len(text) - len(text_of(parent)) >= MIN_BODY_CHARS:
+            continue
         for entries in _entry_runs(parent):
             shown = _shown_in_body(entries, text)
             if len(shown) >= MIN_LINKED_ENTRIES and len(text) - sum(shown) < MIN_BODY_CHARS:
