@@ -485,10 +485,14 @@ def sits_in_card_list(container: Element | None) -> bool:
     for _ in range(CARD_LEVELS + 1):
         if node is None or node.tag in ("body", "html"):
             return False
-        template = same_template(node)
-        if len(template) >= MIN_CARDS and all(map(_is_card, template)):
-            return True
-        node = node.getparent()
+        parent = node.getparent()
+        # A parent of fewer children has fewer siblings of one template (counted in C: most
+        # elements around a body are wrappers of one or two).
+        if parent is not None and len(parent) >= MIN_CARDS:
+            template = same_template(node)
+            if len(template) >= MIN_CARDS and all(map(_is_card, template)):
+                return True
+        node = parent
     return False
 
 
