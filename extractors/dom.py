@@ -31,7 +31,7 @@ from extractors.paragraphs import (
     paragraph_stats,
     text_length,
 )
-from extractors.preprocess import LEAF_PARAGRAPH_TAGS, Cleaning, is_leaf
+from extractors.preprocess import JUNK_TAGS, LEAF_PARAGRAPH_TAGS, Cleaning, is_leaf
 from extractors.threads import cut_thread
 from extractors.tree import CHROME, PLAIN, Element, siblings_tagged, text_of
 
@@ -602,20 +602,43 @@ def _paragraph_like_stats(element: Element) -> ParagraphStats | None:
     return None
 
 
-def _own_text_and_media(element: Element, cleaning: Cleaning) -> tuple[int, int]:
-    """Text length and <a>/<img> count of `element`, excluding nested block containers."""
-    text_length = len(clean_text(element.text or ""))
-    media = 0
+# Children whose text is not their parent's own (Algorithm 2.1 counts a container's own text).
+NESTED_BLOCK_TAGS = frozenset({"div", "td", "table", "section", "article"})
+
+
+def _own_text(element: Element, cleaning: Cleaning) -> tuple[int, list[Element]] | None:
+    """Text length of `element`, excluding nested block containers and junk or chrome, and the
+    children whose text it counts (their links and images weigh against it: `_media`); None when
+    it cannot exceed C_SIGMA.
+
+    Asked of every div and td of the page: the raw text bounds the cleaned one, so most elements
+    (layout wrappers, a line or two) are told without classifying a child or cleaning a text."""
+    text = element.text or ""
+    bound = len(text)
+    children: list[tuple[Element, str, str | None]] = []  # each child, its tail, its own text
     for child in element:
-        if not isinstance(child.tag, str):
+        tag = child.tag
+        if not isinstance(tag, str):
             continue
-        tail = len(clean_text(child.tail or ""))
-        if child.tag in ("div", "td", "table", "section", "article") or cleaning.is_removed(child):
-            text_length += tail
-            continue
-        text_length += len(clean_text(text_of(child))) + tail
-        media += sum(1 for _ in child.iter("a", "img"))
-    return text_length, media
+        tail = child.tail or ""
+        inner = None if tag in NESTED_BLOCK_TAGS or tag in JUNK_TAGS else text_of(child)
+        bound += len(tail) + (len(inner) if inner is not None else 0)
+        children.append((child, tail, inner))
+    if bound <= C_SIGMA:
+        return None
+    text_length = len(clean_text(text))
+    inline = []
+    for child, tail, inner in children:
+        text_length += len(clean_text(tail))
+        if inner is not None and not cleaning.is_removed(child):
+            text_length += len(clean_text(inner))
+            inline.append(child)
+    return text_length, inline
+
+
+def _media(inline: list[Element]) -> int:
+    """The <a> and <img> elements in `inline` (themselves included)."""
+    return sum(1 for child in inline for _ in child.iter("a", "img"))
 
 
 def fallback_body(cleaning: Cleaning) -> DomBody | None:
@@ -623,9 +646,9 @@ def fallback_body(cleaning: Cleaning) -> DomBody | None:
     whose long lines alone also carry more than C_SIGMA characters."""
     candidates = []
     for element in cleaning.tree.iter(*FALLBACK_TAGS):
-        text_length, media = _own_text_and_media(element, cleaning)
-        if text_length > C_SIGMA and text_length > CT * media:
-            candidates.append((text_length, element))
+        own = _own_text(element, cleaning)
+        if own is not None and own[0] > C_SIGMA and own[0] > CT * _media(own[1]):
+            candidates.append((own[0], element))
     candidates.sort(key=lambda candidate: candidate[0], reverse=True)
     tried = 0
     for _, element in candidates:

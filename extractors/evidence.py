@@ -34,7 +34,7 @@ Pure functions over the shared parse; they never modify it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any
 
@@ -500,10 +500,14 @@ def sits_in_card_list(container: Element | None) -> bool:
     for _ in range(CARD_LEVELS + 1):
         if node is None or node.tag in ("body", "html"):
             return False
-        template = same_template(node)
-        if len(template) >= MIN_CARDS and all(map(_is_card, template)):
-            return True
-        node = node.getparent()
+        parent = node.getparent()
+        # A parent of fewer children has fewer siblings of one template (counted in C: most
+        # elements around a body are wrappers of one or two).
+        if parent is not None and len(parent) >= MIN_CARDS:
+            template = same_template(node)
+            if len(template) >= MIN_CARDS and all(map(_is_card, template)):
+                return True
+        node = parent
     return False
 
 
@@ -617,7 +621,7 @@ def is_mostly_cards(body: BodyShape, chars: int | None = None) -> bool:
         return False
     if (body_chars(body.blocks) if chars is None else chars) > MAX_CARD_LIST_BODY_CHARS:
         return False
-    text = squeezed(running_text(body.blocks))
+    text = body.squeezed_text()
     for first in first_of_each_tag(body.container, MIN_CARDS):
         cards = same_template(first)
         if len(cards) >= MIN_CARDS and all(map(_is_card, cards)):
@@ -646,6 +650,14 @@ class BodyShape:
     blocks: list[Block]
     parts: list[TextBlock] | None = None  # the written blocks before link-dense ones were dropped
     container: Element | None = None
+    # The running text without its whitespace (`squeezed_text`), built once for the checks of a
+    # short body that compare it with the page's elements.
+    _squeezed: str | None = field(default=None, init=False, repr=False, compare=False)
+
+    def squeezed_text(self) -> str:
+        if self._squeezed is None:
+            self._squeezed = squeezed(running_text(self.blocks))
+        return self._squeezed
 
 
 def is_comment_thread_body(blocks: list[Block], container: Element | None) -> bool:
@@ -744,13 +756,13 @@ def non_article_reason(
     if (
         chars is not None
         and chars <= MAX_RECORDS_BODY_CHARS
-        and records_share(body.blocks, body.container, SameTemplate(), chars)
+        and records_share(body.blocks, body.container, SameTemplate(), chars, body.squeezed_text())
     ):
         return NULL_LISTING
     if (
         chars is not None
         and chars <= MAX_RECORDS_BODY_CHARS
-        and is_linked_entries(body.blocks, body.container)
+        and is_linked_entries(body.blocks, body.container, body.squeezed_text())
         and not set_out()  # a short post's own list of linked lines
     ):
         return NULL_LISTING

@@ -157,15 +157,18 @@ def records_share(
     container: Element | None,
     template: Callable[[Element], list[Element]],
     chars: int | None = None,
+    text: str | None = None,
 ) -> bool:
     """Whether the body is mostly records of one template (`template(element)`: the element and
     its siblings of its template), with too little besides them to be an article. `chars`: the
-    body's `body_chars`, when the caller counted them."""
+    body's `body_chars`, and `text` its running text without whitespace (`squeezed`), when the
+    caller has them."""
     if container is None:
         return False
     if (body_chars(blocks) if chars is None else chars) > MAX_RECORDS_BODY_CHARS:
         return False
-    text = squeezed(running_text(blocks))
+    if text is None:
+        text = squeezed(running_text(blocks))
     if not text:
         return False
     found: list[Element] = []
@@ -509,16 +512,25 @@ _ENTRY_TAGS = ("li", "dt")
 _ENTRY_CHILD_TAGS = ("br", *_ENTRY_TAGS)
 
 
-def is_linked_entries(blocks: list[Block], container: Element | None) -> bool:
+def is_linked_entries(
+    blocks: list[Block], container: Element | None, text: str | None = None
+) -> bool:
     """The body is mostly linked entries under one parent, and without them less than an
     article's body (MIN_BODY_CHARS) is left: an index of notices set out between line breaks,
-    a page listing the site's feeds."""
+    a page listing the site's feeds. `text`: the body's running text without whitespace
+    (`squeezed`), when the caller has it."""
     if container is None:
         return False
-    text = squeezed(running_text(blocks))
+    if text is None:
+        text = squeezed(running_text(blocks))
     if not text:
         return False
     for parent in _entry_parents(container):
+        # The entries are parts of the parent's text, so they take at most all of it there: a
+        # parent holding too little of the body (a list of links beside an article's text) is
+        # told without cutting it into entries.
+        if len(text) - len(text_of(parent)) >= MIN_BODY_CHARS:
+            continue
         for entries in _entry_runs(parent):
             shown = _shown_in_body(entries, text)
             if len(shown) >= MIN_LINKED_ENTRIES and len(text) - sum(shown) < MIN_BODY_CHARS:
