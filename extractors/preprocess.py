@@ -354,7 +354,7 @@ def classify(element: Element) -> int:
                 if (
                     len(element) <= MAX_QUOTATION_FRAME_CHILDREN
                     and wraps_quotation(element)
-                    and not _is_hidden(element)
+                    and not is_hidden(element)
                 ):
                     return PLAIN
                 kind = CHROME
@@ -397,7 +397,7 @@ def wraps_quotation(element: Element) -> bool:
     return quotes == 1
 
 
-def _is_hidden(element: Element) -> bool:
+def is_hidden(element: Element) -> bool:
     """Hidden by one of its attributes or class words, whatever its names say besides."""
     return _hidden_by((element.get("class") or "").split()) or any(
         name in HIDING_ATTRIBUTES and _hides(name, value) for name, value in element.items()
