@@ -31,7 +31,14 @@ from extractors.paragraphs import (
     paragraph_stats,
     text_length,
 )
-from extractors.preprocess import JUNK_TAGS, LEAF_PARAGRAPH_TAGS, Cleaning, is_hidden, is_leaf
+from extractors.preprocess import (
+    JUNK_TAGS,
+    LEAF_PARAGRAPH_TAGS,
+    Cleaning,
+    chrome_only_as_summary,
+    is_hidden,
+    is_leaf,
+)
 from extractors.threads import cut_thread
 from extractors.tree import CHROME, PLAIN, Element, siblings_tagged, text_of
 
@@ -943,9 +950,10 @@ def extract_dom(cleaning: Cleaning, outside: Element | None = None) -> DomBody |
 
 def named_lead(first: Element, bearing: dict[Element, int], cleaning: Cleaning) -> Element | None:
     """The lead that opens the body's container under a chrome word: the container's first
-    child with text, when it is a `<p>` that only its name makes chrome (not hidden), that bears
-    content, holds no link, ends as a sentence ends and is followed right away by one of the
-    content-bearing paragraphs the body was chosen for.
+    child with text, when it is a `<p>` that only a summary word of its name makes chrome
+    (`chrome_only_as_summary`: "teaser", not hidden), that bears content, holds no link, ends
+    as a sentence ends and is followed right away by one of the content-bearing paragraphs the
+    body was chosen for.
 
     Newsroom systems name the bold first paragraph of the story after newsroom jargon ("teaser"
     in German-language newsrooms: Polopoly's `p_teaser`), a word that elsewhere names a teaser
@@ -956,8 +964,8 @@ def named_lead(first: Element, bearing: dict[Element, int], cleaning: Cleaning) 
     )
     if opening is None or opening.tag != "p" or cleaning.kind(opening) != CHROME:
         return None
-    if is_hidden(opening):
-        return None
+    if is_hidden(opening) or not chrome_only_as_summary(opening):
+        return None  # hidden, or named as other furniture (an "ad" note, a paywall line)
     stat = paragraph_stats(opening)
     if not stat.bearing or stat.link_length or next(opening.iter("a"), None) is not None:
         return None
