@@ -31,7 +31,14 @@ from extractors.paragraphs import (
     paragraph_stats,
     text_length,
 )
-from extractors.preprocess import JUNK_TAGS, LEAF_PARAGRAPH_TAGS, Cleaning, is_leaf
+from extractors.preprocess import (
+    JUNK_TAGS,
+    LEAF_PARAGRAPH_TAGS,
+    Cleaning,
+    chrome_only_as_summary,
+    is_hidden,
+    is_leaf,
+)
 from extractors.threads import cut_thread
 from extractors.tree import CHROME, PLAIN, Element, siblings_tagged, text_of
 
@@ -926,6 +933,9 @@ def extract_dom(cleaning: Cleaning, outside: Element | None = None) -> DomBody |
         twin for twin in twins if twin is container or not cleaning.is_removed(twin)
     ]
     kind = body_kind(parts, bearing, cleaning)
+    opening = named_lead(twins[0], bearing, cleaning)
+    if opening is not None:
+        kind = _plain_for(opening, kind)
     by_part = {part: text_blocks(part, kind) for part in parts}
     written = [block for part in parts for block in by_part[part]]
     cut_thread(written, container, cleaning)
@@ -936,6 +946,42 @@ def extract_dom(cleaning: Cleaning, outside: Element | None = None) -> DomBody |
     if not blocks:
         return None
     return DomBody(blocks, METHOD_DOM, container, written, alone, kind, by_part)
+
+
+def named_lead(first: Element, bearing: dict[Element, int], cleaning: Cleaning) -> Element | None:
+    """The lead that opens the body's container under a chrome word: the container's first
+    child with text, when it is a `<p>` that only a summary word of its name makes chrome
+    (`chrome_only_as_summary`: "teaser", not hidden), that bears content, holds no link, ends
+    as a sentence ends and is followed right away by one of the content-bearing paragraphs the
+    body was chosen for.
+
+    Newsroom systems name the bold first paragraph of the story after newsroom jargon ("teaser"
+    in German-language newsrooms: Polopoly's `p_teaser`), a word that elsewhere names a teaser
+    card; the card is a block with its headline link, never a linkless sentence at the head of
+    the running text. Asked once per body, of one element."""
+    opening = next(
+        (child for child in first if isinstance(child.tag, str) and _has_text(child)), None
+    )
+    if opening is None or opening.tag != "p" or cleaning.kind(opening) != CHROME:
+        return None
+    if is_hidden(opening) or not chrome_only_as_summary(opening):
+        return None  # hidden, or named as other furniture (an "ad" note, a paywall line)
+    stat = paragraph_stats(opening)
+    if not stat.bearing or stat.link_length or next(opening.iter("a"), None) is not None:
+        return None
+    if not ends_as_sentence(clean_text(text_of(opening))):
+        return None
+    after = _neighbour(opening, cleaning, preceding=False)
+    return opening if after is not None and after in bearing else None
+
+
+def _plain_for(element: Element, kind: Classifier) -> Classifier:
+    """`kind`, with `element` plain text."""
+
+    def with_element(node: Element) -> int:
+        return PLAIN if node is element else kind(node)
+
+    return with_element
 
 
 def _container_lengths(

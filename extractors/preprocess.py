@@ -281,6 +281,29 @@ def _named(element: Element, tokens: frozenset[str]) -> bool:
     return False
 
 
+# Chrome words that name a story's summary: a teaser card's, or, opening the story's own running
+# text, its lead (newsroom jargon: Polopoly's `p_teaser`). See `extractors.dom.named_lead`.
+SUMMARY_TOKENS = frozenset({"teaser", "teasers"})
+
+
+def chrome_only_as_summary(element: Element) -> bool:
+    """The element's id and class make it chrome by SUMMARY_TOKENS alone: no other chrome word,
+    no hiding class (an "ad" or "sponsor" note, a paywall line stays chrome)."""
+    found = False
+    for name in ("class", "id"):
+        value = element.get(name)
+        if not value:
+            continue
+        if name == "class" and _hidden_by(value.split()):
+            return False
+        for word in value.split()[:MAX_NAME_WORDS]:
+            chrome = SUSPICIOUS_TOKENS.intersection(_role_parts(word))
+            if not chrome <= SUMMARY_TOKENS:
+                return False
+            found = found or bool(chrome)
+    return found
+
+
 def is_consent_ui(element: Element, cmp_namespace: Callable[[], bool] = lambda: False) -> bool:
     """A cookie banner, a consent wall or a dialog: named so by its id or class, or a `<dialog>`.
     Such an element is laid over the page by a script and never wraps it. Named "cmp" alone, it
@@ -354,7 +377,7 @@ def classify(element: Element) -> int:
                 if (
                     len(element) <= MAX_QUOTATION_FRAME_CHILDREN
                     and wraps_quotation(element)
-                    and not _is_hidden(element)
+                    and not is_hidden(element)
                 ):
                     return PLAIN
                 kind = CHROME
@@ -397,7 +420,7 @@ def wraps_quotation(element: Element) -> bool:
     return quotes == 1
 
 
-def _is_hidden(element: Element) -> bool:
+def is_hidden(element: Element) -> bool:
     """Hidden by one of its attributes or class words, whatever its names say besides."""
     return _hidden_by((element.get("class") or "").split()) or any(
         name in HIDING_ATTRIBUTES and _hides(name, value) for name, value in element.items()
