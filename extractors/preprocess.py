@@ -372,7 +372,12 @@ def classify(element: Element) -> int:
     kind = PLAIN
     for name, value in element.items():
         if name == "class" or name == "id":
-            found = kind_of_names(value, name == "class")
+            # The verdict remembered for the value, looked up here without a call: every class
+            # and id of the elements classified is asked, and nearly all were seen before.
+            is_class = name == "class"
+            found = (_CLASS_KINDS if is_class else _ID_KINDS).get(value)
+            if found is None:
+                found = kind_of_names(value, is_class)
             if found == CHROME:
                 if (
                     len(element) <= MAX_QUOTATION_FRAME_CHILDREN
