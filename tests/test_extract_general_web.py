@@ -4,55 +4,36 @@ The pages are the blind hold-out `hard-articles-holdout-12`, each with its expec
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
-from extractors import extract_verbose
-from extractors.article import Article
 from extractors.evaluation import aggregate, score_page
+from tests.support.holdouts import ArticleHoldOut
 
-HOLD_OUT = Path(__file__).parent / "fixtures" / "pages" / "hard-articles-holdout-12"
-URLS: dict[str, str] = json.loads((HOLD_OUT / "urls.json").read_text(encoding="utf-8"))
+HOLD_OUT = ArticleHoldOut("hard-articles-holdout-12")
 # The hold-out's aggregate F1 after the twelfth pass (0.9014 when it was written, measured blind).
 MIN_HOLD_OUT_12_F1 = 0.96
-
-
-def _article(name: str) -> Article:
-    result = extract_verbose((HOLD_OUT / name).read_bytes(), URLS[name])
-    assert result.article is not None, (name, result.reason)
-    return result.article
-
-
-def _text(name: str) -> str:
-    return _article(name).text
-
-
-def _expected(name: str) -> str:
-    return (HOLD_OUT / name).with_suffix(".txt").read_text(encoding="utf-8")
 
 
 def test_a_page_of_documentation_in_japanese_carries_enough_text_to_be_a_body() -> None:
     # Six short paragraphs of Japanese: fewer than C_SIGMA characters, as many words as a page.
     name = "ja-docusaurus-doc-kankyo-hensu.html"
-    text = _text(name)
+    text = HOLD_OUT.text(name)
     assert "変換できない値があると、Kairo は起動せずにエラーを表示します。" in text
-    assert score_page(_expected(name), text).f1 >= 0.8
+    assert score_page(HOLD_OUT.expected(name), text).f1 >= 0.8
 
 
 def test_a_page_builder_s_article_blocks_are_read_whole_without_its_call_to_action() -> None:
     # Each text widget of the story sits in its own layout section, named with an identifier per
     # element; the headings, the quotation and the last paragraph sit in widgets beside them.
     name = "sv-elementor-berattelse-syskonsektioner.html"
-    text = _text(name)
-    for line in _expected(name).splitlines():
+    text = HOLD_OUT.text(name)
+    for line in HOLD_OUT.expected(name).splitlines():
         assert line in text
     assert "Stöd vårt arbete" not in text  # the "become a member" band between two sections
 
 
 def test_every_general_web_article_of_hold_out_12_is_kept_with_its_body() -> None:
-    pages = sorted(HOLD_OUT.glob("*.html"))
+    pages = HOLD_OUT.pages()
     assert len(pages) == 14
-    scores = [score_page(_expected(page.name), _text(page.name)) for page in pages]
+    scores = [score_page(HOLD_OUT.expected(page.name), HOLD_OUT.text(page.name)) for page in pages]
     assert aggregate(scores).f1 >= MIN_HOLD_OUT_12_F1
 
 
@@ -60,15 +41,15 @@ def test_a_wiki_s_first_section_keeps_its_heading_and_the_lead_above_it() -> Non
     # DokuWiki: the lead in `div.level1` under the title, then each section's `<h2>` followed by
     # its `div.level2`; the headings are named with a number each ("sectionedit2", "sectionedit3").
     name = "ru-dokuwiki-statya-razdely-snoski.html"
-    text = _text(name)
-    lead, heading, first = _expected(name).splitlines()[:3]
+    text = HOLD_OUT.text(name)
+    lead, heading, first = HOLD_OUT.expected(name).splitlines()[:3]
     assert text.startswith(f"{lead}\n{heading}\n{first}\n")
     assert "Болашенко" not in text  # the source list after the body
 
 
 def test_an_element_with_a_landmark_role_of_chrome_is_chrome_as_its_tag_would_be() -> None:
     # MediaWiki sets its table of contents and its navigation box in `div role="navigation"`.
-    text = _text("en-mediawiki-tide-mill-infobox.html")
+    text = HOLD_OUT.text("en-mediawiki-tide-mill-infobox.html")
     assert "Tide mills of Suffolk and Essex" not in text
     assert "\nContents\n" not in text
     assert "Worked the night tide till three." in text
@@ -78,8 +59,8 @@ def test_the_lead_under_the_headline_in_the_block_above_the_body_is_taken() -> N
     # The hero block holds a label, the <h1>, the lead, the date and byline and a photo; the rest
     # of the text is in the body's own element after it.
     name = "da-kommune-manchet-over-broedtekst.html"
-    text = _text(name)
-    lead, first = _expected(name).splitlines()[:2]
+    text = HOLD_OUT.text(name)
+    lead, first = HOLD_OUT.expected(name).splitlines()[:2]
     assert text.startswith(f"{lead}\n{first}\n")
     assert "Publiceret 14. oktober 2026" not in text
     assert "Sådan kommer saunaen til at se ud." not in text
@@ -89,6 +70,6 @@ def test_a_heading_named_after_the_bar_it_clears_is_not_that_bar() -> None:
     # Docusaurus names every sub-heading "anchor anchorWithStickyNavbar_LWe7": an anchor styled
     # to clear the sticky navigation bar, not a navigation bar.
     name = "ja-docusaurus-doc-kankyo-hensu.html"
-    headings = [kind for kind, _ in _article(name).blocks].count("heading")
+    headings = [kind for kind, _ in HOLD_OUT.article(name).blocks].count("heading")
     assert headings == 3
-    assert score_page(_expected(name), _text(name)).f1 >= 0.95
+    assert score_page(HOLD_OUT.expected(name), HOLD_OUT.text(name)).f1 >= 0.95

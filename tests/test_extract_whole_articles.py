@@ -6,14 +6,11 @@ The pages are the blind hold-out `hard-articles-holdout-13`, each with its expec
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 from extractors import extract_verbose
 from extractors.evaluation import aggregate, score_page
+from tests.support.holdouts import ArticleHoldOut
 
-HOLD_OUT = Path(__file__).parent / "fixtures" / "pages" / "hard-articles-holdout-13"
-URLS: dict[str, str] = json.loads((HOLD_OUT / "urls.json").read_text(encoding="utf-8"))
+HOLD_OUT = ArticleHoldOut("hard-articles-holdout-13")
 # The hold-out's aggregate F1 after the thirteenth pass (0.9327 when it was written, measured
 # blind; 0.9499 after).
 MIN_HOLD_OUT_13_F1 = 0.94
@@ -21,23 +18,15 @@ MIN_HOLD_OUT_13_F1 = 0.94
 KNOWN_MISSES = {"ko-nuxt-faq-seolmyeong-akodieon.html"}
 
 
-def _text(name: str) -> str:
-    result = extract_verbose((HOLD_OUT / name).read_bytes(), URLS[name])
-    assert result.article is not None, (name, result.reason)
-    return result.article.text
-
-
-def _expected(name: str) -> str:
-    return (HOLD_OUT / name).with_suffix(".txt").read_text(encoding="utf-8")
-
-
 def test_every_article_of_hold_out_13_is_kept_with_its_body_but_the_known_miss() -> None:
-    pages = sorted(HOLD_OUT.glob("*.html"))
+    pages = HOLD_OUT.pages()
     assert len(pages) == 14
-    results = {page.name: extract_verbose(page.read_bytes(), URLS[page.name]) for page in pages}
+    results = {
+        page.name: extract_verbose(page.read_bytes(), HOLD_OUT.urls[page.name]) for page in pages
+    }
     assert {name for name, result in results.items() if result.article is None} == KNOWN_MISSES
     scores = [
-        score_page(_expected(name), result.article.text if result.article else "")
+        score_page(HOLD_OUT.expected(name), result.article.text if result.article else "")
         for name, result in results.items()
     ]
     assert aggregate(scores).f1 >= MIN_HOLD_OUT_13_F1
@@ -50,7 +39,7 @@ def test_a_block_of_the_body_s_template_that_sets_out_a_list_is_the_article_s_ne
     # then a text block whose passage is a heading, one short line and the recommendations:
     # no content-bearing paragraph, yet written in the same block template as the text before.
     name = "fr-ong-rapport-blocs-acf-recommandations.html"
-    text = _text(name)
+    text = HOLD_OUT.text(name)
     assert "Nous demandons aux pouvoirs publics :" in text
     assert "de garantir la gratuité de la cantine et des transports" in text
     assert "Soutenez notre action" not in text  # the donation band after it
@@ -58,7 +47,7 @@ def test_a_block_of_the_body_s_template_that_sets_out_a_list_is_the_article_s_ne
 
 def test_a_class_name_that_runs_its_word_into_caption_names_a_caption() -> None:
     # TYPO3's tt_news names the line under the photo `news-single-imgcaption`.
-    text = _text("de-typo3-2009-vorspann-meistgelesen.html")
+    text = HOLD_OUT.text("de-typo3-2009-vorspann-meistgelesen.html")
     assert "Seit November eine Baustelle" not in text
     assert "Grund für die Verzögerung sind Schäden an der Dachkonstruktion" in text
 
@@ -66,7 +55,7 @@ def test_a_class_name_that_runs_its_word_into_caption_names_a_caption() -> None:
 def test_the_headline_block_inside_the_body_s_container_is_not_the_article() -> None:
     # The news item's container holds its date box, headline and sub-headline above the lead:
     # the article begins with the lead.
-    text = _text("de-typo3-2009-vorspann-meistgelesen.html")
+    text = HOLD_OUT.text("de-typo3-2009-vorspann-meistgelesen.html")
     assert text.startswith("BUTZBACH. Das Butzbacher Hallenbad an der Taunusstraße")
     assert "Hallenbad bleibt bis Herbst geschlossen" not in text
     assert "Sanierung dauert länger" not in text
@@ -75,7 +64,7 @@ def test_the_headline_block_inside_the_body_s_container_is_not_the_article() -> 
 def test_a_box_of_key_points_above_the_body_is_the_article_s_opening_list() -> None:
     # An `<aside>` between the photo and the body lists three sentences: the story's key points.
     name = "en-nextjs-2025-key-points-most-read.html"
-    text = _text(name)
+    text = HOLD_OUT.text(name)
     assert text.startswith("The government will buy back up to 200 gigalitres")
     assert "Key points" not in text  # the box's label
     assert "Two senior ministers resigned" not in text  # the "most read" rail's excerpts
