@@ -237,6 +237,18 @@ def _is_bare_div(element: Element) -> bool:
     return element.tag == "div" and not element.get("class") and not element.get("id")
 
 
+def _variant_of(element: Element, tag: str, classes: str) -> bool:
+    """`element` has `tag` and the class names of `classes`, or `classes` has all of its: the
+    same template, one of them with a modifier ("section intro" beside "section")."""
+    if element.tag != tag:
+        return False
+    own = (element.get("class") or "").split()
+    if not own:
+        return False
+    names = classes.split()
+    return set(own) <= set(names) if len(own) <= len(names) else set(names) <= set(own)
+
+
 def _signature(element: Element) -> tuple[str, str]:
     return element.tag, " ".join((element.get("class") or "").split())
 
@@ -276,7 +288,7 @@ def body_containers(
         for container in containers
         if container is best
         or (
-            _signature(container) == (tag, classes)
+            _variant_of(container, tag, classes)
             and is_descendant(container, scope)
             and not _in_other_chrome(container, best, scope, cleaning)
         )
@@ -727,6 +739,35 @@ def article_sections(
     return [child for child in children[first : last + 1] if not cleaning.is_removed(child)]
 
 
+def text_after_table(
+    last: Element, bearing: dict[Element, int], cleaning: Cleaning
+) -> list[Element]:
+    """The text that goes on under the layout table whose cell is the body's last part: the
+    elements after the table, in the element that holds it, up to the last content-bearing
+    paragraph written like the cell's (the same tag and class names), the headings and lists
+    between included. A hand-made page sets its text in a cell beside a photo and a box of its
+    own, then goes on at full width under the table: Algorithm 2.1 counts the cell alone, and
+    `article_sections` rightly never reads the next cell (the next column) as a continuation.
+    Another layout table after it is another region of the page and ends the run."""
+    if last.tag not in TABLE_CELL_TAGS:
+        return []
+    table = next(last.iterancestors("table"), None)
+    if table is None:
+        return []
+    written = {_signature(p) for p in bearing if is_descendant(p, last)}
+    run: list[Element] = []
+    end = 0
+    for element in table.itersiblings():
+        if not isinstance(element.tag, str) or cleaning.is_removed(element):
+            continue
+        if element.tag == "table":
+            break
+        run.append(element)
+        if any(p in bearing and _signature(p) in written for p in element.iter(*PARAGRAPH_TAGS)):
+            end = len(run)
+    return run[:end]
+
+
 def lead_section_above(
     first: Element, bearing: dict[Element, int], cleaning: Cleaning
 ) -> Element | None:
@@ -922,6 +963,7 @@ def extract_dom(cleaning: Cleaning, outside: Element | None = None) -> DomBody |
     if len(twins) == 1:
         twins = article_sections(container, bearing, cleaning)
     twins = with_opening_heading(twins, cleaning)
+    twins += text_after_table(twins[-1], bearing, cleaning)
     lead = lead_paragraph(twins[0], cleaning)
     above = lead_section_above(twins[0], bearing, cleaning) if lead is None else None
     if lead is None and above is None:
