@@ -306,9 +306,39 @@ def is_site_page(tree: Element, address: str | None, container: Element | None) 
     for link in _CURRENT_PAGE_LINKS(tree)[:MAX_CURRENT_PAGE_LINKS]:
         if container is not None and container in link.iterancestors():
             continue  # a link of the body's own
-        if _links_site_page(link, path, host) and _in_link_bar(link, None, bars):
+        if (
+            _links_site_page(link, path, host)
+            and _in_link_bar(link, None, bars)
+            and not _tabs_of_page(link, path, host)
+        ):
             return True
     return False
+
+
+def _tabs_of_page(link: Element, path: str, host: str) -> bool:
+    """The current-page link is a tab of the page itself: every link of its bar (the nearest
+    element holding MIN_BAR_LINKS links or more) is the page or a view under it ("Code" at
+    /owner/project beside "Issues" at /owner/project/issues). A repository's, a profile's or a
+    product's tabs mark the page as current; a site's menu marks its own page among pages beside
+    it (/about beside /news and /contact)."""
+    for node in link.iterancestors():
+        links = node.findall(".//a")
+        if len(links) < MIN_BAR_LINKS:
+            continue
+        return all(_at_or_under(each, path, host) for each in links)
+    return False
+
+
+def _at_or_under(link: Element, path: str, host: str) -> bool:
+    """The link goes to `path` or below it on `host`."""
+    try:
+        parts = urlsplit((link.get("href") or "").strip())
+    except ValueError:  # "http://[oops/x": a broken host
+        return False
+    if parts.netloc and parts.netloc.lower() != host:
+        return False
+    target = parts.path.strip("/")
+    return target == path or target.startswith(path + "/")
 
 
 def _links_site_page(link: Element, path: str, host: str) -> bool:
