@@ -1324,7 +1324,6 @@ NON_ARTICLE_KNOWN_MISSES = {
     "non-articles-holdout-14/bn-codeigniter-ssc-result-2025.html",
     "non-articles-holdout-14/ca-drupal6-2009-llibre-de-visites.html",
     "non-articles-holdout-14/en-coldfusion-2003-archive-purchase.html",
-    "non-articles-holdout-14/en-perl-cgi-2005-obituary-guestbook.html",
     "non-articles-holdout-14/id-weebly-2015-direktori-usaha.html",
     "non-articles-holdout-14/nl-statamic-nominaties-journalistiekprijs.html",
     "non-articles-holdout-14/zh-tw-hexo-next-changxiao-paihang.html",
