@@ -131,9 +131,7 @@ MIN_HASH_CHARS = 8
 # So is a UUID (8-4-4-4-12 hexadecimal digits): Notion, headless CMSs and component frameworks id
 # every block with one, and its four-digit groups spell "ad" by chance ("760b1946-1436-ad1a-...").
 _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
-_HEX_RUN = re.compile(
-    rf"(?<![0-9A-Za-z])(?:{_UUID}|[0-9a-f]{{{MIN_HASH_CHARS},}})(?![0-9A-Za-z])"
-)
+_HEX_RUN = re.compile(rf"(?<![0-9A-Za-z])(?:{_UUID}|[0-9a-f]{{{MIN_HASH_CHARS},}})(?![0-9A-Za-z])")
 # Parts after which a class word names a taxonomy term of the content, not a role: blog engines
 # label a post's element with each of its categories and tags ("category-social-media",
 # "tag-cookie-recipes", "entry-category-advertising"). A post about cookies is not a cookie banner.
