@@ -66,6 +66,9 @@ SECTION_DEPTH = 12
 OPENING_TAGS = ("p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "blockquote", "table", "dl", "pre",
                 "img")  # fmt: skip
 TABLE_CELL_TAGS = ("td", "th")
+# A run of at least this many sibling sections of one template, each opening with its
+# sub-heading, is the article's sections (one headed element is a thread's or a box's).
+MIN_HEADED_SECTIONS = 2
 # Pictures and players: a paragraph wrapped with one of them is its caption, not a lead.
 MEDIA_TAGS = ("img", "picture", "figure", "video", "audio", "iframe", "object", "embed")
 # The elements Cleaning weighs as paragraphs (leaf <div>s on pages without <p> prose).
@@ -711,16 +714,19 @@ def article_sections(
     signatures = {_signature(paragraph) for paragraph, _ in own}
     deepest = min((depth for _, depth in own), default=0)
 
-    def is_section(child: Element) -> bool:
+    def carried(child: Element) -> int:
+        """What the child's content-bearing paragraphs carry when they are written like the
+        container's (the same tag and class names, nested no deeper); 0 otherwise."""
         paragraphs = written.get(child)
         if not paragraphs or cleaning.is_removed(child):
-            return False
+            return 0
         alike = sum(_signature(paragraph) in signatures for paragraph, _ in paragraphs)
-        return (
-            alike * 2 > len(paragraphs)
-            and min(depth for _, depth in paragraphs) <= deepest
-            and sum(bearing[paragraph] for paragraph, _ in paragraphs) > C_SIGMA
-        )
+        if alike * 2 <= len(paragraphs) or min(depth for _, depth in paragraphs) > deepest:
+            return 0
+        return sum(bearing[paragraph] for paragraph, _ in paragraphs)
+
+    def is_section(child: Element) -> bool:
+        return carried(child) > C_SIGMA
 
     children = [child for child in parent if isinstance(child.tag, str)]
     position = children.index(container)
@@ -728,9 +734,10 @@ def article_sections(
     first = earlier[0] if earlier else position
     last = position
     if container.tag not in TABLE_CELL_TAGS:
+        headed = _headed_sections(children[position + 1 :], carried)
         for index in range(position + 1, len(children)):
             child = children[index]
-            if is_section(child) and _opens_with_paragraph(child, bearing):
+            if child in headed or (is_section(child) and _opens_with_paragraph(child, bearing)):
                 last = index
             elif cleaning.is_removed(child) or not _has_text(child):
                 continue  # a script, an anchor ("more"), a clearing <div>
@@ -766,6 +773,33 @@ def text_after_table(
         if any(p in bearing and _signature(p) in written for p in element.iter(*PARAGRAPH_TAGS)):
             end = len(run)
     return run[:end]
+
+
+def _headed_sections(siblings: list[Element], carried: Callable[[Element], int]) -> set[Element]:
+    """The sections among `siblings` that open with a sub-heading and carry content-bearing
+    paragraphs written like the body's (`carried`), when at least MIN_HEADED_SECTIONS of them
+    share one tag and class and together carry more than C_SIGMA, as a body container must: an
+    article's run of sub-headed sections after its intro, each shorter than a body alone. A
+    comment thread or an author's box opens with its heading too, but is one element, not a run
+    of one template."""
+    by_template: dict[tuple[str, str], list[Element]] = {}
+    for sibling in siblings:
+        if _signature(sibling)[1] and carried(sibling) and _opens_with_heading(sibling):
+            by_template.setdefault(_signature(sibling), []).append(sibling)
+    return {
+        section
+        for group in by_template.values()
+        if len(group) >= MIN_HEADED_SECTIONS and sum(map(carried, group)) > C_SIGMA
+        for section in group
+    }
+
+
+def _opens_with_heading(section: Element) -> bool:
+    """The section's first block with text is a heading."""
+    for element in section.iterdescendants(*OPENING_TAGS):
+        if element.tag == "img" or text_of(element).strip():
+            return element.tag in HEADING_TAGS
+    return False
 
 
 def lead_section_above(
