@@ -274,7 +274,10 @@ def body_containers(
     """
     tag, classes = _signature(best)
     if not classes:
-        return [best]  # a bare <div> is no template: its look-alikes are unrelated
+        # A bare element is no template by its name; a hand-made page's is its layout table's.
+        twins = _layout_table_twins(best, per_container)
+        blocks = _blocks_holding(twins, bearing) if len(twins) > 1 else None
+        return blocks if blocks is not None else [best]
     scope = best
     for _ in range(TWIN_SCOPE_LEVELS):
         parent = scope.getparent()
@@ -316,6 +319,60 @@ def body_containers(
         first, last = children.index(twins[0]), children.index(twins[-1])
         return [child for child in children[first : last + 1] if isinstance(child.tag, str)]
     return twins
+
+
+def _layout_table_twins(best: Element, per_container: dict[Element, int]) -> list[Element]:
+    """Containers set in the same layout as `best`, on a page without class names: each in a
+    table beside `best`'s (the same parent), reached from its table through the same tags with
+    the same attributes ("TABLE WIDTH=600 CELLPADDING=10 > TR > TD > FONT FACE=Verdana SIZE=2").
+    A hand-made page sets each part of a long text in a table of its own, a picture's table
+    between them; the parts are one template written out again, not look-alikes. Each carries
+    more than C_SIGMA, as a body container must: a table of a headline and a date line in the
+    same layout is no part of the text."""
+    template = _layout_path(best)
+    if template is None or template[-1].getparent() is None:
+        return [best]
+    return [
+        container
+        for container in per_container
+        if container is best
+        or (
+            per_container[container] > C_SIGMA
+            and not container.get("class")
+            and _same_layout_path(_layout_path(container), template)
+        )
+    ]
+
+
+def _same_layout_path(path: list[Element] | None, template: list[Element]) -> bool:
+    """`path` climbs from a container to a table beside the template's through the same tags
+    with the same attributes."""
+    if path is None or len(path) != len(template) or path[-1] is template[-1]:
+        return False
+    if path[-1].getparent() is not template[-1].getparent():
+        return False
+    return all(_same_layout(a, b) for a, b in zip(path, template, strict=True))
+
+
+def _layout_path(element: Element) -> list[Element] | None:
+    """`element` and its ancestors up to its nearest `<table>`, at most TWIN_SCOPE_LEVELS + 1
+    levels up; None when no table is that near, or a level has a class (a named template)."""
+    path = [element]
+    for above in element.iterancestors():
+        if len(path) > TWIN_SCOPE_LEVELS + 1 or above.get("class"):
+            return None
+        path.append(above)
+        if above.tag == "table":
+            return path
+    return None
+
+
+def _same_layout(first: Element, second: Element) -> bool:
+    """The same tag with the same attributes, but for an id."""
+    if first.tag != second.tag:
+        return False
+    own = {name: value for name, value in first.items() if name != "id"}
+    return own == {name: value for name, value in second.items() if name != "id"}
 
 
 def _template_twins(
