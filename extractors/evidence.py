@@ -76,6 +76,7 @@ from extractors.page_kinds import (
     is_site_address,
     is_site_page,
     names_http_error,
+    names_site_page,
     records_share,
     squeezed,
     teasers_beside,
@@ -810,6 +811,8 @@ def non_article_reason(
     if signals.comments and is_comment_thread_body(body.blocks, body.container):
         return NULL_PAGE_TYPE
     if not signals.declares_article and is_site_page(tree, signals.address, body.container):
+        return NULL_PAGE_TYPE
+    if names_site_page(signals.address):
         return NULL_PAGE_TYPE
     if is_undated_site_page(signals, tree, length, set_out):
         return NULL_PAGE_TYPE
