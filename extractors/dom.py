@@ -242,14 +242,17 @@ def _is_bare_div(element: Element) -> bool:
 
 def _variant_of(element: Element, tag: str, classes: str) -> bool:
     """`element` has `tag` and the class names of `classes`, or `classes` has all of its: the
-    same template, one of them with a modifier ("section intro" beside "section")."""
+    same template, one of them with a modifier ("section intro" beside "section"). Names are
+    compared without the identifier a template gives each instance ("mf-section-2"), once one
+    name is shared as written."""
     if element.tag != tag:
         return False
-    own = (element.get("class") or "").split()
-    if not own:
-        return False
-    names = classes.split()
-    return set(own) <= set(names) if len(own) <= len(names) else set(names) <= set(own)
+    written = set((element.get("class") or "").split())
+    if written.isdisjoint(classes.split()):
+        return False  # not one name in common: identifiers alone would match any two elements
+    own = {_CLASS_IDENTIFIER.sub("", name) for name in written}
+    names = {_CLASS_IDENTIFIER.sub("", name) for name in classes.split()}
+    return own <= names if len(own) <= len(names) else names <= own
 
 
 def _signature(element: Element) -> tuple[str, str]:
