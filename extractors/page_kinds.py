@@ -291,7 +291,8 @@ def _path_of(address: str) -> str | None:
 # The last segment of a site page's address, as sites name their own pages: the legal pages, the
 # pages about the publisher, the reader's account and subscription, help. Whole segments only
 # (words joined by "-" or "_", lower case, without a file extension): a headline's slug that
-# holds one of these words is longer.
+# holds one of these words is longer. A word an essay could be named by alone ("ethics",
+# "standards") is left out; its policy's name ("ethics-policy") is not.
 SITE_PAGE_SLUGS = frozenset(
     {
         # legal notice, privacy, cookies, terms
@@ -337,8 +338,8 @@ SITE_PAGE_SLUGS = frozenset(
         "advertise", "advertising", "advertise-with-us", "media-kit", "mediadaten",
         "werbung", "publicidad", "anunciese", "anuncie", "publicite", "pubblicita",
         "adverteren", "annonsera", "reklama", "reklam", "iklan", "quang-cao",
-        "corrections", "corrections-policy", "ethics", "ethics-policy", "code-of-ethics",
-        "editorial-standards", "editorial-policy", "editorial-guidelines", "standards",
+        "corrections", "corrections-policy", "ethics-policy", "code-of-ethics",
+        "editorial-standards", "editorial-policy", "editorial-guidelines",
         "ai-policy", "leitlinien", "redaktionelle-leitlinien", "codigo-etico",
         "principios-editoriales", "charte-deontologique", "deontologie", "codice-etico",
         "redactiestatuut",
