@@ -2,7 +2,8 @@
 of their own, 2000s web pages and 2010s blogs and news.
 
 The pages are the blind hold-outs `hard-articles-holdout-17` (bodies split across containers),
-`-18` (the 2003-2009 web) and `-19` (the 2010-2024 web), each with its expected body."""
+`-18` (the 2003-2009 web), `-19` (the 2010-2024 web) and `-20` (news, blogs and the general web
+as a crawler meets them, written last), each with its expected body."""
 
 from __future__ import annotations
 
@@ -11,12 +12,13 @@ import pytest
 from extractors.evaluation import aggregate, score_page
 from tests.support.holdouts import ArticleHoldOut
 
-# Each hold-out's aggregate F1 after the fifteenth pass (blind, as written: 0.9195, 0.9564 and
-# 0.9607; after: 0.9672, 0.9578, 0.9752).
+# Each hold-out's aggregate F1 after the fifteenth pass (blind, as written: 0.9195, 0.9564,
+# 0.9607 and 0.9581; after: 0.9672, 0.9578, 0.9752, 0.9897).
 MIN_F1 = {
     "hard-articles-holdout-17": 0.96,
     "hard-articles-holdout-18": 0.95,
     "hard-articles-holdout-19": 0.97,
+    "hard-articles-holdout-20": 0.98,
 }
 SPLIT = ArticleHoldOut("hard-articles-holdout-17")
 OLD_WEB = ArticleHoldOut("hard-articles-holdout-18")
