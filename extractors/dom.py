@@ -565,6 +565,26 @@ def lead_paragraph(container: Element, cleaning: Cleaning) -> Element | None:
     return None
 
 
+def lead_run(lead: Element, cleaning: Cleaning) -> list[Element]:
+    """The lead and the paragraphs of its name right before it: a template that names its lead
+    paragraph (`p.article__lead-paragraph`) names each of a two-paragraph lead so. Only kept,
+    content-bearing, plain paragraphs of the lead's tag and class, one after another."""
+    tag, classes = _signature(lead)
+    if not classes or tag != "p":
+        return [lead]
+    run = [lead]
+    for sibling in lead.itersiblings(preceding=True):
+        if not isinstance(sibling.tag, str) or cleaning.is_removed(sibling):
+            continue
+        stat = cleaning.paragraphs.get(sibling)
+        if _signature(sibling) != (tag, classes) or stat is None or not stat.bearing:
+            break
+        if cleaning.kind(sibling) != PLAIN:
+            break
+        run.append(sibling)
+    return run[::-1]
+
+
 def lead_under_headline(
     first: Element, bearing: dict[Element, int], cleaning: Cleaning
 ) -> Element | None:
@@ -1065,7 +1085,8 @@ def extract_dom(cleaning: Cleaning, outside: Element | None = None) -> DomBody |
     if lead is None and above is None:
         lead = lead_under_headline(twins[0], bearing, cleaning)
     points = key_points(twins[0], cleaning)
-    parts = [part for part in (points, above, lead) if part is not None] + [
+    leads = lead_run(lead, cleaning) if lead is not None else []
+    parts = [part for part in (points, above) if part is not None] + leads + [
         twin for twin in twins if twin is container or not cleaning.is_removed(twin)
     ]
     kind = body_kind(parts, bearing, cleaning)

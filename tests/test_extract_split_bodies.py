@@ -69,3 +69,10 @@ def test_mobile_wiki_sections_numbered_per_instance_are_the_body_s_twins() -> No
     assert "Değirmenin yapım tarihi kesin olarak bilinmemektedir." in text  # noqa: RUF001
     assert "Restorasyon" in text
     assert "Değirmen günümüzde yaz aylarında hafta sonları ziyarete" in text  # noqa: RUF001
+
+
+def test_a_lead_of_two_paragraphs_named_alike_is_taken_whole() -> None:
+    # Both paragraphs of the lead are `p.article__lead-paragraph`, above the body's container.
+    name = "sv-naringsliv-2023-betalvagg-fulltext-dold.html"
+    text = WEB_2010S.text(name)
+    assert text.startswith(WEB_2010S.expected(name).splitlines()[0])
