@@ -1086,9 +1086,11 @@ def extract_dom(cleaning: Cleaning, outside: Element | None = None) -> DomBody |
         lead = lead_under_headline(twins[0], bearing, cleaning)
     points = key_points(twins[0], cleaning)
     leads = lead_run(lead, cleaning) if lead is not None else []
-    parts = [part for part in (points, above) if part is not None] + leads + [
-        twin for twin in twins if twin is container or not cleaning.is_removed(twin)
-    ]
+    parts = (
+        [part for part in (points, above) if part is not None]
+        + leads
+        + [twin for twin in twins if twin is container or not cleaning.is_removed(twin)]
+    )
     kind = body_kind(parts, bearing, cleaning)
     opening = named_lead(twins[0], bearing, cleaning)
     if opening is not None:
