@@ -54,7 +54,7 @@ from extractors.metadata import Metadata, extract_metadata
 from extractors.preprocess import Cleaning
 from extractors.reconcile import choose_body
 from extractors.safetext import single_line
-from extractors.schema_org import SchemaBody, jsonld_body, microdata_body
+from extractors.schema_org import jsonld_body, microdata_body
 from extractors.short_article import has_prose, is_set_out_as_post
 from extractors.threads import is_signed_posts
 from extractors.tree import Element, TagIndex, microdata
@@ -97,7 +97,7 @@ def run_chain(document: Document) -> Extraction:
     inside = dom.kind if dom is not None else None
     written = dom.written_parts if dom is not None else None
     schema = microdata_body(tree, cleaning, properties, inside, written) or jsonld_body(jsonld)
-    body = _candidate(choose_body(schema, dom), dom, schema)
+    body = _candidate(choose_body(schema, dom), dom)
     rescued = body is None or is_too_short(body.text)
     if rescued:
         body = rescue(cleaning, metadata.language, _placed_by(headline)) or body
@@ -235,17 +235,12 @@ def inside_kept_chrome(dom: DomBody, cleaning: Cleaning) -> bool:
     return any(cleaning.is_vetoed_chrome(node) for node in chain)
 
 
-def _candidate(
-    chosen: tuple[list[Block], str] | None, dom: DomBody | None, schema: SchemaBody | None
-) -> Candidate | None:
+def _candidate(chosen: tuple[list[Block], str] | None, dom: DomBody | None) -> Candidate | None:
     if chosen is None:
         return None
     blocks, method = chosen
     if dom is not None and method == dom.method:
         return Candidate(method, blocks, dom.parts, dom.container)
-    if schema is not None and schema.element is not None:
-        # The element the publisher marked as the body (microdata) is its container.
-        return Candidate(method, blocks, None, schema.element)
     return Candidate(method, blocks)
 
 
