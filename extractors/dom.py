@@ -814,15 +814,21 @@ def article_sections(
     first = earlier[0] if earlier else position
     last = position
     if container.tag not in TABLE_CELL_TAGS:
-        headed = _headed_sections(children[position + 1 :], carried)
+        headed: set[Element] | None = None  # asked only of a child that may head a section
         for index in range(position + 1, len(children)):
             child = children[index]
-            if child in headed or (is_section(child) and _opens_with_paragraph(child, bearing)):
+            if is_section(child) and _opens_with_paragraph(child, bearing):
                 last = index
-            elif cleaning.is_removed(child) or not _has_text(child):
+                continue
+            if carried(child) and _signature(child)[1]:
+                if headed is None:
+                    headed = _headed_sections(children[position + 1 :], carried)
+                if child in headed:
+                    last = index
+                    continue
+            if cleaning.is_removed(child) or not _has_text(child):
                 continue  # a script, an anchor ("more"), a clearing <div>
-            else:
-                break
+            break
     return [child for child in children[first : last + 1] if not cleaning.is_removed(child)]
 
 
