@@ -1346,6 +1346,8 @@ NON_ARTICLE_KNOWN_MISSES = {
     "non-articles-holdout-15/pt-br-wp-mhmagazine-2019-video-enchente.html",
     "non-articles-holdout-16/en-wp-podlove-2021-podcast-episode-047.html",
     "non-articles-holdout-16/es-mx-vue2-2024-resultados-prep-gubernatura.html",
+    "non-articles-holdout-17/hi-wp-zeen-brid-2023-video-baadh-yamuna.html",
+    "non-articles-holdout-17/ur-blazor-2024-intikhabi-nataij-na-120.html",
     "non-articles-holdout-2/en-community-guidelines.html",
     "non-articles-holdout-2/pl-nekrolog.html",
     "non-articles-holdout-3/en-destination-guide.html",
@@ -1371,7 +1373,7 @@ NON_ARTICLE_KNOWN_MISSES = {
 def test_every_non_article_of_every_hold_out_is_null_but_the_known_misses() -> None:
     kept = set()
     folders = sorted(PAGES.glob("non-articles*"))
-    assert len(folders) >= 17  # hold-outs 1-16 and the first set
+    assert len(folders) >= 18  # hold-outs 1-17 and the first set
     for folder in folders:
         urls = _fixture_urls(folder)
         for page in sorted(folder.glob("*.html*")):
