@@ -372,9 +372,11 @@ class _Walker:
                     self.walk(cell, PARAGRAPH)
                     writer.flush()
             return
+        # A script or a control in the table (an ad unit's settings) is left out of its cells.
+        cell_text = _cell_text if next(table.iter(*_NO_CELL_TEXT), None) is not None else text_of
         for row in rows:
             cells = [cell for cell in row if cell.tag in ("td", "th")]
-            texts = [clean_text(_cell_text(cell)) for cell in cells]
+            texts = [clean_text(cell_text(cell)) for cell in cells]
             line = CELL_SEPARATOR.join(text for text in texts if text)
             if line:
                 links = sum(visible_chars(text_of(link)) for link in row.iter("a"))

@@ -247,12 +247,14 @@ def _variant_of(element: Element, tag: str, classes: str) -> bool:
     name is shared as written."""
     if element.tag != tag:
         return False
-    written = set((element.get("class") or "").split())
-    if written.isdisjoint(classes.split()):
+    written, names = set((element.get("class") or "").split()), set(classes.split())
+    if written.isdisjoint(names):
         return False  # not one name in common: identifiers alone would match any two elements
-    own = {_CLASS_IDENTIFIER.sub("", name) for name in written}
-    names = {_CLASS_IDENTIFIER.sub("", name) for name in classes.split()}
-    return own <= names if len(own) <= len(names) else names <= own
+    if written <= names or names <= written:
+        return True
+    written = {_CLASS_IDENTIFIER.sub("", name) for name in written}
+    names = {_CLASS_IDENTIFIER.sub("", name) for name in names}
+    return written <= names or names <= written
 
 
 def _signature(element: Element) -> tuple[str, str]:

@@ -361,6 +361,10 @@ SITE_PAGE_SLUGS = frozenset(
 )  # fmt: skip
 
 
+_FILE_EXTENSION = re.compile(r"\.\w{2,5}$")
+_ANY_DIGIT = re.compile(r"\d")
+
+
 def names_site_page(address: str | None) -> bool:
     """The page's address names one of the site's own pages by its last segment: a shallow path
     (at most MAX_SITE_PAGE_SEGMENTS segments, no query, no digit anywhere: a story's address
@@ -375,10 +379,8 @@ def names_site_page(address: str | None) -> bool:
     segments = [segment for segment in parts.path.split("/") if segment]
     if parts.query or not segments or len(segments) > MAX_SITE_PAGE_SEGMENTS:
         return False
-    if any(character.isdigit() for character in parts.path):
-        return False
-    slug = re.sub(r"\.\w{2,5}$", "", segments[-1]).lower().replace("_", "-")
-    return slug in SITE_PAGE_SLUGS
+    slug = _FILE_EXTENSION.sub("", segments[-1]).lower().replace("_", "-")
+    return slug in SITE_PAGE_SLUGS and _ANY_DIGIT.search(parts.path) is None
 
 
 def is_site_page(tree: Element, address: str | None, container: Element | None) -> bool:
