@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from itertools import islice
 
 from extractors.article import CAPTION, HEADING, Block, is_too_short, running_text
@@ -186,6 +187,11 @@ def reconsider(
         return body
     if _related(choice.container, body.container):
         return body  # one region of the page: which of its parts belong is not this question
+    if any(_related(joined, body.container) for joined in choice.elements[1:]):
+        # Algorithm 2.1's body is in a sibling the scorer joined to its container (a sidebar's
+        # "about" prose beside a post set in line breaks): the two hold each other's text, and
+        # only the scorer's own container says which region the article is.
+        choice = replace(choice, elements=[choice.container])
     scored = write_article(choice, cleaning)
     if scored is None:
         return body

@@ -379,12 +379,39 @@ class _Walker:
             return
         for row in rows:
             cells = [cell for cell in row if cell.tag in ("td", "th")]
-            texts = [clean_text(text_of(cell)) for cell in cells]
+            texts = [clean_text(_cell_text(cell)) for cell in cells]
             line = CELL_SEPARATOR.join(text for text in texts if text)
             if line:
                 links = sum(visible_chars(text_of(link)) for link in row.iter("a"))
                 chars = visible_chars(line)
                 writer.add(TextBlock(TABLE, line, min(links, chars), chars, row))
+
+
+# What a data table's cell may hold that is no text of it: a script (an ad slot's settings),
+# a style, a form's controls.
+_NO_CELL_TEXT = ("script", "style", "noscript", "template", "select", "textarea", "button")
+
+
+def _cell_text(cell: Element) -> str:
+    """The cell's text as a reader sees it: without the code of a script inside it (an ad's
+    settings, in a cell of the table that floats the ad beside the text) or a control's
+    options. A walk with its own stack: a hostile cell may nest deeper than recursion goes."""
+    if next(cell.iter(*_NO_CELL_TEXT), None) is None:
+        return text_of(cell)
+    parts: list[str] = []
+    stack: list[tuple[Element, bool]] = [(cell, False)]
+    while stack:
+        node, closing = stack.pop()
+        if closing:
+            parts.append(node.tail or "")
+            continue
+        if node is not cell:
+            stack.append((node, True))  # its tail, after what it holds
+        if not isinstance(node.tag, str) or node.tag in _NO_CELL_TEXT:
+            continue
+        parts.append(node.text or "")
+        stack.extend((child, False) for child in reversed(node))
+    return "".join(parts)
 
 
 def _has_non_elements(root: Element) -> bool:

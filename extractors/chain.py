@@ -42,6 +42,7 @@ from extractors.evidence import (
     MAX_TEASER_RUN_CHARS,
     NON_ARTICLE_REASONS,
     NULL_LISTING,
+    NULL_PAGE_TYPE,
     PageSignals,
     is_stub,
     non_article_reason,
@@ -55,6 +56,7 @@ from extractors.reconcile import choose_body
 from extractors.safetext import single_line
 from extractors.schema_org import jsonld_body, microdata_body
 from extractors.short_article import has_prose, is_set_out_as_post
+from extractors.threads import is_signed_posts
 from extractors.tree import Element, TagIndex, microdata
 
 log = logging.getLogger(__name__)
@@ -177,6 +179,8 @@ def _judge(
             is None
         ):
             body, reason = other, None
+    if reason is None and body.container is not None and is_signed_posts(body.container):
+        reason = NULL_PAGE_TYPE  # readers' signed posts alone: a guest book, condolences
     if reason is not None:
         return Extraction(article=None, reason=reason)
     container = body.container if body.container is not None else fallback

@@ -66,6 +66,9 @@ SECTION_DEPTH = 12
 OPENING_TAGS = ("p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "blockquote", "table", "dl", "pre",
                 "img")  # fmt: skip
 TABLE_CELL_TAGS = ("td", "th")
+# A run of at least this many sibling sections of one template, each opening with its
+# sub-heading, is the article's sections (one headed element is a thread's or a box's).
+MIN_HEADED_SECTIONS = 2
 # Pictures and players: a paragraph wrapped with one of them is its caption, not a lead.
 MEDIA_TAGS = ("img", "picture", "figure", "video", "audio", "iframe", "object", "embed")
 # The elements Cleaning weighs as paragraphs (leaf <div>s on pages without <p> prose).
@@ -237,6 +240,21 @@ def _is_bare_div(element: Element) -> bool:
     return element.tag == "div" and not element.get("class") and not element.get("id")
 
 
+def _variant_of(element: Element, tag: str, classes: str) -> bool:
+    """`element` has `tag` and the class names of `classes`, or `classes` has all of its: the
+    same template, one of them with a modifier ("section intro" beside "section"). Names are
+    compared without the identifier a template gives each instance ("mf-section-2"), once one
+    name is shared as written."""
+    if element.tag != tag:
+        return False
+    written = set((element.get("class") or "").split())
+    if written.isdisjoint(classes.split()):
+        return False  # not one name in common: identifiers alone would match any two elements
+    own = {_CLASS_IDENTIFIER.sub("", name) for name in written}
+    names = {_CLASS_IDENTIFIER.sub("", name) for name in classes.split()}
+    return own <= names if len(own) <= len(names) else names <= own
+
+
 def _signature(element: Element) -> tuple[str, str]:
     return element.tag, " ".join((element.get("class") or "").split())
 
@@ -259,7 +277,10 @@ def body_containers(
     """
     tag, classes = _signature(best)
     if not classes:
-        return [best]  # a bare <div> is no template: its look-alikes are unrelated
+        # A bare element is no template by its name; a hand-made page's is its layout table's.
+        twins = _layout_table_twins(best, per_container)
+        blocks = _blocks_holding(twins, bearing) if len(twins) > 1 else None
+        return blocks if blocks is not None else [best]
     scope = best
     for _ in range(TWIN_SCOPE_LEVELS):
         parent = scope.getparent()
@@ -276,7 +297,7 @@ def body_containers(
         for container in containers
         if container is best
         or (
-            _signature(container) == (tag, classes)
+            _variant_of(container, tag, classes)
             and is_descendant(container, scope)
             and not _in_other_chrome(container, best, scope, cleaning)
         )
@@ -301,6 +322,60 @@ def body_containers(
         first, last = children.index(twins[0]), children.index(twins[-1])
         return [child for child in children[first : last + 1] if isinstance(child.tag, str)]
     return twins
+
+
+def _layout_table_twins(best: Element, per_container: dict[Element, int]) -> list[Element]:
+    """Containers set in the same layout as `best`, on a page without class names: each in a
+    table beside `best`'s (the same parent), reached from its table through the same tags with
+    the same attributes ("TABLE WIDTH=600 CELLPADDING=10 > TR > TD > FONT FACE=Verdana SIZE=2").
+    A hand-made page sets each part of a long text in a table of its own, a picture's table
+    between them; the parts are one template written out again, not look-alikes. Each carries
+    more than C_SIGMA, as a body container must: a table of a headline and a date line in the
+    same layout is no part of the text."""
+    template = _layout_path(best)
+    if template is None or template[-1].getparent() is None:
+        return [best]
+    return [
+        container
+        for container in per_container
+        if container is best
+        or (
+            per_container[container] > C_SIGMA
+            and not container.get("class")
+            and _same_layout_path(_layout_path(container), template)
+        )
+    ]
+
+
+def _same_layout_path(path: list[Element] | None, template: list[Element]) -> bool:
+    """`path` climbs from a container to a table beside the template's through the same tags
+    with the same attributes."""
+    if path is None or len(path) != len(template) or path[-1] is template[-1]:
+        return False
+    if path[-1].getparent() is not template[-1].getparent():
+        return False
+    return all(_same_layout(a, b) for a, b in zip(path, template, strict=True))
+
+
+def _layout_path(element: Element) -> list[Element] | None:
+    """`element` and its ancestors up to its nearest `<table>`, at most TWIN_SCOPE_LEVELS + 1
+    levels up; None when no table is that near, or a level has a class (a named template)."""
+    path = [element]
+    for above in element.iterancestors():
+        if len(path) > TWIN_SCOPE_LEVELS + 1 or above.get("class"):
+            return None
+        path.append(above)
+        if above.tag == "table":
+            return path
+    return None
+
+
+def _same_layout(first: Element, second: Element) -> bool:
+    """The same tag with the same attributes, but for an id."""
+    if first.tag != second.tag:
+        return False
+    own = {name: value for name, value in first.items() if name != "id"}
+    return own == {name: value for name, value in second.items() if name != "id"}
 
 
 def _template_twins(
@@ -488,6 +563,26 @@ def lead_paragraph(container: Element, cleaning: Cleaning) -> Element | None:
         if text_of(sibling).strip():
             return _wrapped_paragraph(sibling, cleaning)
     return None
+
+
+def lead_run(lead: Element, cleaning: Cleaning) -> list[Element]:
+    """The lead and the paragraphs of its name right before it: a template that names its lead
+    paragraph (`p.article__lead-paragraph`) names each of a two-paragraph lead so. Only kept,
+    content-bearing, plain paragraphs of the lead's tag and class, one after another."""
+    tag, classes = _signature(lead)
+    if not classes or tag != "p":
+        return [lead]
+    run = [lead]
+    for sibling in lead.itersiblings(preceding=True):
+        if not isinstance(sibling.tag, str) or cleaning.is_removed(sibling):
+            continue
+        stat = cleaning.paragraphs.get(sibling)
+        if _signature(sibling) != (tag, classes) or stat is None or not stat.bearing:
+            break
+        if cleaning.kind(sibling) != PLAIN:
+            break
+        run.append(sibling)
+    return run[::-1]
 
 
 def lead_under_headline(
@@ -699,16 +794,19 @@ def article_sections(
     signatures = {_signature(paragraph) for paragraph, _ in own}
     deepest = min((depth for _, depth in own), default=0)
 
-    def is_section(child: Element) -> bool:
+    def carried(child: Element) -> int:
+        """What the child's content-bearing paragraphs carry when they are written like the
+        container's (the same tag and class names, nested no deeper); 0 otherwise."""
         paragraphs = written.get(child)
         if not paragraphs or cleaning.is_removed(child):
-            return False
+            return 0
         alike = sum(_signature(paragraph) in signatures for paragraph, _ in paragraphs)
-        return (
-            alike * 2 > len(paragraphs)
-            and min(depth for _, depth in paragraphs) <= deepest
-            and sum(bearing[paragraph] for paragraph, _ in paragraphs) > C_SIGMA
-        )
+        if alike * 2 <= len(paragraphs) or min(depth for _, depth in paragraphs) > deepest:
+            return 0
+        return sum(bearing[paragraph] for paragraph, _ in paragraphs)
+
+    def is_section(child: Element) -> bool:
+        return carried(child) > C_SIGMA
 
     children = [child for child in parent if isinstance(child.tag, str)]
     position = children.index(container)
@@ -716,15 +814,78 @@ def article_sections(
     first = earlier[0] if earlier else position
     last = position
     if container.tag not in TABLE_CELL_TAGS:
+        headed: set[Element] | None = None  # asked only of a child that may head a section
         for index in range(position + 1, len(children)):
             child = children[index]
             if is_section(child) and _opens_with_paragraph(child, bearing):
                 last = index
-            elif cleaning.is_removed(child) or not _has_text(child):
+                continue
+            if carried(child) and _signature(child)[1]:
+                if headed is None:
+                    headed = _headed_sections(children[position + 1 :], carried)
+                if child in headed:
+                    last = index
+                    continue
+            if cleaning.is_removed(child) or not _has_text(child):
                 continue  # a script, an anchor ("more"), a clearing <div>
-            else:
-                break
+            break
     return [child for child in children[first : last + 1] if not cleaning.is_removed(child)]
+
+
+def text_after_table(
+    last: Element, bearing: dict[Element, int], cleaning: Cleaning
+) -> list[Element]:
+    """The text that goes on under the layout table whose cell is the body's last part: the
+    elements after the table, in the element that holds it, up to the last content-bearing
+    paragraph written like the cell's (the same tag and class names), the headings and lists
+    between included. A hand-made page sets its text in a cell beside a photo and a box of its
+    own, then goes on at full width under the table: Algorithm 2.1 counts the cell alone, and
+    `article_sections` rightly never reads the next cell (the next column) as a continuation.
+    Another layout table after it is another region of the page and ends the run."""
+    if last.tag not in TABLE_CELL_TAGS:
+        return []
+    table = next(last.iterancestors("table"), None)
+    if table is None:
+        return []
+    written = {_signature(p) for p in bearing if is_descendant(p, last)}
+    run: list[Element] = []
+    end = 0
+    for element in table.itersiblings():
+        if not isinstance(element.tag, str) or cleaning.is_removed(element):
+            continue
+        if element.tag == "table":
+            break
+        run.append(element)
+        if any(p in bearing and _signature(p) in written for p in element.iter(*PARAGRAPH_TAGS)):
+            end = len(run)
+    return run[:end]
+
+
+def _headed_sections(siblings: list[Element], carried: Callable[[Element], int]) -> set[Element]:
+    """The sections among `siblings` that open with a sub-heading and carry content-bearing
+    paragraphs written like the body's (`carried`), when at least MIN_HEADED_SECTIONS of them
+    share one tag and class and together carry more than C_SIGMA, as a body container must: an
+    article's run of sub-headed sections after its intro, each shorter than a body alone. A
+    comment thread or an author's box opens with its heading too, but is one element, not a run
+    of one template."""
+    by_template: dict[tuple[str, str], list[Element]] = {}
+    for sibling in siblings:
+        if _signature(sibling)[1] and carried(sibling) and _opens_with_heading(sibling):
+            by_template.setdefault(_signature(sibling), []).append(sibling)
+    return {
+        section
+        for group in by_template.values()
+        if len(group) >= MIN_HEADED_SECTIONS and sum(map(carried, group)) > C_SIGMA
+        for section in group
+    }
+
+
+def _opens_with_heading(section: Element) -> bool:
+    """The section's first block with text is a heading."""
+    for element in section.iterdescendants(*OPENING_TAGS):
+        if element.tag == "img" or text_of(element).strip():
+            return element.tag in HEADING_TAGS
+    return False
 
 
 def lead_section_above(
@@ -922,6 +1083,7 @@ def extract_dom(cleaning: Cleaning, outside: Element | None = None) -> DomBody |
     if len(twins) == 1:
         twins = article_sections(container, bearing, cleaning)
     twins = with_opening_heading(twins, cleaning)
+    twins += text_after_table(twins[-1], bearing, cleaning)
     lead = lead_paragraph(twins[0], cleaning)
     above = lead_section_above(twins[0], bearing, cleaning) if lead is None else None
     if lead is None and above is None:
@@ -929,9 +1091,12 @@ def extract_dom(cleaning: Cleaning, outside: Element | None = None) -> DomBody |
     if lead is None and above is None:
         lead = lead_under_headline(twins[0], bearing, cleaning)
     points = key_points(twins[0], cleaning)
-    parts = [part for part in (points, above, lead) if part is not None] + [
-        twin for twin in twins if twin is container or not cleaning.is_removed(twin)
-    ]
+    leads = lead_run(lead, cleaning) if lead is not None else []
+    parts = (
+        [part for part in (points, above) if part is not None]
+        + leads
+        + [twin for twin in twins if twin is container or not cleaning.is_removed(twin)]
+    )
     kind = body_kind(parts, bearing, cleaning)
     opening = named_lead(twins[0], bearing, cleaning)
     if opening is not None:

@@ -76,6 +76,7 @@ from extractors.page_kinds import (
     is_site_address,
     is_site_page,
     names_http_error,
+    names_site_page,
     records_share,
     shows_price,
     squeezed,
@@ -206,6 +207,8 @@ COMMENT_SHARE = 0.5
 # The items read, in document order (a hostile page may mark every element up).
 MAX_COMMENT_ITEMS = 200
 COMMENT_ITEM_TYPE = "schema.org/Comment"
+# The `<pre>` blocks of a body read for text (a hostile page may hold thousands of empty ones).
+MAX_CODE_BLOCKS = 20
 _COMMENT_ITEMS = etree.XPath(
     f"descendant-or-self::*[@itemscope][contains(@itemtype, '{COMMENT_ITEM_TYPE}')]"
 )
@@ -811,7 +814,9 @@ def non_article_reason(
         return NULL_PAGE_TYPE
     if not signals.declares_article and is_site_page(tree, signals.address, body.container):
         return NULL_PAGE_TYPE
-    if is_undated_site_page(signals, tree, length, set_out):
+    if names_site_page(signals.address):
+        return NULL_PAGE_TYPE
+    if is_undated_site_page(signals, tree, length, set_out) and not sets_out_code(body.container):
         return NULL_PAGE_TYPE
     # A short, undated body under a headline that names an HTTP error: an error page.
     if (
@@ -842,6 +847,15 @@ def non_article_reason(
     if length < MIN_BODY_CHARS and not signals.declares_article and asks_under_headline(tree):
         return NULL_PAGE_TYPE
     return None
+
+
+def sets_out_code(container: Element | None) -> bool:
+    """The body's container sets out code in a `<pre>` block with text: documentation, a
+    tutorial, written to be read through; a page about the site (its legal notice, its contact
+    page, its apps) never shows code."""
+    if container is None:
+        return False
+    return any(text_of(block).strip() for block in islice(container.iter("pre"), MAX_CODE_BLOCKS))
 
 
 def is_undated_site_page(

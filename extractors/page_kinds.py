@@ -300,6 +300,99 @@ def _path_of(address: str) -> str | None:
         return None
 
 
+# The last segment of a site page's address, as sites name their own pages: the legal pages, the
+# pages about the publisher, the reader's account and subscription, help. Whole segments only
+# (words joined by "-" or "_", lower case, without a file extension): a headline's slug that
+# holds one of these words is longer. A word an essay could be named by alone ("ethics",
+# "standards") is left out; its policy's name ("ethics-policy") is not.
+SITE_PAGE_SLUGS = frozenset(
+    {
+        # legal notice, privacy, cookies, terms
+        "imprint", "impressum", "legal", "legal-notice", "legal-notices", "legal-information",
+        "mentions-legales", "aviso-legal", "note-legali", "colophon", "colofon", "kolofon",
+        "privacy", "privacy-policy", "privacy-notice", "privacy-statement", "privacy-center",
+        "datenschutz", "datenschutzerklaerung", "datenschutzerklarung", "datenschutzhinweise",
+        "privacidad", "politica-de-privacidad", "aviso-de-privacidad", "privacidade",
+        "politica-de-privacidade", "confidentialite", "politique-de-confidentialite",
+        "vie-privee", "informativa-privacy", "privacybeleid", "privacyverklaring", "personvern",
+        "personvernerklaering", "integritetspolicy", "dataskydd", "databeskyttelse",
+        "tietosuoja", "tietosuojaseloste", "polityka-prywatnosci", "prywatnosc", "gizlilik",
+        "gizlilik-politikasi", "gizlilik-sozlesmesi", "konfidentsialnost",
+        "politika-konfidentsialnosti", "kebijakan-privasi", "chinh-sach-bao-mat",
+        "cookies", "cookie-policy", "cookies-policy", "cookie-notice", "cookie-settings",
+        "cookie-richtlinie", "cookie-richtlinien", "cookie-hinweise", "cookie-einstellungen",
+        "politica-de-cookies", "politique-cookies", "politique-de-cookies", "informativa-cookie",
+        "cookiebeleid", "cookie-beleid", "cookiepolicy", "cerez-politikasi",
+        "terms", "terms-of-use", "terms-of-service", "terms-and-conditions", "terms-conditions",
+        "conditions-of-use", "user-agreement", "nutzungsbedingungen", "agb", "terminos",
+        "terminos-y-condiciones", "terminos-de-uso", "condiciones-de-uso", "termos",
+        "termos-de-uso", "termos-de-servico", "conditions-generales", "cgu", "cgv",
+        "conditions-d-utilisation", "condizioni", "termini-e-condizioni", "condizioni-d-uso",
+        "gebruiksvoorwaarden", "algemene-voorwaarden", "vilkar", "villkor", "kayttoehdot",
+        "regulamin", "kullanim-kosullari", "kullanim-sartlari", "polzovatelskoe-soglashenie",
+        "syarat-dan-ketentuan", "dieu-khoan-su-dung", "accessibility",
+        "accessibility-statement", "barrierefreiheit", "accesibilidad", "accessibilite",
+        "accessibilita", "toegankelijkheid", "tillganglighet", "saavutettavuus",
+        # the publisher: about, contact, staff, careers, advertising, editorial policies
+        "about", "about-us", "aboutus", "who-we-are", "ueber-uns", "uber-uns", "wir-ueber-uns",
+        "quienes-somos", "sobre-nosotros", "acerca-de", "sobre-nos", "quem-somos", "a-propos",
+        "qui-sommes-nous", "chi-siamo", "over-ons", "om-oss", "om-os", "tietoa-meista",
+        "o-nas", "hakkimizda", "o-proekte", "o-kompanii", "tentang-kami", "gioi-thieu",
+        "contact", "contact-us", "contactus", "contacts", "kontakt", "kontakte", "contacto",
+        "contactenos", "contato", "fale-conosco", "nous-contacter", "contatti", "contattaci",
+        "iletisim", "kontakty", "hubungi-kami", "lien-he",
+        "team", "our-team", "staff", "masthead", "redaktion", "redaccion", "redacao",
+        "redaction", "redazione", "redactie", "redaksjonen", "redaktionen", "redaksi",
+        "careers", "jobs", "join-us", "work-with-us", "karriere", "stellenangebote",
+        "trabaja-con-nosotros", "empleo", "carreiras", "trabalhe-conosco", "carrieres",
+        "recrutement", "lavora-con-noi", "vacatures", "werken-bij", "jobba-hos-oss",
+        "lediga-jobb", "kariyer", "vakansii", "karir", "tuyen-dung",
+        "advertise", "advertising", "advertise-with-us", "media-kit", "mediadaten",
+        "werbung", "publicidad", "anunciese", "anuncie", "publicite", "pubblicita",
+        "adverteren", "annonsera", "reklama", "reklam", "iklan", "quang-cao",
+        "corrections", "corrections-policy", "ethics-policy", "code-of-ethics",
+        "editorial-standards", "editorial-policy", "editorial-guidelines",
+        "ai-policy", "leitlinien", "redaktionelle-leitlinien", "codigo-etico",
+        "principios-editoriales", "charte-deontologique", "deontologie", "codice-etico",
+        "redactiestatuut",
+        # the reader's account and subscription, help
+        "login", "log-in", "signin", "sign-in", "register", "registration", "signup", "sign-up",
+        "account", "my-account", "anmelden", "registrieren", "konto", "mein-konto",
+        "iniciar-sesion", "registro", "mi-cuenta", "entrar", "cadastro", "minha-conta",
+        "connexion", "inscription", "mon-compte", "accedi", "registrati", "area-riservata",
+        "inloggen", "registreren", "mijn-account", "logga-in", "kirjaudu", "logowanie",
+        "rejestracja", "giris", "uye-ol", "vhod", "registratsiya", "masuk", "daftar",
+        "dang-nhap", "dang-ky",
+        "subscribe", "subscription", "subscriptions", "newsletter", "newsletters", "abo",
+        "abonnement", "abonnements", "abonnieren", "suscribete", "suscripcion", "assine",
+        "assinatura", "abonnez-vous", "abbonamenti", "abbonati", "abonneren", "prenumerera",
+        "tilaa", "prenumerata", "abone-ol", "podpiska", "berlangganan",
+        "faq", "faqs", "help", "hilfe", "ayuda", "ajuda", "aide", "aiuto", "hulp", "hjalp",
+        "pomoc", "yardim", "bantuan", "sitemap", "site-map",
+    }
+)  # fmt: skip
+
+
+def names_site_page(address: str | None) -> bool:
+    """The page's address names one of the site's own pages by its last segment: a shallow path
+    (at most MAX_SITE_PAGE_SEGMENTS segments, no query, no digit anywhere: a story's address
+    carries its date or its id) whose last segment, without a file extension, is one of
+    SITE_PAGE_SLUGS ("/cookie-richtlinie/", "/about/corrections-policy", "/register/")."""
+    if not address:
+        return False
+    try:
+        parts = urlsplit(address.strip())
+    except ValueError:  # "http://[oops/x": a broken host
+        return False
+    segments = [segment for segment in parts.path.split("/") if segment]
+    if parts.query or not segments or len(segments) > MAX_SITE_PAGE_SEGMENTS:
+        return False
+    if any(character.isdigit() for character in parts.path):
+        return False
+    slug = re.sub(r"\.\w{2,5}$", "", segments[-1]).lower().replace("_", "-")
+    return slug in SITE_PAGE_SLUGS
+
+
 def is_site_page(tree: Element, address: str | None, container: Element | None) -> bool:
     """The page's address is a short, shallow path linked by a short link in a footer of the
     page outside its body, or by a menu's short link outside it that marks it as the current
@@ -318,9 +411,39 @@ def is_site_page(tree: Element, address: str | None, container: Element | None) 
     for link in _CURRENT_PAGE_LINKS(tree)[:MAX_CURRENT_PAGE_LINKS]:
         if container is not None and container in link.iterancestors():
             continue  # a link of the body's own
-        if _links_site_page(link, path, host) and _in_link_bar(link, None, bars):
+        if (
+            _links_site_page(link, path, host)
+            and _in_link_bar(link, None, bars)
+            and not _tabs_of_page(link, path, host)
+        ):
             return True
     return False
+
+
+def _tabs_of_page(link: Element, path: str, host: str) -> bool:
+    """The current-page link is a tab of the page itself: every link of its bar (the nearest
+    element holding MIN_BAR_LINKS links or more) is the page or a view under it ("Code" at
+    /owner/project beside "Issues" at /owner/project/issues). A repository's, a profile's or a
+    product's tabs mark the page as current; a site's menu marks its own page among pages beside
+    it (/about beside /news and /contact)."""
+    for node in link.iterancestors():
+        links = node.findall(".//a")
+        if len(links) < MIN_BAR_LINKS:
+            continue
+        return all(_at_or_under(each, path, host) for each in links)
+    return False
+
+
+def _at_or_under(link: Element, path: str, host: str) -> bool:
+    """The link goes to `path` or below it on `host`."""
+    try:
+        parts = urlsplit((link.get("href") or "").strip())
+    except ValueError:  # "http://[oops/x": a broken host
+        return False
+    if parts.netloc and parts.netloc.lower() != host:
+        return False
+    target = parts.path.strip("/")
+    return target == path or target.startswith(path + "/")
 
 
 def _links_site_page(link: Element, path: str, host: str) -> bool:

@@ -92,7 +92,7 @@ SUSPICIOUS_TOKENS = CONSENT_TOKENS | COMMENT_TOKENS | frozenset(
         "adslot", "sponsor", "sponsored", "breadcrumb", "breadcrumbs", "footer", "masthead",
         "subscribe", "subscription", "popup", "modal", "outbrain", "taboola", "recommended",
         "trending", "mostread", "teaser", "teasers", "signup", "paywall", "skip", "toolbar",
-        "pagination", "pager", "tags", "byline",
+        "pagination", "pager", "tags", "byline", "footnote", "footnotes",
     }
 )  # fmt: skip
 # Tags of elements laid over the page, never around it.
@@ -128,7 +128,10 @@ _NAME_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 # database key: TypePad ids its posts "entry-6a00d8341c57a853ef017ee3ad947e970d"), not words: split
 # into parts it would spell "ad" or "nav" by chance.
 MIN_HASH_CHARS = 8
-_HEX_RUN = re.compile(rf"(?<![0-9A-Za-z])[0-9a-f]{{{MIN_HASH_CHARS},}}(?![0-9A-Za-z])")
+# So is a UUID (8-4-4-4-12 hexadecimal digits): Notion, headless CMSs and component frameworks id
+# every block with one, and its four-digit groups spell "ad" by chance ("760b1946-1436-ad1a-...").
+_UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+_HEX_RUN = re.compile(rf"(?<![0-9A-Za-z])(?:{_UUID}|[0-9a-f]{{{MIN_HASH_CHARS},}})(?![0-9A-Za-z])")
 # Parts after which a class word names a taxonomy term of the content, not a role: blog engines
 # label a post's element with each of its categories and tags ("category-social-media",
 # "tag-cookie-recipes", "entry-category-advertising"). A post about cookies is not a cookie banner.

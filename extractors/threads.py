@@ -107,6 +107,26 @@ def _signed_run_start(
     return None
 
 
+def is_signed_posts(container: Element) -> bool:
+    """The container holds readers' posts and nothing else: MIN_FOOTERS or more children, each
+    closed by its own dated signature (`_signature`: "-- <reader> (<date>)"), signed by more than
+    one name, and no child with text (CP characters or more) that is not such a post. A guest
+    book or a page of condolences; a post above its comments is text of its own before them
+    (`_signed_run_start` cuts those)."""
+    names = []
+    for child in container:
+        if not isinstance(child.tag, str) or child.tag in ("script", "style"):
+            continue
+        text = text_of(child).strip()
+        if len(text) < CP:
+            continue
+        name = _signature(child, text)
+        if name is None:
+            return False
+        names.append(name)
+    return len(names) >= MIN_FOOTERS and len(set(names)) > 1
+
+
 def _signature(unit: Element, text: str) -> str | None:
     """What the dated signature closing `unit` (whose text is `text`) says besides its date: the
     last short element inside it that shows a date, when a date is in reach of the unit's end

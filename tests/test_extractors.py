@@ -707,6 +707,15 @@ def test_comments_each_signed_inside_their_element_are_cut() -> None:
     assert "Write to the marine agency" not in article.text
 
 
+def test_a_page_of_readers_signed_posts_alone_is_no_article() -> None:
+    # A guest book under an obituary: seven messages, each closed by "-- <reader> (<date>)",
+    # with no post of the publisher above them (hold-out 14 of the non-articles).
+    folder = Path(__file__).parent / "fixtures" / "pages" / "non-articles-holdout-14"
+    result = extract_verbose((folder / "en-perl-cgi-2005-obituary-guestbook.html").read_bytes())
+    assert result.article is None
+    assert result.reason == "page_type"
+
+
 def test_units_the_author_signs_alike_are_kept() -> None:
     # Recipes the author embeds, each signed with her name and its first date: one name is no
     # thread of readers.

@@ -362,6 +362,9 @@ def test_og_type_article_on_an_undated_page_says_nothing_of_its_kind() -> None:
     # the site-page rule off. On a dated page it still declares an article (the rule defers).
     imprint = (PAGES / "non-articles-holdout-7" / "de-impressum.html").read_bytes()
     assert b'property="og:type" content="article"' in imprint
+    # At an address whose words name no site page: an address that names one is told by it,
+    # dated or not (`test_a_legal_page_stamped_as_a_dated_article_is_no_article_at_its_address`).
+    imprint = imprint.replace(b'rpam.de/impressum"', b'rpam.de/verlag"')
     assert extract_verbose(imprint).reason == "page_type"
     published = b'<meta property="article:published_time" content="2024-03-01T10:00:00+01:00">'
     dated = imprint.replace(b"</head>", published + b"</head>", 1)
@@ -811,15 +814,20 @@ def test_a_page_a_menu_marks_as_the_current_page_is_a_page_about_the_site() -> N
             "",
         ),
         # the body's own link (a table of contents of a long article) says nothing of the page
+        # (at an address whose words name no site page: `names_site_page` tells those)
         (
-            "https://paper.example/legal/privacy/",
+            "https://paper.example/legal/house-rules/",
             "",
-            CURRENT_MENU.replace("<ul>", "<ul class='toc'>"),
+            CURRENT_MENU.replace("<ul>", "<ul class='toc'>").replace(
+                "/legal/privacy/", "/legal/house-rules/"
+            ),
         ),
         # a menu of headlines, not of the site's pages
         (
-            "https://paper.example/legal/privacy/",
-            CURRENT_MENU.replace("Imprint", "Council votes to close the Eastgate car park"),
+            "https://paper.example/legal/house-rules/",
+            CURRENT_MENU.replace("Imprint", "Council votes to close the Eastgate car park").replace(
+                "/legal/privacy/", "/legal/house-rules/"
+            ),
             "",
         ),
     ],
@@ -1246,12 +1254,11 @@ def test_a_short_post_dated_under_its_headline_with_a_list_of_linked_entries_is_
 HOLDOUT_6 = PAGES / "non-articles-holdout-6"
 HARD_HOLDOUT_6 = PAGES / "hard-articles-holdout-6"
 # What the code keeps on hold-out 6 after the seventh round: each told only by an address the
-# page does not declare (a contact page, a privacy policy dated by its WebPage), by wording
-# (an about page declared a dated NewsArticle), or by thresholds no class of pages moves (a
-# forecast's summary, a forum's table, lottery figures with three lines of prose).
+# page does not declare (a contact page, a privacy policy dated by its WebPage), or by
+# thresholds no class of pages moves (a forecast's summary, a forum's table, lottery figures
+# with three lines of prose).
 HOLDOUT_6_KNOWN_MISSES = {
     "en-ghost-contact-page.html",
-    "en-substack-about-subscribe.html",
     "en-wordpress-privacy-policy-long.html",
     "fr-weather-forecast.html",
     "pl-forum-index.html",
@@ -1276,6 +1283,12 @@ HARD_ARTICLE_KNOWN_MISSES = {
     # else, on a page nothing dates (its date is a bare line): the publisher's word for a help
     # centre's FAQ (hold-out 13 articles, README).
     "hard-articles-holdout-13/ko-nuxt-faq-seolmyeong-akodieon.html",
+    # A live page of four short entries, each its own container: no method finds an article's
+    # length in one place (hold-out 16 articles, README).
+    "hard-articles-holdout-16/it-wagtail-2026-diretta-breve-copertura-correlata.html",
+    # A wiki page whose text is only in a `<template>` that a script renders: inert markup,
+    # no text of the page (hold-out 21, the last check, README).
+    "hard-articles-holdout-21/hi-wikijs-2025-template-slot-bavdi.html",
 }
 
 
@@ -1299,7 +1312,10 @@ def test_every_hard_article_of_every_hold_out_is_kept_but_the_known_misses() -> 
 
 # The non-articles the rules keep, each folder read with its pages' addresses (urls.json): legal
 # and "about" pages told only by their wording, data pages with a line of prose, short notices,
-# horoscopes shaped as a live blog's entries (docs/benchmarks.md, hold-outs).
+# horoscopes shaped as a live blog's entries, guestbooks' signed messages, a directory's and a
+# prize's entries each a paragraph, calculators' method notes, a horoscope post, a newsletter's
+# landing page at the site's root, a removed story's notice, a puzzle's intro, one-line video
+# and AMP stubs (docs/benchmarks.md, hold-outs).
 NON_ARTICLE_KNOWN_MISSES = {
     "non-articles-holdout-10/cy-jekyll-datganiad-hygyrchedd.html",
     "non-articles-holdout-10/gu-astra-vachakona-patro-form.html",
@@ -1309,34 +1325,45 @@ NON_ARTICLE_KNOWN_MISSES = {
     "non-articles-holdout-11/xh-tumblr-usasazo-ngqo.html",
     "non-articles-holdout-11/zh-cn-eleventy-juanzhu.html",
     "non-articles-holdout-13/de-2009-table-sudoku.html",
-    "non-articles-holdout-13/en-ghost-ai-policy.html",
     "non-articles-holdout-13/en-wp-astra-send-us-a-tip.html",
     "non-articles-holdout-13/es-joomla3-2015-envia-tu-noticia.html",
     "non-articles-holdout-13/fr-drupal9-proposer-une-tribune.html",
     "non-articles-holdout-13/he-wp-takanon-taharut.html",
     "non-articles-holdout-13/pt-br-blogger-charge-do-dia.html",
     "non-articles-holdout-13/sv-wp-tack-for-din-prenumeration.html",
+    "non-articles-holdout-14/ar-wp-jnews-hasibat-alzakat.html",
+    "non-articles-holdout-14/bn-codeigniter-ssc-result-2025.html",
+    "non-articles-holdout-14/ca-drupal6-2009-llibre-de-visites.html",
+    "non-articles-holdout-14/en-coldfusion-2003-archive-purchase.html",
+    "non-articles-holdout-14/id-weebly-2015-direktori-usaha.html",
+    "non-articles-holdout-14/nl-statamic-nominaties-journalistiekprijs.html",
+    "non-articles-holdout-14/zh-tw-hexo-next-changxiao-paihang.html",
+    "non-articles-holdout-15/de-wp-atahualpa-2010-tageshoroskop.html",
+    "non-articles-holdout-15/en-beehiiv-2025-newsletter-landing.html",
+    "non-articles-holdout-15/en-wpvip-2020-410-story-removed.html",
+    "non-articles-holdout-15/he-wp-2019-tashbets-higayon-412.html",
+    "non-articles-holdout-15/id-wp-amp-2018-stub-banjir-rob.html",
+    "non-articles-holdout-15/pt-br-wp-mhmagazine-2019-video-enchente.html",
+    "non-articles-holdout-16/en-wp-podlove-2021-podcast-episode-047.html",
+    "non-articles-holdout-16/es-mx-vue2-2024-resultados-prep-gubernatura.html",
+    "non-articles-holdout-17/hi-wp-zeen-brid-2023-video-baadh-yamuna.html",
+    "non-articles-holdout-17/ur-blazor-2024-intikhabi-nataij-na-120.html",
     "non-articles-holdout-2/en-community-guidelines.html",
     "non-articles-holdout-2/pl-nekrolog.html",
     "non-articles-holdout-3/en-destination-guide.html",
     "non-articles-holdout-5/en-shop-book-product.html",
     "non-articles-holdout-6/en-ghost-contact-page.html",
-    "non-articles-holdout-6/en-substack-about-subscribe.html",
     "non-articles-holdout-6/en-wordpress-privacy-policy-long.html",
     "non-articles-holdout-6/fr-weather-forecast.html",
     "non-articles-holdout-6/pl-forum-index.html",
-    "non-articles-holdout-7/en-cookie-policy.html",
-    "non-articles-holdout-7/fr-politique-de-confidentialite.html",
     "non-articles-holdout-7/ru-goroskop-na-segodnya.html",
     "non-articles-holdout-7/zh-gupiao-hangqing.html",
     "non-articles-holdout-8/hu-joomla-adatvedelmi-tajekoztato.html",
     "non-articles-holdout-8/ja-terebi-bangumihyo.html",
-    "non-articles-holdout-8/no-squarespace-personvern-cookies.html",
     "non-articles-holdout-9/bn-mediawiki-bishoyshreni-nirbachon.html",
     "non-articles-holdout-9/lt-drupal7-mero-rinkimu-rezultatai.html",
     "non-articles-holdout-9/sr-brightspot-dnevni-horoskop.html",
     "non-articles-holdout-9/tl-jannah-resulta-lotto.html",
-    "non-articles-holdout-9/zu-wix-inqubomgomo-yama-cookie.html",
     "non-articles-holdout/de-impressum.html",
     "non-articles-holdout/en-epaper-landing.html",
     "non-articles/en-job-posting.html",
@@ -1346,7 +1373,7 @@ NON_ARTICLE_KNOWN_MISSES = {
 def test_every_non_article_of_every_hold_out_is_null_but_the_known_misses() -> None:
     kept = set()
     folders = sorted(PAGES.glob("non-articles*"))
-    assert len(folders) >= 14  # hold-outs 1-13 and the first set
+    assert len(folders) >= 18  # hold-outs 1-17 and the first set
     for folder in folders:
         urls = _fixture_urls(folder)
         for page in sorted(folder.glob("*.html*")):
@@ -1678,3 +1705,48 @@ def test_slides_each_in_a_frame_of_their_own_are_no_grouped_records() -> None:
     result = extract_verbose(page.read_bytes())
     assert result.article is not None, result.reason
     assert "jedini je preostali ribar" in result.article.text
+
+
+@pytest.mark.parametrize(
+    ("address", "named"),
+    [
+        ("https://www.allgaeuer-landbote.example/cookie-richtlinie/", True),
+        ("https://www.prairieledger.example/about/corrections-policy", True),
+        ("https://news.example/privacy.html", True),
+        ("https://news.example/Terms_Of_Use", True),
+        # A story's address: its slug is a headline, or it carries a date or an id.
+        ("https://news.example/tech/facebook-changes-its-privacy-policy", False),
+        ("https://news.example/2019/privacy/", False),
+        ("https://news.example/a/b/privacy", False),  # deeper than a site page's
+        ("https://news.example/privacy?id=7", False),
+        ("https://news.example/", False),
+        ("http://[oops/privacy", False),
+        (None, False),
+    ],
+)
+def test_a_site_page_is_named_by_the_last_segment_of_a_shallow_address(
+    address: str | None, named: bool
+) -> None:
+    from extractors.page_kinds import names_site_page
+
+    assert names_site_page(address) is named
+
+
+def test_a_legal_page_stamped_as_a_dated_article_is_no_article_at_its_address() -> None:
+    # WordPress stamps og:type=article and a publication date on every page; the cookie policy
+    # is told by the address the site gives it (non-articles hold-out 15).
+    folder = PAGES / "non-articles-holdout-15"
+    page = "de-wp-borlabs-2023-cookie-richtlinie.html"
+    result = extract_verbose((folder / page).read_bytes(), _fixture_urls(folder)[page])
+    assert result.article is None
+    assert result.reason == "page_type"
+
+
+def test_a_documentation_page_at_a_short_undated_address_is_an_article() -> None:
+    # An MkDocs guide: undated, 1,400 characters, at /guides/retries/, as a site's own pages
+    # are; its code block says it is written to be read through (hold-out 20 articles).
+    folder = PAGES / "hard-articles-holdout-20"
+    page = "en-mkdocs-material-2025-docs-admonition.html"
+    result = extract_verbose((folder / page).read_bytes(), _fixture_urls(folder)[page])
+    assert result.article is not None
+    assert "tidepool dlq command" in result.article.text

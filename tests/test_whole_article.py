@@ -127,6 +127,15 @@ def test_hex_identifiers_are_not_words_but_short_names_still_are() -> None:
     assert kind_of_names("ad300x250", True) == CHROME
 
 
+def test_a_uuid_is_an_identifier_not_words() -> None:
+    from extractors.preprocess import kind_of_names
+    from extractors.tree import CHROME, PLAIN
+
+    # Notion ids every block with a UUID; its group "ad1a" spells "ad" when cut into words.
+    assert kind_of_names("760b1946-1436-ad1a-7d57-d3926b7cf30c", False) == PLAIN
+    assert kind_of_names("ad-760b1946-1436-4d1a-7d57-d3926b7cf30c", False) == CHROME
+
+
 def test_a_profile_box_kept_for_its_text_loses_to_the_post_under_the_headline() -> None:
     # The post is set in line breaks; the only <p> prose is the sidebar's profile, which the
     # veto keeps as if it wrapped the page. The readability scorer's body, the post, starts right
