@@ -65,8 +65,10 @@ _STRAIGHT_QUOTES = str.maketrans(
     dict.fromkeys("\u2018\u2019\u201a\u201b\u2032", "'")
     | dict.fromkeys("\u201c\u201d\u201e\u201f\u2033", '"')
 )
-# ... and an apostrophe inside a word left out.
-_APOSTROPHE = re.compile(r"(?<=\w)'(?=\w)")
+# ... and an apostrophe inside a word left out. The quote is written first, the letter before it
+# looked behind for: a pattern that opens with a character is searched for it in C, where one
+# that opens with a look-behind is tried at every character.
+_APOSTROPHE = re.compile(r"'(?<=\w')(?=\w)")
 
 
 def loose_text_outside(cleaning: Cleaning, container: Element) -> bool:

@@ -22,12 +22,16 @@ from __future__ import annotations
 
 import difflib
 import re
+import string
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 SHINGLE_SIZE = 4
 _TOKEN = re.compile(r"\w+")
+# What clings to a word and is never part of a token: ASCII punctuation but "_" (a word
+# character), and typographic quotes ("word," "(word)" "“word”").
+_CLINGING = string.punctuation.replace("_", "") + "\u2018\u2019\u201c\u201d\u00ab\u00bb"
 
 Shingle = tuple[str, ...]
 
@@ -37,15 +41,20 @@ def tokenize(text: str | None) -> list[str]:
 
     Word by word: whitespace is never a word character, so no token spans two words, and a word
     of letters and digits alone (`isalnum`, the same characters `\\w` matches, but "_") is one
-    token, told in C; only the others (punctuation attached, "don't") go through the
-    expression, which costs several times more per character than the split."""
+    token, told in C; so is one with punctuation around it only, stripped. Only the others
+    (punctuation inside, "don't") go through the expression, which costs several times more per
+    character than the split."""
     tokens: list[str] = []
     append, extend = tokens.append, tokens.extend
     for word in (text or "").split():
         if word.isalnum():
             append(word)
-        else:
-            extend(_TOKEN.findall(word))
+            continue
+        core = word.strip(_CLINGING)  # no token loses or gains a character: none is one
+        if core.isalnum():
+            append(core)
+        elif core:
+            extend(_TOKEN.findall(core))
     return tokens
 
 

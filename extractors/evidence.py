@@ -78,10 +78,10 @@ from extractors.page_kinds import (
     names_http_error,
     names_site_page,
     records_share,
+    shows_price,
     squeezed,
     teasers_beside,
 )
-from extractors.page_kinds import PRICE as _PRICE
 from extractors.paragraphs import CP, ends_as_sentence
 from extractors.tree import Element, children_tagged, itemprop_values, text_of
 
@@ -604,7 +604,7 @@ def is_priced_list(blocks: list[Block]) -> bool:
     items = lede_paragraphs(blocks)
     if any(len(text) > MAX_ITEM_CHARS for text in items):
         return False  # prose (asked first: it settles an article without reading its prices)
-    priced = sum(1 for text in items if _PRICE.search(text))
+    priced = sum(1 for text in items if shows_price(text))
     return priced >= MIN_TEASERS and priced >= PRICED_SHARE * len(items)
 
 

@@ -40,6 +40,10 @@ _TRAILING_CREDIT = re.compile(
     r"(?:\s+by)?\s*:|©|\(c\))\s*([^()\[\]]{2,120}?)\s*[)\]]?\s*$",
     re.IGNORECASE,
 )
+# What every such credit holds (in any case): most captions hold none, told by substring searches
+# where the pattern is tried at each of their characters.
+_CREDIT_WORD = AnyWord("photo", "image", "picture", "foto", "bild", "credit", "crédit", "source",
+                       "quelle", "©", "(c)")  # fmt: skip
 
 
 def article_images(
@@ -146,7 +150,7 @@ def _caption_of(img: Element, limit: Element) -> tuple[str | None, str | None]:
         credit = clean_text(text_of(credit_element)) or None
         if credit and text.endswith(credit):
             text = text[: -len(credit)].rstrip(" -|/")
-    if credit is None and (match := _TRAILING_CREDIT.search(text)):
+    if credit is None and _CREDIT_WORD.search(text) and (match := _TRAILING_CREDIT.search(text)):
         credit = match.group(1).strip()
         text = text[: match.start()].rstrip(" -|/")
     if credit:

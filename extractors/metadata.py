@@ -59,8 +59,6 @@ _REPEATED_META = frozenset({"article:tag", "og:article:tag"})
 _URL_DATE = re.compile(
     r"(?<![0-9])((?:199|20[0-9])[0-9])[/_-]?(0[1-9]|1[0-2])[/_-]?(0[1-9]|[12][0-9]|3[01])(?![0-9])"
 )
-# A keyword list in one string: "budget, parliament; taxes".
-_KEYWORD_SEPARATORS = re.compile(r"\s*[,;|]\s*")
 MAX_KEYWORDS = 50
 MAX_KEYWORD_CHARS = 100
 MAX_SECTION_CHARS = 100
@@ -668,22 +666,32 @@ def _keywords(meta: _Meta, articles: list[dict[str, Any]]) -> list[str]:
             words = _split_keywords(value)
         if words:
             return unique_keywords(words)
-    for values in (
-        _split_keywords(meta.get("news_keywords")),
-        [word for tag in meta.repeated.get("article:tag", []) for word in _split_keywords(tag)],
-        _split_keywords(meta.get("keywords")),
-    ):
+    for values in _meta_keywords(meta):
         if values:
             return unique_keywords(values)
     return []
 
 
+def _meta_keywords(meta: _Meta) -> Iterator[list[str]]:
+    """The keywords of news_keywords, of every article:tag, of the keywords meta, in turn: each
+    split only when the ones before it hold none."""
+    yield _split_keywords(meta.get("news_keywords"))
+    yield [word for tag in meta.repeated.get("article:tag", []) for word in _split_keywords(tag)]
+    yield _split_keywords(meta.get("keywords"))
+
+
 def _split_keywords(value: Any) -> list[str]:
+    """The keywords of a list in one string, set apart by commas, semicolons or bars ("budget,
+    parliament; taxes | EU")."""
     if isinstance(value, dict):
         value = value.get("name")
     if not isinstance(value, str):
         return []
-    return [word for word in _KEYWORD_SEPARATORS.split(clean_text(value)) if word]
+    # Split in C, each separator read as a comma: the text is clean (single spaces, none at its
+    # ends), so a space left by a separator is at a word's end. (A pattern opening with the
+    # spaces around a separator was tried at each character.)
+    text = clean_text(value).replace(";", ",").replace("|", ",")
+    return [word for part in text.split(",") if (word := part.strip())]
 
 
 def unique_keywords(words: list[str]) -> list[str]:

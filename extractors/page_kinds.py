@@ -72,8 +72,13 @@ NOT_RECORDS = frozenset({"p", "h1", "h2", "h3", "h4", "h5", "h6", "br", "a", "sp
 # selects around it: a category picker, comment viewing options).
 MAX_PRODUCT_BODY_CHARS = 1500
 # A price: a currency sign or ISO code by a number ("$220", "18,00 €", "EUR 9.90").
-_CURRENCY = r"(?:[$€£¥₹₽₩₺]|\b(?:EUR|USD|GBP|CHF|JPY|CAD|AUD|SEK|NOK|DKK|PLN|CZK)\b)"
+_CURRENCY_SIGNS = "$€£¥₹₽₩₺"
+_CURRENCY_CODES = ("EUR", "USD", "GBP", "CHF", "JPY", "CAD", "AUD", "SEK", "NOK", "DKK", "PLN",
+                   "CZK")  # fmt: skip
+_CURRENCY = rf"(?:[{_CURRENCY_SIGNS}]|\b(?:{'|'.join(_CURRENCY_CODES)})\b)"
 PRICE = re.compile(rf"{_CURRENCY}\s?\d|\d\s?{_CURRENCY}")
+# Every price holds one of these (the pattern matches case as written).
+_CURRENCY_MARKS = (*_CURRENCY_SIGNS, *_CURRENCY_CODES)
 _ORDER_CONTROLS = etree.XPath(
     ".//form[.//select or .//input[translate(@type, 'NUMBER', 'number')='number']]"
     "[.//button or .//input[translate(@type, 'SUBMIT', 'submit')='submit']]"
@@ -252,11 +257,18 @@ def _in_body(record: Element, text: str) -> bool:
     return bool(longest) and longest in text
 
 
+def shows_price(text: str) -> bool:
+    """Whether `text` shows a price (PRICE). A text without a currency sign or code shows none,
+    told by substring searches in C, where the pattern is tried at each of its characters (its
+    forms open with a digit or a look at a word's start: no character to search for first)."""
+    return any(mark in text for mark in _CURRENCY_MARKS) and PRICE.search(text) is not None
+
+
 def has_order_form(blocks: list[Block], container: Element | None) -> bool:
     """A short body shows a price and a form in its container takes a quantity or a variant: a
     product page (a review's price comes with a link to a shop, not a form)."""
     text = running_text(blocks)
-    if container is None or len(text) > MAX_PRODUCT_BODY_CHARS or not PRICE.search(text):
+    if container is None or len(text) > MAX_PRODUCT_BODY_CHARS or not shows_price(text):
         return False
     return bool(_ORDER_CONTROLS(container))
 
