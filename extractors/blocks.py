@@ -85,11 +85,6 @@ def clean_text(text: str) -> str:
     # again.
     if spaced_only(text) and "  " not in text and text[:1] != " " and text[-1:] != " ":
         return text
-    # Much of the rest is clean but for the whitespace around it (the line breaks and indents of
-    # the page's source before and after a paragraph's text): stripped in C, it is told as well.
-    stripped = text.strip()
-    if spaced_only(stripped) and "  " not in stripped:
-        return stripped
     return " ".join(text.split())
 
 
