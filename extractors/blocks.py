@@ -372,8 +372,9 @@ class _Walker:
                     self.walk(cell, PARAGRAPH)
                     writer.flush()
             return
-        # A script or a control in the table (an ad unit's settings) is left out of its cells.
-        cell_text = _cell_text if next(table.iter(*_NO_CELL_TEXT), None) is not None else text_of
+        # What is never article text (a script: an ad unit's settings) is left out of its cells,
+        # as the walk leaves it out of any element.
+        cell_text = _cell_text if next(table.iter(*SKIP_TAGS), None) is not None else text_of
         for row in rows:
             cells = [cell for cell in row if cell.tag in ("td", "th")]
             texts = [clean_text(cell_text(cell)) for cell in cells]
@@ -384,16 +385,11 @@ class _Walker:
                 writer.add(TextBlock(TABLE, line, min(links, chars), chars, row))
 
 
-# What a data table's cell may hold that is no text of it: a script (an ad slot's settings),
-# a style, a form's controls.
-_NO_CELL_TEXT = ("script", "style", "noscript", "template", "select", "textarea", "button")
-
-
 def _cell_text(cell: Element) -> str:
     """The cell's text as a reader sees it: without the code of a script inside it (an ad's
     settings, in a cell of the table that floats the ad beside the text) or a control's
     options. A walk with its own stack: a hostile cell may nest deeper than recursion goes."""
-    if next(cell.iter(*_NO_CELL_TEXT), None) is None:
+    if next(cell.iter(*SKIP_TAGS), None) is None:
         return text_of(cell)
     parts: list[str] = []
     stack: list[tuple[Element, bool]] = [(cell, False)]
@@ -404,7 +400,7 @@ def _cell_text(cell: Element) -> str:
             continue
         if node is not cell:
             stack.append((node, True))  # its tail, after what it holds
-        if not isinstance(node.tag, str) or node.tag in _NO_CELL_TEXT:
+        if not isinstance(node.tag, str) or node.tag in SKIP_TAGS:
             continue
         parts.append(node.text or "")
         stack.extend((child, False) for child in reversed(node))

@@ -44,7 +44,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 
 from lxml import etree
 
@@ -373,8 +373,8 @@ SITE_PAGE_SLUGS = frozenset(
 )  # fmt: skip
 
 
+# A file extension at the end of an address's last segment ("privacy.html").
 _FILE_EXTENSION = re.compile(r"\.\w{2,5}$")
-_ANY_DIGIT = re.compile(r"\d")
 
 
 def names_site_page(address: str | None) -> bool:
@@ -392,7 +392,7 @@ def names_site_page(address: str | None) -> bool:
     if parts.query or not segments or len(segments) > MAX_SITE_PAGE_SEGMENTS:
         return False
     slug = _FILE_EXTENSION.sub("", segments[-1]).lower().replace("_", "-")
-    return slug in SITE_PAGE_SLUGS and _ANY_DIGIT.search(parts.path) is None
+    return slug in SITE_PAGE_SLUGS and _DIGIT.search(parts.path) is None
 
 
 def is_site_page(tree: Element, address: str | None, container: Element | None) -> bool:
@@ -438,11 +438,8 @@ def _tabs_of_page(link: Element, path: str, host: str) -> bool:
 
 def _at_or_under(link: Element, path: str, host: str) -> bool:
     """The link goes to `path` or below it on `host`."""
-    try:
-        parts = urlsplit((link.get("href") or "").strip())
-    except ValueError:  # "http://[oops/x": a broken host
-        return False
-    if parts.netloc and parts.netloc.lower() != host:
+    parts = _on_host(link, host)
+    if parts is None:
         return False
     target = parts.path.strip("/")
     return target == path or target.startswith(path + "/")
@@ -453,10 +450,20 @@ def _links_site_page(link: Element, path: str, host: str) -> bool:
     words = len(text_of(link).split())
     if not 0 < words <= MAX_SITE_LINK_WORDS:
         return False
-    parts = urlsplit((link.get("href") or "").strip())
+    parts = _on_host(link, host)
+    return parts is not None and parts.path.strip("/") == path and not parts.fragment
+
+
+def _on_host(link: Element, host: str) -> SplitResult | None:
+    """The parts of the link's address when it is on `host` (or relative); None for another
+    host or an address that cannot be read."""
+    try:
+        parts = urlsplit((link.get("href") or "").strip())
+    except ValueError:  # "http://[oops/x": a broken host
+        return None
     if parts.netloc and parts.netloc.lower() != host:
-        return False
-    return parts.path.strip("/") == path and not parts.fragment
+        return None
+    return parts
 
 
 def _in_link_bar(link: Element, footer: Element | None, bars: dict[Element, bool | None]) -> bool:
@@ -501,7 +508,7 @@ def _site_path(address: str | None) -> str | None:
 
 def _slug_words(slug: str) -> list[str]:
     """The words of an address's last segment, without a file extension ("privacy.html")."""
-    return re.split(r"[-_+.]", re.sub(r"\.\w{2,5}$", "", slug))
+    return re.split(r"[-_+.]", _FILE_EXTENSION.sub("", slug))
 
 
 # Data without prose: a row or a list item longer than this is prose (a listicle's item, an
