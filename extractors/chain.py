@@ -130,6 +130,7 @@ def run_chain(document: Document) -> Extraction:
         item_types,
         metadata.canonical_url,
         dated=page_dated,
+        tree=tree,
     )
     dated = page_dated and not metadata.dated_by_url
     # Whether the page sets a short body out as its post: asked beside kept chrome and by the judge.

@@ -275,7 +275,7 @@ def body_containers(
     the rest of the body. So are the earlier siblings of the best with its tag and class that hold
     a content-bearing paragraph, though `container_of` did not stop at them: the lead set apart
     in a chunk of its own above an inline box (a photo, "Follow us"), its paragraph wrapped in
-    markup of its own.
+    markup of its own; and, in a block editor's list of blocks, the later ones (`_chunks`).
     """
     tag, classes = _signature(best)
     if not classes:
@@ -290,7 +290,7 @@ def body_containers(
             break
         scope = parent
     containers = list(per_container)
-    chunks = _lead_chunks(best, per_container, bearing)
+    chunks = _chunks(best, per_container, bearing)
     if chunks:
         wanted = {*containers, *chunks}
         containers = [element for element in scope.iter() if element in wanted]
@@ -526,18 +526,40 @@ def _in_other_chrome(twin: Element, best: Element, scope: Element, cleaning: Cle
     return False
 
 
-def _lead_chunks(
+def _chunks(
     best: Element, per_container: dict[Element, int], bearing: dict[Element, int]
 ) -> list[Element]:
-    """The earlier siblings of `best` with its tag and class, not counted as containers, that
-    hold a content-bearing paragraph."""
+    """The siblings of `best` with its tag and class, not counted as containers, that hold a
+    content-bearing paragraph (`container_of` looks through a chunk of one paragraph, which then
+    counts for the parent): the earlier ones, the lead set apart; the later ones too when `best`
+    is a block of a CMS's block list (`_in_block_list`), a text block of one paragraph between
+    quote and table blocks. Elsewhere a chunk of one paragraph after the body is its notice
+    ("Copyright 2012 ... All rights reserved") set in the body's template."""
+    signature = _signature(best)
+    directions = (True, False) if _in_block_list(best) else (True,)
     return [
         sibling
-        for sibling in siblings_tagged(best, preceding=True)
+        for preceding in directions
+        for sibling in siblings_tagged(best, preceding=preceding)
         if sibling not in per_container
-        and _signature(sibling) == _signature(best)
+        and _signature(sibling) == signature
         and not bearing.keys().isdisjoint(sibling.iterdescendants(*PARAGRAPH_TAGS))
     ]
+
+
+def _in_block_list(best: Element) -> bool:
+    """A sibling of `best` with its tag shares a class name with it under another modifier
+    ("block block--quote" beside "block block--text"): block editors (Craft's Matrix, Kirby,
+    Gutenberg, portable text) write each block of an article as one element of a common class,
+    named for its kind."""
+    signature = _signature(best)
+    names = set(signature[1].split())
+    return bool(names) and any(
+        _signature(sibling) != signature
+        and not names.isdisjoint((sibling.get("class") or "").split())
+        for preceding in (True, False)
+        for sibling in siblings_tagged(best, preceding=preceding)
+    )
 
 
 def is_descendant(element: Element, ancestor: Element) -> bool:

@@ -83,7 +83,7 @@ from extractors.page_kinds import (
     teasers_beside,
 )
 from extractors.paragraphs import CP, ends_as_sentence
-from extractors.tree import Element, children_tagged, itemprop_values, text_of
+from extractors.tree import Element, children_tagged, first_child, itemprop_values, text_of
 
 NULL_LISTING = "listing"
 NULL_PAYWALL = "paywall"
@@ -186,6 +186,10 @@ VIDEO_STUB_CHARS = 1000
 # sentences end): a description is a blurb of a paragraph, its chapters or credits lines besides;
 # a short report under the player is written as an article is.
 REPORT_PARAGRAPHS = 2
+# WordPress's post formats: a theme's `body_class()` names the post's format (since 3.1, 2011)
+# "single-format-<format>"; a video or audio post is the player and its description.
+POST_FORMAT_CLASS = "single-format-"
+MEDIA_POST_FORMATS = frozenset({"video", "audio"})
 # A media page's player sits in the post's wrapper with the headline, this many elements above
 # the text under it (a player wrapper, the post's header): a player further out is the site's.
 MEDIA_REACH = 2
@@ -255,6 +259,7 @@ class PageSignals:
     address: str | None = None  # the page's canonical address (else og:url, else its URL)
     dated: bool = False  # a publication date in the page's markup or in its address
     comments: bool = False  # microdata marks something up as a schema.org Comment
+    post_format: str | None = None  # the blog engine's format of the post (`post_format`)
 
     @property
     def names_article(self) -> bool:
@@ -273,6 +278,8 @@ class PageSignals:
     def declares_video(self) -> bool:
         if self.og_type and self.og_type.startswith("video"):
             return True
+        if self.post_format in MEDIA_POST_FORMATS:
+            return True  # the author's own choice for this post, where SEO plugins stamp Article
         return "videoobject" in self.types and not self.names_article
 
     @property
@@ -305,6 +312,7 @@ def page_signals(
     item_types: list[tuple[str, Element]] | None = None,
     address: str | None = None,
     dated: bool = False,
+    tree: Element | None = None,
 ) -> PageSignals:
     """The declarations of the page: JSON-LD types, and the types of its top-level microdata
     items (`item_types`: the page's itemtype values with their elements, `tree.microdata`; a
@@ -321,7 +329,18 @@ def page_signals(
     # Some sites write the OpenGraph namespace into the value ("og:product").
     og = (og_type or "").strip().lower().removeprefix("og:") or None
     comments = any(COMMENT_ITEM_TYPE in value for value, _ in item_types or ())
-    return PageSignals(frozenset(types), og, unindexed, address, dated, comments)
+    post = post_format(tree) if tree is not None else None
+    return PageSignals(frozenset(types), og, unindexed, address, dated, comments, post)
+
+
+def post_format(tree: Element) -> str | None:
+    """The format WordPress gives the post a page shows, from the `<body>` class its themes
+    write ("single-format-video"; a standard post has none), or None."""
+    body = first_child(tree, "body")
+    for name in (body.get("class") or "").split() if body is not None else ():
+        if name.startswith(POST_FORMAT_CLASS):
+            return name[len(POST_FORMAT_CLASS) :]
+    return None
 
 
 def _undated_article_types(jsonld: list[dict[str, Any]]) -> set[str]:

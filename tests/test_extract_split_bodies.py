@@ -75,3 +75,16 @@ def test_a_lead_of_two_paragraphs_named_alike_is_taken_whole() -> None:
     name = "sv-naringsliv-2023-betalvagg-fulltext-dold.html"
     text = WEB_2010S.text(name)
     assert text.startswith(WEB_2010S.expected(name).splitlines()[0])
+
+
+def test_the_text_blocks_of_a_block_list_after_the_chosen_one_are_the_body_s() -> None:
+    # Craft CMS's Matrix: eight sibling `div.block.block--<kind>`s (text, text, quote, text,
+    # table, text, then match facts); the later text blocks hold one paragraph each, which
+    # Algorithm 2.1 counts for their parent, so the first text block stood alone.
+    hold_out = ArticleHoldOut("hard-articles-holdout-21")
+    name = "es-craft-2021-cronica-bloques-ficha.html"
+    text = hold_out.text(name)
+    assert text.startswith(hold_out.expected(name).splitlines()[0])
+    assert "La expulsión de Pardo por doble amarilla" in text
+    assert text.endswith(hold_out.expected(name).splitlines()[-1])
+    assert "Árbitro" not in text  # the match-facts block after the last text block
