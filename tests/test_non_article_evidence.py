@@ -1317,6 +1317,9 @@ HARD_ARTICLE_KNOWN_MISSES = {
     # A wiki page whose text is only in a `<template>` that a script renders: inert markup,
     # no text of the page (hold-out 21, the last check, README).
     "hard-articles-holdout-21/hi-wikijs-2025-template-slot-bavdi.html",
+    # A forum topic whose first post is an announcement: the page declares a
+    # DiscussionForumPosting, a non-article type by design (hold-out 22, README).
+    "hard-articles-holdout-22/ja-discourse-2022-forum-oshirase-crawler-replies.html",
 }
 
 

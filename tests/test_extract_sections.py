@@ -1,0 +1,104 @@
+"""The whole article on structured pages of the general web (issue 31): documentation whose
+sections nest in wrappers of their own, headings with permalinks, data tables whose cells hold a
+paragraph.
+
+The pages are the blind hold-out `hard-articles-holdout-22` (ten general-web pages, six blogs
+and news), each with its expected body."""
+
+from __future__ import annotations
+
+from extractors import extract_verbose
+from tests.support.holdouts import PAGES, ArticleHoldOut
+
+HOLD_OUT = ArticleHoldOut("hard-articles-holdout-22")
+# The hold-out's aggregate F1 after the sixteenth pass (0.8837 when it was written, measured
+# blind; 0.9222 after).
+MIN_HOLD_OUT_22_F1 = 0.92
+# A forum topic's first post: the page declares a DiscussionForumPosting, a non-article type by
+# design (the known misses of every hold-out: tests/test_non_article_evidence.py).
+FORUM_TOPIC = "ja-discourse-2022-forum-oshirase-crawler-replies.html"
+RELEASE_NOTES = "en-antora-2022-release-notes-admonition-table.html"
+
+
+def test_every_article_of_hold_out_22_but_the_forum_topic_is_kept_with_its_body() -> None:
+    assert len(HOLD_OUT.pages()) == 16
+    lost, f1 = HOLD_OUT.measure()
+    assert lost == {FORUM_TOPIC}
+    assert f1 >= MIN_HOLD_OUT_22_F1
+
+
+def test_sections_headed_by_permalinks_are_no_list_of_teaser_cards() -> None:
+    # Asciidoctor writes each heading `<h2 id="_x"><a class="anchor" href="#_x"></a>...`: a
+    # link in every section's heading, which read as a teaser card's headline made the page a
+    # listing (NULL).
+    article = HOLD_OUT.article(RELEASE_NOTES)
+    assert article.method == "dom"
+
+
+def _sections_page(heading_link: str) -> bytes:
+    sections = "".join(
+        f'<div class="sect"><h2 id="s{n}">{heading_link.format(n=n)}Step {n}</h2>'
+        f"<p>Step {n} of the guide: the tool reads the configuration file, checks every option "
+        "against the schema and stops with the line number of the first error it finds.</p></div>"
+        for n in range(1, 5)
+    )
+    page = (
+        "<html><head><title>Guide</title></head><body><main><h1>Guide</h1>"
+        f"{sections}</main></body></html>"
+    )
+    return page.encode()
+
+
+def test_a_heading_s_link_to_itself_is_its_permalink_and_a_link_away_a_teaser_s_headline() -> None:
+    permalinks = extract_verbose(_sections_page('<a class="anchor" href="#s{n}"></a>'))
+    assert permalinks.article is not None
+    assert "Step 4 of the guide" in permalinks.article.text
+    teasers = extract_verbose(_sections_page('<a href="/guides/step-{n}.html">Read: </a>'))
+    assert teasers.reason == "listing"
+
+
+def test_headings_whose_text_is_their_permalink_stay_in_the_body() -> None:
+    # MDN writes `<h2 id="syntax"><a href="#syntax">Syntax</a></h2>`: the heading is all link
+    # text, and was left out of the body as a link line.
+    name = "en-yari-2023-mdn-reference-notecard-dl.html"
+    lines = HOLD_OUT.text(name).splitlines()
+    for heading in ("Syntax", "Parameters", "Return value", "Examples"):
+        assert heading in lines
+
+
+def test_sections_nested_in_wrappers_of_their_own_under_the_headline_are_one_text() -> None:
+    # Asciidoctor: `article > h1, div#preamble, div.sect1 > (h2, div.sectionbody > div.sect2...)`.
+    # Algorithm 2.1 kept the longest `sect2` and its twin; the intro, the removed options and
+    # the fixed issues are the other sections under the headline, each after its `<h2>`.
+    text = HOLD_OUT.text(RELEASE_NOTES)
+    expected = HOLD_OUT.expected(RELEASE_NOTES).splitlines()
+    assert text.startswith(expected[0])
+    assert "Removed options" in text
+    assert text.endswith(
+        "Time zones were dropped from timestamptz values when the target was a CSV file."
+    )
+    assert "Upgrading from 3.1" not in text.splitlines()  # the page's next/previous links
+
+
+def test_an_author_box_or_a_box_after_the_body_is_no_section_of_it() -> None:
+    # One heading ("About Helen Marsh") sets the author's box apart from the column: sections
+    # are set apart by headings of one template, at least two.
+    column = ArticleHoldOut("hard-articles-holdout-7").text(
+        "en-opinion-column-long-author-box.html"
+    )
+    assert "About Helen Marsh" not in column
+    # A standfirst and a page's date line under the headline carry less than half the body.
+    guidance = ArticleHoldOut("hard-articles-holdout-20").text(
+        "sv-episerver-2021-myndighet-vagledning.html"
+    )
+    assert "Har du frågor?" not in guidance
+    assert "Sidansvarig" not in guidance
+
+
+def test_a_data_table_whose_cells_each_hold_a_paragraph_is_written_row_by_row() -> None:
+    # Asciidoctor and word processors wrap each cell's text in a `<p>`: one short paragraph in
+    # a cell is data, not a page's layout.
+    assert "snapshot.mode.legacy | snapshot.mode" in HOLD_OUT.text(RELEASE_NOTES).splitlines()
+    report = PAGES / "hard-articles-holdout-15" / "en-word2003-msonormal-trust-annual-report.html"
+    text = extract_verbose(report.read_bytes()).article.text  # type: ignore[union-attr]
+    assert "Books issued | 18,412 | 19,967" in text.splitlines()
