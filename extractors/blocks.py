@@ -372,7 +372,7 @@ class _Walker:
         if _is_layout_table(table, rows):
             for cell in table.iter("td", "th"):
                 # Broken markup nests cells in cells: walk the outer one only, or text repeats.
-                if _owner(cell, CELL_OWNERS) is table:
+                if _owner(cell, CELL_OWNERS) is table and not _line_numbers(cell):
                     self.walk(cell, PARAGRAPH)
                     writer.flush()
             return
@@ -449,14 +449,27 @@ def _owner(element: Element, tags: tuple[str, ...]) -> Element | None:
 LAYOUT_CELL_MIN_CHARS = 400
 
 
+def _line_numbers(cell: Element) -> bool:
+    """A cell of code set out as digits alone: the line numbers a code highlighter sets beside
+    the code (Pygments' and Hexo's `td.linenos`/`td.gutter`), no text of the page."""
+    if next(cell.iter("pre"), None) is None:
+        return False
+    text = text_of(cell)
+    return bool(text) and text.translate(_NO_SPACE).isdigit()
+
+
+_NO_SPACE = str.maketrans("", "", " \t\n\r\f\v\xa0")
+
+
 def _lays_out_blocks(cell: Element) -> bool:
-    """The cell holds a table, a `<div>`, line breaks or paragraphs: a page's layout. One `<p>`
+    """The cell holds a table, a `<div>`, line breaks, code (a highlighter's table of line numbers
+    beside the code) or paragraphs: a page's layout. One `<p>`
     alone is a data cell's text as generators write it (Asciidoctor's `p.tableblock`, word
     processors' HTML); its length tells a layout cell apart (`LAYOUT_CELL_MIN_CHARS`)."""
     paragraphs = 0
     for child in cell:
         tag = child.tag
-        if tag in ("div", "table", "br"):
+        if tag in ("div", "table", "br", "pre"):
             return True
         if tag == "p":
             paragraphs += 1

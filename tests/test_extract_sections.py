@@ -102,3 +102,43 @@ def test_a_data_table_whose_cells_each_hold_a_paragraph_is_written_row_by_row() 
     report = PAGES / "hard-articles-holdout-15" / "en-word2003-msonormal-trust-annual-report.html"
     text = extract_verbose(report.read_bytes()).article.text  # type: ignore[union-attr]
     assert "Books issued | 18,412 | 19,967" in text.splitlines()
+
+
+def test_code_set_out_in_a_figure_beside_its_line_numbers_is_the_article_s() -> None:
+    # Hexo writes highlighted code as `figure.highlight > table > td.gutter + td.code`, each
+    # cell a `<pre>`: of a figure only the caption was kept, and the code was lost.
+    name = "zh-hexo-next-2019-boke-daima-hanghao-banquan.html"
+    text = HOLD_OUT.text(name)
+    assert "from collections import defaultdict" in text
+    assert "12345678" not in text  # the gutter's line numbers
+
+
+def _post_with_figure(figure: str) -> bytes:
+    paragraphs = "".join(
+        f"<p>Paragraph {n} of the report: the council compared what each district paid for "
+        "heating its schools over the last three winters, and what it plans to pay.</p>"
+        for n in range(1, 4)
+    )
+    page = (
+        "<html><head><title>Heating costs</title></head><body><article><h1>Heating costs</h1>"
+        f"<div class='entry-content'>{paragraphs}{figure}<p>The council votes on the plan "
+        "next month, after a consultation with every school's governors.</p></div></article>"
+        "</body></html>"
+    )
+    return page.encode()
+
+
+def test_a_table_block_in_a_figure_is_text_and_a_picture_s_figure_its_caption_only() -> None:
+    table = (
+        "<table><tr><td>District</td><td>2024</td></tr><tr><td>North</td><td>41,200</td></tr>"
+        "<tr><td>South</td><td>38,900</td></tr></table><figcaption>Source: the council</figcaption>"
+    )
+    # WordPress's table block: `figure.wp-block-table`.
+    text = extract_verbose(_post_with_figure(f'<figure class="wp-block-table">{table}</figure>'))
+    lines = text.article.text.splitlines()  # type: ignore[union-attr]
+    assert "North | 41,200" in lines
+    assert "Source: the council" not in lines  # the caption stays out of the running text
+    # A picture with a table of its own (a chart and its figures) is an image's figure.
+    chart = f'<figure><img src="/chart.png" alt="">{table}</figure>'
+    text = extract_verbose(_post_with_figure(chart))
+    assert "North | 41,200" not in text.article.text  # type: ignore[union-attr]

@@ -1399,7 +1399,6 @@ NON_ARTICLE_KNOWN_MISSES = {
     "non-articles-holdout-9/bn-mediawiki-bishoyshreni-nirbachon.html",
     "non-articles-holdout-9/lt-drupal7-mero-rinkimu-rezultatai.html",
     "non-articles-holdout-9/sr-brightspot-dnevni-horoskop.html",
-    "non-articles-holdout-9/tl-jannah-resulta-lotto.html",
     "non-articles-holdout/de-impressum.html",
     "non-articles-holdout/en-epaper-landing.html",
     "non-articles/en-job-posting.html",
