@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from itertools import pairwise
 
-from extractors.article import CAPTION, HEADING, PARAGRAPH, Block, reading_length
+from extractors.article import CAPTION, HEADING, PARAGRAPH, QUOTE, Block, reading_length
 from extractors.blocks import (
     BLOCK_TAGS,
     HEADING_TAGS,
@@ -1097,6 +1097,30 @@ def _paragraphs_by_child(
     return found
 
 
+def _drop_repeated_quotes(written: list[TextBlock]) -> None:
+    """A quotation whose words the text around it says too is a pull quote: the editor's
+    display of a sentence of the article, set apart to catch the eye, which a reader of the text
+    reads twice. A quotation the text does not repeat (a source quoted at length) stays."""
+    if not any(block.kind == QUOTE for block in written):
+        return
+    text = "\n".join(block.text for block in written if block.kind != QUOTE)
+    written[:] = [
+        block
+        for block in written
+        if block.kind != QUOTE
+        or len(quoted := block.text.strip(_QUOTATION_MARKS)) < MIN_PULL_QUOTE_CHARS
+        or quoted not in text
+    ]
+
+
+# Quotation marks around a pull quote, which the sentence in the text may not carry.
+_QUOTATION_MARKS = (
+    " \t\n\"'\u201c\u201d\u2018\u2019\u00ab\u00bb\u201e\u201a\u2039\u203a\u300c\u300d"
+)
+# A repeated quotation shorter than this is a word or a phrase the text may well say twice.
+MIN_PULL_QUOTE_CHARS = 30
+
+
 def _drop_trailing_lines(written: list[TextBlock], bearing: dict[Element, int]) -> None:
     """The article ends with its last content-bearing paragraph: a few short lines after it
     ("Share this story", a reporter's e-mail, "Advert") are the container's furniture, unless the
@@ -1232,6 +1256,7 @@ def extract_dom(cleaning: Cleaning, outside: Element | None = None) -> DomBody |
     by_part = {part: text_blocks(part, kind) for part in parts}
     written = [block for part in parts for block in by_part[part]]
     cut_thread(written, container, cleaning)
+    _drop_repeated_quotes(written)
     _drop_headline_lines(written, bearing)
     _drop_trailing_lines(written, bearing)
     blocks = keep_body_blocks(written)

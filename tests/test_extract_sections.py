@@ -142,3 +142,26 @@ def test_a_table_block_in_a_figure_is_text_and_a_picture_s_figure_its_caption_on
     chart = f'<figure><img src="/chart.png" alt="">{table}</figure>'
     text = extract_verbose(_post_with_figure(chart))
     assert "North | 41,200" not in text.article.text  # type: ignore[union-attr]
+
+
+def _post_with_quote(quote: str) -> bytes:
+    page = (
+        "<html><head><title>Projectionist</title></head><body><article><h1>Projectionist</h1>"
+        "<div class='story'><p>He has run the booth of the Odeon for thirty-one years and has "
+        "never once been thanked by name, which is how he likes it.</p>"
+        f"<blockquote class='pullquote'><p>{quote}</p></blockquote>"
+        "<p>“The whole job is that nobody knows you are there,” he says. “If they notice me, "
+        "I\u2019ve done it wrong.” He speaks about focus the way a carpenter speaks of joints.</p>"
+        "<p>The cinema closes for a refit in March and he will retire with it, after a last "
+        "screening of the film he first ran there in the spring of 1993.</p></div></article>"
+        "</body></html>"
+    )
+    return page.encode()
+
+
+def test_a_quotation_the_text_repeats_is_a_pull_quote_and_one_it_does_not_is_text() -> None:
+    pulled = extract_verbose(_post_with_quote("“If they notice me, I\u2019ve done it wrong.”"))
+    assert pulled.article.text.count("If they notice me") == 1  # type: ignore[union-attr]
+    quoted = "“Nobody in this town has ever asked me what the job is like,” he wrote in 1999."
+    cited = extract_verbose(_post_with_quote(quoted))
+    assert quoted in cited.article.text.splitlines()  # type: ignore[union-attr]
