@@ -94,7 +94,8 @@ SUSPICIOUS_TOKENS = CONSENT_TOKENS | COMMENT_TOKENS | frozenset(
         "adslot", "sponsor", "sponsored", "breadcrumb", "breadcrumbs", "footer", "masthead",
         "subscribe", "subscription", "popup", "modal", "outbrain", "taboola", "recommended",
         "trending", "mostread", "teaser", "teasers", "signup", "paywall", "skip", "toolbar",
-        "pagination", "pager", "tags", "byline", "footnote", "footnotes",
+        "pagination", "pager", "tags", "byline", "footnote", "footnotes", "editsection",
+        "reflist", "references",
     }
 )  # fmt: skip
 # Tags of elements laid over the page, never around it.

@@ -165,3 +165,13 @@ def test_a_quotation_the_text_repeats_is_a_pull_quote_and_one_it_does_not_is_tex
     quoted = "“Nobody in this town has ever asked me what the job is like,” he wrote in 1999."
     cited = extract_verbose(_post_with_quote(quoted))
     assert quoted in cited.article.text.splitlines()  # type: ignore[union-attr]
+
+
+def test_a_wiki_s_edit_links_and_reference_list_are_no_text() -> None:
+    # MediaWiki writes `[edit]` in every heading (`span.mw-editsection`) and the references in
+    # `ol.references` inside the article's own container.
+    wiki = ArticleHoldOut("hard-articles-holdout-12")
+    text = wiki.text("en-mediawiki-tide-mill-infobox.html")
+    assert "History" in text.splitlines()
+    assert "[edit]" not in text
+    assert "Suffolk Water Mills" not in text  # a reference
