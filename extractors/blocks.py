@@ -14,7 +14,7 @@ from lxml import etree
 
 from extractors.article import CAPTION, HEADING, LIST_ITEM, PARAGRAPH, QUOTE, TABLE, Block
 from extractors.tree import CAPTION as CAPTION_KIND
-from extractors.tree import CHROME, FIGURE, PLAIN, Element, text_of
+from extractors.tree import CHROME, FIGURE, PLAIN, Element, links_to_itself, text_of
 
 # How a data table's row is written: its cells, in one line.
 CELL_SEPARATOR = " | "
@@ -273,7 +273,9 @@ class _Walker:
                         owner = element
                         writer.flush()
                     elif tag == "a":
-                        in_link = True
+                        # A heading's permalink is the heading's own text, not a link away
+                        # (asked only in headings, where documentation writes them).
+                        in_link = in_link or own_kind != HEADING or not links_to_itself(element)
                         if text and text[0].isalnum():
                             writer.word_break()
                     states.append((own_kind, owner, in_link, tag))
@@ -335,7 +337,9 @@ class _Walker:
             else:
                 own_kind = CAPTION if kind == CAPTION_KIND else _kind_of(tag, parent_kind)
                 own_owner = element if tag in BLOCK_TAGS else owner
-                own_link = in_link or tag == "a"
+                own_link = in_link or (
+                    tag == "a" and (own_kind != HEADING or not links_to_itself(element))
+                )
                 if tag in BLOCK_TAGS:
                     writer.flush()
                 elif tag == "a" and element.text and element.text[0].isalnum():
@@ -368,7 +372,7 @@ class _Walker:
         if _is_layout_table(table, rows):
             for cell in table.iter("td", "th"):
                 # Broken markup nests cells in cells: walk the outer one only, or text repeats.
-                if _owner(cell, CELL_OWNERS) is table:
+                if _owner(cell, CELL_OWNERS) is table and not _line_numbers(cell):
                     self.walk(cell, PARAGRAPH)
                     writer.flush()
             return
@@ -445,11 +449,40 @@ def _owner(element: Element, tags: tuple[str, ...]) -> Element | None:
 LAYOUT_CELL_MIN_CHARS = 400
 
 
+def _line_numbers(cell: Element) -> bool:
+    """A cell of code set out as digits alone: the line numbers a code highlighter sets beside
+    the code (Pygments' and Hexo's `td.linenos`/`td.gutter`), no text of the page."""
+    if next(cell.iter("pre"), None) is None:
+        return False
+    text = text_of(cell)
+    return bool(text) and text.translate(_NO_SPACE).isdigit()
+
+
+_NO_SPACE = str.maketrans("", "", " \t\n\r\f\v\xa0")
+
+
+def _lays_out_blocks(cell: Element) -> bool:
+    """The cell holds a table, a `<div>`, line breaks, code (a highlighter's table of line numbers
+    beside the code) or paragraphs: a page's layout. One `<p>`
+    alone is a data cell's text as generators write it (Asciidoctor's `p.tableblock`, word
+    processors' HTML); its length tells a layout cell apart (`LAYOUT_CELL_MIN_CHARS`)."""
+    paragraphs = 0
+    for child in cell:
+        tag = child.tag
+        if tag in ("div", "table", "br", "pre"):
+            return True
+        if tag == "p":
+            paragraphs += 1
+            if paragraphs > 1:
+                return True
+    return False
+
+
 def _is_layout_table(table: Element, rows: list[Element]) -> bool:
     for cell in table.iter("td", "th"):
         if _owning_table(cell) is not table:
             continue
-        if any(child.tag in ("p", "div", "table", "br") for child in cell):
+        if _lays_out_blocks(cell):
             return True
         if len(text_of(cell)) > LAYOUT_CELL_MIN_CHARS:
             return True

@@ -10,8 +10,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
+from itertools import pairwise
 
-from extractors.article import CAPTION, HEADING, PARAGRAPH, Block, reading_length
+from extractors.article import CAPTION, HEADING, PARAGRAPH, QUOTE, Block, reading_length
 from extractors.blocks import (
     BLOCK_TAGS,
     HEADING_TAGS,
@@ -40,7 +41,7 @@ from extractors.preprocess import (
     is_leaf,
 )
 from extractors.threads import cut_thread
-from extractors.tree import CHROME, PLAIN, Element, siblings_tagged, text_of
+from extractors.tree import CHROME, PLAIN, Element, elements, siblings_tagged, text_of
 
 # Containers the div/td fallback considers.
 FALLBACK_TAGS = ("div", "td")
@@ -69,6 +70,11 @@ TABLE_CELL_TAGS = ("td", "th")
 # A run of at least this many sibling sections of one template, each opening with its
 # sub-heading, is the article's sections (one headed element is a thread's or a box's).
 MIN_HEADED_SECTIONS = 2
+# The sections under the headline beside the body chosen carry at least this share of its text
+# when it is one section of several (a standfirst and a date line beside a body are not).
+OTHER_SECTIONS_SHARE = 0.5
+# The sub-headings of an article's sections (its headline is the `<h1>`).
+SECTION_HEADING_TAGS = ("h2", "h3", "h4", "h5", "h6")
 # Pictures and players: a paragraph wrapped with one of them is its caption, not a lead.
 MEDIA_TAGS = ("img", "picture", "figure", "video", "audio", "iframe", "object", "embed")
 # The elements Cleaning weighs as paragraphs (leaf <div>s on pages without <p> prose).
@@ -904,12 +910,109 @@ def _headed_sections(siblings: list[Element], carried: Callable[[Element], int])
     }
 
 
-def _opens_with_heading(section: Element) -> bool:
-    """The section's first block with text is a heading."""
+def sections_under_headline(
+    twins: list[Element],
+    per_container: dict[Element, int],
+    bearing: dict[Element, int],
+    cleaning: Cleaning,
+) -> list[Element] | None:
+    """The sections of a text set out under the page's one `<h1>`, when the body chosen is one
+    of them: the containers of content-bearing paragraphs under the element that holds the
+    headline (the headline's own paragraphs through the wrappers that hold them, an intro), in
+    document order with the sub-headings between them, from the first to the last; or None.
+
+    Documentation and papers (Asciidoctor's `sect1 > sectionbody > sect2`, LaTeXML's nested
+    `ltx_section`s, Sphinx's `section`s) nest each section in wrappers of its own, so that
+    Algorithm 2.1 keeps the longest one and the twins and sibling rules, which look at one level,
+    see no others. Only a text whose parts are all set apart by sub-headings is taken so, and
+    only when MIN_HEADED_SECTIONS of those headings share one template: an article followed by
+    its author's box ("About Helen Marsh", a heading, then paragraphs) is one heading apart, and a
+    sidebar's boxes are headed each in their own markup."""
+    headlines = [
+        h1 for h1 in elements(cleaning.tree, "h1", cleaning.index) if not cleaning.is_removed(h1)
+    ]
+    if len(headlines) != 1:
+        return None
+    region = headlines[0].getparent()
+    if region is None or region.tag in ("body", "html"):
+        return None
+    if not all(is_descendant(twin, region) for twin in twins):
+        return None
+    wanted = {c for c in per_container if c is not region and is_descendant(c, region)}
+    if region in per_container:
+        wanted |= _children_holding_own_paragraphs(region, bearing, cleaning)
+    if len(wanted) < MIN_HEADED_SECTIONS:
+        return None
+    chosen = sum(per_container.get(twin, 0) for twin in twins)
+    around = sum(per_container[c] for c in wanted if c in per_container and c not in twins)
+    if around + per_container.get(region, 0) < OTHER_SECTIONS_SHARE * chosen:
+        return None
+    parts: list[Element] = []
+    for element in region.iterdescendants():
+        if element not in wanted and element.tag not in SECTION_HEADING_TAGS:
+            continue
+        if (parts and is_descendant(element, parts[-1])) or cleaning.is_removed(element):
+            continue
+        parts.append(element)
+    bodies = [index for index, part in enumerate(parts) if part.tag not in SECTION_HEADING_TAGS]
+    headings = _separating_headings(parts, bodies)
+    if headings is None or len(bodies) < 2:
+        return None
+    templates: dict[tuple[str, str], int] = {}
+    for heading in headings:
+        templates[_signature(heading)] = templates.get(_signature(heading), 0) + 1
+    if max(templates.values(), default=0) < MIN_HEADED_SECTIONS:
+        return None
+    first = bodies[0]
+    while first > 0 and parts[first - 1].tag in SECTION_HEADING_TAGS:
+        first -= 1  # the sub-heading that opens the first section
+    return parts[first : bodies[-1] + 1]
+
+
+def _children_holding_own_paragraphs(
+    region: Element, bearing: dict[Element, int], cleaning: Cleaning
+) -> set[Element]:
+    """The children of `region` that hold the content-bearing paragraphs counted for `region`
+    itself (`container_of` looked through the wrappers around them: an intro's `div#preamble >
+    div.sectionbody > div.paragraph > p`)."""
+    children = set()
+    for paragraph in bearing:
+        if container_of(paragraph, cleaning) is not region:
+            continue
+        node = paragraph
+        while (parent := node.getparent()) is not None and parent is not region:
+            node = parent
+        if parent is region:
+            children.add(node)
+    return children
+
+
+def _separating_headings(parts: list[Element], bodies: list[int]) -> list[Element] | None:
+    """The sub-headings between each two parts of a text, each part after the first set apart by
+    one (between them, or opening it); None when two parts follow each other without one."""
+    headings: list[Element] = []
+    for before, after in pairwise(bodies):
+        between = parts[before + 1 : after]
+        if not between:
+            opening = _opening_heading(parts[after])
+            if opening is None:
+                return None
+            between = [opening]
+        headings += between
+    return headings
+
+
+def _opening_heading(section: Element) -> Element | None:
+    """The section's first block with text, when it is a heading."""
     for element in section.iterdescendants(*OPENING_TAGS):
         if element.tag == "img" or text_of(element).strip():
-            return element.tag in HEADING_TAGS
-    return False
+            return element if element.tag in HEADING_TAGS else None
+    return None
+
+
+def _opens_with_heading(section: Element) -> bool:
+    """The section's first block with text is a heading."""
+    return _opening_heading(section) is not None
 
 
 def lead_section_above(
@@ -992,6 +1095,30 @@ def _paragraphs_by_child(
                 break
             node = above
     return found
+
+
+def _drop_repeated_quotes(written: list[TextBlock]) -> None:
+    """A quotation whose words the text around it says too is a pull quote: the editor's
+    display of a sentence of the article, set apart to catch the eye, which a reader of the text
+    reads twice. A quotation the text does not repeat (a source quoted at length) stays."""
+    if not any(block.kind == QUOTE for block in written):
+        return
+    text = "\n".join(block.text for block in written if block.kind != QUOTE)
+    written[:] = [
+        block
+        for block in written
+        if block.kind != QUOTE
+        or len(quoted := block.text.strip(_QUOTATION_MARKS)) < MIN_PULL_QUOTE_CHARS
+        or quoted not in text
+    ]
+
+
+# Quotation marks around a pull quote, which the sentence in the text may not carry.
+_QUOTATION_MARKS = (
+    " \t\n\"'\u201c\u201d\u2018\u2019\u00ab\u00bb\u201e\u201a\u2039\u203a\u300c\u300d"
+)
+# A repeated quotation shorter than this is a word or a phrase the text may well say twice.
+MIN_PULL_QUOTE_CHARS = 30
 
 
 def _drop_trailing_lines(written: list[TextBlock], bearing: dict[Element, int]) -> None:
@@ -1108,6 +1235,7 @@ def extract_dom(cleaning: Cleaning, outside: Element | None = None) -> DomBody |
         twins = article_sections(container, bearing, cleaning)
     twins = with_opening_heading(twins, cleaning)
     twins += text_after_table(twins[-1], bearing, cleaning)
+    twins = sections_under_headline(twins, per_container, bearing, cleaning) or twins
     lead = lead_paragraph(twins[0], cleaning)
     above = lead_section_above(twins[0], bearing, cleaning) if lead is None else None
     if lead is None and above is None:
@@ -1128,6 +1256,7 @@ def extract_dom(cleaning: Cleaning, outside: Element | None = None) -> DomBody |
     by_part = {part: text_blocks(part, kind) for part in parts}
     written = [block for part in parts for block in by_part[part]]
     cut_thread(written, container, cleaning)
+    _drop_repeated_quotes(written)
     _drop_headline_lines(written, bearing)
     _drop_trailing_lines(written, bearing)
     blocks = keep_body_blocks(written)

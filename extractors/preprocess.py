@@ -48,6 +48,8 @@ CHROME_ROLES = frozenset(
 )
 # Figures stay: the block writer keeps their captions (as "caption" blocks) and nothing else.
 FIGURE_TAGS = frozenset({"figure"})
+# What makes a `<figure>` a picture's (`sets_out_text`).
+MEDIA_TAGS = ("img", "picture", "video", "audio", "svg", "canvas", "iframe", "object", "embed")
 CAPTION_TAGS = frozenset({"figcaption"})
 # A class/id part that ends with this word marks an image caption or credit (a "caption" block,
 # not body text): "caption", "figcaption", and the word run into what it captions ("imgcaption",
@@ -92,7 +94,8 @@ SUSPICIOUS_TOKENS = CONSENT_TOKENS | COMMENT_TOKENS | frozenset(
         "adslot", "sponsor", "sponsored", "breadcrumb", "breadcrumbs", "footer", "masthead",
         "subscribe", "subscription", "popup", "modal", "outbrain", "taboola", "recommended",
         "trending", "mostread", "teaser", "teasers", "signup", "paywall", "skip", "toolbar",
-        "pagination", "pager", "tags", "byline", "footnote", "footnotes",
+        "pagination", "pager", "tags", "byline", "footnote", "footnotes", "editsection",
+        "reflist", "references",
     }
 )  # fmt: skip
 # Tags of elements laid over the page, never around it.
@@ -402,8 +405,18 @@ def classify(element: Element) -> int:
         if tag in CAPTION_TAGS:
             return CAPTION
         if tag in FIGURE_TAGS:
-            return FIGURE
+            return PLAIN if sets_out_text(element) else FIGURE
     return PLAIN if tag in PROTECTED_TAGS else kind
+
+
+def sets_out_text(figure: Element) -> bool:
+    """A `<figure>` that sets out text, not an image: a code listing or a table, and no picture
+    (Jekyll's and Hexo's highlighted code, WordPress's table block: `figure.wp-block-table`).
+    Its text is the article's; of an image's figure only the caption is."""
+    return (
+        next(figure.iter("pre", "table"), None) is not None
+        and next(figure.iter(*MEDIA_TAGS), None) is None
+    )
 
 
 # A quoted post's frame holds the quotation, the script that renders it and perhaps a comment:

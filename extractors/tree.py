@@ -70,6 +70,28 @@ def holds_other_than(parent: Element, tags: frozenset[str]) -> bool:
     return False
 
 
+# A permalink's target holds the link: the link itself, the heading it is written in
+# (`<h2 id="x"><a href="#x">`, MDN, Antora, Hugo, Docusaurus) or the section around that heading
+# (Sphinx's `<section id="x"><h2>... <a href="#x">`).
+PERMALINK_LEVELS = 3
+
+
+def links_to_itself(link: Element) -> bool:
+    """Whether `link` points at a fragment of the page that holds it: a heading's permalink,
+    not a link to other content (a table of contents points at other sections)."""
+    href = link.get("href")
+    if not href or href[0] != "#":
+        return False
+    target, node = href[1:], link
+    for _ in range(PERMALINK_LEVELS):
+        if node is None:
+            return False
+        if node.get("id") == target:
+            return True
+        node = node.getparent()
+    return False
+
+
 def first_element(tree: Element, tag: str) -> Element | None:
     """The first `tag` element of `tree` (itself included), in document order.
 

@@ -1317,6 +1317,9 @@ HARD_ARTICLE_KNOWN_MISSES = {
     # A wiki page whose text is only in a `<template>` that a script renders: inert markup,
     # no text of the page (hold-out 21, the last check, README).
     "hard-articles-holdout-21/hi-wikijs-2025-template-slot-bavdi.html",
+    # A forum topic whose first post is an announcement: the page declares a
+    # DiscussionForumPosting, a non-article type by design (hold-out 22, README).
+    "hard-articles-holdout-22/ja-discourse-2022-forum-oshirase-crawler-replies.html",
 }
 
 
@@ -1343,7 +1346,8 @@ def test_every_hard_article_of_every_hold_out_is_kept_but_the_known_misses() -> 
 # horoscopes shaped as a live blog's entries, guestbooks' signed messages, a directory's and a
 # prize's entries each a paragraph, calculators' method notes, a horoscope post, a newsletter's
 # landing page at the site's root, a removed story's notice, a puzzle's intro, a one-line AMP
-# stub (docs/benchmarks.md, hold-outs).
+# stub, a Flash video's page, a pay-or-consent wall with its login and policy links, a form's
+# intro, a 2001 section front's lead teaser, a forum's index (docs/benchmarks.md, hold-outs).
 NON_ARTICLE_KNOWN_MISSES = {
     "non-articles-holdout-10/cy-jekyll-datganiad-hygyrchedd.html",
     "non-articles-holdout-10/gu-astra-vachakona-patro-form.html",
@@ -1374,6 +1378,12 @@ NON_ARTICLE_KNOWN_MISSES = {
     "non-articles-holdout-16/en-wp-podlove-2021-podcast-episode-047.html",
     "non-articles-holdout-16/es-mx-vue2-2024-resultados-prep-gubernatura.html",
     "non-articles-holdout-17/ur-blazor-2024-intikhabi-nataij-na-120.html",
+    "non-articles-holdout-18/ar-zf1-2012-fidyo-souq-alkhamis.html",
+    "non-articles-holdout-18/de-coremedia-2021-zustellung-reklamieren.html",
+    "non-articles-holdout-18/en-vignette-2001-section-front-metro.html",
+    "non-articles-holdout-18/it-iubenda-2025-cookiewall-accetta-o-abbonati.html",
+    "non-articles-holdout-18/nl-silverstripe-2021-hooikoortsradar.html",
+    "non-articles-holdout-18/ru-ipb13-2004-forum-glavnaya.html",
     "non-articles-holdout-2/en-community-guidelines.html",
     "non-articles-holdout-2/pl-nekrolog.html",
     "non-articles-holdout-3/en-destination-guide.html",
@@ -1389,7 +1399,6 @@ NON_ARTICLE_KNOWN_MISSES = {
     "non-articles-holdout-9/bn-mediawiki-bishoyshreni-nirbachon.html",
     "non-articles-holdout-9/lt-drupal7-mero-rinkimu-rezultatai.html",
     "non-articles-holdout-9/sr-brightspot-dnevni-horoskop.html",
-    "non-articles-holdout-9/tl-jannah-resulta-lotto.html",
     "non-articles-holdout/de-impressum.html",
     "non-articles-holdout/en-epaper-landing.html",
     "non-articles/en-job-posting.html",
@@ -1399,7 +1408,7 @@ NON_ARTICLE_KNOWN_MISSES = {
 def test_every_non_article_of_every_hold_out_is_null_but_the_known_misses() -> None:
     kept = set()
     folders = sorted(PAGES.glob("non-articles*"))
-    assert len(folders) >= 18  # hold-outs 1-17 and the first set
+    assert len(folders) >= 19  # hold-outs 1-18 and the first set
     for folder in folders:
         urls = _fixture_urls(folder)
         for page in sorted(folder.glob("*.html*")):
