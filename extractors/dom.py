@@ -41,7 +41,15 @@ from extractors.preprocess import (
     is_leaf,
 )
 from extractors.threads import cut_thread
-from extractors.tree import CHROME, PLAIN, Element, elements, siblings_tagged, text_of
+from extractors.tree import (
+    CHROME,
+    PLAIN,
+    Element,
+    elements,
+    links_to_itself,
+    siblings_tagged,
+    text_of,
+)
 
 # Containers the div/td fallback considers.
 FALLBACK_TAGS = ("div", "td")
@@ -73,6 +81,9 @@ MIN_HEADED_SECTIONS = 2
 # The sections under the headline beside the body chosen carry at least this share of its text
 # when it is one section of several (a standfirst and a date line beside a body are not).
 OTHER_SECTIONS_SHARE = 0.5
+# How far above the headline's parent the element holding it and the text may be: a header
+# block around the headline, an `<article>` around both.
+HEADLINE_REGION_LEVELS = 3
 # The sub-headings of an article's sections (its headline is the `<h1>`).
 SECTION_HEADING_TAGS = ("h2", "h3", "h4", "h5", "h6")
 # Pictures and players: a paragraph wrapped with one of them is its caption, not a lead.
@@ -933,12 +944,18 @@ def sections_under_headline(
     ]
     if len(headlines) != 1:
         return None
-    region = headlines[0].getparent()
-    if region is None or region.tag in ("body", "html"):
+    region = _around_headline(headlines[0], twins)
+    if region is None:
         return None
-    if not all(is_descendant(twin, region) for twin in twins):
-        return None
-    wanted = {c for c in per_container if c is not region and is_descendant(c, region)}
+    # The headline's own block when the text lies further out: its standfirst and credits.
+    header = headlines[0].getparent() if region is not headlines[0].getparent() else None
+    wanted = {
+        c
+        for c in per_container
+        if c is not region
+        and is_descendant(c, region)
+        and (header is None or (c is not header and not is_descendant(c, header)))
+    }
     if region in per_container:
         wanted |= _children_holding_own_paragraphs(region, bearing, cleaning)
     if len(wanted) < MIN_HEADED_SECTIONS:
@@ -951,13 +968,17 @@ def sections_under_headline(
     for element in region.iterdescendants():
         if element not in wanted and element.tag not in SECTION_HEADING_TAGS:
             continue
-        if (parts and is_descendant(element, parts[-1])) or cleaning.is_removed(element):
+        if header is not None and is_descendant(element, header):
+            continue
+        if (parts and is_descendant(element, parts[-1])) or cleaning.is_inside_removed(element):
             continue
         parts.append(element)
     bodies = [index for index, part in enumerate(parts) if part.tag not in SECTION_HEADING_TAGS]
     headings = _separating_headings(parts, bodies)
     if headings is None or len(bodies) < 2:
         return None
+    if any(_links_away(heading) for heading in headings):
+        return None  # a teaser's headline: a list of stories beside the text, not its sections
     templates: dict[tuple[str, str], int] = {}
     for heading in headings:
         templates[_signature(heading)] = templates.get(_signature(heading), 0) + 1
@@ -967,6 +988,22 @@ def sections_under_headline(
     while first > 0 and parts[first - 1].tag in SECTION_HEADING_TAGS:
         first -= 1  # the sub-heading that opens the first section
     return parts[first : bodies[-1] + 1]
+
+
+def _around_headline(headline: Element, twins: list[Element]) -> Element | None:
+    """The element that holds the headline and the body chosen: the headline's parent, or an
+    `<article>` at most HEADLINE_REGION_LEVELS above it (a header block around the headline, the
+    text beside it); never the page's `<body>`."""
+    region = headline.getparent()
+    for level in range(HEADLINE_REGION_LEVELS):
+        if region is None or region.tag in ("body", "html"):
+            return None
+        if all(is_descendant(twin, region) for twin in twins):
+            # Further out than the headline's parent, only the page's own mark of one article
+            # holds both: a layout wrapper holds a site's header and sidebars too.
+            return region if level == 0 or region.tag == "article" else None
+        region = region.getparent()
+    return None
 
 
 def _children_holding_own_paragraphs(
@@ -1000,6 +1037,11 @@ def _separating_headings(parts: list[Element], bodies: list[int]) -> list[Elemen
             between = [opening]
         headings += between
     return headings
+
+
+def _links_away(heading: Element) -> bool:
+    """A link in `heading` other than its permalink."""
+    return any(not links_to_itself(link) for link in heading.iterdescendants("a"))
 
 
 def _opening_heading(section: Element) -> Element | None:
@@ -1233,6 +1275,7 @@ def extract_dom(cleaning: Cleaning, outside: Element | None = None) -> DomBody |
     twins = body_containers(container, per_container, bearing, cleaning)
     if len(twins) == 1:
         twins = article_sections(container, bearing, cleaning)
+    twins = with_section_headings(twins, cleaning)
     twins = with_opening_heading(twins, cleaning)
     twins += text_after_table(twins[-1], bearing, cleaning)
     twins = sections_under_headline(twins, per_container, bearing, cleaning) or twins
@@ -1314,6 +1357,31 @@ def _container_lengths(
         for node, length in per_container.items()
         if node is not outside and not is_descendant(node, outside)
     }
+
+
+def with_section_headings(twins: list[Element], cleaning: Cleaning) -> list[Element]:
+    """The twins, each after the sub-heading right before it, when they are sections in
+    wrappers of their own (`div.sect1 > h2 + div.sectionbody`: twins with different parents) and
+    each after the first (which may be the intro) is so headed, MIN_HEADED_SECTIONS headings or
+    more of one template: the sub-headings are the article's, between its sections; Algorithm
+    2.1 counts the sections' paragraphs alone. (One headed twin after a post may be its
+    trackbacks, under their own heading.)"""
+    if len({twin.getparent() for twin in twins}) < len(twins):
+        return twins
+    headings = [_neighbour(twin, cleaning, preceding=True) for twin in twins]
+    later = headings[1:]  # the first may be the intro, before any sub-heading
+    if len(later) < MIN_HEADED_SECTIONS or any(
+        heading is None or heading.tag not in SECTION_HEADING_TAGS for heading in later
+    ):
+        return twins
+    templates = {_template_name(heading) for heading in later}  # type: ignore[arg-type]
+    if len(templates) != 1:
+        return twins
+    first = headings[0]
+    if first is not None and _template_name(first) not in templates:
+        first = None
+    parts = [first, twins[0]] if first is not None else [twins[0]]
+    return parts + [part for pair in zip(later, twins[1:], strict=True) for part in pair]  # type: ignore[misc]
 
 
 def with_opening_heading(parts: list[Element], cleaning: Cleaning) -> list[Element]:
