@@ -46,7 +46,7 @@ from extractors.tree import (
     PLAIN,
     Element,
     elements,
-    links_to_itself,
+    links_away,
     siblings_tagged,
     text_of,
 )
@@ -956,13 +956,13 @@ def sections_under_headline(
         and is_descendant(c, region)
         and (header is None or (c is not header and not is_descendant(c, header)))
     }
+    chosen = sum(per_container.get(twin, 0) for twin in twins)
+    around = sum(per_container[c] for c in wanted if c not in twins)
+    if around + per_container.get(region, 0) < OTHER_SECTIONS_SHARE * chosen:
+        return None
     if region in per_container:
         wanted |= _children_holding_own_paragraphs(region, bearing, cleaning)
     if len(wanted) < MIN_HEADED_SECTIONS:
-        return None
-    chosen = sum(per_container.get(twin, 0) for twin in twins)
-    around = sum(per_container[c] for c in wanted if c in per_container and c not in twins)
-    if around + per_container.get(region, 0) < OTHER_SECTIONS_SHARE * chosen:
         return None
     parts: list[Element] = []
     for element in region.iterdescendants():
@@ -977,7 +977,7 @@ def sections_under_headline(
     headings = _separating_headings(parts, bodies)
     if headings is None or len(bodies) < 2:
         return None
-    if any(_links_away(heading) for heading in headings):
+    if any(links_away(heading) for heading in headings):
         return None  # a teaser's headline: a list of stories beside the text, not its sections
     templates: dict[tuple[str, str], int] = {}
     for heading in headings:
@@ -1014,7 +1014,7 @@ def _children_holding_own_paragraphs(
     div.sectionbody > div.paragraph > p`)."""
     children = set()
     for paragraph in bearing:
-        if container_of(paragraph, cleaning) is not region:
+        if not is_descendant(paragraph, region) or container_of(paragraph, cleaning) is not region:
             continue
         node = paragraph
         while (parent := node.getparent()) is not None and parent is not region:
@@ -1037,11 +1037,6 @@ def _separating_headings(parts: list[Element], bodies: list[int]) -> list[Elemen
             between = [opening]
         headings += between
     return headings
-
-
-def _links_away(heading: Element) -> bool:
-    """A link in `heading` other than its permalink."""
-    return any(not links_to_itself(link) for link in heading.iterdescendants("a"))
 
 
 def _opening_heading(section: Element) -> Element | None:
@@ -1368,20 +1363,21 @@ def with_section_headings(twins: list[Element], cleaning: Cleaning) -> list[Elem
     trackbacks, under their own heading.)"""
     if len({twin.getparent() for twin in twins}) < len(twins):
         return twins
-    headings = [_neighbour(twin, cleaning, preceding=True) for twin in twins]
-    later = headings[1:]  # the first may be the intro, before any sub-heading
-    if len(later) < MIN_HEADED_SECTIONS or any(
-        heading is None or heading.tag not in SECTION_HEADING_TAGS for heading in later
-    ):
+    later: list[Element] = []  # the first twin may be the intro, before any sub-heading
+    for twin in twins[1:]:
+        heading = _neighbour(twin, cleaning, preceding=True)
+        if heading is None or heading.tag not in SECTION_HEADING_TAGS:
+            return twins
+        later.append(heading)
+    templates = {_template_name(heading) for heading in later}
+    if len(later) < MIN_HEADED_SECTIONS or len(templates) != 1:
         return twins
-    templates = {_template_name(heading) for heading in later}  # type: ignore[arg-type]
-    if len(templates) != 1:
-        return twins
-    first = headings[0]
-    if first is not None and _template_name(first) not in templates:
-        first = None
-    parts = [first, twins[0]] if first is not None else [twins[0]]
-    return parts + [part for pair in zip(later, twins[1:], strict=True) for part in pair]  # type: ignore[misc]
+    first = _neighbour(twins[0], cleaning, preceding=True)
+    parts = [first] if first is not None and _template_name(first) in templates else []
+    parts.append(twins[0])
+    for heading, twin in zip(later, twins[1:], strict=True):
+        parts += [heading, twin]
+    return parts
 
 
 def with_opening_heading(parts: list[Element], cleaning: Cleaning) -> list[Element]:

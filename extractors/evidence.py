@@ -88,7 +88,7 @@ from extractors.tree import (
     children_tagged,
     first_child,
     itemprop_values,
-    links_to_itself,
+    links_away,
     text_of,
 )
 
@@ -602,9 +602,9 @@ def has_linked_heading(element: Element) -> bool:
     Asked from the headings, found in C: an XPath asking every link for a heading among all its
     ancestors cost 0.1 ms on a body whose paragraphs hold links, each asked as a card."""
     if element.tag in HEADING_TAGS or next(element.iterancestors(*HEADING_TAGS), None) is not None:
-        return _links_away(element)  # every link is in it
+        return links_away(element)  # every link is in it
     for heading in element.iterdescendants(*HEADING_TAGS):
-        if _links_away(heading):
+        if links_away(heading):
             return True
         for node in heading.iterancestors():
             if node is element:
@@ -612,12 +612,6 @@ def has_linked_heading(element: Element) -> bool:
             if node.tag == "a":
                 return True
     return False
-
-
-def _links_away(heading: Element) -> bool:
-    """A link in `heading` other than its permalink (a documentation page's sections each have
-    one: they are no teasers' headlines)."""
-    return any(not links_to_itself(link) for link in heading.iterdescendants("a"))
 
 
 def _on_own_line(link: Element) -> bool:

@@ -92,6 +92,12 @@ def links_to_itself(link: Element) -> bool:
     return False
 
 
+def links_away(element: Element) -> bool:
+    """A link under `element` other than a permalink (`links_to_itself`): a heading that links
+    away is a teaser's headline, not a section's sub-heading."""
+    return any(not links_to_itself(link) for link in element.iterdescendants("a"))
+
+
 def first_element(tree: Element, tag: str) -> Element | None:
     """The first `tag` element of `tree` (itself included), in document order.
 
