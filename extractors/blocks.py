@@ -462,10 +462,10 @@ _NO_SPACE = str.maketrans("", "", " \t\n\r\f\v\xa0")
 
 
 def _lays_out_blocks(cell: Element) -> bool:
-    """The cell holds a table, a `<div>`, line breaks, code (a highlighter's table of line numbers
-    beside the code) or paragraphs: a page's layout. One `<p>`
-    alone is a data cell's text as generators write it (Asciidoctor's `p.tableblock`, word
-    processors' HTML); its length tells a layout cell apart (`LAYOUT_CELL_MIN_CHARS`)."""
+    """The cell holds a table, a `<div>`, line breaks, code (a highlighter's table of line
+    numbers beside the code) or paragraphs: a page's layout. One `<p>` alone is a data cell's
+    text as generators write it (Asciidoctor's `p.tableblock`, word processors' HTML); its
+    length tells a layout cell apart (`LAYOUT_CELL_MIN_CHARS`)."""
     paragraphs = 0
     for child in cell:
         tag = child.tag

@@ -11,8 +11,8 @@ is dropped when the page positively looks like something else:
 * `paywall` — a stub: the publisher says the page is not free (schema.org `isAccessibleForFree`
   false) or a paywall element sits by the body, and the body is one lede paragraph; or a paywall
   element sits right by a body no longer than a teaser of a few paragraphs (the wall cut it);
-* `video` — a video page (OpenGraph `video.*`, or a schema.org VideoObject and no article type)
-  whose text is no longer than a description;
+* `video` — a video page (OpenGraph `video.*`, a schema.org VideoObject and no article type, or
+  a WordPress post whose format is video or audio) whose text is no longer than a description;
 * `listing` also — the body is a list of priced items (a shop's product grid, classified ads),
   or is mostly a list of teaser cards of one template (notices, each a linked name and a line);
 * `listing` also — a body too short for an article, set out as a post, whose container read

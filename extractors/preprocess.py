@@ -49,7 +49,7 @@ CHROME_ROLES = frozenset(
 # Figures stay: the block writer keeps their captions (as "caption" blocks) and nothing else.
 FIGURE_TAGS = frozenset({"figure"})
 # What makes a `<figure>` a picture's (`sets_out_text`).
-MEDIA_TAGS = ("img", "picture", "video", "audio", "svg", "canvas", "iframe", "object", "embed")
+PICTURE_TAGS = ("img", "picture", "video", "audio", "svg", "canvas", "iframe", "object", "embed")
 CAPTION_TAGS = frozenset({"figcaption"})
 # A class/id part that ends with this word marks an image caption or credit (a "caption" block,
 # not body text): "caption", "figcaption", and the word run into what it captions ("imgcaption",
@@ -415,7 +415,7 @@ def sets_out_text(figure: Element) -> bool:
     Its text is the article's; of an image's figure only the caption is."""
     return (
         next(figure.iter("pre", "table"), None) is not None
-        and next(figure.iter(*MEDIA_TAGS), None) is None
+        and next(figure.iter(*PICTURE_TAGS), None) is None
     )
 
 
