@@ -1138,16 +1138,18 @@ def _drop_repeated_quotes(written: list[TextBlock]) -> None:
     """A quotation whose words the text around it says too is a pull quote: the editor's
     display of a sentence of the article, set apart to catch the eye, which a reader of the text
     reads twice. A quotation the text does not repeat (a source quoted at length) stays."""
-    if not any(block.kind == QUOTE for block in written):
+    quotes = [block for block in written if block.kind == QUOTE][:MAX_PULL_QUOTES]
+    if not quotes:
         return
     text = "\n".join(block.text for block in written if block.kind != QUOTE)
-    written[:] = [
-        block
-        for block in written
-        if block.kind != QUOTE
-        or len(quoted := block.text.strip(_QUOTATION_MARKS)) < MIN_PULL_QUOTE_CHARS
-        or quoted not in text
-    ]
+    pulled = {
+        id(block)
+        for block in quotes
+        if len(quoted := block.text.strip(_QUOTATION_MARKS)) >= MIN_PULL_QUOTE_CHARS
+        and quoted in text
+    }
+    if pulled:
+        written[:] = [block for block in written if id(block) not in pulled]
 
 
 # Quotation marks around a pull quote, which the sentence in the text may not carry.
@@ -1156,6 +1158,9 @@ _QUOTATION_MARKS = (
 )
 # A repeated quotation shorter than this is a word or a phrase the text may well say twice.
 MIN_PULL_QUOTE_CHARS = 30
+# The quotations searched for in the text (each search reads all of it: a hostile page may hold
+# thousands of quotations beside megabytes of text); a body sets out a few pull quotes.
+MAX_PULL_QUOTES = 20
 
 
 def _drop_trailing_lines(written: list[TextBlock], bearing: dict[Element, int]) -> None:
