@@ -231,6 +231,32 @@ SHAPES: dict[str, tuple[Callable[[int], bytes], int]] = {
     # Near the element cap: what the fallback cascade walks, element by element.
     "tiny paragraphs": (_numbered(b"<p>w%d</p>"), 48_000),
     "sections": (_numbered(b"<section><h2>S %d</h2><p>" + SENTENCE * 2 + b"</p></section>"), 5_000),
+    # Quotations the text repeats (each searched for in the whole body: extractors.dom).
+    "pull quotes": (
+        _numbered(
+            b"<p>Paragraph %d. "
+            + SENTENCE * 4
+            + b"</p><blockquote><p>"
+            + SENTENCE * 2
+            + b"</p></blockquote>",
+            HEAD + b"<article><h1>A page title here</h1><div class='body'>",
+            b"</div></article>" + END,
+        ),
+        2_000,
+    ),
+    # Sections nested in wrappers of their own under the headline, each heading a permalink.
+    "sections under a headline": (
+        _numbered(
+            b"<div class='sect'><h2 id='s%d'><a href='#s%d'></a>S %d</h2><div class='sb'><p>"
+            + SENTENCE * 3
+            + b"</p><p>"
+            + SENTENCE * 2
+            + b"</p></div></div>",
+            HEAD + b"<article><h1>A page title here</h1>",
+            b"</article>" + END,
+        ),
+        2_500,
+    ),
     # The 4 MiB worst cases for memory: the smallest elements, the most of them.
     "<p>a, unclosed": (_repeat(b"<p>a"), 2**20 // 4),
     "<li>a, unclosed": (_repeat(b"<li>a", HEAD + b"<ul>", b"</ul>" + END), 2**20 // 5),
