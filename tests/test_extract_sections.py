@@ -1,9 +1,10 @@
 """The whole article on structured pages of the general web (issue 31): documentation whose
 sections nest in wrappers of their own, headings with permalinks, data tables whose cells hold a
-paragraph.
+paragraph, code and tables set in figures, pull quotes, a wiki's edit links and references.
 
-The pages are the blind hold-out `hard-articles-holdout-22` (ten general-web pages, six blogs
-and news), each with its expected body."""
+The pages are the blind hold-outs `hard-articles-holdout-22` (ten general-web pages, six blogs
+and news), `-23` (documentation, papers and sectioned longreads) and `-24` (the round's last
+check, measured once), each with its expected body, and small pages written here."""
 
 from __future__ import annotations
 
