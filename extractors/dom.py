@@ -7,6 +7,7 @@ Works on a `Cleaning` (extractors.preprocess): chrome is skipped, never removed 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -979,10 +980,7 @@ def sections_under_headline(
         return None
     if any(links_away(heading) for heading in headings):
         return None  # a teaser's headline: a list of stories beside the text, not its sections
-    templates: dict[tuple[str, str], int] = {}
-    for heading in headings:
-        templates[_signature(heading)] = templates.get(_signature(heading), 0) + 1
-    if max(templates.values(), default=0) < MIN_HEADED_SECTIONS:
+    if max(Counter(map(_signature, headings)).values(), default=0) < MIN_HEADED_SECTIONS:
         return None
     first = bodies[0]
     while first > 0 and parts[first - 1].tag in SECTION_HEADING_TAGS:
@@ -1366,7 +1364,7 @@ def with_section_headings(twins: list[Element], cleaning: Cleaning) -> list[Elem
     more of one template: the sub-headings are the article's, between its sections; Algorithm
     2.1 counts the sections' paragraphs alone. (One headed twin after a post may be its
     trackbacks, under their own heading.)"""
-    if len({twin.getparent() for twin in twins}) < len(twins):
+    if len(twins) <= MIN_HEADED_SECTIONS or len({twin.getparent() for twin in twins}) < len(twins):
         return twins
     later: list[Element] = []  # the first twin may be the intro, before any sub-heading
     for twin in twins[1:]:
