@@ -13,7 +13,12 @@ LIST_ITEM = "list_item"
 QUOTE = "quote"
 CAPTION = "caption"
 TABLE = "table"
-BLOCK_KINDS = (HEADING, PARAGRAPH, LIST_ITEM, QUOTE, CAPTION, TABLE)
+# Text set out in `<pre>` (code, a wire release wrapped at 72 columns): its lines are its content.
+PREFORMATTED = "preformatted"
+BLOCK_KINDS = (HEADING, PARAGRAPH, LIST_ITEM, QUOTE, CAPTION, TABLE, PREFORMATTED)
+# The blocks of running text a rule weighs as the body's paragraphs: those and the text set out in
+# `<pre>` (read as paragraphs before it was a kind of its own).
+TEXT_KINDS = frozenset({PARAGRAPH, PREFORMATTED})
 
 Block = tuple[str, str]  # (kind, text)
 
@@ -114,6 +119,16 @@ def visible(text: str) -> str:
     """A one-line text without invisible control characters, its spaces collapsed again. Almost
     every text has none: `isprintable` decides that in C, and the pattern runs on the others."""
     return text if text.isprintable() else " ".join(_INVISIBLE_CONTROLS.sub("", text).split())
+
+
+def visible_block(kind: str, text: str) -> str:
+    """A block's text without invisible control characters: a preformatted block keeps its line
+    breaks and indentation (tabs and line feeds are no such characters), every other block is one
+    line (`visible`)."""
+    if kind != PREFORMATTED:
+        return visible(text)
+    shown = _INVISIBLE_CONTROLS.sub("", text)
+    return shown.strip("\n") if shown.strip() else ""
 
 
 # Scripts that write a word in one or two characters: a text in them is measured in the

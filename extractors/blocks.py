@@ -12,7 +12,16 @@ from dataclasses import dataclass
 
 from lxml import etree
 
-from extractors.article import CAPTION, HEADING, LIST_ITEM, PARAGRAPH, QUOTE, TABLE, Block
+from extractors.article import (
+    CAPTION,
+    HEADING,
+    LIST_ITEM,
+    PARAGRAPH,
+    PREFORMATTED,
+    QUOTE,
+    TABLE,
+    Block,
+)
 from extractors.tree import CAPTION as CAPTION_KIND
 from extractors.tree import CHROME, FIGURE, PLAIN, Element, links_to_itself, text_of
 
@@ -42,6 +51,9 @@ SKIP_TAGS = frozenset(
         "head", "title", "meta", "link", "picture", "source", "label",
     }
 )  # fmt: skip
+
+# Text whose line breaks are its content: one block of kind PREFORMATTED, lines kept.
+PREFORMATTED_TAG = "pre"
 
 # Says what preprocessing made of an element: PLAIN, CHROME, CAPTION or FIGURE.
 Classifier = Callable[[Element], int]
@@ -226,6 +238,10 @@ class _Walker:
 
     def walk(self, root: Element, root_kind: str) -> None:
         tag = root.tag
+        if tag == PREFORMATTED_TAG:
+            self.writer.flush()
+            self.preformatted(root)
+            return
         if not isinstance(tag, str) or tag in SKIP_TAGS or tag == "br" or _has_non_elements(root):
             self.walk_steps([(root, root_kind, root, False, False)], root)
             return
@@ -260,9 +276,12 @@ class _Walker:
                     _line_break(element, writer)
                     skip()
                     states.append(None)
-                elif tag == "table":
+                elif tag == "table" or tag == PREFORMATTED_TAG:
                     writer.flush()
-                    self.table(element)
+                    if tag == "table":
+                        self.table(element)
+                    else:
+                        self.preformatted(element)
                     skip()
                     states.append(None)
                 else:
@@ -330,9 +349,12 @@ class _Walker:
             elif tag == "br":
                 _line_break(element, writer)
                 writer.text(tail, parent_kind, owner, in_link)
-            elif tag == "table" and element is not root:
+            elif tag in ("table", PREFORMATTED_TAG) and element is not root:
                 writer.flush()
-                self.table(element)
+                if tag == "table":
+                    self.table(element)
+                else:
+                    self.preformatted(element)
                 writer.text(tail, parent_kind, owner, in_link)
             else:
                 own_kind = CAPTION if kind == CAPTION_KIND else _kind_of(tag, parent_kind)
@@ -365,6 +387,14 @@ class _Walker:
                 found.append(element)
         return found
 
+    def preformatted(self, pre: Element) -> None:
+        """A `<pre>` is one block whose line breaks stay (`preformatted_text`)."""
+        text = preformatted_text(pre, self.classify)
+        if text:
+            chars = visible_chars(text)
+            links = sum(visible_chars(text_of(link)) for link in pre.iter("a"))
+            self.writer.add(TextBlock(PREFORMATTED, text, min(links, chars), chars, pre))
+
     def table(self, table: Element) -> None:
         """Data tables become one block per row; layout tables (a cell holding the body) recurse."""
         writer = self.writer
@@ -387,6 +417,80 @@ class _Walker:
                 links = sum(visible_chars(text_of(link)) for link in row.iter("a"))
                 chars = visible_chars(line)
                 writer.add(TextBlock(TABLE, line, min(links, chars), chars, row))
+
+
+def preformatted_text(pre: Element, classify: Classifier = tag_kind) -> str:
+    """The text of a `<pre>` as a browser sets it out: its lines as written (a `<br>` or a block
+    inside it breaks one too), each without trailing spaces; the margin all its lines share taken
+    off (the page's own indentation of the markup), blank lines at either end dropped and runs of
+    them made one. What is never text (scripts) and chrome inside it are left out.
+
+    lxml's C iterator drives the walk, as `_Walker.walk`'s (iterative: a hostile `<pre>` nests
+    thousands of levels deep)."""
+    if _has_non_elements(pre):
+        return _set_out(_stacked_text(pre, classify))
+    parts: list[str] = [pre.text or ""]
+    append = parts.append
+    blocks: list[bool] = []  # for each open element, whether it is a block (a line ends with it)
+    events = etree.iterwalk(pre, events=("start", "end"))
+    next(events)  # the <pre>'s own start: its text is taken
+    skip = events.skip_subtree
+    for event, element in events:
+        if event == "start":
+            tag = element.tag
+            if tag in SKIP_TAGS or tag == "br" or classify(element) == CHROME:
+                skip()  # a script's or chrome's text is none of the code's; a <br> ends a line
+                append("\n" if tag == "br" else "")
+                blocks.append(False)
+                continue
+            block = tag in BLOCK_TAGS
+            append("\n" if block else "")
+            append(element.text or "")
+            blocks.append(block)
+            continue
+        if not blocks:  # the <pre>'s own end: its tail is not its text
+            break
+        append("\n" if blocks.pop() else "")
+        append(element.tail or "")
+    return _set_out("".join(parts))
+
+
+def _stacked_text(pre: Element, classify: Classifier) -> str:
+    """`preformatted_text`'s walk for a tree that holds comments or processing instructions,
+    which lxml's iterator does not report (their tails are text): a stack of its own."""
+    parts: list[str] = [pre.text or ""]
+    stack: list[tuple[Element, bool]] = [(child, False) for child in reversed(pre)]
+    while stack:
+        element, closing = stack.pop()
+        tag = element.tag
+        if closing:
+            parts.append("\n" if tag in BLOCK_TAGS else "")
+        elif not isinstance(tag, str) or tag in SKIP_TAGS or classify(element) == CHROME:
+            pass  # a comment or a script: only its tail is text
+        elif tag == "br":
+            parts.append("\n")
+        else:
+            parts.append("\n" if tag in BLOCK_TAGS else "")
+            parts.append(element.text or "")
+            stack.append((element, True))
+            stack.extend((child, False) for child in reversed(element))
+            continue
+        parts.append(element.tail or "")
+    return "".join(parts)
+
+
+def _set_out(text: str) -> str:
+    """`text`'s lines without trailing whitespace or their shared margin, blank lines at the ends
+    dropped and runs of them made one; no-break spaces read as the spaces they show."""
+    lines: list[str] = []
+    for line in text.replace("\xa0", " ").splitlines():
+        line = line.rstrip()
+        if line or (lines and lines[-1]):
+            lines.append(line)
+    while lines and not lines[-1]:
+        lines.pop()
+    margin = min((len(line) - len(line.lstrip()) for line in lines if line), default=0)
+    return "\n".join(line[margin:] for line in lines)
 
 
 def _cell_text(cell: Element) -> str:

@@ -6,7 +6,7 @@ links, trailing "Related" headings, link lists. These rules decide block by bloc
 
 from __future__ import annotations
 
-from extractors.article import HEADING, LIST_ITEM, PARAGRAPH, QUOTE, Block
+from extractors.article import HEADING, LIST_ITEM, PARAGRAPH, QUOTE, TEXT_KINDS, Block
 from extractors.blocks import TextBlock
 from extractors.paragraphs import CP, ends_as_sentence
 from extractors.tree import Element, text_of
@@ -36,7 +36,7 @@ def keep_body_blocks(blocks: list[TextBlock]) -> list[Block]:
     prose = [
         index
         for index, block in enumerate(blocks)
-        if plain[index] and block.kind == PARAGRAPH and block.chars >= PROSE_LEAD_CHARS
+        if plain[index] and block.kind in TEXT_KINDS and block.chars >= PROSE_LEAD_CHARS
     ]
     first, last = (prose[0], prose[-1]) if prose else (0, 0)
     lists = _plain_lists(blocks, plain) if _linked_items(blocks, plain) else set()

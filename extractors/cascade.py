@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from extractors import boilerpipe, justext, treefilter
-from extractors.article import PARAGRAPH, Block, is_too_short, running_text
+from extractors.article import TEXT_KINDS, Block, is_too_short, running_text
 from extractors.blocks import TextBlock
 from extractors.dom import FALLBACK_MIN_LINE_CHARS
 from extractors.evaluation import Shingle, shingle_set
@@ -234,7 +234,7 @@ def _extends(readable: Candidate, witness: Candidate) -> bool:
         if own and len(own & witness.shingles) * 2 >= len(own):
             continue  # the witness holds this block
         added += len(text)
-        if kind == PARAGRAPH and len(text) >= FALLBACK_MIN_LINE_CHARS:
+        if kind in TEXT_KINDS and len(text) >= FALLBACK_MIN_LINE_CHARS:
             prose += len(text)
     return added > 0 and 2 * prose >= added
 

@@ -33,6 +33,7 @@ from extractors.article import (
     is_too_short,
     running_text,
     visible,
+    visible_block,
 )
 from extractors.article import MIN_BODY_CHARS as MIN_BODY_CHARS  # where it was defined before
 from extractors.cascade import Candidate, recheck, rescue
@@ -256,7 +257,7 @@ def finish_article(
     repeats the title goes, and a body too short to be an article is NULL, unless the page sets
     it out as a short article (`short_article()`, asked of such bodies only; see
     `extractors.short_article`)."""
-    blocks = [(kind, shown) for kind, text in blocks if (shown := visible(text))]
+    blocks = [(kind, shown) for kind, text in blocks if (shown := visible_block(kind, text))]
     metadata = _visible_metadata(metadata)
     blocks = _drop_leading_title(blocks, metadata.title)
     if is_too_short(running_text(blocks)) and not short_article():  # captions alone never do

@@ -44,8 +44,8 @@ from extractors.article import (
     CAPTION,
     LIST_ITEM,
     MIN_BODY_CHARS,
-    PARAGRAPH,
     QUOTE,
+    TEXT_KINDS,
     Block,
     reading_length,
     running_text,
@@ -170,7 +170,7 @@ PAYWALL_STUB_CHARS = 1200
 WALLED_TEASER_PARAGRAPHS = 3
 # Paragraphs are blocks of running text of at least Algorithm 2.1's CP characters: headings,
 # kickers, bylines and dates around a lede are not paragraphs of it.
-LEDE_KINDS = frozenset({PARAGRAPH, QUOTE, LIST_ITEM})
+LEDE_KINDS = TEXT_KINDS | {QUOTE, LIST_ITEM}
 # A card list: at least MIN_CARDS siblings of one template, each with a linked heading and no
 # more text than this (a teaser and its summary; an article, even one of several appended by an
 # endless page, is longer). The body's container and this many ancestors are tried.
@@ -746,7 +746,7 @@ def is_report(blocks: list[Block]) -> bool:
     as sentences end."""
     written = 0
     for kind, text in blocks:
-        if kind == PARAGRAPH and len(text) >= CP and ends_as_sentence(text):
+        if kind in TEXT_KINDS and len(text) >= CP and ends_as_sentence(text):
             written += 1
             if written >= REPORT_PARAGRAPHS:
                 return True

@@ -1,5 +1,5 @@
-"""An article's blocks as Markdown (CommonMark): headings, paragraphs, lists, quotes, tables
-and image captions, each kind written as a reader of Markdown expects it.
+"""An article's blocks as Markdown (CommonMark): headings, paragraphs, lists, quotes, tables,
+image captions and preformatted text, each kind written as a reader of Markdown expects it.
 
 Pure: blocks in, text out. Text is escaped so that it never turns into markup it was not
 (a paragraph starting "1." is not a list, "*" is not emphasis, a "|" in a cell is not a column).
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from extractors.article import CAPTION, HEADING, LIST_ITEM, QUOTE, TABLE, Block
+from extractors.article import CAPTION, HEADING, LIST_ITEM, PREFORMATTED, QUOTE, TABLE, Block
 
 # Characters that are markup anywhere in a line.
 _INLINE = re.compile(r"([\\`*_\[\]<>])")
@@ -18,6 +18,8 @@ _LEADING_MARKUP = re.compile(r"^(#{1,6}(?=\s|$)|>|[-+*](?=\s)|=+\s*$)")
 # "1. " or "1) " at the start is an ordered list item: its punctuation is escaped ("1\.").
 _LEADING_NUMBER = re.compile(r"^(\d{1,9})([.)])(?=\s|$)")
 TABLE_CELL_SEPARATOR = " | "  # how extractors.blocks joins a table row's cells
+_BACKTICK_RUN = re.compile("`+")
+MIN_FENCE = 3  # CommonMark's shortest code fence
 
 
 def escape(text: str) -> str:
@@ -54,7 +56,17 @@ def _block(kind: str, text: str) -> str:
         return "\n".join(f"> {escape(line)}" for line in text.splitlines() or [text])
     if kind == CAPTION:
         return f"*{escape(text)}*"
+    if kind == PREFORMATTED:
+        return _fenced(text)
     return escape(text)
+
+
+def _fenced(text: str) -> str:
+    """Preformatted text as a fenced code block, as it is (no escaping inside a fence): the fence
+    is longer than any run of backticks in the text, so that no line of it closes the block."""
+    longest = max(map(len, _BACKTICK_RUN.findall(text)), default=0)
+    fence = "`" * max(MIN_FENCE, longest + 1)
+    return f"{fence}\n{text}\n{fence}"
 
 
 def _list(items: list[str]) -> str:

@@ -318,6 +318,51 @@ def test_image_captions_are_caption_blocks_outside_the_running_text() -> None:
     assert len(article.text.split("\n")) == 3
 
 
+def test_preformatted_text_keeps_its_lines_and_indentation() -> None:
+    # A <pre> is one "preformatted" block: its line breaks and indentation are the code's (the
+    # margin the markup indents every line by is not), a blank line inside stays one, a <br>
+    # breaks a line, no-break spaces read as spaces, and a script inside it is no text.
+    article = extract(page("preformatted.html"), "https://notes.example/retries")
+    assert article is not None and article.method == "dom"
+    code = [text for kind, text in article.blocks if kind == "preformatted"]
+    assert code == [
+        "def run_with_retries(job, attempts=5):\n"
+        "    delay = 2.0\n"
+        "    for attempt in range(1, attempts + 1):\n"
+        "        try:\n"
+        "            return job()\n"
+        "        except TemporaryError:\n"
+        "            if attempt == attempts:\n"
+        "                raise\n"
+        "\n"
+        "            time.sleep(delay + random.random())\n"
+        "            delay *= 2",
+        "make export  TARGET=warehouse\nmake verify",
+    ]
+    assert "copyButton" not in article.text
+    assert "\n    delay = 2.0\n" in article.text  # the running text keeps the lines too
+    assert [kind for kind, _ in article.blocks].count("paragraph") == 5
+
+
+def test_preformatted_text_of_hostile_markup() -> None:
+    from lxml import etree
+
+    from extractors.blocks import preformatted_text
+
+    # Nested ten times deeper than Python recurses (a tree built so: the parser nests less deep):
+    # no recursion, every line kept.
+    depth = 10_000
+    pre = element = etree.Element("pre")
+    for _ in range(depth):
+        element = etree.SubElement(element, "span")
+        element.text = "x\n"
+    assert preformatted_text(pre) == "\n".join(["x"] * depth)
+    # A comment's text is none of the code's; its tail is. Blocks inside break lines; blank lines
+    # at either end go.
+    pre = etree.fromstring("<pre>\n\n  a<!-- note -->b<div>  c</div>  d\n\n\n\n  e\n\n</pre>")
+    assert preformatted_text(pre) == "ab\nc\nd\n\ne"
+
+
 def test_json_ld_body_with_escaped_html_is_unescaped_and_stripped() -> None:
     # Entity-escaped HTML, escaped twice in places (&amp;quot;): no tag or entity may survive.
     article = extract(page("jsonld-escaped.html"))

@@ -184,6 +184,13 @@ def test_markdown_renders_every_block_kind_and_escapes_text() -> None:
     assert to_markdown([]) == ""
 
 
+def test_markdown_fences_preformatted_text_longer_than_its_backticks() -> None:
+    # Inside a fence nothing is escaped; a run of three backticks in the code would close a fence
+    # of three, so the fence is one longer.
+    blocks = [("preformatted", "x = `a`\n```\n  *y*"), ("preformatted", "plain")]
+    assert to_markdown(blocks) == "````\nx = `a`\n```\n  *y*\n````\n\n```\nplain\n```\n"
+
+
 @pytest.mark.parametrize(
     "path",
     [*sorted(FIXTURES.glob("*.html")), Path(__file__).parent / "fixtures/pages/metadata.html"],

@@ -257,6 +257,15 @@ SHAPES: dict[str, tuple[Callable[[int], bytes], int]] = {
         ),
         2_500,
     ),
+    # Highlighted code: one <pre> of many short lines, each token in a span (extractors.blocks).
+    "highlighted code": (
+        _repeat(
+            b"<span class='k'>def</span> <span class='n'>f</span>(x):\n    return x\n",
+            HEAD + b"<article><h1>A page title here</h1>" + ARTICLE + b"<pre><code>",
+            b"</code></pre>" + ARTICLE + b"</article>" + END,
+        ),
+        13_000,
+    ),
     # The 4 MiB worst cases for memory: the smallest elements, the most of them.
     "<p>a, unclosed": (_repeat(b"<p>a"), 2**20 // 4),
     "<li>a, unclosed": (_repeat(b"<li>a", HEAD + b"<ul>", b"</ul>" + END), 2**20 // 5),
