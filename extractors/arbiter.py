@@ -45,7 +45,7 @@ from extractors.paragraphs import CP, ends_as_sentence
 from extractors.preprocess import CHROME_TAGS, JUNK_TAGS, MAX_ANCESTORS, Cleaning, never_wraps
 from extractors.readability import METHOD as METHOD_READABILITY
 from extractors.readability import choose_article, write_article
-from extractors.tree import Element, first_element, text_of
+from extractors.tree import Element, first_element, heading_text, text_of
 
 # Line breaks on a page from which its text set between `<br>`s may outweigh its `<p>` text
 # (a few paragraphs' worth of double breaks): only then is the readability scorer asked, so that
@@ -98,7 +98,7 @@ def headline_element(tree: Element, title: str | None) -> Element | None:
         return None
     found = None
     for heading in tree.iter(*HEADLINE_TAGS):
-        shown = _comparable(text_of(heading))
+        shown = _comparable(heading_text(heading))
         if shown and any(_shows(shown, text) for text in titles):
             found = heading
     return found
@@ -277,7 +277,7 @@ def titled_h1(h1s: list[Element], title: str | None) -> Element | None:
     shows the title, as `headline_element` finds it among all headings."""
     if not h1s or not title or not (wanted := _comparable(title)):
         return None
-    shown = [h1 for h1 in h1s if (text := _comparable(text_of(h1))) and _shows(text, wanted)]
+    shown = [h1 for h1 in h1s if (text := _comparable(heading_text(h1))) and _shows(text, wanted)]
     return shown[-1] if shown else None
 
 

@@ -23,7 +23,15 @@ from extractors.article import (
     Block,
 )
 from extractors.tree import CAPTION as CAPTION_KIND
-from extractors.tree import CHROME, FIGURE, PLAIN, Element, links_to_itself, text_of
+from extractors.tree import (
+    CHROME,
+    FIGURE,
+    PLAIN,
+    Element,
+    is_permalink_mark,
+    links_to_itself,
+    text_of,
+)
 
 # How a data table's row is written: its cells, in one line.
 CELL_SEPARATOR = " | "
@@ -287,6 +295,10 @@ class _Walker:
                 else:
                     parent_kind, owner, in_link, _ = states[-1]  # type: ignore[misc]
                     own_kind = CAPTION if kind == CAPTION_KIND else kind_of(tag, parent_kind)
+                    if tag == "a" and own_kind == HEADING and is_permalink_mark(element):
+                        skip()  # a heading's "¶": only its tail is the heading's text
+                        states.append(None)
+                        continue
                     text = element.text
                     if tag in BLOCK_TAGS:
                         owner = element
@@ -344,7 +356,12 @@ class _Walker:
                 writer.text(tail, parent_kind, owner, in_link)
                 continue
             kind = classify(element) if tag and element is not root else PLAIN
-            if not tag or tag in SKIP_TAGS or kind == CHROME:
+            if (
+                not tag
+                or tag in SKIP_TAGS
+                or kind == CHROME
+                or (tag == "a" and parent_kind == HEADING and is_permalink_mark(element))
+            ):
                 writer.text(tail, parent_kind, owner, in_link)
             elif tag == "br":
                 _line_break(element, writer)

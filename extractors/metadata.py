@@ -31,6 +31,7 @@ from extractors.tree import (
     elements,
     first_child,
     first_element,
+    heading_text,
     itemprops,
     text_of,
 )
@@ -318,7 +319,7 @@ def extract_title(
     index: TagIndex | None = None,
 ) -> str | None:
     """NewsFeed: a single <h1>, else a meta/OpenGraph title, else <title>; site name stripped."""
-    headings = [clean_text(text_of(h1)) for h1 in elements(tree, "h1", index)]
+    headings = [clean_text(heading_text(h1)) for h1 in elements(tree, "h1", index)]
     headings = [heading for heading in headings if heading]
     if len(headings) == 1 and len(headings[0]) >= MIN_HEADLINE_CHARS:
         return headings[0][:MAX_TITLE_CHARS]

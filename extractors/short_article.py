@@ -36,7 +36,7 @@ from extractors.blocks import CELL_SEPARATOR, TextBlock, clean_text, text_blocks
 from extractors.evidence import HEADLINE_LINK_DENSITY, is_headline_link
 from extractors.paragraphs import CP
 from extractors.preprocess import Cleaning
-from extractors.tree import PLAIN, Element, first_child, text_of
+from extractors.tree import PLAIN, Element, first_child, heading_text
 
 # Lines between the headline and the body: a byline, a date, a standfirst, a share line.
 MAX_LINES_BETWEEN = 4
@@ -136,7 +136,7 @@ def is_set_out_as_post(
 def _from_headline(blocks: list[Block], headline: Element) -> list[Block]:
     """The body's blocks from the headline on, when the body holds it (a post's container may
     hold the date line above its headline too); else all of them."""
-    shown = clean_text(text_of(headline))
+    shown = clean_text(heading_text(headline))
     for index, (kind, text) in enumerate(blocks):
         if kind == HEADING and text == shown:
             return blocks[index:]

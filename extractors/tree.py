@@ -92,6 +92,34 @@ def links_to_itself(link: Element) -> bool:
     return False
 
 
+def is_permalink_mark(link: Element) -> bool:
+    """A permalink (`links_to_itself`) shown as a mark, not words: "¶" (Sphinx, MkDocs), "§"
+    (rustdoc), "#", an icon, a zero-width space (Docusaurus). It is the heading's anchor for
+    readers who copy a link, none of its text."""
+    if not links_to_itself(link):
+        return False
+    return not any(character.isalnum() for character in text_of(link))
+
+
+def heading_text(heading: Element) -> str:
+    """`text_of(heading)` without its permalink marks (`is_permalink_mark`): the headline a
+    reader reads, "Delta sync protocol", not "Delta sync protocol¶"."""
+    if not any(is_permalink_mark(link) for link in heading.iter("a")):
+        return text_of(heading)  # most headings: the serialiser, in C
+    parts: list[str] = []
+    events = etree.iterwalk(heading, events=("start", "end"))
+    for event, element in events:
+        if element is heading:
+            parts.append(element.text or "" if event == "start" else "")
+        elif event == "end":
+            parts.append(element.tail or "")
+        elif element.tag == "a" and is_permalink_mark(element):
+            events.skip_subtree()  # its end still comes: the tail is the heading's
+        else:
+            parts.append(element.text or "")
+    return "".join(parts)
+
+
 def links_away(element: Element) -> bool:
     """A link under `element` other than a permalink (`links_to_itself`): a heading that links
     away is a teaser's headline, not a section's sub-heading."""

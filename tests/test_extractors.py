@@ -363,6 +363,16 @@ def test_preformatted_text_of_hostile_markup() -> None:
     assert preformatted_text(pre) == "ab\nc\nd\n\ne"
 
 
+def test_a_headings_permalink_mark_is_none_of_its_text() -> None:
+    # Sphinx's "¶", rustdoc's "§" and Docusaurus's zero-width link are anchors for copying a
+    # link: not in the title, not in the headings. A permalink with words is the heading's text.
+    article = extract(page("permalink-marks.html"), "https://docs.ledgerly.example/backups/")
+    assert article is not None and article.title == "Backups and restores"
+    headings = [text for kind, text in article.blocks if kind == "heading"]
+    assert headings == ["Taking a backup", "Restoring", "Schedules for nightly copies"]
+    assert article.text.startswith("Ledgerly keeps every ledger")  # the title's <h1> goes
+
+
 def test_json_ld_body_with_escaped_html_is_unescaped_and_stripped() -> None:
     # Entity-escaped HTML, escaped twice in places (&amp;quot;): no tag or entity may survive.
     article = extract(page("jsonld-escaped.html"))
