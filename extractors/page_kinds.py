@@ -42,9 +42,10 @@ language. Pure functions over the shared parse; they never modify it.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterator
-from urllib.parse import SplitResult, urlsplit
+from urllib.parse import SplitResult, unquote, urlsplit
 
 from lxml import etree
 
@@ -369,6 +370,77 @@ SITE_PAGE_SLUGS = frozenset(
         "tilaa", "prenumerata", "abone-ol", "podpiska", "berlangganan",
         "faq", "faqs", "help", "hilfe", "ayuda", "ajuda", "aide", "aiuto", "hulp", "hjalp",
         "pomoc", "yardim", "bantuan", "sitemap", "site-map",
+        # The same pages in more of the languages news is published in (Catalan, Czech, Slovak,
+        # Hungarian, Romanian, Croatian/Serbian/Bosnian, Slovenian, Bulgarian, Ukrainian,
+        # Greek, Lithuanian, Latvian, Estonian, Danish, Norwegian, Swedish, Finnish, Icelandic,
+        # Albanian, Welsh, Indonesian/Malay, Filipino, Swahili) and more of the names English,
+        # French, German, Spanish, Portuguese, Italian, Dutch and Polish sites give them, as
+        # their addresses write them: lower case, without diacritics (`names_site_page` folds
+        # an address's own diacritics and percent-escapes the same way).
+        "avis-legal", "privacitat", "politica-de-privacitat", "galetes", "politica-de-galetes",
+        "condicions-d-us", "termes-i-condicions", "accessibilitat", "qui-som",
+        "sobre-nosaltres", "contacte", "publicitat", "subscripcio",
+        "ochrana-osobnich-udaju", "ochrana-soukromi", "zasady-ochrany-osobnich-udaju",
+        "zasady-cookies", "podminky-uziti", "podminky-pouziti", "obchodni-podminky", "pristupnost",
+        "prohlaseni-o-pristupnosti", "kariera", "inzerce", "predplatne", "napoveda", "redakce",
+        "ochrana-osobnych-udajov", "ochrana-sukromia", "podmienky-pouzivania",
+        "obchodne-podmienky", "inzercia", "redakcia",
+        "adatvedelem", "adatvedelmi-tajekoztato", "adatkezelesi-tajekoztato", "adatkezeles",
+        "impresszum", "felhasznalasi-feltetelek", "altalanos-szerzodesi-feltetelek", "aszf",
+        "suti-szabalyzat", "cookie-szabalyzat", "akadalymentesseg", "rolunk", "kapcsolat",
+        "karrier", "hirdetes", "mediaajanlat", "elofizetes", "segitseg", "szerkesztoseg",
+        "politica-de-confidentialitate", "confidentialitate", "protectia-datelor",
+        "termeni-si-conditii", "termeni-de-utilizare", "politica-cookies",
+        "politica-de-cookie-uri", "despre-noi", "cariere", "publicitate", "abonare", "abonament",
+        "ajutor", "redactia", "accesibilitate",
+        "impresum", "pravila-privatnosti", "politika-privatnosti", "zastita-privatnosti",
+        "zastita-podataka", "uvjeti-koristenja", "uslovi-koriscenja", "uslovi-koristenja",
+        "pravila-koristenja", "kolacici", "politika-kolacica", "o-nama", "karijere",
+        "oglasavanje", "pretplata", "redakcija", "pristupacnost",
+        "varstvo-osebnih-podatkov", "zasebnost", "politika-zasebnosti", "pogoji-uporabe",
+        "piskotki", "oglasevanje", "narocnina", "dostopnost",
+        "poveritelnost", "politika-za-poveritelnost", "obshti-usloviya", "za-nas", "kontakti",
+        "polityka-konfidentsiinosti", "konfidentsiinist", "pro-nas", "umovy-vykorystannia",
+        "politika-konfidencialnosti", "redaktsiya",
+        "oroi-xrisis", "oroi-chrisis", "politiki-aporritou", "prosopika-dedomena",
+        "epikoinonia", "poioi-eimaste", "diafimisi",
+        "privatumo-politika", "slapuku-politika", "slapukai", "naudojimo-taisykles",
+        "apie-mus", "kontaktai", "karjera", "pagalba",
+        "privatuma-politika", "sikdatnes", "sikdatnu-politika", "lietosanas-noteikumi",
+        "par-mums", "abonesana", "palidziba",
+        "privaatsuspoliitika", "andmekaitse", "kupsised", "kasutustingimused", "meist",
+        "karjaar", "reklaam", "tellimine", "toimetus", "ligipaasetavus",
+        "privatlivspolitik", "persondatapolitik", "cookiepolitik", "handelsbetingelser",
+        "annoncering", "hjaelp", "tilgaengelighed", "tilgaengelighedserklaering",
+        "informasjonskapsler", "bruksvilkar", "kontakt-oss", "annonsere", "hjelp",
+        "tilgjengelighet", "tilgjengelighetserklaering", "ledige-stillinger",
+        "personuppgifter", "personuppgiftspolicy", "kakor", "anvandarvillkor", "kontakta-oss",
+        "tillganglighetsredogorelse",
+        "evasteet", "evastekaytanto", "meista", "yhteystiedot", "ota-yhteytta", "mainosta",
+        "mainostajille", "toimitus", "saavutettavuusseloste",
+        "personuvernd", "skilmalar", "um-okkur", "hafa-samband",
+        "privatesia", "politika-e-privatesise", "kushtet-e-perdorimit", "rreth-nesh",
+        "na-kontaktoni",
+        "preifatrwydd", "polisi-preifatrwydd", "cwcis", "telerau-ac-amodau", "hygyrchedd",
+        "datganiad-hygyrchedd", "amdanom-ni", "cysylltu", "cysylltwch-a-ni",
+        "dasar-privasi", "pedoman-media-siber", "pedoman-pemberitaan-media-siber", "kontak",
+        "info-iklan", "terma-dan-syarat",
+        "tungkol-sa-amin", "makipag-ugnayan", "kuhusu-sisi", "wasiliana-nasi",
+        "sera-ya-faragha",
+        "disclaimer", "copyright", "copyright-policy", "dmca", "community-guidelines",
+        "community-standards", "comment-policy", "commenting-policy",
+        "submission-guidelines", "contributor-guidelines", "customer-service",
+        "customer-care", "support", "do-not-sell-my-personal-information", "do-not-sell",
+        "your-privacy-choices", "adchoices", "ad-choices", "reprints", "licensing",
+        "permissions", "tips", "news-tips", "send-us-a-tip", "submit-a-tip", "send-a-tip",
+        "donnees-personnelles", "protection-des-donnees", "gestion-des-cookies",
+        "conditions-generales-d-utilisation", "contactez-nous", "nous-rejoindre",
+        "s-abonner", "plan-du-site", "barrierefreiheitserklaerung",
+        "erklaerung-zur-barrierefreiheit", "kontaktformular", "contactanos", "suscripciones",
+        "termos-e-condicoes", "acessibilidade", "expediente", "termini-di-utilizzo",
+        "condizioni-generali", "dichiarazione-di-accessibilita", "toegankelijkheidsverklaring",
+        "klantenservice", "abonnementen", "voorwaarden", "cookieverklaring",
+        "polityka-cookies", "redakcja", "deklaracja-dostepnosci", "dostepnosc",
     }
 )  # fmt: skip
 
@@ -391,8 +463,17 @@ def names_site_page(address: str | None) -> bool:
     segments = [segment for segment in parts.path.split("/") if segment]
     if parts.query or not segments or len(segments) > MAX_SITE_PAGE_SEGMENTS:
         return False
-    slug = _FILE_EXTENSION.sub("", segments[-1]).lower().replace("_", "-")
-    return slug in SITE_PAGE_SLUGS and _DIGIT.search(parts.path) is None
+    slug = _FILE_EXTENSION.sub("", folded(unquote(segments[-1]))).lower().replace("_", "-")
+    # The digits of a percent-escape ("%C5%9B") are none of the address's words.
+    return slug in SITE_PAGE_SLUGS and _DIGIT.search(unquote(parts.path)) is None
+
+
+def folded(text: str) -> str:
+    """`text` without diacritics ("prywatności" is "prywatnosci", "adatvédelem" "adatvedelem"),
+    as sites transliterate the words of their addresses; an ASCII text as it is."""
+    if text.isascii():
+        return text
+    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
 
 
 def is_site_page(tree: Element, address: str | None, container: Element | None) -> bool:
