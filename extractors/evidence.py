@@ -197,6 +197,10 @@ REPORT_PARAGRAPHS = 2
 # "single-format-<format>"; a video or audio post is the player and its description.
 POST_FORMAT_CLASS = "single-format-"
 MEDIA_POST_FORMATS = frozenset({"video", "audio"})
+# WordPress's `<body>` class for one of the site's static pages ("page page-id-2214"), where a
+# post, an article, has "single-post postid-2214": the site's own pages (about, privacy, contact)
+# are such pages, and its SEO plugins stamp them with an article type and a date like any post.
+STATIC_PAGE_CLASS = "page-id-"
 # A media page's player sits in the post's wrapper with the headline, this many elements above
 # the text under it (a player wrapper, the post's header): a player further out is the site's.
 MEDIA_REACH = 2
@@ -267,6 +271,7 @@ class PageSignals:
     dated: bool = False  # a publication date in the page's markup or in its address
     comments: bool = False  # microdata marks something up as a schema.org Comment
     post_format: str | None = None  # the blog engine's format of the post (`post_format`)
+    static_page: bool = False  # the blog engine shows one of the site's static pages
 
     @property
     def names_article(self) -> bool:
@@ -336,18 +341,40 @@ def page_signals(
     # Some sites write the OpenGraph namespace into the value ("og:product").
     og = (og_type or "").strip().lower().removeprefix("og:") or None
     comments = any(COMMENT_ITEM_TYPE in value for value, _ in item_types or ())
-    post = post_format(tree) if tree is not None else None
-    return PageSignals(frozenset(types), og, unindexed, address, dated, comments, post)
+    classes = _body_classes(tree) if tree is not None else []
+    return PageSignals(
+        frozenset(types),
+        og,
+        unindexed,
+        address,
+        dated,
+        comments,
+        post_format(classes),
+        is_static_page(classes),
+    )
 
 
-def post_format(tree: Element) -> str | None:
-    """The format WordPress gives the post a page shows, from the `<body>` class its themes
-    write ("single-format-video"; a standard post has none), or None."""
+def _body_classes(tree: Element) -> list[str]:
     body = first_child(tree, "body")
-    for name in (body.get("class") or "").split() if body is not None else ():
+    return (body.get("class") or "").split() if body is not None else []
+
+
+def post_format(classes: list[str]) -> str | None:
+    """The format WordPress gives the post a page shows, from the `<body>` classes its themes
+    write ("single-format-video"; a standard post has none), or None."""
+    for name in classes:
         if name.startswith(POST_FORMAT_CLASS):
             return name[len(POST_FORMAT_CLASS) :]
     return None
+
+
+def is_static_page(classes: list[str]) -> bool:
+    """WordPress shows one of the site's static pages, not a post: a `<body>` class
+    "page-id-<number>" (STATIC_PAGE_CLASS)."""
+    return any(
+        name.startswith(STATIC_PAGE_CLASS) and name[len(STATIC_PAGE_CLASS) :].isdigit()
+        for name in classes
+    )
 
 
 def _undated_article_types(jsonld: list[dict[str, Any]]) -> set[str]:
@@ -838,7 +865,11 @@ def non_article_reason(
         return NULL_PAGE_TYPE
     if signals.comments and is_comment_thread_body(body.blocks, body.container):
         return NULL_PAGE_TYPE
-    if not signals.declares_article and is_site_page(tree, signals.address, body.container):
+    # The site links the page as one of its own (a footer's bar, a menu's current page): so it
+    # is, unless it declares an article; a blog engine's static page declares one whatever it is.
+    if (not signals.declares_article or signals.static_page) and is_site_page(
+        tree, signals.address, body.container
+    ):
         return NULL_PAGE_TYPE
     if names_site_page(signals.address):
         return NULL_PAGE_TYPE

@@ -527,12 +527,19 @@ def _at_or_under(link: Element, path: str, host: str) -> bool:
 
 
 def _links_site_page(link: Element, path: str, host: str) -> bool:
-    """A link of at most MAX_SITE_LINK_WORDS words to the site page's path on its own host."""
+    """A link of at most MAX_SITE_LINK_WORDS words to the site page's path on its own host. A
+    link with a query or a fragment is an action on the page or a place in it (a wiki's "Info",
+    `?action=info`; "Edit"; "Print"), not the site's link to one of its pages."""
     words = len(text_of(link).split())
     if not 0 < words <= MAX_SITE_LINK_WORDS:
         return False
     parts = _on_host(link, host)
-    return parts is not None and parts.path.strip("/") == path and not parts.fragment
+    return (
+        parts is not None
+        and not parts.query
+        and not parts.fragment
+        and unquote(parts.path).strip("/") == path
+    )
 
 
 def _on_host(link: Element, host: str) -> SplitResult | None:
@@ -573,11 +580,13 @@ def _bar_verdict(node: Element) -> bool | None:
 
 
 def _site_path(address: str | None) -> str | None:
-    """The path of a page that may be one of the site's own, without its slashes; None for an
-    address that reads as an article's (deep, or a headline's slug) or for the home page."""
+    """The path of a page that may be one of the site's own, without its slashes and its
+    percent-escapes (the digits of "%CF%83" are no id's, and a page's links write its escapes in
+    either case); None for an address that reads as an article's (deep, or a headline's slug) or
+    for the home page."""
     if not address or urlsplit(address).query:
         return None  # an address with a query is a script's: an article id, a search
-    path = urlsplit(address).path.strip("/")
+    path = unquote(urlsplit(address).path).strip("/")
     segments = [segment for segment in path.split("/") if segment]
     if not segments or len(segments) > MAX_SITE_PAGE_SEGMENTS:
         return None
