@@ -204,6 +204,20 @@ def test_a_block_in_k_distinct_articles_becomes_a_notice(make_store: StoreFactor
     assert removed(verdicts[2]) == [SOCIAL] and verdicts[2].removed[0].reason == "learned"
 
 
+@pytest.mark.parametrize(("kind", "kept"), [("preformatted", True), ("paragraph", False)])
+def test_text_set_out_in_pre_is_never_a_notice(
+    make_store: StoreFactory, kind: str, kept: bool
+) -> None:
+    # A project's posts repeat its install lines and a license header in their code: the posts'
+    # text, as a recurring table row is data. The same lines as paragraphs are learned.
+    stories = Stories()
+    install = "pip install ledgerly\nledgerly init --data /var/lib/ledgerly"
+    header = "# Copyright 2026 Example Ltd. All rights reserved.\nimport ledgerly"
+    articles = [[*stories.body(), (kind, install), (kind, header)] for _ in range(8)]
+    verdicts = run(make_store, lambda learner: feed(learner, articles))
+    assert all(install in texts(v) and header in texts(v) for v in verdicts) is kept
+
+
 def test_notices_varying_in_year_date_codes_and_headline_are_one_notice(
     make_store: StoreFactory,
 ) -> None:

@@ -179,10 +179,12 @@ BYLINE_MAX_TOKENS = 12
 # TAIL_FILLER_TOKENS tokens that is neither learned nor a prior match (so a follow-us line
 # after the copyright line leaves it a tail; filler such as "Advertisement" does not end it).
 TAIL_FILLER_TOKENS = 4
-# Tables are data, never notices (a recurring header row "Team | W | L" is not boilerplate).
-NEVER_NOTICE_KINDS = frozenset({"table"})
-# What counts as the text of an article once notices are gone: its paragraphs and quotes.
-PROSE_KINDS = frozenset({"paragraph", "quote"})
+# Tables are data, never notices (a recurring header row "Team | W | L" is not boilerplate); so
+# is text set out in <pre>: code, whose license header and install line recur post after post.
+NEVER_NOTICE_KINDS = frozenset({"table", "preformatted"})
+# What counts as the text of an article once notices are gone: its paragraphs and quotes, and
+# its preformatted text (a paragraph before it was a kind of its own).
+PROSE_KINDS = frozenset({"paragraph", "quote", "preformatted"})
 PRIOR_MAX_TOKENS = 160  # priors only judge notice-sized blocks (legal disclaimers run ~100)
 # Variants of an established notice type: a block of at most VARIANT_MAX_TOKENS tokens that
 # reads as a notice kind in any language of the lexicon (a French follow-us line on a German
