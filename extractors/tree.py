@@ -110,7 +110,7 @@ def heading_text(heading: Element) -> str:
     events = etree.iterwalk(heading, events=("start", "end"))
     for event, element in events:
         if element is heading:
-            parts.append(element.text or "" if event == "start" else "")
+            parts.append((element.text or "") if event == "start" else "")
         elif event == "end":
             parts.append(element.tail or "")
         elif element.tag == "a" and is_permalink_mark(element):
