@@ -912,7 +912,7 @@ def _headed_sections(siblings: list[Element], carried: Callable[[Element], int])
     of one template."""
     by_template: dict[tuple[str, str], list[Element]] = {}
     for sibling in siblings:
-        if _signature(sibling)[1] and carried(sibling) and _opens_with_heading(sibling):
+        if _signature(sibling)[1] and carried(sibling) and _opening_heading(sibling) is not None:
             by_template.setdefault(_signature(sibling), []).append(sibling)
     return {
         section
@@ -980,7 +980,7 @@ def sections_under_headline(
         return None
     if any(links_away(heading) for heading in headings):
         return None  # a teaser's headline: a list of stories beside the text, not its sections
-    if max(Counter(map(_signature, headings)).values(), default=0) < MIN_HEADED_SECTIONS:
+    if max(Counter(map(_template_name, headings)).values(), default=0) < MIN_HEADED_SECTIONS:
         return None
     first = bodies[0]
     while first > 0 and parts[first - 1].tag in SECTION_HEADING_TAGS:
@@ -1043,11 +1043,6 @@ def _opening_heading(section: Element) -> Element | None:
         if element.tag == "img" or text_of(element).strip():
             return element if element.tag in HEADING_TAGS else None
     return None
-
-
-def _opens_with_heading(section: Element) -> bool:
-    """The section's first block with text is a heading."""
-    return _opening_heading(section) is not None
 
 
 def lead_section_above(
