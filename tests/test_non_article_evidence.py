@@ -386,6 +386,61 @@ def test_a_wordpress_video_post_is_a_video_page_whatever_type_seo_plugins_stamp(
     assert (result.article is not None) == (reason is None)
 
 
+@pytest.mark.parametrize(
+    ("body_class", "paragraphs", "reason"),
+    [
+        ("single single-post single-format-gallery", 1, "gallery"),
+        ("single single-post single-format-image", 1, "gallery"),
+        ("single single-post single-format-gallery", 2, None),  # a story told in photos
+        ("single single-post", 1, None),  # a standard post: a short post under its headline
+    ],
+)
+def test_a_wordpress_gallery_post_is_its_pictures_and_their_line(
+    body_class: str, paragraphs: int, reason: str | None
+) -> None:
+    # The author chose the post's format; the SEO plugin stamps NewsArticle on every post. The
+    # gallery plugin writes its captions as paragraphs, not figure captions.
+    head = (
+        '<meta property="og:type" content="article">'
+        '<script type="application/ld+json">{"@type": "NewsArticle", "headline": "T",'
+        ' "datePublished": "2026-11-27"}</script>'
+    )
+    pictures = "".join(
+        f'<div class="gallery-item"><img src="/p/{n}.jpg" alt=""><p class="caption">Photo {n}</p>'
+        "</div>"
+        for n in range(6)
+    )
+    text = f"<p>{PROSE}</p>" * paragraphs
+    post = f"<article><h1>T</h1><time>27 November 2026</time>{text}{pictures}</article>"
+    page = _page(post, head).replace("<body>", f'<body class="{body_class}">', 1)
+    result = extract_verbose(page.encode())
+    assert result.reason == reason
+    assert (result.article is not None) == (reason is None)
+
+
+@pytest.mark.parametrize(
+    ("jsonld_type", "reason"),
+    [
+        ("VideoObject", "video"),  # the page's only schema.org type: og:type=article is a stamp
+        ('["NewsArticle", "VideoObject"]', None),  # a story that declares its own type
+    ],
+)
+def test_a_video_object_page_is_a_video_page_whatever_opengraph_stamps(
+    jsonld_type: str, reason: str | None
+) -> None:
+    # The player is a script's (no <video> element); the page is dated under its headline.
+    quoted = jsonld_type if jsonld_type.startswith("[") else f'"{jsonld_type}"'
+    head = (
+        '<meta property="og:type" content="article">'
+        f'<script type="application/ld+json">{{"@type": {quoted}, "name": "T",'
+        ' "uploadDate": "2026-11-27", "datePublished": "2026-11-27"}</script>'
+    )
+    post = f'<main><div id="player"></div><h1>T</h1><p>27 November 2026</p><p>{PROSE}</p></main>'
+    result = extract_verbose(_page(post, head).encode())
+    assert result.reason == reason
+    assert (result.article is not None) == (reason is None)
+
+
 def test_og_type_article_on_an_undated_page_says_nothing_of_its_kind() -> None:
     # Sites stamp og:type=article on every page: on an imprint nothing dates, it no longer turns
     # the site-page rule off. On a dated page it still declares an article (the rule defers).
