@@ -1474,7 +1474,6 @@ NON_ARTICLE_KNOWN_MISSES = {
     "non-articles-holdout-10/gu-astra-vachakona-patro-form.html",
     "non-articles-holdout-10/mk-processwire-tema-zagaduvanje.html",
     "non-articles-holdout-11/da-hugo-forfatter-arkiv.html",
-    "non-articles-holdout-11/xh-tumblr-usasazo-ngqo.html",
     "non-articles-holdout-11/zh-cn-eleventy-juanzhu.html",
     "non-articles-holdout-13/de-2009-table-sudoku.html",
     "non-articles-holdout-13/es-joomla3-2015-envia-tu-noticia.html",
