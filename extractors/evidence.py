@@ -120,8 +120,12 @@ NON_ARTICLE_TYPES = frozenset(
         # page with its episodes (an episode's article, or a review, declares its article type).
         "softwareapplication", "mobileapplication", "webapplication", "videogame",
         "podcastseries", "radioseries", "tvseries",
+        # A dataset's page: its figures and how to download them, however they are described.
+        "dataset", "datacatalog",
     }
 )  # fmt: skip
+# Schema.org types of a media item: the page of a video, a recording, a podcast's episode.
+MEDIA_ITEM_TYPES = frozenset({"videoobject", "audioobject", "podcastepisode"})
 # Schema.org names every kind of event "...Event" (MusicEvent, SportsEvent, ScreeningEvent):
 # an event's own page; an article about one declares its article type beside it.
 NON_ARTICLE_TYPE_SUFFIXES = ("event",)
@@ -294,9 +298,10 @@ class PageSignals:
             return True
         if self.post_format in MEDIA_POST_FORMATS:
             return True  # the author's own choice for this post, where SEO plugins stamp Article
-        # A VideoObject as the page's only schema.org type says more than OpenGraph's "article",
-        # which sites stamp on every page (a news article about a video declares its own type).
-        return "videoobject" in self.types and not self.types & ARTICLE_ONLY_TYPES
+        # A media item as the page's schema.org type, and no article type there, says more than
+        # OpenGraph's "article", which sites stamp on every page (a news article about a video
+        # or a podcast declares its own type).
+        return bool(self.types & MEDIA_ITEM_TYPES) and not self.types & ARTICLE_ONLY_TYPES
 
     @property
     def declares_pictures(self) -> bool:

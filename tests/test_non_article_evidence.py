@@ -258,8 +258,10 @@ def test_a_product_page_is_a_declared_non_article() -> None:
         '<meta property="og:type" content="og:product">',
         '<script type="application/ld+json">{"@type": "JobPosting", "title": "Reporter"}</script>',
         '<script type="application/ld+json">{"@type": "ItemList", "itemListElement": []}</script>',
+        '<meta property="og:type" content="article">'
+        '<script type="application/ld+json">{"@type": "Dataset", "name": "River levels"}</script>',
     ],
-    ids=["og-product-family", "og-prefixed", "job-posting", "item-list"],
+    ids=["og-product-family", "og-prefixed", "job-posting", "item-list", "dataset"],
 )
 def test_a_shop_a_job_and_a_list_are_declared_non_articles(head: str) -> None:
     body = f'<div class="bio"><p>{PROSE}</p><p>{PROSE}</p></div>'
@@ -439,10 +441,12 @@ def test_a_wordpress_gallery_post_is_its_pictures_and_their_line(
     ("jsonld_type", "reason"),
     [
         ("VideoObject", "video"),  # the page's only schema.org type: og:type=article is a stamp
+        ("PodcastEpisode", "video"),
+        ("AudioObject", "video"),
         ('["NewsArticle", "VideoObject"]', None),  # a story that declares its own type
     ],
 )
-def test_a_video_object_page_is_a_video_page_whatever_opengraph_stamps(
+def test_a_media_item_page_is_a_video_page_whatever_opengraph_stamps(
     jsonld_type: str, reason: str | None
 ) -> None:
     # The player is a script's (no <video> element); the page is dated under its headline.
