@@ -35,6 +35,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from itertools import islice
+from urllib.parse import urlsplit
 
 from extractors.article import CAPTION, HEADING, Block, is_too_short, running_text
 from extractors.blocks import clean_text
@@ -99,9 +100,23 @@ def headline_element(tree: Element, title: str | None) -> Element | None:
     found = None
     for heading in tree.iter(*HEADLINE_TAGS):
         shown = _comparable(heading_text(heading))
-        if shown and any(_shows(shown, text) for text in titles):
+        if shown and any(_shows(shown, text) for text in titles) and not _names_site(heading):
             found = heading
     return found
+
+
+def _names_site(heading: Element) -> bool:
+    """The heading is a link to the site's home page: the site's name (its logo), which the
+    `<title>` holds beside the page's own headline, not that headline."""
+    links = heading if heading.tag == "a" else next(heading.iter("a"), None)
+    if links is None or clean_text(text_of(links)) != clean_text(heading_text(heading)):
+        return False
+    parts = urlsplit((links.get("href") or "").strip())
+    return (
+        parts.path in ("", "/")
+        and not (parts.query or parts.fragment)
+        and bool(parts.netloc or parts.path)
+    )
 
 
 def _comparable(text: str) -> str:

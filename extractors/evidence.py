@@ -120,8 +120,12 @@ NON_ARTICLE_TYPES = frozenset(
         # page with its episodes (an episode's article, or a review, declares its article type).
         "softwareapplication", "mobileapplication", "webapplication", "videogame",
         "podcastseries", "radioseries", "tvseries",
+        # A dataset's page: its figures and how to download them, however they are described.
+        "dataset", "datacatalog",
     }
 )  # fmt: skip
+# Schema.org types of a media item: the page of a video, a recording, a podcast's episode.
+MEDIA_ITEM_TYPES = frozenset({"videoobject", "audioobject", "podcastepisode"})
 # Schema.org names every kind of event "...Event" (MusicEvent, SportsEvent, ScreeningEvent):
 # an event's own page; an article about one declares its article type beside it.
 NON_ARTICLE_TYPE_SUFFIXES = ("event",)
@@ -194,9 +198,11 @@ VIDEO_STUB_CHARS = 1000
 # a short report under the player is written as an article is.
 REPORT_PARAGRAPHS = 2
 # WordPress's post formats: a theme's `body_class()` names the post's format (since 3.1, 2011)
-# "single-format-<format>"; a video or audio post is the player and its description.
+# "single-format-<format>"; a video or audio post is the player and its description, a gallery
+# or image post the pictures and their line (WordPress's own definitions of the formats).
 POST_FORMAT_CLASS = "single-format-"
 MEDIA_POST_FORMATS = frozenset({"video", "audio"})
+PICTURE_POST_FORMATS = frozenset({"gallery", "image"})
 # WordPress's `<body>` class for one of the site's static pages ("page page-id-2214"), where a
 # post, an article, has "single-post postid-2214": the site's own pages (about, privacy, contact)
 # are such pages, and its SEO plugins stamp them with an article type and a date like any post.
@@ -292,7 +298,15 @@ class PageSignals:
             return True
         if self.post_format in MEDIA_POST_FORMATS:
             return True  # the author's own choice for this post, where SEO plugins stamp Article
-        return "videoobject" in self.types and not self.names_article
+        # A media item as the page's schema.org type, and no article type there, says more than
+        # OpenGraph's "article", which sites stamp on every page (a news article about a video
+        # or a podcast declares its own type).
+        return bool(self.types & MEDIA_ITEM_TYPES) and not self.types & ARTICLE_ONLY_TYPES
+
+    @property
+    def declares_pictures(self) -> bool:
+        """The author's own choice of a picture post (a gallery, an image) for this post."""
+        return self.post_format in PICTURE_POST_FORMATS
 
     @property
     def declares_non_article(self) -> bool:
@@ -798,6 +812,9 @@ def non_article_reason(
     # The publisher's own word first: a video's description sits among teasers of other videos.
     if signals.declares_video and length <= VIDEO_STUB_CHARS and not is_report(body.blocks):
         return NULL_VIDEO
+    # ... and a gallery's, as short, is its line under the pictures (a photo story is a report).
+    if signals.declares_pictures and length <= VIDEO_STUB_CHARS and not is_report(body.blocks):
+        return NULL_GALLERY
     # A body longer than one teaser ends, when it is an article, in its own related stories: a
     # list of bare links. A shorter one beside such a list is a teaser of it.
     if body.parts is not None and is_teaser_list(body.parts, length > MAX_TEASER_RUN_CHARS):

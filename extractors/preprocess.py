@@ -44,8 +44,9 @@ CHROME_TAGS = frozenset({"nav", "aside", "footer", "header", "form", "dialog", "
 # The ARIA roles of those tags: an element that declares itself a landmark of navigation, the
 # page's banner or footer, a side column, a search form or a dialog is what the tag would be.
 CHROME_ROLES = frozenset(
-    {"navigation", "banner", "contentinfo", "complementary", "search", "dialog", "menu", "menubar"}
-)
+    {"navigation", "banner", "contentinfo", "complementary", "search", "dialog", "alertdialog",
+     "menu", "menubar"}
+)  # fmt: skip
 # Figures stay: the block writer keeps their captions (as "caption" blocks) and nothing else.
 FIGURE_TAGS = frozenset({"figure"})
 # What makes a `<figure>` a picture's (`sets_out_text`).
@@ -98,8 +99,10 @@ SUSPICIOUS_TOKENS = CONSENT_TOKENS | COMMENT_TOKENS | frozenset(
         "reflist", "references",
     }
 )  # fmt: skip
-# Tags of elements laid over the page, never around it.
+# Tags of elements laid over the page, never around it; and the ARIA roles of the same (a
+# script's dialog is a `<div role="dialog">`).
 OVERLAY_TAGS = frozenset({"dialog"})
+OVERLAY_ROLES = frozenset({"dialog", "alertdialog"})
 # Distinct id/class strings whose verdict is remembered (a site repeats its class names).
 NAME_CACHE_SIZE = 65536
 MAX_CACHED_NAME_CHARS = 256
@@ -311,11 +314,14 @@ def chrome_only_as_summary(element: Element) -> bool:
 
 
 def is_consent_ui(element: Element, cmp_namespace: Callable[[], bool] = lambda: False) -> bool:
-    """A cookie banner, a consent wall or a dialog: named so by its id or class, or a `<dialog>`.
+    """A cookie banner, a consent wall or a dialog: named so by its id or class, a `<dialog>` or
+    an element in a dialog's ARIA role.
     Such an element is laid over the page by a script and never wraps it. Named "cmp" alone, it
     is none on a page that uses "cmp-" as its components' namespace (`cmp_namespace()`, asked
     only then: `uses_cmp_namespace`)."""
     if element.tag in OVERLAY_TAGS or _named(element, CONSENT_TOKENS_BUT_CMP):
+        return True
+    if (element.get("role") or "").strip().lower() in OVERLAY_ROLES:
         return True
     return _named(element, _CMP_ONLY) and not cmp_namespace()
 

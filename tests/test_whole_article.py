@@ -69,6 +69,29 @@ def test_the_headline_matches_the_title_whatever_its_quotes() -> None:
     assert headline is not None and headline.text == "Chad\u2019s Choice"
 
 
+@pytest.mark.parametrize(
+    ("logo", "found"),
+    [
+        ('<a href="/">Gazeta de Podeni</a>', None),
+        ('<a href="https://www.gazeta.example/">Gazeta de Podeni</a>', None),
+        ("Gazeta de Podeni", "h1"),  # a heading that links nowhere may be the headline
+        ('<a href="/despre-noi">Gazeta de Podeni</a>', "h1"),  # a link to a page of the site
+    ],
+)
+def test_a_heading_that_links_the_home_page_is_the_site_name_not_the_headline(
+    logo: str, found: str | None
+) -> None:
+    from extractors.arbiter import headline_element
+    from extractors.document import parse_document
+
+    # A section's listing under a short heading: the title's longest part is the site's name,
+    # which the theme's logo shows as a heading on every page.
+    html = f"<html><body><h1>{logo}</h1><h1>Imobiliare</h1><p>Anunturi</p></body></html>"
+    tree = parse_document(html.encode()).tree
+    headline = headline_element(tree, "Gazeta de Podeni")
+    assert (headline.tag if headline is not None else None) == found
+
+
 def test_disagreeing_bodies_are_decided_by_the_publishers_body_then_by_prose() -> None:
     from extractors.arbiter import choose, disagree
     from extractors.cascade import Candidate
