@@ -1513,6 +1513,12 @@ NON_ARTICLE_KNOWN_MISSES = {
     "non-articles-holdout-19/lv-wp-wpforms-2024-zino-redakcijai.html",
     "non-articles-holdout-19/mt-dnn-2019-politika-dwar-il-cookies.html",
     "non-articles-holdout-19/uk-tilda-2021-reklama.html",
+    # A dossier's intro, a quiz's note and a hub's description on pages that declare a
+    # NewsArticle; a forum thread's first post (hold-out 20, README).
+    "non-articles-holdout-20/ar-directus-2025-malaf-azmat-alsakan.html",
+    "non-articles-holdout-20/da-riddle-2022-quiz-ugens-nyheder.html",
+    "non-articles-holdout-20/de-woltlab-2009-forum-umgehungsstrasse.html",
+    "non-articles-holdout-20/en-chorus-2017-transportation.html",
     "non-articles-holdout-2/pl-nekrolog.html",
     "non-articles-holdout-3/en-destination-guide.html",
     "non-articles-holdout-5/en-shop-book-product.html",
@@ -1535,7 +1541,7 @@ NON_ARTICLE_KNOWN_MISSES = {
 def test_every_non_article_of_every_hold_out_is_null_but_the_known_misses() -> None:
     kept = set()
     folders = sorted(PAGES.glob("non-articles*"))
-    assert len(folders) >= 20  # hold-outs 1-19 and the first set
+    assert len(folders) >= 21  # hold-outs 1-20 and the first set
     for folder in folders:
         urls = _fixture_urls(folder)
         for page in sorted(folder.glob("*.html*")):
