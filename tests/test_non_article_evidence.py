@@ -1519,6 +1519,18 @@ NON_ARTICLE_KNOWN_MISSES = {
     "non-articles-holdout-20/da-riddle-2022-quiz-ugens-nyheder.html",
     "non-articles-holdout-20/de-woltlab-2009-forum-umgehungsstrasse.html",
     "non-articles-holdout-20/en-chorus-2017-transportation.html",
+    # Hold-out 21, the blind check of the rules designed on hold-out 20 (README): a moved notice,
+    # a poll's and a quiz's line, a section's and a tag page's intro, an image attachment's
+    # caption, an author's biography, a comment page's and an AMP category page's line.
+    "non-articles-holdout-21/bg-jimdo-2019-premestihme-se.html",
+    "non-articles-holdout-21/cs-wp-hueman-2016-anketa-obchvat-strakonic.html",
+    "non-articles-holdout-21/el-wp-schema-2018-kouiz-poso-kala-xereis-tin-poli.html",
+    "non-articles-holdout-21/es-superdesk-2020-seccion-economia.html",
+    "non-articles-holdout-21/ka-newscoop-2012-tegi-tskalmomarageba.html",
+    "non-articles-holdout-21/ms-wp-twentyten-2011-lampiran-img-4412.html",
+    "non-articles-holdout-21/pt-apostrophe-2023-autora-ines-carvalhal.html",
+    "non-articles-holdout-21/uk-hypercomments-2016-komentari-remont-naberezhnoi.html",
+    "non-articles-holdout-21/ur-wp-ampforwp-2019-zumra-taleem-amp.html",
     "non-articles-holdout-2/pl-nekrolog.html",
     "non-articles-holdout-3/en-destination-guide.html",
     "non-articles-holdout-5/en-shop-book-product.html",
@@ -1541,7 +1553,7 @@ NON_ARTICLE_KNOWN_MISSES = {
 def test_every_non_article_of_every_hold_out_is_null_but_the_known_misses() -> None:
     kept = set()
     folders = sorted(PAGES.glob("non-articles*"))
-    assert len(folders) >= 21  # hold-outs 1-20 and the first set
+    assert len(folders) >= 22  # hold-outs 1-21 and the first set
     for folder in folders:
         urls = _fixture_urls(folder)
         for page in sorted(folder.glob("*.html*")):
