@@ -190,11 +190,14 @@ def test_page_signals_read_schema_org_and_opengraph() -> None:
     objects = [{"@type": ["NewsArticle"], "datePublished": "2026-11-28"}, {"@type": "VideoObject"}]
     article = page_signals(objects, "article", dated=True)
     assert article.declares_article and not article.declares_video
-    # og:type=article on a page nothing dates names an article (a video's page it is not), but
-    # the non-article rules no longer defer to it: sites stamp it on every page.
+    # og:type=article on a page nothing dates names an article, but the non-article rules no
+    # longer defer to it: sites stamp it on every page. Beside a schema.org media item and no
+    # schema.org article type, the page is the item's (a video's, a podcast episode's).
     stamped = page_signals([{"@type": "VideoObject"}], "article")
-    assert stamped.names_article and not stamped.declares_video
+    assert stamped.names_article and stamped.declares_video
     assert not stamped.declares_article
+    episode = page_signals([{"@type": "PodcastEpisode"}], "article", dated=True)
+    assert episode.declares_article and episode.declares_video
     assert page_signals([{"@type": "CollectionPage"}], None).declares_non_article
     assert not page_signals([{"@type": "WebPage"}], "website").declares_non_article
 
