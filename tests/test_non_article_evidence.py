@@ -1531,6 +1531,18 @@ NON_ARTICLE_KNOWN_MISSES = {
     "non-articles-holdout-21/pt-apostrophe-2023-autora-ines-carvalhal.html",
     "non-articles-holdout-21/uk-hypercomments-2016-komentari-remont-naberezhnoi.html",
     "non-articles-holdout-21/ur-wp-ampforwp-2019-zumra-taleem-amp.html",
+    # Hold-out 22, written blind and measured after the rules of hold-out 20 (README): a video's
+    # line, a columnist's biography, a tag page's and a topic page's intro, printed death
+    # notices, a horoscope, an album image's caption, a TV listing, a weather page's lines.
+    "non-articles-holdout-22/af-piranha-2020-video-droogte-klipdrif-wes.html",
+    "non-articles-holdout-22/ar-mura-2015-alkatib-salim-alnaqqash.html",
+    "non-articles-holdout-22/ca-prismic-2022-etiqueta-habitatge.html",
+    "non-articles-holdout-22/de-ch-contrexx-2012-druckansicht-todesanzeigen.html",
+    "non-articles-holdout-22/hr-zikula-2011-tema-tvornica-lignum.html",
+    "non-articles-holdout-22/ja-ktaistyle-2009-dream6-dai437kai.html",
+    "non-articles-holdout-22/kk-umicms-2013-beine-kar-kurshauly-aul.html",
+    "non-articles-holdout-22/sl-mason-2004-tv-spored-sobota.html",
+    "non-articles-holdout-22/sw-mezzanine-2014-hali-ya-hewa-mwasonge.html",
     "non-articles-holdout-2/pl-nekrolog.html",
     "non-articles-holdout-3/en-destination-guide.html",
     "non-articles-holdout-5/en-shop-book-product.html",
@@ -1553,7 +1565,7 @@ NON_ARTICLE_KNOWN_MISSES = {
 def test_every_non_article_of_every_hold_out_is_null_but_the_known_misses() -> None:
     kept = set()
     folders = sorted(PAGES.glob("non-articles*"))
-    assert len(folders) >= 22  # hold-outs 1-21 and the first set
+    assert len(folders) >= 23  # hold-outs 1-22 and the first set
     for folder in folders:
         urls = _fixture_urls(folder)
         for page in sorted(folder.glob("*.html*")):
