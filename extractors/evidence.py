@@ -70,6 +70,7 @@ from extractors.page_kinds import (
     first_of_each_tag,
     form_outweighs_body,
     has_order_form,
+    in_video_section,
     is_data_body,
     is_linked_entries,
     is_notice_with_choices,
@@ -815,6 +816,13 @@ def non_article_reason(
     # ... and a gallery's, as short, is its line under the pictures (a photo story is a report).
     if signals.declares_pictures and length <= VIDEO_STUB_CHARS and not is_report(body.blocks):
         return NULL_GALLERY
+    # The address says as much: a page of the site's video section is the video's.
+    if (
+        length <= VIDEO_STUB_CHARS
+        and in_video_section(signals.address)
+        and not is_report(body.blocks)
+    ):
+        return NULL_VIDEO
     # A body longer than one teaser ends, when it is an article, in its own related stories: a
     # list of bare links. A shorter one beside such a list is a teaser of it.
     if body.parts is not None and is_teaser_list(body.parts, length > MAX_TEASER_RUN_CHARS):

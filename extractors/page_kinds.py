@@ -468,6 +468,27 @@ def names_site_page(address: str | None) -> bool:
     return slug in SITE_PAGE_SLUGS and _DIGIT.search(unquote(parts.path)) is None
 
 
+# The words sites name their video section by, in the path of every video's page
+# ("/video/2020/02/18/<slug>", "/videos/<slug>"), diacritics folded ("vídeos"): a section of its
+# own, never the last segment (that is the video's slug, "/news/<video-of-the-fire>").
+VIDEO_SECTION_SLUGS = frozenset(
+    {"video", "videos", "videa", "videok", "videot", "videolar", "wideo", "wideos", "videoer"}
+)
+
+
+def in_video_section(address: str | None) -> bool:
+    """The page's address sits in the site's video section: a segment before the last is one of
+    VIDEO_SECTION_SLUGS."""
+    if not address:
+        return False
+    try:
+        path = urlsplit(address.strip()).path
+    except ValueError:  # "http://[oops/x": a broken host
+        return False
+    segments = [segment for segment in path.split("/") if segment][:-1]
+    return any(folded(unquote(segment)).lower() in VIDEO_SECTION_SLUGS for segment in segments)
+
+
 def folded(text: str) -> str:
     """`text` without diacritics ("prywatności" is "prywatnosci", "adatvédelem" "adatvedelem"),
     as sites transliterate the words of their addresses; an ASCII text as it is."""
