@@ -78,6 +78,7 @@ from extractors.page_kinds import (
     is_site_page,
     names_http_error,
     names_site_page,
+    names_topic_page,
     records_share,
     shows_price,
     squeezed,
@@ -898,6 +899,9 @@ def non_article_reason(
         return NULL_PAGE_TYPE
     if names_site_page(signals.address):
         return NULL_PAGE_TYPE
+    # A tag's or a topic's page, whatever it declares: its intro is no article.
+    if length <= MAX_UNDATED_PAGE_CHARS and names_topic_page(signals.address):
+        return NULL_LISTING
     if is_undated_site_page(signals, tree, length, set_out) and not sets_out_code(body.container):
         return NULL_PAGE_TYPE
     # A short, undated body under a headline that names an HTTP error: an error page.

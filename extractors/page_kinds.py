@@ -489,6 +489,40 @@ def in_video_section(address: str | None) -> bool:
     return any(folded(unquote(segment)).lower() in VIDEO_SECTION_SLUGS for segment in segments)
 
 
+# The words a CMS routes a tag's, a category's or a topic's page by, as the segment before its
+# name ("/tag/wildfire-smoke", "/etiqueta/habitatge", "/thema/klimawandel", Blogger's
+# "/search/label/Cycling"), diacritics folded: the page lists what is filed under the name. (An
+# encyclopedia files its articles under "/topic/<name>": that word is not here.)
+TOPIC_ROUTE_SLUGS = frozenset(
+    {"tag", "tags", "tagi", "etiqueta", "etiquetas", "etichetta", "etichette", "label",
+     "labels", "category", "categories", "categoria", "categorias", "categorie", "kategorie",
+     "kategoria", "kategori", "kategorija", "thema", "themen", "tema", "temas", "teme", "temat",
+     "tematy", "schlagwort", "schlagworte", "stichwort", "sujet", "sujets", "rubrique",
+     "rubriques", "rubrik", "argomento", "argomenti", "onderwerp", "onderwerpen", "section",
+     "sections", "seccion", "secciones", "dossier", "dossiers"}
+)  # fmt: skip
+
+
+def names_topic_page(address: str | None) -> bool:
+    """The page's address is a tag's, a category's or a topic's page: no query, a last segment
+    without a digit or a file extension (the name: "wildfire-smoke"), after a segment that is one
+    of TOPIC_ROUTE_SLUGS. A story filed under a topic has its own slug, its date or its id after
+    the topic's name ("/tema/seca/2023/obras-da-barragem")."""
+    if not address:
+        return False
+    try:
+        parts = urlsplit(address.strip())
+    except ValueError:  # "http://[oops/x": a broken host
+        return False
+    segments = [unquote(segment) for segment in parts.path.split("/") if segment]
+    if parts.query or len(segments) < 2:
+        return False
+    name = segments[-1]
+    if _DIGIT.search(name) or _FILE_EXTENSION.search(name):
+        return False
+    return folded(segments[-2]).lower() in TOPIC_ROUTE_SLUGS
+
+
 def folded(text: str) -> str:
     """`text` without diacritics ("prywatności" is "prywatnosci", "adatvédelem" "adatvedelem"),
     as sites transliterate the words of their addresses; an ASCII text as it is."""
