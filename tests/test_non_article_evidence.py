@@ -1599,6 +1599,17 @@ NON_ARTICLE_KNOWN_MISSES = {
     "non-articles-holdout-22/ja-ktaistyle-2009-dream6-dai437kai.html",
     "non-articles-holdout-22/sl-mason-2004-tv-spored-sobota.html",
     "non-articles-holdout-22/sw-mezzanine-2014-hali-ya-hewa-mwasonge.html",
+    # Hold-out 23, the blind check of the rules designed on hold-out 22 (README): a horoscope, a
+    # print view's and a traffic board's lines, a video's line, a section front's and an events
+    # calendar's intro, a forum thread's first post, a soft 404.
+    "non-articles-holdout-23/bg-pyrocms-2017-dneven-horoskop.html",
+    "non-articles-holdout-23/da-ektron-2010-udskriftsvenlig-nyhedsoversigt.html",
+    "non-articles-holdout-23/es-grails-2017-video-crecida-rio-arbues.html",
+    "non-articles-holdout-23/hu-wicket-2013-kozlekedesi-helyzet.html",
+    "non-articles-holdout-23/it-lektor-2019-sezione-economia.html",
+    "non-articles-holdout-23/ms-yabb-2004-forum-jambatan-sungai-merbuk-tua.html",
+    "non-articles-holdout-23/pl-fuelphp-2016-nie-znaleziono-strony.html",
+    "non-articles-holdout-23/ro-wp-eventsmanager-2018-evenimente-saptamana.html",
     "non-articles-holdout-2/pl-nekrolog.html",
     "non-articles-holdout-3/en-destination-guide.html",
     "non-articles-holdout-5/en-shop-book-product.html",
@@ -1621,7 +1632,7 @@ NON_ARTICLE_KNOWN_MISSES = {
 def test_every_non_article_of_every_hold_out_is_null_but_the_known_misses() -> None:
     kept = set()
     folders = sorted(PAGES.glob("non-articles*"))
-    assert len(folders) >= 23  # hold-outs 1-22 and the first set
+    assert len(folders) >= 24  # hold-outs 1-23 and the first set
     for folder in folders:
         urls = _fixture_urls(folder)
         for page in sorted(folder.glob("*.html*")):
