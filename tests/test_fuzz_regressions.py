@@ -123,6 +123,19 @@ def test_control_characters_in_text_do_not_turn_an_article_into_an_error() -> No
     assert extract_verbose(page).article is not None
 
 
+def test_a_code_block_whose_first_line_is_indented_most_keeps_its_indentation() -> None:
+    """A mutated page's `<pre>` whose later lines lost their indentation: the block keeps its
+    first line's (the lines' shared margin is none), which the invariant, written when every block
+    was one stripped line, took for bad text."""
+    code = "    return retry(job)\nexport(job)"
+    page = (b"<html><body><article><p>" + PROSE.encode() * 5 + b"</p><pre>" + code.encode()
+            + b"</pre><p>" + PROSE.encode() * 3 + b"</p></article></body></html>")  # fmt: skip
+    check_extract(PageInput(page, None, None))
+    article = extract_verbose(page).article
+    assert article is not None
+    assert ("preformatted", code) in article.blocks
+
+
 def test_a_broken_canonical_link_does_not_lose_the_article() -> None:
     page = (b'<html><head><link rel="canonical" href="http://[oops/x"></head><body><article><p>'
             + PROSE.encode() * 5 + b"</p></article></body></html>")  # fmt: skip

@@ -103,7 +103,7 @@ def check_extract(page: PageInput) -> None:
     left out) and whose output item exports."""
     from crawler.core.items import ArticleItem
     from extractors import BLOCK_KINDS, extract_verbose
-    from extractors.article import running_text
+    from extractors.article import PREFORMATTED, running_text
     from extractors.chain import NULL_EXTRACTOR_ERROR
     from pipelines.extraction.pipeline import fill_item
 
@@ -120,7 +120,12 @@ def check_extract(page: PageInput) -> None:
     _require(bool(article.blocks), "an article without blocks")
     for kind, text in article.blocks:
         _require(kind in BLOCK_KINDS, f"unknown block kind {kind!r}")
-        _require(isinstance(text, str) and text == text.strip() and bool(text), "bad block text")
+        _require(isinstance(text, str) and bool(text.strip()), "bad block text")
+        # A preformatted block keeps its lines' indentation (its first line's too, when later
+        # lines are indented less: code quoted from inside a function), no blank line at either
+        # end and no trailing space; every other block is one stripped line.
+        kept = text.lstrip(" \t") if kind == PREFORMATTED else text
+        _require(kept == kept.strip(), "bad block text")
         _require("\x00" not in text, "NUL in block text")
     _require(len(article.text) <= len(page.html), "more text than input")
     for value in (
