@@ -31,6 +31,7 @@ from extractors.tree import (
     elements,
     first_child,
     first_element,
+    first_indexed,
     heading_text,
     itemprops,
     text_of,
@@ -204,7 +205,7 @@ def extract_metadata(
     published = _published(meta, articles, times)
     metadata = Metadata(
         title=extract_title(tree, meta, articles, site_name, index),
-        authors=_authors(tree, meta, articles, jsonld, properties),
+        authors=_authors(tree, meta, articles, jsonld, properties, index),
         published=published or url_date(url),
         language=_language(tree, meta, articles),
         canonical_url=_canonical(tree, meta, url, index),
@@ -360,6 +361,7 @@ def _authors(
     articles: list[dict[str, Any]],
     jsonld: list[dict[str, Any]],
     properties: list[tuple[list[str], Element]] | None = None,
+    index: TagIndex | None = None,
 ) -> list[str]:
     """Authors from the most explicit source that names any: JSON-LD `author` (objects, arrays,
     references to a Person elsewhere in the @graph), meta tags, microdata, rel=author links.
@@ -379,14 +381,14 @@ def _authors(
         return names
     links = [rel.getparent() for rel in _LINK_RELS(tree) if "author" in rel.lower().split()]
     names = _byline_names([text_of(link) for link in links])
-    return names or _visible_byline(tree)
+    return names or _visible_byline(tree, index)
 
 
-def _visible_byline(tree: Element) -> list[str]:
+def _visible_byline(tree: Element, index: TagIndex | None = None) -> list[str]:
     """The names in the byline the reader sees, looked for around the headline (in the element
     that holds it, its header or article): an element the page names a byline or author (not a
     comment's), else a "By ..." line among the first siblings after the headline."""
-    headline = first_element(tree, "h1")
+    headline = first_indexed(tree, "h1", index)
     if headline is None:  # no headline to find the byline by: not worth a walk of the page
         return []
     scope = headline.getparent()

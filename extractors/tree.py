@@ -213,6 +213,16 @@ class TagIndex:
         return self._by_tag[tag]
 
 
+def first_indexed(tree: Element, tag: str, index: TagIndex | None) -> Element | None:
+    """`first_element(tree, tag)`, read from the index when there is one (`tree` must be its
+    root): the walk it saves goes down to a headline set deep in the body, or through the whole
+    of a page without one."""
+    if index is None:
+        return first_element(tree, tag)
+    found = index.get(tag)
+    return found[0] if found else None
+
+
 def elements(tree: Element, tag: str, index: TagIndex | None) -> list[Element]:
     """The elements of `tag` under `tree`, from the index when there is one (the index covers the
     whole page: `tree` must be its root)."""
