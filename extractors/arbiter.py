@@ -108,10 +108,13 @@ def headline_element(tree: Element, title: str | None) -> Element | None:
 def _names_site(heading: Element) -> bool:
     """The heading is a link to the site's home page: the site's name (its logo), which the
     `<title>` holds beside the page's own headline, not that headline."""
-    links = heading if heading.tag == "a" else next(heading.iter("a"), None)
-    if links is None or clean_text(text_of(links)) != clean_text(heading_text(heading)):
+    link = next(heading.iter("a"), None)
+    if link is None or clean_text(text_of(link)) != clean_text(heading_text(heading)):
         return False
-    parts = urlsplit((links.get("href") or "").strip())
+    try:
+        parts = urlsplit((link.get("href") or "").strip())
+    except ValueError:  # "http://[oops/": a broken host is no home page
+        return False
     return (
         parts.path in ("", "/")
         and not (parts.query or parts.fragment)

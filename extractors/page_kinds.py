@@ -476,17 +476,26 @@ VIDEO_SECTION_SLUGS = frozenset(
 )
 
 
+def _address_segments(address: str | None) -> tuple[list[str], str] | None:
+    """The unescaped segments of the address's path and its query; None for no address or a
+    broken one ("http://[oops/x": a broken host)."""
+    if not address:
+        return None
+    try:
+        parts = urlsplit(address.strip())
+    except ValueError:
+        return None
+    return [unquote(segment) for segment in parts.path.split("/") if segment], parts.query
+
+
 def in_video_section(address: str | None) -> bool:
     """The page's address sits in the site's video section: a segment before the last is one of
     VIDEO_SECTION_SLUGS."""
-    if not address:
+    read = _address_segments(address)
+    if read is None:
         return False
-    try:
-        path = urlsplit(address.strip()).path
-    except ValueError:  # "http://[oops/x": a broken host
-        return False
-    segments = [segment for segment in path.split("/") if segment][:-1]
-    return any(folded(unquote(segment)).lower() in VIDEO_SECTION_SLUGS for segment in segments)
+    sections = read[0][:-1]
+    return any(folded(segment).lower() in VIDEO_SECTION_SLUGS for segment in sections)
 
 
 # The words a CMS routes a tag's, a category's or a topic's page by, as the segment before its
@@ -508,14 +517,11 @@ def names_topic_page(address: str | None) -> bool:
     without a digit or a file extension (the name: "wildfire-smoke"), after a segment that is one
     of TOPIC_ROUTE_SLUGS. A story filed under a topic has its own slug, its date or its id after
     the topic's name ("/tema/seca/2023/obras-da-barragem")."""
-    if not address:
+    read = _address_segments(address)
+    if read is None:
         return False
-    try:
-        parts = urlsplit(address.strip())
-    except ValueError:  # "http://[oops/x": a broken host
-        return False
-    segments = [unquote(segment) for segment in parts.path.split("/") if segment]
-    if parts.query or len(segments) < 2:
+    segments, query = read
+    if query or len(segments) < 2:
         return False
     name = segments[-1]
     if _DIGIT.search(name) or _FILE_EXTENSION.search(name):

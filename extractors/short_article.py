@@ -268,7 +268,10 @@ def _body_end(blocks: list[Block], page: list[TextBlock], start: int) -> int | N
 def _is_home(link: Element) -> bool:
     """A link to this site's root: "/" (an absolute root is another site's as often: the
     author's website in a post's author box)."""
-    parts = urlsplit((link.get("href") or "").strip())
+    try:
+        parts = urlsplit((link.get("href") or "").strip())
+    except ValueError:  # "http://[oops/": a broken host is no home page
+        return False
     return parts.path == "/" and not (parts.netloc or parts.query or parts.fragment)
 
 

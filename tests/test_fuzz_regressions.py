@@ -144,6 +144,26 @@ def test_a_broken_canonical_link_does_not_lose_the_article() -> None:
     assert result.article.canonical_url == "https://news.example.com/a"  # the page's own URL
 
 
+@pytest.mark.parametrize(
+    "page",
+    [
+        # A link to a broken host right below a short post (is it a link home?).
+        "<article><h1>Short</h1><p>27 November 2026</p><p>{prose}</p>"
+        '<p><a href="http://[x/">Back to the home page now</a></p></article>',
+        # A logo heading linking a broken host (is it the site's name?).
+        '<h1><a href="http://[oops/">Short</a></h1><article><h2>Short</h2>'
+        "<p>27 November 2026</p><p>{prose}</p></article>",
+    ],
+    ids=["link-below-a-short-post", "logo-heading"],
+)
+def test_a_broken_host_in_a_link_by_a_short_post_is_no_error(page: str) -> None:
+    """urlsplit raises on "http://[x/": asked of links by a short post, it turned the post into
+    an extractor_error NULL."""
+    html = f"<html><head><title>Short</title></head><body>{page.format(prose=PROSE)}</body></html>"
+    check_extract(PageInput(html.encode(), None, None))
+    assert extract_verbose(html.encode()).reason != "extractor_error"
+
+
 def test_cells_nested_in_cells_are_not_output_twice() -> None:
     """A mutated table-layout page whose broken markup nests cells inside cells of the same
     table: each outer cell was walked, and so was each cell inside it (text 1.2x the input)."""
