@@ -454,26 +454,15 @@ def names_site_page(address: str | None) -> bool:
     (at most MAX_SITE_PAGE_SEGMENTS segments, no query, no digit anywhere: a story's address
     carries its date or its id) whose last segment, without a file extension, is one of
     SITE_PAGE_SLUGS ("/cookie-richtlinie/", "/about/corrections-policy", "/register/")."""
-    if not address:
+    read = _address_segments(address)
+    if read is None:
         return False
-    try:
-        parts = urlsplit(address.strip())
-    except ValueError:  # "http://[oops/x": a broken host
+    segments, query = read
+    if query or not segments or len(segments) > MAX_SITE_PAGE_SEGMENTS:
         return False
-    segments = [segment for segment in parts.path.split("/") if segment]
-    if parts.query or not segments or len(segments) > MAX_SITE_PAGE_SEGMENTS:
-        return False
-    slug = _FILE_EXTENSION.sub("", folded(unquote(segments[-1]))).lower().replace("_", "-")
-    # The digits of a percent-escape ("%C5%9B") are none of the address's words.
-    return slug in SITE_PAGE_SLUGS and _DIGIT.search(unquote(parts.path)) is None
-
-
-# The words sites name their video section by, in the path of every video's page
-# ("/video/2020/02/18/<slug>", "/videos/<slug>"), diacritics folded ("vídeos"): a section of its
-# own, never the last segment (that is the video's slug, "/news/<video-of-the-fire>").
-VIDEO_SECTION_SLUGS = frozenset(
-    {"video", "videos", "videa", "videok", "videot", "videolar", "wideo", "wideos", "videoer"}
-)
+    slug = _FILE_EXTENSION.sub("", folded(segments[-1])).lower().replace("_", "-")
+    # Read unescaped: the digits of a percent-escape ("%C5%9B") are none of the address's words.
+    return slug in SITE_PAGE_SLUGS and not any(_DIGIT.search(segment) for segment in segments)
 
 
 def _address_segments(address: str | None) -> tuple[list[str], str] | None:
@@ -486,6 +475,14 @@ def _address_segments(address: str | None) -> tuple[list[str], str] | None:
     except ValueError:
         return None
     return [unquote(segment) for segment in parts.path.split("/") if segment], parts.query
+
+
+# The words sites name their video section by, in the path of every video's page
+# ("/video/2020/02/18/<slug>", "/videos/<slug>"), diacritics folded ("vídeos"): a section of its
+# own, never the last segment (that is the video's slug, "/news/<video-of-the-fire>").
+VIDEO_SECTION_SLUGS = frozenset(
+    {"video", "videos", "videa", "videok", "videot", "videolar", "wideo", "wideos", "videoer"}
+)
 
 
 def in_video_section(address: str | None) -> bool:
