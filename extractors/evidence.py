@@ -67,6 +67,7 @@ from extractors.page_kinds import (
     MAX_UNDATED_PAGE_CHARS,
     asks_under_headline,
     body_chars,
+    data_chars,
     first_of_each_tag,
     form_outweighs_body,
     has_order_form,
@@ -784,6 +785,23 @@ def is_line_beside_data(container: Element | None, classify: Classifier = tag_ki
     )
 
 
+def is_note_beside_data(
+    blocks: list[Block], container: Element | None, classify: Classifier
+) -> bool:
+    """The body's container, read whole, holds data (`page_kinds.is_datum`: short rows and items
+    with figures) that outweigh the body's text, and the body is no report (`is_report`): the note
+    of a page of figures (a departure board's disruption notice, a schedule's tip of the day) whose
+    rows the methods left out. An article beside its table tells its story in paragraphs."""
+    if container is None or is_report(blocks):
+        return False
+    rows = [
+        (block.kind, block.text)
+        for block in text_blocks(container, classify)
+        if block.link_density <= MAX_BLOCK_LINK_DENSITY
+    ]
+    return data_chars(rows) > body_chars(blocks)
+
+
 def is_report(blocks: list[Block]) -> bool:
     """The body holds REPORT_PARAGRAPHS paragraphs of prose: at least CP characters each, ending
     as sentences end."""
@@ -861,6 +879,14 @@ def non_article_reason(
         and set_out()
     ):
         return NULL_LISTING
+    # ... and a longer note, or one set out so, beside figures that outweigh it (a shorter one
+    # not set out is too short already).
+    if (
+        length >= MIN_BODY_CHARS
+        or reading_length(running_text(body.blocks)) >= MIN_BODY_CHARS
+        or set_out()
+    ) and is_note_beside_data(body.blocks, body.container, classify):
+        return NULL_LISTING
     if length <= MAX_PRODUCT_BODY_CHARS and has_order_form(body.blocks, body.container):
         return NULL_PAGE_TYPE
     if is_gallery(body.blocks) and not is_photo_essay(body.blocks, set_out):
@@ -930,7 +956,7 @@ def non_article_reason(
     ):
         return NULL_PAGE_TYPE
     # A body too short for an article under a question the reader answers: a poll, a quiz.
-    if length < MIN_BODY_CHARS and not signals.declares_article and asks_under_headline(tree):
+    if length < MIN_BODY_CHARS and asks_under_headline(tree):
         return NULL_PAGE_TYPE
     return None
 

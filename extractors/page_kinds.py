@@ -318,7 +318,7 @@ SITE_PAGE_SLUGS = frozenset(
         "vie-privee", "informativa-privacy", "privacybeleid", "privacyverklaring", "personvern",
         "personvernerklaering", "integritetspolicy", "dataskydd", "databeskyttelse",
         "tietosuoja", "tietosuojaseloste", "polityka-prywatnosci", "prywatnosc", "gizlilik",
-        "gizlilik-politikasi", "gizlilik-sozlesmesi", "konfidentsialnost",
+        "gizlilik-politikasi", "gizlilik-sozlesmesi", "kunye", "konfidentsialnost",
         "politika-konfidentsialnosti", "kebijakan-privasi", "chinh-sach-bao-mat",
         "cookies", "cookie-policy", "cookies-policy", "cookie-notice", "cookie-settings",
         "cookie-richtlinie", "cookie-richtlinien", "cookie-hinweise", "cookie-einstellungen",
@@ -392,7 +392,7 @@ SITE_PAGE_SLUGS = frozenset(
         "politica-de-confidentialitate", "confidentialitate", "protectia-datelor",
         "termeni-si-conditii", "termeni-de-utilizare", "politica-cookies",
         "politica-de-cookie-uri", "despre-noi", "cariere", "publicitate", "abonare", "abonament",
-        "ajutor", "redactia", "accesibilitate",
+        "ajutor", "redactia", "accesibilitate", "corecturi", "politica-de-corecturi", "erata",
         "impresum", "pravila-privatnosti", "politika-privatnosti", "zastita-privatnosti",
         "zastita-podataka", "uvjeti-koristenja", "uslovi-koriscenja", "uslovi-koristenja",
         "pravila-koristenja", "kolacici", "politika-kolacica", "o-nama", "karijere",
@@ -505,7 +505,16 @@ TOPIC_ROUTE_SLUGS = frozenset(
      "kategoria", "kategori", "kategorija", "thema", "themen", "tema", "temas", "teme", "temat",
      "tematy", "schlagwort", "schlagworte", "stichwort", "sujet", "sujets", "rubrique",
      "rubriques", "rubrik", "argomento", "argomenti", "onderwerp", "onderwerpen", "section",
-     "sections", "seccion", "secciones", "dossier", "dossiers"}
+     "sections", "seccion", "secciones", "dossier", "dossiers", "serie", "series", "serier",
+     "serien"}
+)  # fmt: skip
+# ... and the words it routes an author's page by ("/author/jane-doe", WordPress's; "/autoren/",
+# "/forfattere/"): the page lists the author's stories under their biography.
+AUTHOR_ROUTE_SLUGS = frozenset(
+    {"author", "authors", "autor", "autores", "autora", "autoras", "autori", "autore",
+     "autoren", "autorzy", "auteur", "auteurs", "forfatter", "forfattere", "forfattare",
+     "yazar", "yazarlar", "avtor", "avtory", "szerzo", "szerzok", "penulis", "writer",
+     "writers", "columnist", "columnists", "kolumnist", "kolumnisten"}
 )  # fmt: skip
 
 
@@ -523,7 +532,8 @@ def names_topic_page(address: str | None) -> bool:
     name = segments[-1]
     if _DIGIT.search(name) or _FILE_EXTENSION.search(name):
         return False
-    return folded(segments[-2]).lower() in TOPIC_ROUTE_SLUGS
+    route = folded(segments[-2]).lower()
+    return route in TOPIC_ROUTE_SLUGS or route in AUTHOR_ROUTE_SLUGS
 
 
 def folded(text: str) -> str:
@@ -671,6 +681,23 @@ MIN_DATA_ITEMS = MIN_RECORDS
 _DIGIT = re.compile(r"\d")
 
 
+def is_datum(kind: str, text: str) -> bool:
+    """A short table row or list item that holds a figure: an hour and a price, a candidate and
+    their votes."""
+    return (
+        kind in (TABLE, LIST_ITEM)
+        and len(squeezed(text)) <= MAX_DATUM_CHARS
+        and (_DIGIT.search(text) is not None)
+    )
+
+
+def data_chars(blocks: list[Block]) -> int:
+    """The characters (without whitespace) of the data among `blocks` (`is_datum`), 0 when they
+    are fewer than MIN_DATA_ITEMS."""
+    data = [squeezed(text) for kind, text in blocks if is_datum(kind, text)]
+    return sum(map(len, data)) if len(data) >= MIN_DATA_ITEMS else 0
+
+
 def is_data_body(blocks: list[Block]) -> bool:
     """At least MIN_DATA_ITEMS short table rows and list items that hold a figure, and besides
     them a line of text (CP) but less than an article's text: a page of figures with a heading
@@ -781,11 +808,19 @@ def names_http_error(tree: Element) -> bool:
 
 
 def asks_under_headline(tree: Element) -> bool:
-    """A form of at least MIN_CHOICES radio buttons right after the page's first `<h1>`."""
+    """A form of at least MIN_CHOICES radio buttons right after the page's first `<h1>`, or
+    right after the block that heads the page with it (a quiz's header: its picture, headline
+    and intro)."""
     h1 = first_element(tree, "h1")
     if h1 is None:
         return False
-    for index, sibling in enumerate(h1.itersiblings()):
+    header = h1.getparent()
+    headings = (h1,) if header is None or header.tag == "body" else (h1, header)
+    return any(_choices_after(heading) for heading in headings)
+
+
+def _choices_after(element: Element) -> bool:
+    for index, sibling in enumerate(element.itersiblings()):
         if index >= MAX_CHOICE_FORM_SIBLINGS:
             break
         if isinstance(sibling.tag, str) and len(_RADIOS(sibling)) >= MIN_CHOICES:
