@@ -879,8 +879,8 @@ def non_article_reason(
         and set_out()
     ):
         return NULL_LISTING
-    # ... and a longer note, or one set out so, beside figures that outweigh it (a shorter one
-    # not set out is too short already).
+    # A longer note (or a short one set out so) that is no report, beside figures that outweigh
+    # it: a data page's notice or tip (a shorter body not set out is too short already).
     if (
         length >= MIN_BODY_CHARS
         or reading_length(running_text(body.blocks)) >= MIN_BODY_CHARS
@@ -955,7 +955,8 @@ def non_article_reason(
         and not set_out()
     ):
         return NULL_PAGE_TYPE
-    # A body too short for an article under a question the reader answers: a poll, a quiz.
+    # A body too short for an article under a question the reader answers: a poll, a quiz,
+    # whatever the page declares (poll and quiz software stamps NewsArticle on each).
     if length < MIN_BODY_CHARS and asks_under_headline(tree):
         return NULL_PAGE_TYPE
     return None

@@ -501,10 +501,17 @@ def test_a_short_text_in_the_site_s_video_section_is_a_video_page(
         ("https://news.example/section/story.cfm?objectid=10486931", False),  # a query
         ("https://news.example/tag", False),
         ("https://news.example/topic/renaissance", False),  # an encyclopedia's article
+        ("https://news.example/author/jane-doe/", True),  # an author's page
+        ("https://news.example/autoren/johanna-heller", True),
+        ("https://news.example/serier/skogsbranden/", True),  # a series' page
+        ("https://news.example/author/jane-doe/2024/05/a-story", False),
+        ("https://news.example/news/author-of-the-year", False),
         (None, False),
     ],
 )
-def test_a_tag_or_topic_page_is_named_by_its_route(address: str | None, topic: bool) -> None:
+def test_a_tag_topic_author_or_series_page_is_named_by_its_route(
+    address: str | None, topic: bool
+) -> None:
     from extractors.page_kinds import names_topic_page
 
     assert names_topic_page(address) is topic
@@ -1508,6 +1515,10 @@ HARD_ARTICLE_KNOWN_MISSES = {
     # A forum topic whose first post is an announcement: the page declares a
     # DiscussionForumPosting, a non-article type by design (hold-out 22, README).
     "hard-articles-holdout-22/ja-discourse-2022-forum-oshirase-crawler-replies.html",
+    # A story's print view: no OpenGraph, no schema.org, a robots `noindex` that keeps the copy
+    # out of search engines (the canonical address is the story's): `noindex` without an article
+    # type is a page the publisher keeps out (hold-out 27 articles, README).
+    "hard-articles-holdout-27/ru-amiro-2009-versiya-dlya-pechati-remont-mosta.html",
 }
 
 
@@ -1539,8 +1550,6 @@ def test_every_hard_article_of_every_hold_out_is_kept_but_the_known_misses() -> 
 NON_ARTICLE_KNOWN_MISSES = {
     "non-articles-holdout-10/gu-astra-vachakona-patro-form.html",
     "non-articles-holdout-10/mk-processwire-tema-zagaduvanje.html",
-    "non-articles-holdout-11/da-hugo-forfatter-arkiv.html",
-    "non-articles-holdout-11/zh-cn-eleventy-juanzhu.html",
     "non-articles-holdout-13/de-2009-table-sudoku.html",
     "non-articles-holdout-13/es-joomla3-2015-envia-tu-noticia.html",
     "non-articles-holdout-13/fr-drupal9-proposer-une-tribune.html",
@@ -1584,12 +1593,10 @@ NON_ARTICLE_KNOWN_MISSES = {
     # a poll's and a quiz's line, a section's and a tag page's intro, an image attachment's
     # caption, an author's biography, a comment page's line.
     "non-articles-holdout-21/bg-jimdo-2019-premestihme-se.html",
-    "non-articles-holdout-21/cs-wp-hueman-2016-anketa-obchvat-strakonic.html",
     "non-articles-holdout-21/el-wp-schema-2018-kouiz-poso-kala-xereis-tin-poli.html",
     "non-articles-holdout-21/es-superdesk-2020-seccion-economia.html",
     "non-articles-holdout-21/ka-newscoop-2012-tegi-tskalmomarageba.html",
     "non-articles-holdout-21/ms-wp-twentyten-2011-lampiran-img-4412.html",
-    "non-articles-holdout-21/pt-apostrophe-2023-autora-ines-carvalhal.html",
     "non-articles-holdout-21/uk-hypercomments-2016-komentari-remont-naberezhnoi.html",
     # Hold-out 22, written blind and measured after the rules of hold-out 20 (README): a
     # columnist's biography, printed death notices, a lottery draw, a TV listing, a weather
@@ -1610,6 +1617,29 @@ NON_ARTICLE_KNOWN_MISSES = {
     "non-articles-holdout-23/ms-yabb-2004-forum-jambatan-sungai-merbuk-tua.html",
     "non-articles-holdout-23/pl-fuelphp-2016-nie-znaleziono-strony.html",
     "non-articles-holdout-23/ro-wp-eventsmanager-2018-evenimente-saptamana.html",
+    # Hold-out 24, written blind, the design folder of the twentieth pass (README): data pages
+    # whose prose outweighs their figures or reads as a report (a TV listing, a pharmacy roster,
+    # weather, tide, prayer-time and traffic pages), a horoscope, a forum thread and a Q&A
+    # thread's question, a section front's intro, a cinema page, a withdrawn story's notice.
+    "non-articles-holdout-24/da-misago-2022-spoerg-fjernvarme-regning.html",
+    "non-articles-holdout-24/de-contenido-2009-tageshoroskop-14-oktober.html",
+    "non-articles-holdout-24/en-mojolicious-2014-tv-tonight-tuesday.html",
+    "non-articles-holdout-24/es-monstra-2013-farmacias-de-guardia-marzo.html",
+    "non-articles-holdout-24/fa-cherrypy-2022-owghat-sharei-mehr.html",
+    "non-articles-holdout-24/fi-pico-2019-osasto-kotimaa.html",
+    "non-articles-holdout-24/fr-pluxml-2016-meteo-pollens-semaine.html",
+    "non-articles-holdout-24/hi-sinatra-2021-vayu-gunvatta-aur-mausam.html",
+    "non-articles-holdout-24/id-habari-2010-berita-ditarik.html",
+    "non-articles-holdout-24/it-typesetter-2015-programmazione-cinema-settimana.html",
+    "non-articles-holdout-24/pl-phorum-2011-watek-obwodnica-zalesia.html",
+    "non-articles-holdout-24/pt-perch-2018-tabua-de-mares-maio.html",
+    "non-articles-holdout-24/uk-lucee-2016-dorozhnia-sytuatsiia.html",
+    # Hold-out 25, the blind check of those rules (README): a podcast episode's line, an expired
+    # wire story's notice, an album's line, a news-tip form's note.
+    "non-articles-holdout-25/da-acast-2024-podcast-havnebyen-afsnit-88.html",
+    "non-articles-holdout-25/he-sapper-2019-tochen-lo-zamin-sochnut.html",
+    "non-articles-holdout-25/nb-koken-2015-album-17-mai-i-vik.html",
+    "non-articles-holdout-25/pt-wufoo-2010-envie-a-sua-noticia.html",
     "non-articles-holdout-2/pl-nekrolog.html",
     "non-articles-holdout-3/en-destination-guide.html",
     "non-articles-holdout-5/en-shop-book-product.html",
@@ -1632,7 +1662,7 @@ NON_ARTICLE_KNOWN_MISSES = {
 def test_every_non_article_of_every_hold_out_is_null_but_the_known_misses() -> None:
     kept = set()
     folders = sorted(PAGES.glob("non-articles*"))
-    assert len(folders) >= 24  # hold-outs 1-23 and the first set
+    assert len(folders) >= 26  # hold-outs 1-25 and the first set
     for folder in folders:
         urls = _fixture_urls(folder)
         for page in sorted(folder.glob("*.html*")):
@@ -2036,3 +2066,58 @@ def test_a_documentation_page_at_a_short_undated_address_is_an_article() -> None
     result = extract_verbose((folder / page).read_bytes(), _fixture_urls(folder)[page])
     assert result.article is not None
     assert "tidepool dlq command" in result.article.text
+
+
+def test_articles_that_look_like_service_pages_lists_and_error_pages_are_articles() -> None:
+    # Hold-out 27, written blind: a horoscope column, a TV critic's preview, a pollen story with
+    # its table, a rail closure with its timetable, a match report under a live-score box, a
+    # corrections-policy explainer, a story about a page "not found" (15/16, 0.9501 measured once:
+    # the print view is a known miss).
+    looks = ArticleHoldOut("hard-articles-holdout-27")
+    assert len(looks.pages()) == 16
+    lost, f1 = looks.measure()
+    assert lost == {"ru-amiro-2009-versiya-dlya-pechati-remont-mosta.html"}
+    assert f1 >= 0.95
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        "nl-javalin-2026-vertrektijden-station-noordpoort.html",
+        "vi-revel-2017-lich-phat-song-radio.html",
+        "he-sharepoint-2010-hadpasa-reshimat-hodaot.html",
+    ],
+    ids=["departure-board", "radio-schedule", "print-list"],
+)
+def test_a_note_beside_figures_that_outweigh_it_is_a_listing(page: str) -> None:
+    # A departure board's disruption notice, a schedule's tip of the day, a press list's intro: a
+    # paragraph, not a report, beside rows of figures holding more text than it (hold-out 24).
+    folder = PAGES / "non-articles-holdout-24"
+    result = extract_verbose((folder / page).read_bytes(), _fixture_urls(folder)[page])
+    assert result.article is None
+    assert result.reason == "listing"
+
+
+def test_a_report_beside_a_results_table_is_an_article() -> None:
+    # The election story tells its results in paragraphs beside the table: a report.
+    folder = PAGES / "hard-articles-holdout-6"
+    page = "en-brightspot-election-results-table.html"
+    result = extract_verbose((folder / page).read_bytes(), _fixture_urls(folder).get(page))
+    assert result.article is not None
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        "zh-tw-buffalo-2018-toupiao-qinghu-tinchechang.html",
+        "zh-cn-beego-2019-ceshi-laji-fenlei-zhishi.html",
+    ],
+    ids=["poll-under-h1", "quiz-under-header-block"],
+)
+def test_a_question_under_the_headline_is_a_poll_whatever_the_page_declares(page: str) -> None:
+    # Both pages stamp NewsArticle; the poll's radio buttons follow its <h1>, the quiz's follow
+    # the header block that holds its <h1> and intro (hold-out 24).
+    folder = PAGES / "non-articles-holdout-24"
+    result = extract_verbose((folder / page).read_bytes(), _fixture_urls(folder)[page])
+    assert result.article is None
+    assert result.reason == "page_type"
