@@ -128,7 +128,19 @@ def visible_block(kind: str, text: str) -> str:
     if kind != PREFORMATTED:
         return visible(text)
     shown = _INVISIBLE_CONTROLS.sub("", text)
-    return shown.strip("\n") if shown.strip() else ""
+    if shown == text:
+        return shown.strip("\n") if shown.strip() else ""
+    # A line that held only control characters is blank now, and one that ended in them may end
+    # in spaces: the lines are trimmed again as `blocks.preformatted_text` trims them (no
+    # trailing space, one blank line for a run, none at either end).
+    lines: list[str] = []
+    for line in shown.split("\n"):
+        line = line.rstrip()
+        if line or (lines and lines[-1]):
+            lines.append(line)
+    while lines and not lines[-1]:
+        lines.pop()
+    return "\n".join(lines)
 
 
 # Scripts that write a word in one or two characters: a text in them is measured in the

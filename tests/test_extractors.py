@@ -363,6 +363,22 @@ def test_preformatted_text_of_hostile_markup() -> None:
     assert preformatted_text(pre) == "ab\nc\nd\n\ne"
 
 
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("a\n\n  \x01\x00  ", "a"),  # a last line of controls and spaces (found by fuzzing)
+        ("\x01\n  b\x02  \n\n\x03\n\nc", "  b\n\nc"),
+        ("  \x01 \n\x02", ""),
+    ],
+)
+def test_a_preformatted_block_without_its_control_characters_is_trimmed_again(
+    text: str, shown: str
+) -> None:
+    from extractors.article import PREFORMATTED, visible_block
+
+    assert visible_block(PREFORMATTED, text) == shown
+
+
 def test_a_headings_permalink_mark_is_none_of_its_text() -> None:
     # Sphinx's "¶", rustdoc's "§" and Docusaurus's zero-width link are anchors for copying a
     # link: not in the title, not in the headings. A permalink with words is the heading's text.
