@@ -67,7 +67,7 @@ _SHORT = tuple(ParagraphStats(length, 0, 0, False) for length in range(CP))
 
 
 def paragraph_stats(paragraph: Element) -> ParagraphStats:
-    length = text_length(paragraph)
+    length = len(clean_text(text_of(paragraph)))  # text_length, without its call: every <p>
     if length < CP:
         return _SHORT[length]
     if not len(paragraph) and paragraph.tag != "a":  # text alone (counted in C): no tags, no links
