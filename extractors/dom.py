@@ -832,6 +832,10 @@ def article_sections(
     if parent is None or parent.tag in ("body", "html"):
         return [container]
     written = _paragraphs_by_child(parent, bearing)
+    if written.keys() <= {container}:
+        # No other child holds a content-bearing paragraph: none carries anything, so none is a
+        # section, and the body is the container (most bodies; the children are not read).
+        return [container] if not cleaning.is_removed(container) else []
     own = written.get(container, [])
     signatures = {_signature(paragraph) for paragraph, _ in own}
     deepest = min((depth for _, depth in own), default=0)
@@ -1059,6 +1063,10 @@ def lead_section_above(
     wrapper = first.getparent()
     if wrapper is None or wrapper.tag in ("body", "html"):
         return None
+    # Its class names asked first: a bare wrapper is settled without reading its children.
+    classes = set((wrapper.get("class") or "").split())
+    if not classes:
+        return None  # a bare element is no template
     if any(
         child is not first
         and isinstance(child.tag, str)
@@ -1067,19 +1075,17 @@ def lead_section_above(
         for child in wrapper
     ):
         return None  # the container is not all its wrapper holds: the wrapper is no template
-    classes = set((wrapper.get("class") or "").split())
-    if not classes:
-        return None  # a bare element is no template
-    signatures = {_signature(p) for p in bearing if is_descendant(p, first)}
     for sibling in siblings_tagged(wrapper, preceding=True):
         if not classes <= set((sibling.get("class") or "").split()):
             continue
         if cleaning.is_removed(sibling):
             return None
         paragraphs = [p for p in bearing if is_descendant(p, sibling)]
-        if paragraphs and all(_signature(p) in signatures for p in paragraphs):
-            return sibling
-        return None
+        if not paragraphs:
+            return None
+        # The body's paragraphs' templates, read only here: most wrappers have no such sibling.
+        signatures = {_signature(p) for p in bearing if is_descendant(p, first)}
+        return sibling if all(_signature(p) in signatures for p in paragraphs) else None
     return None
 
 
