@@ -21,6 +21,8 @@ from collections.abc import Callable
 from functools import cache
 from itertools import islice
 
+from lxml import etree
+
 from extractors.blocks import TextBlock, clean_text_within
 from extractors.paragraphs import CP
 from extractors.preprocess import Cleaning
@@ -32,12 +34,16 @@ MIN_FOOTERS = 3
 # A comment's signature is among its last elements (the name, the date, a reply or report link);
 # no more are read, however deep a hostile unit nests.
 SIGNATURE_REACH = 8
+# The class attributes of an element's element children, as plain strings.
+_CHILD_CLASSES = etree.XPath("*/@class", smart_strings=False)
 
 
 def thread_start(container: Element, cleaning: Cleaning) -> Element | None:
     """The first child of `container` after the post's own footer, when the children after it
     are a thread of dated units (see the module's docstring), or the first comment of a run
     of comments each signed inside (`_signed_run_start`); else None."""
+    if not _names_enough_children(container):
+        return None  # most containers: paragraphs without a class, never read one by one
     children = [
         child
         for child in container
@@ -66,6 +72,15 @@ def thread_start(container: Element, cleaning: Cleaning) -> Element | None:
             continue  # text after the last one: the dates head their units, they do not close them
         return children[positions[0] + 1]
     return _signed_run_start(children, templates, text, counts)
+
+
+def _names_enough_children(container: Element) -> bool:
+    """MIN_FOOTERS element children of `container` or more share a class attribute (its names
+    as `_template` writes them): the most a template of its kept children may count, read in C.
+    A series and a run are each of one such template; with none, `thread_start` has no answer
+    and no child's text or kind is read."""
+    counts = Counter(" ".join(value.split()) for value in _CHILD_CLASSES(container))
+    return any(count >= MIN_FOOTERS for name, count in counts.items() if name)
 
 
 def _template(element: Element) -> tuple[str, str]:
