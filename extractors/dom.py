@@ -184,14 +184,41 @@ def _holds_other_kept(parent: Element, node: Element, cleaning: Cleaning) -> boo
     return False
 
 
+# Parents `container_of` looks past or stops below whatever they hold: the page and quotations.
+_NOT_SHARED = frozenset({"body", "html", *QUOTE_TAGS})
+
+
 def container_lengths(bearing: dict[Element, int], cleaning: Cleaning) -> dict[Element, int]:
     """Text of the content-bearing paragraphs per container, in document order."""
     per_container: dict[Element, int] = {}
+    # Whether each parent asked holds two kept element children or more: then it is the
+    # container of every paragraph in it (`container_of` stops at it), told once per parent
+    # instead of once per paragraph (most paragraphs are siblings in one container).
+    shared: dict[Element, bool] = {}
     for paragraph, length in bearing.items():  # insertion order is document order
-        parent = container_of(paragraph, cleaning)
+        parent = paragraph.getparent()
+        if parent is None or parent.tag in _NOT_SHARED:
+            parent = container_of(paragraph, cleaning)
+        else:
+            holds = shared.get(parent)
+            if holds is None:
+                holds = shared[parent] = _holds_two_kept(parent, cleaning)
+            if not holds:
+                parent = container_of(paragraph, cleaning)
         if parent is not None:
             per_container[parent] = per_container.get(parent, 0) + length
     return per_container
+
+
+def _holds_two_kept(parent: Element, cleaning: Cleaning) -> bool:
+    """Whether `parent` has two element children or more that preprocessing kept."""
+    kept = 0
+    for child in parent:
+        if isinstance(child.tag, str) and not cleaning.is_removed(child):
+            kept += 1
+            if kept > 1:
+                return True
+    return False
 
 
 def best_container(per_container: dict[Element, int]) -> Element | None:
