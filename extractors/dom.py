@@ -184,14 +184,41 @@ def _holds_other_kept(parent: Element, node: Element, cleaning: Cleaning) -> boo
     return False
 
 
+# Parents `container_of` looks past or stops below whatever they hold: the page and quotations.
+_NOT_SHARED = frozenset({"body", "html", *QUOTE_TAGS})
+
+
 def container_lengths(bearing: dict[Element, int], cleaning: Cleaning) -> dict[Element, int]:
     """Text of the content-bearing paragraphs per container, in document order."""
     per_container: dict[Element, int] = {}
+    # Whether each parent asked holds two kept element children or more: then it is the
+    # container of every paragraph in it (`container_of` stops at it), told once per parent
+    # instead of once per paragraph (most paragraphs are siblings in one container).
+    shared: dict[Element, bool] = {}
     for paragraph, length in bearing.items():  # insertion order is document order
-        parent = container_of(paragraph, cleaning)
+        parent = paragraph.getparent()
+        if parent is None or parent.tag in _NOT_SHARED:
+            parent = container_of(paragraph, cleaning)
+        else:
+            holds = shared.get(parent)
+            if holds is None:
+                holds = shared[parent] = _holds_two_kept(parent, cleaning)
+            if not holds:
+                parent = container_of(paragraph, cleaning)
         if parent is not None:
             per_container[parent] = per_container.get(parent, 0) + length
     return per_container
+
+
+def _holds_two_kept(parent: Element, cleaning: Cleaning) -> bool:
+    """Whether `parent` has two element children or more that preprocessing kept."""
+    kept = 0
+    for child in parent:
+        if isinstance(child.tag, str) and not cleaning.is_removed(child):
+            kept += 1
+            if kept > 1:
+                return True
+    return False
 
 
 def best_container(per_container: dict[Element, int]) -> Element | None:
@@ -832,6 +859,10 @@ def article_sections(
     if parent is None or parent.tag in ("body", "html"):
         return [container]
     written = _paragraphs_by_child(parent, bearing)
+    if written.keys() <= {container}:
+        # No other child holds a content-bearing paragraph: none carries anything, so none is a
+        # section, and the body is the container (most bodies; the children are not read).
+        return [container] if not cleaning.is_removed(container) else []
     own = written.get(container, [])
     signatures = {_signature(paragraph) for paragraph, _ in own}
     deepest = min((depth for _, depth in own), default=0)
@@ -1059,6 +1090,10 @@ def lead_section_above(
     wrapper = first.getparent()
     if wrapper is None or wrapper.tag in ("body", "html"):
         return None
+    # Its class names asked first: a bare wrapper is settled without reading its children.
+    classes = set((wrapper.get("class") or "").split())
+    if not classes:
+        return None  # a bare element is no template
     if any(
         child is not first
         and isinstance(child.tag, str)
@@ -1067,19 +1102,17 @@ def lead_section_above(
         for child in wrapper
     ):
         return None  # the container is not all its wrapper holds: the wrapper is no template
-    classes = set((wrapper.get("class") or "").split())
-    if not classes:
-        return None  # a bare element is no template
-    signatures = {_signature(p) for p in bearing if is_descendant(p, first)}
     for sibling in siblings_tagged(wrapper, preceding=True):
         if not classes <= set((sibling.get("class") or "").split()):
             continue
         if cleaning.is_removed(sibling):
             return None
         paragraphs = [p for p in bearing if is_descendant(p, sibling)]
-        if paragraphs and all(_signature(p) in signatures for p in paragraphs):
-            return sibling
-        return None
+        if not paragraphs:
+            return None
+        # The body's paragraphs' templates, read only here: most wrappers have no such sibling.
+        signatures = {_signature(p) for p in bearing if is_descendant(p, first)}
+        return sibling if all(_signature(p) in signatures for p in paragraphs) else None
     return None
 
 

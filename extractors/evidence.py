@@ -478,12 +478,17 @@ def is_teaser_list(parts: list[TextBlock], summarised: bool = False) -> bool:
     line) count as teasers; links one after another are a list of related stories."""
     runs, current, headlines = [], 0, 0
     for block in parts:
-        if is_headline_link(block):
+        density = block.link_density  # `is_headline_link`, with the density computed once
+        if density >= HEADLINE_LINK_DENSITY and len(block.text.split()) >= HEADLINE_LINK_WORDS:
             headlines += 1
             runs.append(current)
             current = 0
-        elif block.link_density < HEADLINE_LINK_DENSITY and block.kind != CAPTION:
+        elif density < HEADLINE_LINK_DENSITY and block.kind != CAPTION:
             current += block.chars
+            if current > MAX_TEASER_RUN_CHARS:
+                # A run longer than any teaser's: no list, whatever follows (an article's
+                # first paragraphs end the walk of its blocks).
+                return False
     runs.append(current)
     if summarised:
         headlines = sum(1 for run in runs[1:] if run)  # runs[0] comes before any headline

@@ -45,6 +45,7 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterator
+from operator import attrgetter
 from urllib.parse import SplitResult, unquote, urlsplit
 
 from lxml import etree
@@ -143,6 +144,10 @@ def squeezed(text: str) -> str:
     return "".join(text.split())
 
 
+# An element's tag, read in C by `map` (each child's tag counted for every parent of a body).
+_TAG = attrgetter("tag")
+
+
 def first_of_each_tag(container: Element, minimum: int) -> Iterator[Element]:
     """For every element under `container` (itself included), the first of its children of each
     tag it has at least `minimum` children of: where a run of `minimum` siblings of one template
@@ -151,7 +156,7 @@ def first_of_each_tag(container: Element, minimum: int) -> Iterator[Element]:
     for parent in container.iter(etree.Element):
         if len(parent) < minimum:
             continue
-        counts = Counter(child.tag for child in parent)
+        counts = Counter(map(_TAG, parent))  # counted without a generator's frame per child
         for child in parent:
             if counts.get(child.tag, 0) >= minimum and isinstance(child.tag, str):
                 counts[child.tag] = 0  # the first one only
@@ -199,7 +204,7 @@ def each_template(
     for parent in container.iter(etree.Element):
         if len(parent) < minimum:
             continue
-        counts = Counter(child.tag for child in parent)
+        counts = Counter(map(_TAG, parent))  # counted without a generator's frame per child
         seen: set[Element] = set()
         for child in parent:
             if counts.get(child.tag, 0) < minimum or not isinstance(child.tag, str):

@@ -378,7 +378,17 @@ def classify(element: Element) -> int:
 
     This runs on many elements of every page, so it reads the attributes once, as a list.
     """
-    tag = element.tag
+    return _classify(element, element.tag)
+
+
+# The tags whose element is a CAPTION or FIGURE by its tag (`_classify`): one look-up tells the
+# other tags (nearly every element classified) that their verdict is their names'.
+_KINDED_TAGS = CAPTION_TAGS | FIGURE_TAGS
+
+
+def _classify(element: Element, tag: object) -> int:
+    """`classify`, given the element's tag when the caller has read it already (each read of
+    `tag` builds a new string)."""
     if tag in CHROME_TAGS:
         return CHROME
     kind = PLAIN
@@ -408,10 +418,11 @@ def classify(element: Element) -> int:
         elif name == "itemprop" and "articlebody" in value.lower():
             return PLAIN  # the publisher's own body is never chrome
     if kind == PLAIN:
+        if tag not in _KINDED_TAGS:
+            return PLAIN
         if tag in CAPTION_TAGS:
             return CAPTION
-        if tag in FIGURE_TAGS:
-            return PLAIN if sets_out_text(element) else FIGURE
+        return PLAIN if sets_out_text(element) else FIGURE
     return PLAIN if tag in PROTECTED_TAGS else kind
 
 
@@ -584,18 +595,19 @@ class Cleaning:
         candidates that hold VETO_SHARE of the content-bearing text."""
         known = self._stats  # a page weighed again with its leaf <div>s reads its <p>s once
         stats: dict[Element, ParagraphStats] = {}
+        chains: list[tuple[Element, ...]] = []  # of the paragraphs, in order (each is there once)
+        held: dict[Element, int] = {}
+        written: dict[Element, int] = {}  # sentences in paragraphs per marked ancestor
+        total = 0
+        marked_chain = self._marked_chain
+        # One loop reads each paragraph's statistics and chain (every paragraph of the page).
         for paragraph in paragraphs:
             stat = known.get(paragraph)
             if stat is None:
                 stat = known[paragraph] = paragraph_stats(paragraph)
             stats[paragraph] = stat
-        chains: dict[Element, tuple[Element, ...]] = {}
-        held: dict[Element, int] = {}
-        written: dict[Element, int] = {}  # sentences in paragraphs per marked ancestor
-        total = 0
-        marked_chain = self._marked_chain
-        for paragraph, stat in stats.items():
-            chain = chains[paragraph] = marked_chain(paragraph)
+            chain = marked_chain(paragraph)
+            chains.append(chain)
             if stat.bearing:
                 total += stat.length
                 for node in chain:
@@ -626,8 +638,7 @@ class Cleaning:
         # a few chains (the paragraphs of one box): each chain is judged once.
         kept_chains: dict[tuple[Element, ...], bool] = {(): True}
         kept = {}
-        for paragraph, stat in stats.items():
-            chain = chains[paragraph]
+        for (paragraph, stat), chain in zip(stats.items(), chains, strict=True):
             outside = kept_chains.get(chain)
             if outside is None:
                 outside = kept_chains[chain] = all(
@@ -689,12 +700,13 @@ class Cleaning:
             node = node.getparent()
         chain = chains.get(node, ()) if node is not None else ()
         for node in reversed(pending):
-            if node.tag in JUNK_TAGS:
+            tag = node.tag  # read once: junk is told by it, and so is the element's own verdict
+            if tag in JUNK_TAGS:
                 chain = (node, *chain)
             else:
                 kind = raw.get(node)
                 if kind is None:
-                    kind = raw[node] = classify(node)
+                    kind = raw[node] = _classify(node, tag)
                 if kind != PLAIN:
                     chain = (node, *chain)
             chains[node] = chain

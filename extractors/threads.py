@@ -16,9 +16,12 @@ everything up to the first footer, which is the post's own. Pure functions: noth
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from functools import cache
 from itertools import islice
+
+from lxml import etree
 
 from extractors.blocks import TextBlock, clean_text_within
 from extractors.paragraphs import CP
@@ -31,12 +34,16 @@ MIN_FOOTERS = 3
 # A comment's signature is among its last elements (the name, the date, a reply or report link);
 # no more are read, however deep a hostile unit nests.
 SIGNATURE_REACH = 8
+# The class attributes of an element's element children, as plain strings.
+_CHILD_CLASSES = etree.XPath("*/@class", smart_strings=False)
 
 
 def thread_start(container: Element, cleaning: Cleaning) -> Element | None:
     """The first child of `container` after the post's own footer, when the children after it
     are a thread of dated units (see the module's docstring), or the first comment of a run
     of comments each signed inside (`_signed_run_start`); else None."""
+    if not _names_enough_children(container):
+        return None  # most containers: paragraphs without a class, never read one by one
     children = [
         child
         for child in container
@@ -47,10 +54,13 @@ def thread_start(container: Element, cleaning: Cleaning) -> Element | None:
     # Each child's text, serialised once and only when a rule asks.
     text: Callable[[int], str] = cache(lambda index: text_of(children[index]).strip())
     templates = [_template(child) for child in children]
+    # A template of fewer than MIN_FOOTERS children can be no series nor run: its children's
+    # text is not read for it (most are the post's own wrappers, the post's whole text).
+    counts = Counter(templates)
     series: dict[tuple[str, str], list[int]] = {}
     for index, template in enumerate(templates):
-        if not template[1]:
-            continue  # a bare element is no template
+        if not template[1] or counts[template] < MIN_FOOTERS:
+            continue  # a bare element is no template; a rare one no series
         # A long child (the post itself) is told from a short line without all its words.
         line = clean_text_within(text(index), SHORT_LINE_CHARS)
         if line is not None and shows_date(line):
@@ -61,7 +71,16 @@ def thread_start(container: Element, cleaning: Cleaning) -> Element | None:
         if any(len(text(later)) >= CP for later in range(positions[-1] + 1, len(children))):
             continue  # text after the last one: the dates head their units, they do not close them
         return children[positions[0] + 1]
-    return _signed_run_start(children, templates, text)
+    return _signed_run_start(children, templates, text, counts)
+
+
+def _names_enough_children(container: Element) -> bool:
+    """MIN_FOOTERS element children of `container` or more share a class attribute (its names
+    as `_template` writes them): the most a template of its kept children may count, read in C.
+    A series and a run are each of one such template; with none, `thread_start` has no answer
+    and no child's text or kind is read."""
+    counts = Counter(" ".join(value.split()) for value in _CHILD_CLASSES(container))
+    return any(count >= MIN_FOOTERS for name, count in counts.items() if name)
 
 
 def _template(element: Element) -> tuple[str, str]:
@@ -69,7 +88,10 @@ def _template(element: Element) -> tuple[str, str]:
 
 
 def _signed_run_start(
-    children: list[Element], templates: list[tuple[str, str]], text: Callable[[int], str]
+    children: list[Element],
+    templates: list[tuple[str, str]],
+    text: Callable[[int], str],
+    counts: Counter[tuple[str, str]],
 ) -> Element | None:
     """The first of a run of units each closed by its own dated signature ("... Posted by
     <reader> on <date> <time>"): comments written as one element each, footer inside.
@@ -77,13 +99,19 @@ def _signed_run_start(
     The run holds MIN_FOOTERS units of one template (short lines between them allowed: a reply
     link), signed by more than one name (recipes or notes the author embeds are signed alike),
     and follows text of the post; no unit of its template with text comes after it (a paragraph
-    of the post after such a run says the dates close paragraphs of the post, not comments)."""
+    of the post after such a run says the dates close paragraphs of the post, not comments).
+    `counts`: the children of each template.
+
+    A run starting at a child of a template of fewer than MIN_FOOTERS children signs fewer than
+    MIN_FOOTERS units, and every child it passes is short or of that template: starting at the
+    next child instead finds the same runs, without reading the rare template's signatures."""
     if sum(1 for template in templates if template[1]) < MIN_FOOTERS:
         return None  # too few units with a template (most containers: paragraphs without class)
     signature = cache(lambda index: _signature(children[index], text(index)))
     index = 0
     while index < len(children):
-        if not templates[index][1] or signature(index) is None:
+        template = templates[index]
+        if not template[1] or counts[template] < MIN_FOOTERS or signature(index) is None:
             index += 1
             continue
         start, end, names = index, index, []
