@@ -1617,7 +1617,7 @@ NON_ARTICLE_KNOWN_MISSES = {
     "non-articles-holdout-23/ms-yabb-2004-forum-jambatan-sungai-merbuk-tua.html",
     "non-articles-holdout-23/pl-fuelphp-2016-nie-znaleziono-strony.html",
     "non-articles-holdout-23/ro-wp-eventsmanager-2018-evenimente-saptamana.html",
-    # Hold-out 24, written blind, the design folder of the twentieth pass (README): data pages
+    # Hold-out 24, written blind, the design folder of the nineteenth pass (README): data pages
     # whose prose outweighs their figures or reads as a report (a TV listing, a pharmacy roster,
     # weather, tide, prayer-time and traffic pages), a horoscope, a forum thread and a Q&A
     # thread's question, a section front's intro, a cinema page, a withdrawn story's notice.
