@@ -62,6 +62,9 @@ SKIP_TAGS = frozenset(
 
 # Text whose line breaks are its content: one block of kind PREFORMATTED, lines kept.
 PREFORMATTED_TAG = "pre"
+# The tags whose element the walk writes out for what it is even when it is empty, not only its
+# tail: a block ends the text around it, a link may part words, a line break joins or splits.
+_EMPTY_ASKED_TAGS = BLOCK_TAGS | {"a", "br", "table", PREFORMATTED_TAG}
 
 # Says what preprocessing made of an element: PLAIN, CHROME, CAPTION or FIGURE.
 Classifier = Callable[[Element], int]
@@ -292,6 +295,13 @@ class _Walker:
                     skip()
                     states.append(None)
                     continue
+                text = element.text
+                if not text and tag not in _EMPTY_ASKED_TAGS and not len(element):
+                    # An empty inline element (an icon, an image, a spacer) writes nothing and
+                    # ends no block, whatever preprocessing makes of it: only its tail is text.
+                    # Not asking spares a seventh of the elements walked their classification.
+                    states.append(None)
+                    continue
                 kind = classify(element)
                 if kind == CHROME:
                     skip()
@@ -316,7 +326,6 @@ class _Walker:
                         skip()  # a heading's "¶": only its tail is the heading's text
                         states.append(None)
                         continue
-                    text = element.text
                     if tag in BLOCK_TAGS:
                         owner = element
                         if parts:
