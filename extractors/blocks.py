@@ -62,6 +62,9 @@ SKIP_TAGS = frozenset(
 
 # Text whose line breaks are its content: one block of kind PREFORMATTED, lines kept.
 PREFORMATTED_TAG = "pre"
+# The tags whose element the walk writes out for what it is even when it is empty, not only its
+# tail: a block ends the text around it, a link may part words, a line break joins or splits.
+_EMPTY_ASKED_TAGS = BLOCK_TAGS | {"a", "br", "table", PREFORMATTED_TAG}
 
 # Says what preprocessing made of an element: PLAIN, CHROME, CAPTION or FIGURE.
 Classifier = Callable[[Element], int]
@@ -103,7 +106,15 @@ def clean_text(text: str) -> str:
     # Most text of a page is clean already (a single space between words, none around them), and
     # telling so in C costs a fraction of splitting it into words (a string each) and joining them
     # again.
-    if spaced_only(text) and "  " not in text and text[:1] != " " and text[-1:] != " ":
+    # `spaced_only` written out here: the call cost as much as its tests on a short text, and
+    # clean_text is asked of every text a page writes out.
+    if len(text) >= SCAN_MIN_CHARS and text.isascii():
+        for character in _ASCII_BREAKS:
+            if character in text:
+                return " ".join(text.split())
+    elif not text.isprintable():
+        return " ".join(text.split())
+    if "  " not in text and text[:1] != " " and text[-1:] != " ":
         return text
     return " ".join(text.split())
 
@@ -170,43 +181,47 @@ class _BlockWriter:
 
     def __init__(self) -> None:
         self.blocks: list[TextBlock] = []
-        self._parts: list[str] = []
-        self._kind = PARAGRAPH
-        self._element: Element | None = None
+        self.parts: list[str] = []
+        self.kind = PARAGRAPH
+        self.element: Element | None = None
         self._link_chars = 0
-        self._first_link: int | None = None  # index in _parts of the first link text
+        self._first_link: int | None = None  # index in parts of the first link text
 
     def text(self, text: str | None, kind: str, owner: Element, in_link: bool) -> None:
         if text:
-            if not self._parts:
-                self._kind, self._element = kind, owner
+            if not self.parts:
+                self.kind, self.element = kind, owner
             if in_link:
                 self._link_chars += visible_chars(text)
                 if self._first_link is None:
-                    self._first_link = len(self._parts)
-            self._parts.append(text)
+                    self._first_link = len(self.parts)
+            self.parts.append(text)
 
     def word_break(self) -> None:
         """A space where a link meets a word with none between (unspaced scripts: CJK), so that
         the link's words stay words of their own."""
-        if self._parts and self._parts[-1] and self._parts[-1][-1].isalnum():
-            self._parts.append(" ")
+        if self.parts and self.parts[-1] and self.parts[-1][-1].isalnum():
+            self.parts.append(" ")
 
     def space(self) -> None:
-        if self._parts:
-            self._parts.append(" ")
+        if self.parts:
+            self.parts.append(" ")
 
     def flush(self) -> None:
-        if self._parts:
-            text = clean_text("".join(self._parts))
-            if text and self._element is not None:
+        if self.parts:
+            joined = "".join(self.parts)
+            # Most runs ended at a block boundary are the markup's line breaks between blocks:
+            # whitespace only, which `clean_text` makes empty (`isspace` and `split` agree on
+            # what whitespace is), told without it.
+            text = "" if joined.isspace() else clean_text(joined)
+            if text and self.element is not None:
                 chars = len(text) - text.count(" ")  # clean text: single spaces only
                 links = min(self._link_chars, chars)
                 lead = 0
                 if 2 * links > chars and self._first_link is not None:
-                    lead = visible_chars(clean_text("".join(self._parts[: self._first_link])))
-                self.blocks.append(TextBlock(self._kind, text, links, chars, self._element, lead))
-            self._parts = []
+                    lead = visible_chars(clean_text("".join(self.parts[: self._first_link])))
+                self.blocks.append(TextBlock(self.kind, text, links, chars, self.element, lead))
+            self.parts.clear()  # the same list throughout: the walk holds it
             self._link_chars = 0
             self._first_link = None
 
@@ -259,6 +274,10 @@ class _Walker:
         # content is skipped (only its tail is written, at its end event). Each read of an
         # element's `tag` or `text` builds a new string: every one is read once.
         writer, classify, kind_of = self.writer, self.classify, _KIND_OF_TAG.get
+        # The writer's pending text, read here: most elements start or end a block with none
+        # pending, or add text outside links, and a call to the writer for each cost more than
+        # the walk's own work on the element.
+        parts = writer.parts
         own_kind, own_link = _kind_of(tag, root_kind), tag == "a"
         if tag in BLOCK_TAGS:
             writer.flush()
@@ -276,6 +295,13 @@ class _Walker:
                     skip()
                     states.append(None)
                     continue
+                text = element.text
+                if not text and tag not in _EMPTY_ASKED_TAGS and not len(element):
+                    # An empty inline element (an icon, an image, a spacer) writes nothing and
+                    # ends no block, whatever preprocessing makes of it: only its tail is text.
+                    # Not asking spares a seventh of the elements walked their classification.
+                    states.append(None)
+                    continue
                 kind = classify(element)
                 if kind == CHROME:
                     skip()
@@ -285,7 +311,8 @@ class _Walker:
                     skip()
                     states.append(None)
                 elif tag == "table" or tag == PREFORMATTED_TAG:
-                    writer.flush()
+                    if parts:
+                        writer.flush()
                     if tag == "table":
                         self.table(element)
                     else:
@@ -299,10 +326,10 @@ class _Walker:
                         skip()  # a heading's "¶": only its tail is the heading's text
                         states.append(None)
                         continue
-                    text = element.text
                     if tag in BLOCK_TAGS:
                         owner = element
-                        writer.flush()
+                        if parts:
+                            writer.flush()
                     elif tag == "a":
                         # A heading's permalink is the heading's own text, not a link away
                         # (asked only in headings, where documentation writes them).
@@ -321,7 +348,12 @@ class _Walker:
                             root,
                         )
                     elif text:
-                        writer.text(text, own_kind, owner, in_link)
+                        if in_link:
+                            writer.text(text, own_kind, owner, True)
+                        else:
+                            if not parts:
+                                writer.kind, writer.element = own_kind, owner
+                            parts.append(text)
                 continue
             opened = states.pop()
             if not states:  # the root's end: it has no tail here
@@ -332,12 +364,18 @@ class _Walker:
             if opened is not None:
                 tag = opened[3]
                 if tag in BLOCK_TAGS:
-                    writer.flush()
+                    if parts:
+                        writer.flush()
                 elif tag == "a" and tail and tail[0].isalnum():
                     writer.word_break()
             if tail:
                 parent_kind, owner, in_link, _ = states[-1]  # type: ignore[misc]
-                writer.text(tail, parent_kind, owner, in_link)
+                if in_link:
+                    writer.text(tail, parent_kind, owner, True)
+                else:
+                    if not parts:
+                        writer.kind, writer.element = parent_kind, owner
+                    parts.append(tail)
 
     def walk_steps(self, stack: list[_Step], root: Element) -> None:
         """The walk driven by a stack of steps: for content whose order is not the tree's (a
@@ -587,16 +625,12 @@ def _lays_out_blocks(cell: Element) -> bool:
     numbers beside the code) or paragraphs: a page's layout. One `<p>` alone is a data cell's
     text as generators write it (Asciidoctor's `p.tableblock`, word processors' HTML); its
     length tells a layout cell apart (`LAYOUT_CELL_MIN_CHARS`)."""
-    paragraphs = 0
-    for child in cell:
-        tag = child.tag
-        if tag in ("div", "table", "br", "pre"):
-            return True
-        if tag == "p":
-            paragraphs += 1
-            if paragraphs > 1:
-                return True
-    return False
+    # The children asked for by tag, in C: a layout cell holds hundreds of inline children,
+    # each a Python object when the cell is walked in Python.
+    if next(cell.iterchildren("div", "table", "br", "pre"), None) is not None:
+        return True
+    paragraphs = cell.iterchildren("p")
+    return next(paragraphs, None) is not None and next(paragraphs, None) is not None
 
 
 def _is_layout_table(table: Element, rows: list[Element]) -> bool:

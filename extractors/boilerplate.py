@@ -32,7 +32,12 @@ WEB_HOST_PREFIX = "www."
 
 
 def keep_body_blocks(blocks: list[TextBlock]) -> list[Block]:
-    plain = [block.link_density <= MAX_BLOCK_LINK_DENSITY for block in blocks]
+    # `link_density <= MAX_BLOCK_LINK_DENSITY` written out (the same division): a property call
+    # per block cost more than the test.
+    plain = [
+        not block.chars or block.link_chars / block.chars <= MAX_BLOCK_LINK_DENSITY
+        for block in blocks
+    ]
     prose = [
         index
         for index, block in enumerate(blocks)
@@ -55,15 +60,16 @@ def keep_body_blocks(blocks: list[TextBlock]) -> list[Block]:
     ]
     while kept and kept[-1].kind == HEADING:  # a heading with nothing after it heads chrome
         kept.pop()
-    return [block.block for block in kept]
+    return [(block.kind, block.text) for block in kept]
 
 
 def _linked_items(blocks: list[TextBlock], plain: list[bool]) -> bool:
     """Whether some list item of the body is mostly link text (most bodies have none)."""
-    return any(
-        not is_plain and block.kind == LIST_ITEM
-        for block, is_plain in zip(blocks, plain, strict=True)
-    )
+    for block, is_plain in zip(blocks, plain, strict=True):
+        # A loop, not any() over a generator: most bodies are read to their end.
+        if not is_plain and block.kind == LIST_ITEM:
+            return True
+    return False
 
 
 def _plain_lists(blocks: list[TextBlock], plain: list[bool]) -> set[Element]:

@@ -205,8 +205,10 @@ class TagIndex:
 
     def __init__(self, tree: Element) -> None:
         self._by_tag: dict[str, list[Element]] = {tag: [] for tag in INDEXED_TAGS}
+        # Each tag's list's append, found once: a page has hundreds of these elements.
+        append = {tag: found.append for tag, found in self._by_tag.items()}
         for element in tree.iter(*INDEXED_TAGS):
-            self._by_tag[element.tag].append(element)
+            append[element.tag](element)
 
     def get(self, tag: str) -> list[Element]:
         """The elements of `tag` (one of INDEXED_TAGS), in document order."""
