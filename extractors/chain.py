@@ -132,6 +132,7 @@ def run_chain(document: Document) -> Extraction:
         metadata.canonical_url,
         dated=page_dated,
         tree=tree,
+        url=document.url,
     )
     dated = page_dated and not metadata.dated_by_url
     # Whether the page sets a short body out as its post: asked beside kept chrome and by the judge.

@@ -37,6 +37,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any
+from urllib.parse import SplitResult, urlsplit
 
 from lxml import etree
 
@@ -59,7 +60,7 @@ from extractors.blocks import (
     text_blocks,
     visible_chars,
 )
-from extractors.boilerplate import MAX_BLOCK_LINK_DENSITY
+from extractors.boilerplate import MAX_BLOCK_LINK_DENSITY, WEB_HOST_PREFIX
 from extractors.jsonld import ARTICLE_TYPES, types_of
 from extractors.page_kinds import (
     MAX_PRODUCT_BODY_CHARS,
@@ -342,10 +343,12 @@ def page_signals(
     address: str | None = None,
     dated: bool = False,
     tree: Element | None = None,
+    url: str | None = None,
 ) -> PageSignals:
     """The declarations of the page: JSON-LD types, and the types of its top-level microdata
     items (`item_types`: the page's itemtype values with their elements, `tree.microdata`; a
-    shop writes `itemtype=Product` on the page's main item)."""
+    shop writes `itemtype=Product` on the page's main item). `address` is the page's canonical
+    address, `url` the one it was fetched from."""
     types = {name for obj in jsonld for name in types_of(obj)}
     if not dated:
         types -= _undated_article_types(jsonld)
@@ -354,7 +357,10 @@ def page_signals(
         # Undated, a microdata item's article type says no more than JSON-LD's (a blog's static
         # page is a BlogPosting in its template).
         types.update(declared if dated else declared - ARTICLE_ONLY_TYPES)
-    unindexed = "noindex" in (robots or "").lower()
+    # A copy that names another address as the page to index (a story's print or AMP view, a
+    # syndicated copy) keeps itself out of search engines for the original's sake: its `noindex`
+    # says nothing of what it is.
+    unindexed = "noindex" in (robots or "").lower() and not _names_another_page(address, url)
     # Some sites write the OpenGraph namespace into the value ("og:product").
     og = (og_type or "").strip().lower().removeprefix("og:") or None
     comments = any(COMMENT_ITEM_TYPE in value for value, _ in item_types or ())
@@ -369,6 +375,23 @@ def page_signals(
         post_format(classes),
         is_static_page(classes),
     )
+
+
+def _names_another_page(canonical: str | None, url: str | None) -> bool:
+    """The canonical address is another page's than the address fetched: another host, path or
+    query (a "www." prefix, a trailing slash, the scheme and a fragment aside)."""
+    if not canonical or not url:
+        return False
+    try:
+        first, second = urlsplit(canonical.strip()), urlsplit(url.strip())
+    except ValueError:  # a broken host ("http://[oops/") names no page
+        return False
+    return _page_of(first) != _page_of(second)
+
+
+def _page_of(parts: SplitResult) -> tuple[str, str, str]:
+    host = parts.netloc.lower().removeprefix(WEB_HOST_PREFIX)
+    return host, parts.path.rstrip("/"), parts.query
 
 
 def _body_classes(tree: Element) -> list[str]:

@@ -202,7 +202,8 @@ def extract_metadata(
     site_name = _site_name(meta, jsonld)
     times = _time_values(tree, index)
     lead = _lead_image(articles)
-    published = _published(meta, articles, times)
+    marked = _microdata_published(itemprops(tree) if properties is None else properties)
+    published = _published(meta, articles, times, marked)
     metadata = Metadata(
         title=extract_title(tree, meta, articles, site_name, index),
         authors=_authors(tree, meta, articles, jsonld, properties, index),
@@ -217,7 +218,8 @@ def extract_metadata(
         page_type=meta.get("og:type"),
         robots=meta.get("robots"),
         dated_by_url=published is None,
-        dated_by_list_time=published is not None and _dated_by_list_time(meta, articles, times),
+        dated_by_list_time=published is not None
+        and _dated_by_list_time(meta, articles, times, marked),
         modified=_modified(meta, articles, times),
         section=_section(meta, articles, jsonld, site_name),
         keywords=_keywords(meta, articles),
@@ -522,10 +524,26 @@ _MODIFIED_META = (
 )  # fmt: skip
 
 
-def _published(meta: _Meta, articles: list[dict[str, Any]], times: _Times) -> datetime | None:
+def _microdata_published(properties: list[tuple[list[str], Element]]) -> str | None:
+    """The machine-readable value (`content`) of the first microdata `datePublished` set on an
+    element that is neither a `<meta>` nor a `<time>` (those are read as such): schema.org's own
+    examples write `<span itemprop="datePublished" content="2011-11-14">14 novembre 2011</span>`."""
+    for names, element in properties:
+        if "datepublished" in names and element.tag not in ("meta", "time"):
+            value = element.get("content")
+            if value:
+                return value
+    return None
+
+
+def _published(
+    meta: _Meta, articles: list[dict[str, Any]], times: _Times, marked: str | None = None
+) -> datetime | None:
+    """The publication date: JSON-LD's, the meta tags', a `<time>` marked as published, a
+    microdata `datePublished` (`marked`), the first `<time>`, JSON-LD's creation date."""
     candidates = [_jsonld_str(articles, "datePublished")]
     candidates += [meta.get(key) for key in _PUBLISHED_META]
-    candidates += [times.published, times.first, _jsonld_str(articles, "dateCreated")]
+    candidates += [times.published, marked, times.first, _jsonld_str(articles, "dateCreated")]
     for index, candidate in enumerate(candidates):
         if parsed := parse_date(candidate):
             if parsed.utcoffset() == ZERO_OFFSET:
@@ -539,10 +557,13 @@ def _published(meta: _Meta, articles: list[dict[str, Any]], times: _Times) -> da
 MIN_LISTED_TIMES = 4
 
 
-def _dated_by_list_time(meta: _Meta, articles: list[dict[str, Any]], times: _Times) -> bool:
+def _dated_by_list_time(
+    meta: _Meta, articles: list[dict[str, Any]], times: _Times, marked: str | None = None
+) -> bool:
     """Whether the publication date was read only from the first of MIN_LISTED_TIMES or more
-    unmarked <time> elements: no JSON-LD or meta date and no <time> marked as published."""
-    if times.count < MIN_LISTED_TIMES or parse_date(times.published):
+    unmarked <time> elements: no JSON-LD, meta or microdata date and no <time> marked as
+    published."""
+    if times.count < MIN_LISTED_TIMES or parse_date(times.published) or parse_date(marked):
         return False
     declared = [_jsonld_str(articles, "datePublished")] + [meta.get(key) for key in _PUBLISHED_META]
     return not any(map(parse_date, declared))
