@@ -111,6 +111,22 @@ def test_the_hatom_published_date_of_a_blog_post_is_read() -> None:
     assert metadata_of(page(body=marked + footer)).published.day == 30  # <time> first
 
 
+def test_a_microdata_date_published_set_on_a_span_is_read() -> None:
+    # schema.org's own examples set the machine-readable date in a `content` attribute on the
+    # element that shows it; a <time> marked as published is read first.
+    item = (
+        '<div itemscope itemtype="http://schema.org/Article"><p>'
+        '<span itemprop="datePublished" content="2011-11-14">14 novembre 2011</span></p></div>'
+    )
+    found = metadata_of(page(body=item))
+    assert found.published.date().isoformat() == "2011-11-14"
+    assert not found.dated_by_url
+    marked = '<time itemprop="datePublished" datetime="2011-11-15T08:00:00+01:00">15</time>'
+    assert metadata_of(page(body=marked + item)).published.day == 15
+    shown = '<span itemprop="datePublished">14 novembre 2011</span>'  # no machine-readable value
+    assert metadata_of(page(body=shown)).published is None
+
+
 def test_a_utc_date_is_given_in_the_local_zone_another_date_of_the_page_shows() -> None:
     utc = ld({"@type": "NewsArticle", "datePublished": "2019-11-20T02:59:46Z"})
     naive_local = metadata_of(page(utc, '<time datetime="2019-11-19 20:59:46">Nov 19</time>'))

@@ -1515,10 +1515,6 @@ HARD_ARTICLE_KNOWN_MISSES = {
     # A forum topic whose first post is an announcement: the page declares a
     # DiscussionForumPosting, a non-article type by design (hold-out 22, README).
     "hard-articles-holdout-22/ja-discourse-2022-forum-oshirase-crawler-replies.html",
-    # A story's print view: no OpenGraph, no schema.org, a robots `noindex` that keeps the copy
-    # out of search engines (the canonical address is the story's): `noindex` without an article
-    # type is a page the publisher keeps out (hold-out 27 articles, README).
-    "hard-articles-holdout-27/ru-amiro-2009-versiya-dlya-pechati-remont-mosta.html",
 }
 
 
@@ -1640,6 +1636,36 @@ NON_ARTICLE_KNOWN_MISSES = {
     "non-articles-holdout-25/he-sapper-2019-tochen-lo-zamin-sochnut.html",
     "non-articles-holdout-25/nb-koken-2015-album-17-mai-i-vik.html",
     "non-articles-holdout-25/pt-wufoo-2010-envie-a-sua-noticia.html",
+    # Hold-outs 26 and 27, written blind and measured once after the rules of hold-out 24
+    # (READMEs): short lines a page stamped NewsArticle sets under its headline (a forum's
+    # first post, a quiz's line, a removed or moved story's notice, obituaries, a pollen
+    # line), a contest form, a section front's and a dossier's intro, letters to the
+    # editor, a guest book, an album, a tip form, a survey, a contact page, a video's and a
+    # podcast's description, a data board's lines.
+    "non-articles-holdout-26/ar-dojo-2013-wafayat-alyawm.html",
+    "non-articles-holdout-26/cs-gravityforms-2021-soutez-vstupenky-dozinky-polna.html",
+    "non-articles-holdout-26/da-tapestry-2014-artiklen-er-fjernet.html",
+    "non-articles-holdout-26/en-smf-2009-forum-bypass-vote-thread.html",
+    "non-articles-holdout-26/fr-askbot-2014-question-dechets-verts-lavardens.html",
+    "non-articles-holdout-26/he-springmvc-2018-eichut-avir-haemek.html",
+    "non-articles-holdout-26/hu-zope-2008-otoslotto-45-het.html",
+    "non-articles-holdout-26/id-livewire-2023-rubrik-nusantara.html",
+    "non-articles-holdout-26/nb-hotwire-2024-saken-er-flyttet-ferjesambandet.html",
+    "non-articles-holdout-26/nl-lumen-2019-lezersbrieven-week-24.html",
+    "non-articles-holdout-26/tr-playbuzz-2017-test-ne-kadar-izmirlisin.html",
+    "non-articles-holdout-26/uk-gwt-2012-pylkova-sytuatsiia-vinnytsia.html",
+    "non-articles-holdout-26/vi-inertia-2025-ho-so-sat-lo-bo-song.html",
+    "non-articles-holdout-26/zh-cn-phpwind-2010-tiezi-qingshiqiao-fengbi.html",
+    "non-articles-holdout-27/ca-guppy-2007-llibre-dor.html",
+    "non-articles-holdout-27/de-ch-lychee-2019-album-hochwasser.html",
+    "non-articles-holdout-27/en-carrd-2022-send-us-a-tip.html",
+    "non-articles-holdout-27/en-slashcode-2003-section-politics.html",
+    "non-articles-holdout-27/eu-castopod-2024-atala-12-portuko-langileak.html",
+    "non-articles-holdout-27/hu-limesurvey-2012-olvasoi-felmeres.html",
+    "non-articles-holdout-27/id-googlesites-2015-kontak-redaksi.html",
+    "non-articles-holdout-27/pl-peertube-2022-sesja-rady-gminy.html",
+    "non-articles-holdout-27/tr-chevereto-2017-gorsel-kordonboyu-vapur.html",
+    "non-articles-holdout-27/zh-cn-flourish-2022-shishi-kongqi-zhiliang.html",
     "non-articles-holdout-2/pl-nekrolog.html",
     "non-articles-holdout-3/en-destination-guide.html",
     "non-articles-holdout-5/en-shop-book-product.html",
@@ -1662,7 +1688,7 @@ NON_ARTICLE_KNOWN_MISSES = {
 def test_every_non_article_of_every_hold_out_is_null_but_the_known_misses() -> None:
     kept = set()
     folders = sorted(PAGES.glob("non-articles*"))
-    assert len(folders) >= 26  # hold-outs 1-25 and the first set
+    assert len(folders) >= 28  # hold-outs 1-27 and the first set
     for folder in folders:
         urls = _fixture_urls(folder)
         for page in sorted(folder.glob("*.html*")):
@@ -2071,13 +2097,47 @@ def test_a_documentation_page_at_a_short_undated_address_is_an_article() -> None
 def test_articles_that_look_like_service_pages_lists_and_error_pages_are_articles() -> None:
     # Hold-out 27, written blind: a horoscope column, a TV critic's preview, a pollen story with
     # its table, a rail closure with its timetable, a match report under a live-score box, a
-    # corrections-policy explainer, a story about a page "not found" (15/16, 0.9501 measured once:
-    # the print view is a known miss).
+    # corrections-policy explainer, a story about a page "not found", a print view (15/16,
+    # 0.9501 measured once; the print view kept since, README).
     looks = ArticleHoldOut("hard-articles-holdout-27")
     assert len(looks.pages()) == 16
     lost, f1 = looks.measure()
-    assert lost == {"ru-amiro-2009-versiya-dlya-pechati-remont-mosta.html"}
-    assert f1 >= 0.95
+    assert not lost
+    assert f1 >= 0.97
+
+
+def test_articles_beside_tables_polls_and_threads_and_in_views_of_their_own_are_articles() -> None:
+    # Hold-out 28, written blind as the check of the rules of non-articles hold-out 24: reports
+    # beside results, prices and league tables, a brief under a reader poll and one under a quiz,
+    # columns at a columnist's address, a story as a forum topic's first post, a print view and
+    # an AMP view, a story at a one-word address dated only by microdata (14/16, 0.9256 measured
+    # once, before and after those rules alike; the print view and the microdata-dated story kept
+    # since, README).
+    views = ArticleHoldOut("hard-articles-holdout-28")
+    assert len(views.pages()) == 16
+    lost, f1 = views.measure()
+    assert not lost
+    assert f1 >= 0.98
+
+
+@pytest.mark.parametrize(
+    ("canonical", "url", "another"),
+    [
+        ("https://news.example/a/story.html", "https://news.example/a/story.html?print=1", True),
+        ("https://news.example/a/story", "https://news.example/amp/a/story", True),
+        ("https://www.news.example/a/story/", "http://news.example/a/story", False),
+        ("https://news.example/search", "https://news.example/search", False),
+        ("https://news.example/a", None, False),
+        ("http://[broken/a", "https://news.example/a", False),
+    ],
+)
+def test_noindex_on_a_copy_of_another_page_is_no_evidence(
+    canonical: str, url: str | None, another: bool
+) -> None:
+    from extractors.evidence import page_signals
+
+    signals = page_signals([], None, "noindex, follow", address=canonical, url=url)
+    assert signals.unindexed is not another
 
 
 @pytest.mark.parametrize(
