@@ -384,6 +384,9 @@ def classify(element: Element) -> int:
 # The tags whose element is a CAPTION or FIGURE by its tag (`_classify`): one look-up tells the
 # other tags (nearly every element classified) that their verdict is their names'.
 _KINDED_TAGS = CAPTION_TAGS | FIGURE_TAGS
+# The attributes `_classify` reads: every other one (links' targets, images' sources, scripts'
+# data-*) is passed by one look-up rather than the five comparisons that tell it is none of them.
+_TELLING_ATTRIBUTES = frozenset({"class", "id", "role", "itemprop", *HIDING_ATTRIBUTES})
 
 
 def _classify(element: Element, tag: object) -> int:
@@ -393,6 +396,8 @@ def _classify(element: Element, tag: object) -> int:
         return CHROME
     kind = PLAIN
     for name, value in element.items():
+        if name not in _TELLING_ATTRIBUTES:
+            continue  # one look-up passes an href, a src, a data-* attribute
         if name == "class" or name == "id":
             # The verdict remembered for the value, looked up here without a call: every class
             # and id of the elements classified is asked, and nearly all were seen before.
@@ -500,9 +505,6 @@ class Cleaning:
         # What does not depend on the veto (each element's own verdict, the chains of marked
         # ancestors, the paragraphs' statistics) is shared with a Cleaning of the same tree.
         self._raw: dict[Element, int] = shared._raw if shared is not None else {}
-        # `kind` of the elements asked, once the veto is final (every element of a body written
-        # out is asked, some several times).
-        self._kinds: dict[Element, int] = {}
         self._vetoed: set[Element] = set()
         self._chains: dict[Element, tuple[Element, ...]] = (
             shared._chains if shared is not None else {}
@@ -565,13 +567,15 @@ class Cleaning:
 
     def kind(self, element: Element) -> int:
         """PLAIN, CHROME, CAPTION or FIGURE, with the veto applied."""
-        kind = self._kinds.get(element)
+        # The verdict is the element's own unless the veto kept it: told by the set and the
+        # element's remembered verdict, without a third dict of verdicts after the veto (each
+        # element of a body written out is asked, most once: their look-up and store there cost
+        # more than the set's test).
+        if element in self._vetoed:
+            return PLAIN
+        kind = self._raw.get(element)
         if kind is None:
-            if element in self._vetoed:
-                kind = PLAIN
-            elif (kind := self._raw.get(element)) is None:
-                kind = self._raw[element] = classify(element)
-            self._kinds[element] = kind
+            kind = self._raw[element] = _classify(element, element.tag)
         return kind
 
     @property
@@ -615,7 +619,6 @@ class Cleaning:
                 if chain and ends_as_sentence(text_of(paragraph)):
                     for node in chain:
                         written[node] = written.get(node, 0) + 1
-        self._kinds = {}
         self._vetoed = vetoed = {
             node
             for node, length in held.items()
