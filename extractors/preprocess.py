@@ -267,6 +267,13 @@ def _unless_hash(run: re.Match[str]) -> str:
 
 @lru_cache(maxsize=NAME_CACHE_SIZE)
 def _kind_of_word(word: str) -> int:
+    if word.isalpha() and word.isascii() and word.islower() and _COMMENT_STEM not in word:
+        # One lower-case word ("post", "container", "sidebar"): it is its only part, and no
+        # qualifier can precede it; told without splitting it into a set of parts (a new
+        # site's names are mostly such words, each asked here once).
+        if word in SUSPICIOUS_TOKENS:
+            return CHROME
+        return CAPTION if word.endswith(CAPTION_WORD) else PLAIN
     parts = _role_parts(word)
     if not SUSPICIOUS_TOKENS.isdisjoint(parts):
         return CHROME
@@ -588,7 +595,16 @@ class Cleaning:
         return element in self._vetoed and self.raw_kind(element) == CHROME
 
     def is_removed(self, element: Element) -> bool:
-        return element.tag in JUNK_TAGS or self.kind(element) == CHROME
+        if element.tag in JUNK_TAGS:
+            return True
+        # `kind(element) == CHROME`, without its call: asked of the siblings and children of
+        # every paragraph weighed as a container.
+        if element in self._vetoed:
+            return False
+        kind = self._raw.get(element)
+        if kind is None:
+            kind = self._raw[element] = _classify(element, element.tag)
+        return kind == CHROME
 
     def is_inside_removed(self, element: Element) -> bool:
         """The element or one of its ancestors is junk or chrome."""
