@@ -267,6 +267,13 @@ def _unless_hash(run: re.Match[str]) -> str:
 
 @lru_cache(maxsize=NAME_CACHE_SIZE)
 def _kind_of_word(word: str) -> int:
+    if word.isalpha() and word.isascii() and word.islower() and _COMMENT_STEM not in word:
+        # One lower-case word ("post", "container", "sidebar"): it is its only part, and no
+        # qualifier can precede it; told without splitting it into a set of parts (a new
+        # site's names are mostly such words, each asked here once).
+        if word in SUSPICIOUS_TOKENS:
+            return CHROME
+        return CAPTION if word.endswith(CAPTION_WORD) else PLAIN
     parts = _role_parts(word)
     if not SUSPICIOUS_TOKENS.isdisjoint(parts):
         return CHROME
@@ -384,6 +391,9 @@ def classify(element: Element) -> int:
 # The tags whose element is a CAPTION or FIGURE by its tag (`_classify`): one look-up tells the
 # other tags (nearly every element classified) that their verdict is their names'.
 _KINDED_TAGS = CAPTION_TAGS | FIGURE_TAGS
+# The attributes `_classify` reads: every other one (links' targets, images' sources, scripts'
+# data-*) is passed by one look-up rather than the five comparisons that tell it is none of them.
+_TELLING_ATTRIBUTES = frozenset({"class", "id", "role", "itemprop", *HIDING_ATTRIBUTES})
 
 
 def _classify(element: Element, tag: object) -> int:
@@ -393,6 +403,8 @@ def _classify(element: Element, tag: object) -> int:
         return CHROME
     kind = PLAIN
     for name, value in element.items():
+        if name not in _TELLING_ATTRIBUTES:
+            continue  # one look-up passes an href, a src, a data-* attribute
         if name == "class" or name == "id":
             # The verdict remembered for the value, looked up here without a call: every class
             # and id of the elements classified is asked, and nearly all were seen before.
@@ -500,9 +512,6 @@ class Cleaning:
         # What does not depend on the veto (each element's own verdict, the chains of marked
         # ancestors, the paragraphs' statistics) is shared with a Cleaning of the same tree.
         self._raw: dict[Element, int] = shared._raw if shared is not None else {}
-        # `kind` of the elements asked, once the veto is final (every element of a body written
-        # out is asked, some several times).
-        self._kinds: dict[Element, int] = {}
         self._vetoed: set[Element] = set()
         self._chains: dict[Element, tuple[Element, ...]] = (
             shared._chains if shared is not None else {}
@@ -565,13 +574,15 @@ class Cleaning:
 
     def kind(self, element: Element) -> int:
         """PLAIN, CHROME, CAPTION or FIGURE, with the veto applied."""
-        kind = self._kinds.get(element)
+        # The verdict is the element's own unless the veto kept it: told by the set and the
+        # element's remembered verdict, without a third dict of verdicts after the veto (each
+        # element of a body written out is asked, most once: their look-up and store there cost
+        # more than the set's test).
+        if element in self._vetoed:
+            return PLAIN
+        kind = self._raw.get(element)
         if kind is None:
-            if element in self._vetoed:
-                kind = PLAIN
-            elif (kind := self._raw.get(element)) is None:
-                kind = self._raw[element] = classify(element)
-            self._kinds[element] = kind
+            kind = self._raw[element] = _classify(element, element.tag)
         return kind
 
     @property
@@ -584,7 +595,16 @@ class Cleaning:
         return element in self._vetoed and self.raw_kind(element) == CHROME
 
     def is_removed(self, element: Element) -> bool:
-        return element.tag in JUNK_TAGS or self.kind(element) == CHROME
+        if element.tag in JUNK_TAGS:
+            return True
+        # `kind(element) == CHROME`, without its call: asked of the siblings and children of
+        # every paragraph weighed as a container.
+        if element in self._vetoed:
+            return False
+        kind = self._raw.get(element)
+        if kind is None:
+            kind = self._raw[element] = _classify(element, element.tag)
+        return kind == CHROME
 
     def is_inside_removed(self, element: Element) -> bool:
         """The element or one of its ancestors is junk or chrome."""
@@ -615,7 +635,6 @@ class Cleaning:
                 if chain and ends_as_sentence(text_of(paragraph)):
                     for node in chain:
                         written[node] = written.get(node, 0) + 1
-        self._kinds = {}
         self._vetoed = vetoed = {
             node
             for node, length in held.items()
