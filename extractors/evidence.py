@@ -48,6 +48,7 @@ from extractors.article import (
     QUOTE,
     TEXT_KINDS,
     Block,
+    is_too_short,
     reading_length,
     running_text,
 )
@@ -799,18 +800,18 @@ def is_line_beside_data(container: Element | None, classify: Classifier = tag_ki
     """The body's container, read whole, is a page of figures (`is_data_body`): the body, too
     short for an article, is its status line or note, the methods having left its rows out (a
     closings list, a tracker's table). A brief's own table is in its body."""
-    if container is None:
-        return False
-    blocks = text_blocks(container, classify)
-    # Blocks that are mostly link text are left out, as the methods leave them out of a body: a
-    # list of linked headlines with their dates is a listing's, not a page of figures.
-    return is_data_body(
-        [
-            (block.kind, block.text)
-            for block in blocks
-            if block.link_density <= MAX_BLOCK_LINK_DENSITY
-        ]
-    )
+    return container is not None and is_data_body(_read_whole(container, classify))
+
+
+def _read_whole(container: Element, classify: Classifier) -> list[Block]:
+    """The container's blocks but those that are mostly link text, left out as the methods
+    leave them out of a body: a list of linked headlines with their dates is a listing's, not a
+    page of figures."""
+    return [
+        (block.kind, block.text)
+        for block in text_blocks(container, classify)
+        if block.link_density <= MAX_BLOCK_LINK_DENSITY
+    ]
 
 
 def is_note_beside_data(
@@ -822,12 +823,7 @@ def is_note_beside_data(
     rows the methods left out. An article beside its table tells its story in paragraphs."""
     if container is None or is_report(blocks):
         return False
-    rows = [
-        (block.kind, block.text)
-        for block in text_blocks(container, classify)
-        if block.link_density <= MAX_BLOCK_LINK_DENSITY
-    ]
-    return data_chars(rows) > body_chars(blocks)
+    return data_chars(_read_whole(container, classify)) > body_chars(blocks)
 
 
 def is_report(blocks: list[Block]) -> bool:
@@ -909,11 +905,9 @@ def non_article_reason(
         return NULL_LISTING
     # A longer note (or a short one set out so) that is no report, beside figures that outweigh
     # it: a data page's notice or tip (a shorter body not set out is too short already).
-    if (
-        length >= MIN_BODY_CHARS
-        or reading_length(running_text(body.blocks)) >= MIN_BODY_CHARS
-        or set_out()
-    ) and is_note_beside_data(body.blocks, body.container, classify):
+    if (not is_too_short(running_text(body.blocks)) or set_out()) and is_note_beside_data(
+        body.blocks, body.container, classify
+    ):
         return NULL_LISTING
     if length <= MAX_PRODUCT_BODY_CHARS and has_order_form(body.blocks, body.container):
         return NULL_PAGE_TYPE

@@ -524,10 +524,11 @@ AUTHOR_ROUTE_SLUGS = frozenset(
 
 
 def names_topic_page(address: str | None) -> bool:
-    """The page's address is a tag's, a category's or a topic's page: no query, a last segment
-    without a digit or a file extension (the name: "wildfire-smoke"), after a segment that is one
-    of TOPIC_ROUTE_SLUGS. A story filed under a topic has its own slug, its date or its id after
-    the topic's name ("/tema/seca/2023/obras-da-barragem")."""
+    """The page's address is a tag's, a category's, a topic's, a series' or an author's page: no
+    query, a last segment without a digit or a file extension (the name: "wildfire-smoke"), after
+    a segment that is one of TOPIC_ROUTE_SLUGS or AUTHOR_ROUTE_SLUGS. A story filed under a topic
+    or an author has its own slug, its date or its id after the name
+    ("/tema/seca/2023/obras-da-barragem")."""
     read = _address_segments(address)
     if read is None:
         return False
@@ -686,14 +687,16 @@ MIN_DATA_ITEMS = MIN_RECORDS
 _DIGIT = re.compile(r"\d")
 
 
+def _is_short_row(kind: str, chars: int) -> bool:
+    """A table row or list item of at most MAX_DATUM_CHARS characters (`chars`, whitespace left
+    out): a datum's length."""
+    return kind in (TABLE, LIST_ITEM) and chars <= MAX_DATUM_CHARS
+
+
 def is_datum(kind: str, text: str) -> bool:
     """A short table row or list item that holds a figure: an hour and a price, a candidate and
     their votes."""
-    return (
-        kind in (TABLE, LIST_ITEM)
-        and len(squeezed(text)) <= MAX_DATUM_CHARS
-        and (_DIGIT.search(text) is not None)
-    )
+    return _is_short_row(kind, len(squeezed(text))) and _DIGIT.search(text) is not None
 
 
 def data_chars(blocks: list[Block]) -> int:
@@ -712,7 +715,7 @@ def is_data_body(blocks: list[Block]) -> bool:
     line = False
     for kind, text in blocks:
         chars = len(squeezed(text))
-        if kind in (TABLE, LIST_ITEM) and chars <= MAX_DATUM_CHARS:
+        if _is_short_row(kind, chars):
             figures += _DIGIT.search(text) is not None
         else:
             rest += chars
