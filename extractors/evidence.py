@@ -87,7 +87,7 @@ from extractors.page_kinds import (
     squeezed,
     teasers_beside,
 )
-from extractors.paragraphs import CP, ends_as_sentence
+from extractors.paragraphs import CP, ends_as_sentence, holds_sentences
 from extractors.tree import (
     Element,
     children_tagged,
@@ -208,6 +208,8 @@ REPORT_PARAGRAPHS = 2
 POST_FORMAT_CLASS = "single-format-"
 MEDIA_POST_FORMATS = frozenset({"video", "audio"})
 PICTURE_POST_FORMATS = frozenset({"gallery", "image"})
+# A gallery as the page's schema.org type: what the picture post format says, in schema.org.
+PICTURE_PAGE_TYPES = frozenset({"imagegallery", "mediagallery"})
 # WordPress's `<body>` class for one of the site's static pages ("page page-id-2214"), where a
 # post, an article, has "single-post postid-2214": the site's own pages (about, privacy, contact)
 # are such pages, and its SEO plugins stamp them with an article type and a date like any post.
@@ -310,8 +312,9 @@ class PageSignals:
 
     @property
     def declares_pictures(self) -> bool:
-        """The author's own choice of a picture post (a gallery, an image) for this post."""
-        return self.post_format in PICTURE_POST_FORMATS
+        """The author's own choice of a picture post (a gallery, an image) for this post, or a
+        gallery as the page's schema.org type."""
+        return self.post_format in PICTURE_POST_FORMATS or bool(self.types & PICTURE_PAGE_TYPES)
 
     @property
     def declares_non_article(self) -> bool:
@@ -838,6 +841,23 @@ def is_report(blocks: list[Block]) -> bool:
     return False
 
 
+def is_told(blocks: list[Block]) -> bool:
+    """A report whose paragraphs say more than a line each: REPORT_PARAGRAPHS paragraphs of prose
+    holding more than one sentence (`is_report` counts a gallery's one-sentence captions)."""
+    told = 0
+    for kind, text in blocks:
+        if (
+            kind in TEXT_KINDS
+            and len(text) >= CP
+            and ends_as_sentence(text)
+            and holds_sentences(text)
+        ):
+            told += 1
+            if told >= REPORT_PARAGRAPHS:
+                return True
+    return False
+
+
 def non_article_reason(
     body: BodyShape,
     signals: PageSignals,
@@ -933,7 +953,11 @@ def non_article_reason(
         return NULL_VIDEO
     if length <= PAYWALL_STUB_CHARS and is_walled_teaser(body.blocks, tree, jsonld, body.container):
         return NULL_PAYWALL
-    if signals.declares_non_article and length < DECLARED_TYPE_MAX_CHARS:
+    if (
+        signals.declares_non_article
+        and length < DECLARED_TYPE_MAX_CHARS
+        and not (signals.declares_pictures and is_told(body.blocks))
+    ):
         return NULL_PAGE_TYPE
     if signals.declares_uncapped_type:
         return NULL_PAGE_TYPE

@@ -88,3 +88,22 @@ def paragraph_stats(paragraph: Element) -> ParagraphStats:
 def ends_as_sentence(text: str) -> bool:
     """Whether the text ends as a sentence ends (a name or a credit line does not)."""
     return text.rstrip().rstrip(SENTENCE_CLOSERS).endswith(SENTENCE_ENDS)
+
+
+# Full stops written without a space after them (Chinese, Japanese): each ends a sentence.
+_UNSPACED_SENTENCE_ENDS = ("\u3002", "\uff01", "\uff1f")
+# A word ending in a full stop ends a sentence when it is longer than an initial ("J.", "M.").
+_INITIAL_CHARS = 2
+
+
+def holds_sentences(text: str) -> bool:
+    """Whether the text holds more than one sentence: a word before its last ends as a sentence
+    ends (an initial does not), or two of the full stops written without a space. A caption is
+    one line; a paragraph of a story says more."""
+    if sum(text.count(mark) for mark in _UNSPACED_SENTENCE_ENDS) >= 2:
+        return True
+    for word in text.split()[:-1]:
+        word = word.rstrip(SENTENCE_CLOSERS)
+        if len(word) > _INITIAL_CHARS and word.endswith(SENTENCE_ENDS):
+            return True
+    return False

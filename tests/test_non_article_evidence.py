@@ -438,6 +438,54 @@ def test_a_wordpress_gallery_post_is_its_pictures_and_their_line(
 
 
 @pytest.mark.parametrize(
+    ("paragraphs", "reason"),
+    [
+        # A photo story: paragraphs of several sentences under the pictures' line.
+        ([f"{PROSE} The works start in spring.", f"{PROSE} Trains will run hourly."], None),
+        # A gallery whose captions are paragraphs of one sentence each, numbered.
+        ([f"{n}/6 {PROSE}" for n in range(1, 7)], "page_type"),
+        ([f"{PROSE} The works start in spring."], "gallery"),  # a gallery's one paragraph
+    ],
+)
+def test_a_page_declared_a_gallery_is_a_photo_story_when_its_paragraphs_tell_one(
+    paragraphs: list[str], reason: str | None
+) -> None:
+    # News sites mark a photo report up as an ImageGallery; its captions are lines, its
+    # paragraphs say more than one sentence each (hard-article hold-out 29's photo report).
+    head = (
+        '<script type="application/ld+json">{"@type": "ImageGallery", "name": "T",'
+        ' "datePublished": "2026-11-27"}</script>'
+    )
+    pictures = "".join(f'<figure><img src="/p/{n}.jpg" alt=""></figure>' for n in range(6))
+    text = "".join(f"<p>{paragraph}</p>" for paragraph in paragraphs)
+    page = _page(
+        f"<article><h1>T</h1><time>27 November 2026</time>{pictures}{text}</article>", head
+    )
+    result = extract_verbose(page.encode())
+    assert result.reason == reason
+    assert (result.article is not None) == (reason is None)
+
+
+@pytest.mark.parametrize(
+    ("text", "holds"),
+    [
+        ("The council met. It voted to reopen the line.", True),
+        ("The council met on Tuesday, J. Smith said.", False),  # an initial ends no sentence
+        ("1/10 The procession crosses the square at sunset.", False),
+        ("\u4f1a\u8bae\u7ed3\u675f\u3002\u5927\u6865\u901a\u8f66\u3002", True),
+        ("\u4f1a\u8bae\u7ed3\u675f\u3002", False),
+        ("\u00ab Il y a vingt ans. \u00bb Il sourit.", True),
+    ],
+)
+def test_holds_sentences_tells_a_paragraph_of_several_sentences_from_a_line(
+    text: str, holds: bool
+) -> None:
+    from extractors.paragraphs import holds_sentences
+
+    assert holds_sentences(text) is holds
+
+
+@pytest.mark.parametrize(
     ("jsonld_type", "reason"),
     [
         ("VideoObject", "video"),  # the page's only schema.org type: og:type=article is a stamp
@@ -1515,6 +1563,12 @@ HARD_ARTICLE_KNOWN_MISSES = {
     # A forum topic whose first post is an announcement: the page declares a
     # DiscussionForumPosting, a non-article type by design (hold-out 22, README).
     "hard-articles-holdout-22/ja-discourse-2022-forum-oshirase-crawler-replies.html",
+    # A live blog whose entries are each their own container, featured on a topic's page
+    # (`/thema/`); a topic page featuring its latest story in full; a 2003 message board's brief
+    # under a title in bold, with the board's list of posts below (hold-out 29, README).
+    "hard-articles-holdout-29/de-tickaroo-2025-hochwasser-liveticker-thema.html",
+    "hard-articles-holdout-29/es-terminalfour-2016-direccion-tema-incendio-cerro-alto.html",
+    "hard-articles-holdout-29/ko-zeroboard-2003-jungang-sijang-nojeom-dansok.html",
 }
 
 
@@ -2118,6 +2172,19 @@ def test_articles_beside_tables_polls_and_threads_and_in_views_of_their_own_are_
     lost, f1 = views.measure()
     assert not lost
     assert f1 >= 0.98
+
+
+def test_live_pages_boards_galleries_and_reviews_written_blind_are_articles() -> None:
+    # Hold-out 29, written blind: briefs on a 2001 weblog and a 2003 message board, live blogs,
+    # an interview, a legal Q&A, photo stories, a report beside a table, a story at a topic's
+    # address, an obituary, reviews beside score boxes, a column under a big author box, bodies
+    # split by boxes or in sibling containers (12/16, 0.7789 measured once; the photo report
+    # declared an ImageGallery kept since; three known misses, README).
+    boards = ArticleHoldOut("hard-articles-holdout-29")
+    assert len(boards.pages()) == 16
+    lost, f1 = boards.measure()
+    assert {f"hard-articles-holdout-29/{name}" for name in lost} <= HARD_ARTICLE_KNOWN_MISSES
+    assert f1 >= 0.81
 
 
 @pytest.mark.parametrize(
