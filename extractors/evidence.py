@@ -217,6 +217,19 @@ STATIC_PAGE_CLASS = "page-id-"
 # A media page's player sits in the post's wrapper with the headline, this many elements above
 # the text under it (a player wrapper, the post's header): a player further out is the site's.
 MEDIA_REACH = 2
+# The extensions of audio and video files a page links to for playing or downloading.
+MEDIA_FILE_SUFFIXES = (
+    ".mp3",
+    ".m4a",
+    ".aac",
+    ".ogg",
+    ".oga",
+    ".opus",
+    ".wav",
+    ".mp4",
+    ".m4v",
+    ".webm",
+)
 # A notice laid out alone with its buttons is a short page of the site: no longer than an
 # undated site page's body (`page_kinds.MAX_UNDATED_PAGE_CHARS`); a consent text, an age check.
 MAX_NOTICE_CHARS = MAX_UNDATED_PAGE_CHARS
@@ -791,12 +804,24 @@ def _outermost_items(items: list[Element]) -> list[Element]:
 
 def plays_media_by(container: Element | None) -> bool:
     """A `<video>` or `<audio>` player in the body's container or in one of the MEDIA_REACH
-    elements around it (the post's wrapper, which sets the player above the text)."""
+    elements around it (the post's wrapper, which sets the player above the text), or a link to
+    an audio or video file there: the player of a page made before `<audio>` (a radio show's
+    parts to play or download, a script's playlist of MP3s)."""
     if container is None:
         return False
     around = list(islice(container.iterancestors(), MEDIA_REACH))
     scope = around[-1] if around else container
-    return next(scope.iter("video", "audio"), None) is not None
+    if next(scope.iter("video", "audio"), None) is not None:
+        return True
+    return any(_names_media_file(link.get("href")) for link in scope.iter("a"))
+
+
+def _names_media_file(address: str | None) -> bool:
+    """The address is an audio or video file's, by its extension (query and fragment aside)."""
+    if not address:
+        return False
+    path = address.split("#", 1)[0].split("?", 1)[0]
+    return path.lower().endswith(MEDIA_FILE_SUFFIXES)
 
 
 def is_line_beside_data(container: Element | None, classify: Classifier = tag_kind) -> bool:

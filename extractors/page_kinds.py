@@ -511,7 +511,7 @@ TOPIC_ROUTE_SLUGS = frozenset(
      "tematy", "schlagwort", "schlagworte", "stichwort", "sujet", "sujets", "rubrique",
      "rubriques", "rubrik", "argomento", "argomenti", "onderwerp", "onderwerpen", "section",
      "sections", "seccion", "secciones", "dossier", "dossiers", "serie", "series", "serier",
-     "serien"}
+     "serien", "topics"}
 )  # fmt: skip
 # ... and the words it routes an author's page by ("/author/jane-doe", WordPress's; "/autoren/",
 # "/forfattere/"): the page lists the author's stories under their biography.
