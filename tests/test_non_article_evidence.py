@@ -1731,6 +1731,18 @@ NON_ARTICLE_KNOWN_MISSES = {
     "non-articles-holdout-28/en-au-simplecast-2023-podcast-episode-44.html",
     "non-articles-holdout-28/en-gb-crosswordcompiler-2001-crossword-412.html",
     "non-articles-holdout-28/sk-jotform-2013-listy-citatelov.html",
+    # Hold-out 29, written blind as the check of hold-out 28's rules (README): classifieds' line,
+    # a weather outlook, a horoscope grid, traffic notes, an obituaries list's intro, a
+    # newsletter's web version, a TV programme's description, a jobs page's and a form's intro.
+    "non-articles-holdout-29/af-adperfect-2011-kleinadvertensies-eiendom.html",
+    "non-articles-holdout-29/de-at-meteoblue-2021-wetter-bezirk-kirchtal.html",
+    "non-articles-holdout-29/fa-masonry-2021-fal-rozaneh-tavallod.html",
+    "non-articles-holdout-29/fr-be-openlayers-2014-info-trafic.html",
+    "non-articles-holdout-29/fr-ca-crownpeak-2015-avis-de-deces.html",
+    "non-articles-holdout-29/pt-campaignmonitor-2018-newsletter-manha.html",
+    "non-articles-holdout-29/ru-diafan-2013-programma-gorod-segodnya.html",
+    "non-articles-holdout-29/sv-recruitee-2023-lediga-jobb.html",
+    "non-articles-holdout-29/tl-paperform-2020-magpadala-ng-liham.html",
     "non-articles-holdout-2/pl-nekrolog.html",
     "non-articles-holdout-3/en-destination-guide.html",
     "non-articles-holdout-5/en-shop-book-product.html",
