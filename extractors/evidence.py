@@ -82,6 +82,7 @@ from extractors.page_kinds import (
     names_http_error,
     names_site_page,
     names_topic_page,
+    names_weather_page,
     records_share,
     shows_price,
     squeezed,
@@ -911,6 +912,14 @@ def non_article_reason(
         and not is_report(body.blocks)
     ):
         return NULL_VIDEO
+    # ... and a page of its weather section, a place's forecast: its outlook, an alert and a
+    # source line are lines, where a weather story tells in paragraphs (`is_told`).
+    if (
+        length <= VIDEO_STUB_CHARS
+        and names_weather_page(signals.address)
+        and not is_told(body.blocks)
+    ):
+        return NULL_LISTING
     # A body longer than one teaser ends, when it is an article, in its own related stories: a
     # list of bare links. A shorter one beside such a list is a teaser of it.
     if body.parts is not None and is_teaser_list(body.parts, length > MAX_TEASER_RUN_CHARS):

@@ -500,6 +500,36 @@ def in_video_section(address: str | None) -> bool:
     return any(folded(segment).lower() in VIDEO_SECTION_SLUGS for segment in sections)
 
 
+# The words sites name their weather section by, diacritics folded ("vejr", "väder" as "vader",
+# "időjárás" as "idojaras", Swahili "hali-ya-hewa"): the section's pages are forecasts for a
+# place, "/vejr/vestkobing". Words that also name climate or time ("clima", "tempo", "vreme")
+# are not here: those sections hold stories.
+WEATHER_SECTION_SLUGS = frozenset(
+    {"weather", "wetter", "meteo", "vejr", "vejret", "vaer", "vaeret", "vader", "weer",
+     "tiempo", "el-tiempo", "pogoda", "pocasi", "idojaras", "saa", "hava-durumu", "cuaca",
+     "thoi-tiet", "tenki", "hali-ya-hewa", "vremea", "orai", "ilm"}
+)  # fmt: skip
+
+
+def names_weather_page(address: str | None) -> bool:
+    """The page's address is a forecast's: no query, a segment of WEATHER_SECTION_SLUGS, then at
+    most one more, a place's name (at most MAX_SITE_PAGE_SLUG_WORDS words, no digit). A weather
+    story has its headline's slug, a date or an id ("/weather/2025/01/08/a2025010810442")."""
+    read = _address_segments(address)
+    if read is None or read[1]:
+        return False
+    segments = [folded(segment).lower() for segment in read[0]]
+    for position, segment in enumerate(segments):
+        if segment in WEATHER_SECTION_SLUGS:
+            after = segments[position + 1 :]
+            return not after or (
+                len(after) == 1
+                and len(_slug_words(after[0])) <= MAX_SITE_PAGE_SLUG_WORDS
+                and not any(character.isdigit() for character in after[0])
+            )
+    return False
+
+
 # The words a CMS routes a tag's, a category's or a topic's page by, as the segment before its
 # name ("/tag/wildfire-smoke", "/etiqueta/habitatge", "/thema/klimawandel", Blogger's
 # "/search/label/Cycling"), diacritics folded: the page lists what is filed under the name. (An
