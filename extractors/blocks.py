@@ -109,6 +109,10 @@ def clean_text(text: str) -> str:
     # Most text of a page is clean already (a single space between words, none around them), and
     # telling so in C costs a fraction of splitting it into words (a string each) and joining them
     # again.
+    # A text is often clean but for the whitespace around it (a paragraph's text as the markup
+    # indents it): `strip` (the whitespace `split` breaks at) takes that off in C, and the rest is
+    # told clean as it is, not split into words and joined. `strip` returns a clean text itself.
+    text = text.strip()
     # `spaced_only` written out here: the call cost as much as its tests on a short text, and
     # clean_text is asked of every text a page writes out.
     if len(text) >= SCAN_MIN_CHARS and text.isascii():
@@ -117,7 +121,7 @@ def clean_text(text: str) -> str:
                 return " ".join(text.split())
     elif not text.isprintable():
         return " ".join(text.split())
-    if "  " not in text and text[:1] != " " and text[-1:] != " ":
+    if "  " not in text:
         return text
     return " ".join(text.split())
 
