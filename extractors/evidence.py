@@ -858,28 +858,27 @@ def is_note_beside_data(
 def is_report(blocks: list[Block]) -> bool:
     """The body holds REPORT_PARAGRAPHS paragraphs of prose: at least CP characters each, ending
     as sentences end."""
-    written = 0
-    for kind, text in blocks:
-        if kind in TEXT_KINDS and len(text) >= CP and ends_as_sentence(text):
-            written += 1
-            if written >= REPORT_PARAGRAPHS:
-                return True
-    return False
+    return _prose_paragraphs(blocks, told=False)
 
 
 def is_told(blocks: list[Block]) -> bool:
     """A report whose paragraphs say more than a line each: REPORT_PARAGRAPHS paragraphs of prose
     holding more than one sentence (`is_report` counts a gallery's one-sentence captions)."""
-    told = 0
+    return _prose_paragraphs(blocks, told=True)
+
+
+def _prose_paragraphs(blocks: list[Block], told: bool) -> bool:
+    """REPORT_PARAGRAPHS paragraphs of prose, each of more than one sentence when `told`."""
+    written = 0
     for kind, text in blocks:
         if (
             kind in TEXT_KINDS
             and len(text) >= CP
             and ends_as_sentence(text)
-            and holds_sentences(text)
+            and (not told or holds_sentences(text))
         ):
-            told += 1
-            if told >= REPORT_PARAGRAPHS:
+            written += 1
+            if written >= REPORT_PARAGRAPHS:
                 return True
     return False
 
