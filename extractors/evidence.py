@@ -220,17 +220,8 @@ STATIC_PAGE_CLASS = "page-id-"
 MEDIA_REACH = 2
 # The extensions of audio and video files a page links to for playing or downloading.
 MEDIA_FILE_SUFFIXES = (
-    ".mp3",
-    ".m4a",
-    ".aac",
-    ".ogg",
-    ".oga",
-    ".opus",
-    ".wav",
-    ".mp4",
-    ".m4v",
-    ".webm",
-)
+    ".mp3", ".m4a", ".aac", ".ogg", ".oga", ".opus", ".wav", ".mp4", ".m4v", ".webm"
+)  # fmt: skip
 # A notice laid out alone with its buttons is a short page of the site: no longer than an
 # undated site page's body (`page_kinds.MAX_UNDATED_PAGE_CHARS`); a consent text, an age check.
 MAX_NOTICE_CHARS = MAX_UNDATED_PAGE_CHARS

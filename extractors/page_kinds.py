@@ -525,7 +525,7 @@ def names_weather_page(address: str | None) -> bool:
             return not after or (
                 len(after) == 1
                 and len(_slug_words(after[0])) <= MAX_SITE_PAGE_SLUG_WORDS
-                and not any(character.isdigit() for character in after[0])
+                and _DIGIT.search(after[0]) is None
             )
     return False
 
