@@ -43,8 +43,37 @@ _BOMS = (
 # The value after "charset" in a <meta> tag (tags and words found in the lower-cased head of the
 # page with bytes.find: a pattern that scans every <meta> for the word costs ten times more).
 _CHARSET_VALUE = re.compile(rb"""\s*=\s*["']?\s*([a-z0-9_:.-]+)""")
-# WHATWG: these labels mean windows-1252 in browsers, and publishers rely on it.
-_WINDOWS_1252_ALIASES = {"iso-8859-1", "latin-1", "latin1", "ascii", "us-ascii", "iso8859-1"}
+# Labels a browser decodes with another codec than Python's of that name, or that Python does not
+# know, after the WHATWG Encoding Standard's table of labels: a page labelled Latin-1 or ASCII is
+# read as windows-1252, one labelled GB2312 as GBK (read by the GB18030 decoder), EUC-KR as
+# windows-949, Shift_JIS as windows-31J, Big5 as Big5-HKSCS, TIS-620 as windows-874: each a
+# superset its sites wrote in while naming the older standard (a GBK-only character in a
+# "gb2312" page is lost by Python's strict GB2312 codec).
+_BROWSER_CODECS = {
+    **dict.fromkeys(("iso-8859-1", "iso8859-1", "iso88591", "iso_8859-1", "latin-1", "latin1",
+                     "l1", "ascii", "us-ascii", "cp819", "ibm819", "csisolatin1",
+                     "iso-ir-100", "x-cp1252"), "cp1252"),
+    **dict.fromkeys(("iso-8859-9", "iso8859-9", "iso88599", "iso_8859-9", "latin5", "l5",
+                     "csisolatin5", "iso-ir-148", "x-cp1254"), "cp1254"),
+    **dict.fromkeys(("windows-874", "dos-874", "iso-8859-11", "iso8859-11", "iso885911",
+                     "tis-620"), "cp874"),
+    **dict.fromkeys(("gb2312", "gb_2312", "gb_2312-80", "gbk", "x-gbk", "chinese", "csgb2312",
+                     "csiso58gb231280", "iso-ir-58"), "gb18030"),
+    **dict.fromkeys(("euc-kr", "cseuckr", "csksc56011987", "iso-ir-149", "korean",
+                     "ks_c_5601-1987", "ks_c_5601-1989", "ksc5601", "ksc_5601", "windows-949"),
+                    "cp949"),
+    **dict.fromkeys(("shift_jis", "shift-jis", "sjis", "csshiftjis", "ms932", "ms_kanji",
+                     "windows-31j", "x-sjis"), "cp932"),
+    **dict.fromkeys(("big5", "big5-hkscs", "cn-big5", "csbig5", "x-x-big5"), "big5hkscs"),
+    **dict.fromkeys(("x-euc-jp", "cseucpkdfmtjapanese"), "euc_jp"),
+    **dict.fromkeys(("iso-8859-8-i", "csiso88598i", "logical", "visual"), "iso8859-8"),
+    **dict.fromkeys(("x-mac-cyrillic", "x-mac-ukrainian"), "mac-cyrillic"),
+    **dict.fromkeys(("x-mac-roman", "csmacintosh", "mac"), "mac-roman"),
+    **dict.fromkeys(("x-cp1250",), "cp1250"),
+    **dict.fromkeys(("x-cp1251",), "cp1251"),
+    **dict.fromkeys(("unicode-1-1-utf-8", "unicode11utf8", "unicode20utf8", "x-unicode20utf8"),
+                    "utf-8"),
+}  # fmt: skip
 # The control characters that mark binary content, as bytes: each is one byte in UTF-8, and no
 # byte of a longer character is one of them (counted in C, without a pattern's step per
 # character).
@@ -55,8 +84,9 @@ _UTF8_MULTIBYTE = re.compile(
 _HIGH_BYTE = re.compile(rb"[\x80-\xff]")
 # Labels whose every byte is a character: a wrong one never fails to decode, it garbles.
 _SINGLE_BYTE_ENCODINGS = frozenset({"cp1250", "cp1251", "cp1252", "cp1253", "cp1254", "cp1257",
-                                    "iso8859-1", "iso8859-2", "iso8859-15", "koi8-r",
-                                    "mac-roman"})  # fmt: skip
+                                    "cp874", "iso8859-1", "iso8859-2", "iso8859-8",
+                                    "iso8859-15", "koi8-r", "mac-roman",
+                                    "mac-cyrillic"})  # fmt: skip
 _PARSER = etree.HTMLParser(
     encoding="utf-8",
     remove_comments=True,
@@ -98,8 +128,7 @@ def normalize_encoding(label: str | None) -> str | None:
     if not label:
         return None
     label = label.strip().lower()
-    if label in _WINDOWS_1252_ALIASES:
-        return "cp1252"
+    label = _BROWSER_CODECS.get(label, label)
     try:
         name = codecs.lookup(label).name
         "".encode(name)  # LookupError for a codec that is no text encoding (uu, base64, zlib)

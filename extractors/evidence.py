@@ -80,6 +80,7 @@ from extractors.page_kinds import (
     is_site_address,
     is_site_page,
     names_http_error,
+    names_item,
     names_site_page,
     names_topic_page,
     names_weather_page,
@@ -378,7 +379,7 @@ def page_signals(
         frozenset(types),
         og,
         unindexed,
-        address,
+        url if _names_section_above(address, url) else address,
         dated,
         comments,
         post_format(classes),
@@ -396,6 +397,27 @@ def _names_another_page(canonical: str | None, url: str | None) -> bool:
     except ValueError:  # a broken host ("http://[oops/") names no page
         return False
     return _page_of(first) != _page_of(second)
+
+
+def _names_section_above(canonical: str | None, url: str | None) -> bool:
+    """The canonical address is the section the fetched address is an item of: the same host,
+    and the fetched address adds a query to its path, or segments below it that name an item
+    (`names_item`). A template writes its section's address on every page under it; a view of
+    the page itself (its `/amp/`, `/print/`) adds a segment of one word."""
+    if not canonical or not url:
+        return False
+    try:
+        first, second = urlsplit(canonical.strip()), urlsplit(url.strip())
+    except ValueError:  # a broken host ("http://[oops/") names no page
+        return False
+    host, path, query = _page_of(first)
+    fetched_host, fetched_path, fetched_query = _page_of(second)
+    if host != fetched_host or query:
+        return False
+    if path == fetched_path:
+        return bool(fetched_query)
+    below = fetched_path.removeprefix(path + "/")
+    return below != fetched_path and (bool(fetched_query) or names_item(below))
 
 
 def _page_of(parts: SplitResult) -> tuple[str, str, str]:

@@ -700,6 +700,15 @@ def _site_path(address: str | None) -> str | None:
     return path
 
 
+def names_item(path: str) -> bool:
+    """Path segments that name an item rather than a section or a view: one holds a digit (an
+    id, a date) or a slug of more than MAX_UNDATED_SLUG_WORDS words (a headline's)."""
+    return any(
+        any(c.isdigit() for c in segment) or len(_slug_words(segment)) > MAX_UNDATED_SLUG_WORDS
+        for segment in unquote(path).split("/")
+    )
+
+
 def _slug_words(slug: str) -> list[str]:
     """The words of an address's last segment, without a file extension ("privacy.html")."""
     return re.split(r"[-_+.]", _FILE_EXTENSION.sub("", slug))

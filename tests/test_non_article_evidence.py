@@ -1593,6 +1593,17 @@ HARD_ARTICLE_KNOWN_MISSES = {
     # A column whose page declares itself a ProfilePage with og:type=profile (hold-out 30,
     # README).
     "hard-articles-holdout-30/tr-glide-2021-kose-yazisi-buyuk-yazar-kutusu-sinema.html",
+    # A column on an author page declared og:type=profile; an event preview declaring an Event;
+    # a brief opened on its section front's own undated address (hold-out 31, README).
+    "hard-articles-holdout-31/fa-kooboo-2013-safhe-nevisande-sotun-saat-meydan.html",
+    "hard-articles-holdout-31/it-marfeel-2019-eventi-anteprima-sagra-tortello-programma.html",
+    "hard-articles-holdout-31/nb-drpublish-2015-seksjonsfront-notis-fergekaia.html",
+    # Stories at their section's or tag's own address linked by the site's menu, or declaring an
+    # Event, a CollectionPage or a Person with og:type=profile (hold-out 32, README).
+    "hard-articles-holdout-32/cs-estranky-2011-rubrika-zpravy-navesni-rybnik.html",
+    "hard-articles-holdout-32/es-zyro-2023-noticias-feria-libro-soportales.html",
+    "hard-articles-holdout-32/fa-htmly-2020-tag-sahafi-ostad-sahhaf.html",
+    "hard-articles-holdout-32/fr-lutece-2017-portraits-chef-fanfare-oudin.html",
 }
 
 
@@ -1605,7 +1616,7 @@ def test_every_hard_article_of_every_hold_out_is_kept_but_the_known_misses() -> 
     # A rule designed on one hold-out's non-articles must not cost an article of another.
     lost = set()
     folders = sorted(PAGES.glob("hard-articles*"))
-    assert len(folders) >= 30  # hold-outs 2-30 and the first set
+    assert len(folders) >= 32  # hold-outs 2-32 and the first set
     for folder in folders:
         urls = _fixture_urls(folder)
         for page in sorted(folder.glob("*.html")):
@@ -1758,6 +1769,19 @@ NON_ARTICLE_KNOWN_MISSES = {
     "non-articles-holdout-29/ru-diafan-2013-programma-gorod-segodnya.html",
     "non-articles-holdout-29/sv-recruitee-2023-lediga-jobb.html",
     "non-articles-holdout-29/tl-paperform-2020-magpadala-ng-liham.html",
+    "non-articles-holdout-30/en-us-sidearm-2023-womens-soccer-schedule.html",
+    "non-articles-holdout-30/en-us-trumba-2018-campus-events-calendar.html",
+    "non-articles-holdout-30/es-typeform-2021-contacto-redaccion.html",
+    "non-articles-holdout-30/fi-infront-2018-porssi-markkinat.html",
+    "non-articles-holdout-30/nb-firebase-2020-innlogging-kaia.html",
+    "non-articles-holdout-30/pl-yoppoll-2016-sonda-obwodnica.html",
+    "non-articles-holdout-30/ur-coveritlive-2010-budget-live.html",
+    "non-articles-holdout-30/vi-getresponse-2022-dang-ky-ban-tin.html",
+    "non-articles-holdout-31/fa-aparat-2018-video-barf-gardane.html",
+    "non-articles-holdout-31/it-juicebox-2013-fotogallery-piena-torrente.html",
+    "non-articles-holdout-31/lt-geniussports-2019-krepsinis-rezultatai.html",
+    "non-articles-holdout-31/ru-livestreet-2012-profil-avtora.html",
+    "non-articles-holdout-31/uk-sendpulse-2025-rozsylka-pidpyska.html",
     "non-articles-holdout-2/pl-nekrolog.html",
     "non-articles-holdout-3/en-destination-guide.html",
     "non-articles-holdout-5/en-shop-book-product.html",
@@ -1780,7 +1804,7 @@ NON_ARTICLE_KNOWN_MISSES = {
 def test_every_non_article_of_every_hold_out_is_null_but_the_known_misses() -> None:
     kept = set()
     folders = sorted(PAGES.glob("non-articles*"))
-    assert len(folders) >= 30  # hold-outs 1-29 and the first set
+    assert len(folders) >= 32  # hold-outs 1-31 and the first set
     for folder in folders:
         urls = _fixture_urls(folder)
         for page in sorted(folder.glob("*.html*")):
@@ -2277,6 +2301,60 @@ def test_noindex_on_a_copy_of_another_page_is_no_evidence(
 
     signals = page_signals([], None, "noindex, follow", address=canonical, url=url)
     assert signals.unindexed is not another
+
+
+@pytest.mark.parametrize(
+    ("canonical", "url", "address"),
+    [
+        # The section's address on a story under it: the story's own is read.
+        ("https://tv.example/weather/", "https://tv.example/weather/?storyid=96954", "fetched"),
+        ("https://www.news.example/news", "https://news.example/news/?bmode=view&idx=7821934",
+         "fetched"),
+        ("https://news.example/jaunumi/", "https://news.example/jaunumi/params/post/4412987/",
+         "fetched"),
+        ("https://news.example/akhbar/", "https://news.example/akhbar/souq-al-attarin.html",
+         "fetched"),
+        # A view of the page itself, the page itself, another host, a canonical with a query,
+        # a canonical below the fetched address, no fetched address: the canonical is read.
+        ("https://news.example/category/taleem/", "https://news.example/category/taleem/amp/",
+         "canonical"),
+        ("https://news.example/about/", "https://news.example/about", "canonical"),
+        ("https://other.example/news/", "https://news.example/news/?id=12", "canonical"),
+        ("https://news.example/news?id=12", "https://news.example/news/?id=13", "canonical"),
+        ("https://news.example/news/a-story/", "https://news.example/news/", "canonical"),
+        ("https://news.example/news/", None, "canonical"),
+        ("http://[broken/news/", "https://news.example/news/?id=12", "canonical"),
+    ],
+)  # fmt: skip
+def test_a_canonical_naming_the_section_above_the_page_is_not_its_address(
+    canonical: str, url: str | None, address: str
+) -> None:
+    from extractors.evidence import page_signals
+
+    signals = page_signals([], None, address=canonical, url=url)
+    assert signals.address == (url if address == "fetched" else canonical)
+
+
+def test_stories_under_their_sections_canonical_written_blind_are_articles() -> None:
+    # Hold-out 31, written blind: briefs, a Q&A, a live blog, a photo report, a weather story on a
+    # forecast page, a correction, an obituary, a column on an author page, a report, an event
+    # preview, results around tables, a letter, a recipe story, show notes, a story under a long
+    # thread and one between teaser grids (12/16, 0.8066 measured once; the weather story at
+    # `/weather/?storyid=` under its section's canonical kept since; three known misses, README).
+    shorts = ArticleHoldOut("hard-articles-holdout-31")
+    assert len(shorts.pages()) == 16
+    lost, f1 = shorts.measure()
+    assert {f"hard-articles-holdout-31/{name}" for name in lost} <= HARD_ARTICLE_KNOWN_MISSES
+    assert f1 >= 0.84
+    # Hold-out 32, written blind: stories whose canonical names their section, at query-string
+    # and list-like addresses, under non-article types (8/16, 0.5713 measured once; the four
+    # stories NULL as site pages under their sections' canonicals kept since, and the Thai story
+    # in windows-874 decoded, README).
+    misleading = ArticleHoldOut("hard-articles-holdout-32")
+    assert len(misleading.pages()) == 16
+    lost, f1 = misleading.measure()
+    assert {f"hard-articles-holdout-32/{name}" for name in lost} <= HARD_ARTICLE_KNOWN_MISSES
+    assert f1 >= 0.84
 
 
 @pytest.mark.parametrize(
