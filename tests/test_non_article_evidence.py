@@ -1616,7 +1616,7 @@ def test_every_hard_article_of_every_hold_out_is_kept_but_the_known_misses() -> 
     # A rule designed on one hold-out's non-articles must not cost an article of another.
     lost = set()
     folders = sorted(PAGES.glob("hard-articles*"))
-    assert len(folders) >= 32  # hold-outs 2-32 and the first set
+    assert len(folders) >= 33  # hold-outs 2-33 and the first set
     for folder in folders:
         urls = _fixture_urls(folder)
         for page in sorted(folder.glob("*.html")):
@@ -1782,6 +1782,11 @@ NON_ARTICLE_KNOWN_MISSES = {
     "non-articles-holdout-31/lt-geniussports-2019-krepsinis-rezultatai.html",
     "non-articles-holdout-31/ru-livestreet-2012-profil-avtora.html",
     "non-articles-holdout-31/uk-sendpulse-2025-rozsylka-pidpyska.html",
+    "non-articles-holdout-32/fr-calameo-2012-edition-numerique-14-juin.html",
+    "non-articles-holdout-32/he-googlecalendar-2025-luach-eruim.html",
+    "non-articles-holdout-32/id-site123-2020-tarif-iklan.html",
+    "non-articles-holdout-32/it-infogram-2026-prezzi-carburanti-oggi.html",
+    "non-articles-holdout-32/zh-tw-picasa-2008-xiangce-yuanxiao.html",
     "non-articles-holdout-2/pl-nekrolog.html",
     "non-articles-holdout-3/en-destination-guide.html",
     "non-articles-holdout-5/en-shop-book-product.html",
@@ -1804,7 +1809,7 @@ NON_ARTICLE_KNOWN_MISSES = {
 def test_every_non_article_of_every_hold_out_is_null_but_the_known_misses() -> None:
     kept = set()
     folders = sorted(PAGES.glob("non-articles*"))
-    assert len(folders) >= 32  # hold-outs 1-31 and the first set
+    assert len(folders) >= 33  # hold-outs 1-32 and the first set
     for folder in folders:
         urls = _fixture_urls(folder)
         for page in sorted(folder.glob("*.html*")):
@@ -2355,6 +2360,19 @@ def test_stories_under_their_sections_canonical_written_blind_are_articles() -> 
     lost, f1 = misleading.measure()
     assert {f"hard-articles-holdout-32/{name}" for name in lost} <= HARD_ARTICLE_KNOWN_MISSES
     assert f1 >= 0.84
+
+
+def test_ordinary_articles_of_small_publishers_written_blind_are_articles() -> None:
+    # Hold-out 33, written blind as the check of the section-canonical rule and the charset
+    # labels: club, village, trade, NGO and university news on hosted blogs and site builders,
+    # table layouts, `<br><br>` bodies, boxes between paragraphs, long comment threads, canonicals
+    # at the home page or the section (measured once: 14/16, 0.9104 before those rules; 16/16,
+    # 0.9762 after them, the two stories under their sections' canonicals kept, README).
+    ordinary = ArticleHoldOut("hard-articles-holdout-33")
+    assert len(ordinary.pages()) == 16
+    lost, f1 = ordinary.measure()
+    assert not lost
+    assert f1 >= 0.97
 
 
 @pytest.mark.parametrize(
