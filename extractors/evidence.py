@@ -390,13 +390,8 @@ def page_signals(
 def _names_another_page(canonical: str | None, url: str | None) -> bool:
     """The canonical address is another page's than the address fetched: another host, path or
     query (a "www." prefix, a trailing slash, the scheme and a fragment aside)."""
-    if not canonical or not url:
-        return False
-    try:
-        first, second = urlsplit(canonical.strip()), urlsplit(url.strip())
-    except ValueError:  # a broken host ("http://[oops/") names no page
-        return False
-    return _page_of(first) != _page_of(second)
+    pages = _pages_of(canonical, url)
+    return pages is not None and pages[0] != pages[1]
 
 
 def _names_section_above(canonical: str | None, url: str | None) -> bool:
@@ -404,14 +399,10 @@ def _names_section_above(canonical: str | None, url: str | None) -> bool:
     and the fetched address adds a query to its path, or segments below it that name an item
     (`names_item`). A template writes its section's address on every page under it; a view of
     the page itself (its `/amp/`, `/print/`) adds a segment of one word."""
-    if not canonical or not url:
+    pages = _pages_of(canonical, url)
+    if pages is None:
         return False
-    try:
-        first, second = urlsplit(canonical.strip()), urlsplit(url.strip())
-    except ValueError:  # a broken host ("http://[oops/") names no page
-        return False
-    host, path, query = _page_of(first)
-    fetched_host, fetched_path, fetched_query = _page_of(second)
+    (host, path, query), (fetched_host, fetched_path, fetched_query) = pages
     if host != fetched_host or query:
         return False
     if path == fetched_path:
@@ -420,7 +411,22 @@ def _names_section_above(canonical: str | None, url: str | None) -> bool:
     return below != fetched_path and (bool(fetched_query) or names_item(below))
 
 
-def _page_of(parts: SplitResult) -> tuple[str, str, str]:
+_Page = tuple[str, str, str]  # host without "www.", path without its trailing slash, query
+
+
+def _pages_of(canonical: str | None, url: str | None) -> tuple[_Page, _Page] | None:
+    """The pages the canonical and the fetched address name; None without both, or for a broken
+    address (a broken host, "http://[oops/", names no page)."""
+    if not canonical or not url:
+        return None
+    try:
+        first, second = urlsplit(canonical.strip()), urlsplit(url.strip())
+    except ValueError:
+        return None
+    return _page_of(first), _page_of(second)
+
+
+def _page_of(parts: SplitResult) -> _Page:
     host = parts.netloc.lower().removeprefix(WEB_HOST_PREFIX)
     return host, parts.path.rstrip("/"), parts.query
 
