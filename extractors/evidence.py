@@ -37,7 +37,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any
-from urllib.parse import SplitResult, urlsplit
+from urllib.parse import SplitResult, parse_qsl, urlsplit
 
 from lxml import etree
 
@@ -396,9 +396,10 @@ def _names_another_page(canonical: str | None, url: str | None) -> bool:
 
 def _names_section_above(canonical: str | None, url: str | None) -> bool:
     """The canonical address is the section the fetched address is an item of: the same host,
-    and the fetched address adds a query to its path, or segments below it that name an item
-    (`names_item`). A template writes its section's address on every page under it; a view of
-    the page itself (its `/amp/`, `/print/`) adds a segment of one word."""
+    and the fetched address adds to its path a query that names an item by its number
+    (`?storyid=96954`), or segments below it that name one (`names_item`). A template writes its
+    section's address on every page under it; a view of the page itself (its `/amp/`, `/print/`)
+    adds a segment of one word, and a feed's tracking query (`?utm_source=rss`) no number."""
     pages = _pages_of(canonical, url)
     if pages is None:
         return False
@@ -406,9 +407,14 @@ def _names_section_above(canonical: str | None, url: str | None) -> bool:
     if host != fetched_host or query:
         return False
     if path == fetched_path:
-        return bool(fetched_query)
+        return _numbers_item(fetched_query)
     below = fetched_path.removeprefix(path + "/")
-    return below != fetched_path and (bool(fetched_query) or names_item(below))
+    return below != fetched_path and (_numbers_item(fetched_query) or names_item(below))
+
+
+def _numbers_item(query: str) -> bool:
+    """A parameter of the query is a number: an item's id (`idx=7821934`, `meldung=3117`)."""
+    return any(value.isdigit() for _, value in parse_qsl(query))
 
 
 _Page = tuple[str, str, str]  # host without "www.", path without its trailing slash, query

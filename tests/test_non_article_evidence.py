@@ -2323,6 +2323,10 @@ def test_noindex_on_a_copy_of_another_page_is_no_evidence(
         # a canonical below the fetched address, no fetched address: the canonical is read.
         ("https://news.example/category/taleem/", "https://news.example/category/taleem/amp/",
          "canonical"),
+        ("https://news.example/privacy", "https://news.example/privacy?utm_source=rss",
+         "canonical"),
+        ("https://news.example/tag/port/", "https://news.example/tag/port/?xtor=RSS-3208",
+         "canonical"),
         ("https://news.example/about/", "https://news.example/about", "canonical"),
         ("https://other.example/news/", "https://news.example/news/?id=12", "canonical"),
         ("https://news.example/news?id=12", "https://news.example/news/?id=13", "canonical"),
