@@ -115,10 +115,20 @@ def running_texts(blocks: list[Block]) -> list[str]:
 _INVISIBLE_CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
+# Format characters a browser draws as nothing: a text of these alone is an empty line (an
+# editor's spacer paragraph, `<p>&#8203;</p>`), though inside a word they stay (Persian's
+# zero-width non-joiner, a zero-width space that allows a line break).
+_INVISIBLE_FORMAT = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
+
+
 def visible(text: str) -> str:
-    """A one-line text without invisible control characters, its spaces collapsed again. Almost
-    every text has none: `isprintable` decides that in C, and the pattern runs on the others."""
-    return text if text.isprintable() else " ".join(_INVISIBLE_CONTROLS.sub("", text).split())
+    """A one-line text without invisible control characters, its spaces collapsed again; empty
+    when nothing in it shows. Almost every text has none of them: `isprintable` decides that in
+    C, and the pattern runs on the others."""
+    if text.isprintable():
+        return text
+    shown = " ".join(_INVISIBLE_CONTROLS.sub("", text).split())
+    return shown if shown.strip(_INVISIBLE_FORMAT + " ") else ""
 
 
 def visible_block(kind: str, text: str) -> str:

@@ -96,7 +96,7 @@ SUSPICIOUS_TOKENS = CONSENT_TOKENS | COMMENT_TOKENS | frozenset(
         "subscribe", "subscription", "popup", "modal", "outbrain", "taboola", "recommended",
         "trending", "mostread", "teaser", "teasers", "signup", "paywall", "skip", "toolbar",
         "pagination", "pager", "tags", "byline", "footnote", "footnotes", "editsection",
-        "reflist", "references",
+        "reflist", "references", "postmetadata",
     }
 )  # fmt: skip
 # Tags of elements laid over the page, never around it; and the ARIA roles of the same (a

