@@ -1616,7 +1616,7 @@ def test_every_hard_article_of_every_hold_out_is_kept_but_the_known_misses() -> 
     # A rule designed on one hold-out's non-articles must not cost an article of another.
     lost = set()
     folders = sorted(PAGES.glob("hard-articles*"))
-    assert len(folders) >= 33  # hold-outs 2-33 and the first set
+    assert len(folders) >= 34  # hold-outs 2-34 and the first set
     for folder in folders:
         urls = _fixture_urls(folder)
         for page in sorted(folder.glob("*.html")):
@@ -1787,6 +1787,12 @@ NON_ARTICLE_KNOWN_MISSES = {
     "non-articles-holdout-32/id-site123-2020-tarif-iklan.html",
     "non-articles-holdout-32/it-infogram-2026-prezzi-carburanti-oggi.html",
     "non-articles-holdout-32/zh-tw-picasa-2008-xiangce-yuanxiao.html",
+    "non-articles-holdout-33/en-in-akamai-2019-access-denied.html",
+    "non-articles-holdout-33/en-sg-olivesoftware-2008-archive-1959.html",
+    "non-articles-holdout-33/es-mx-googlecharts-2012-computo-presidencial.html",
+    "non-articles-holdout-33/ka-websphere-2012-avtori-nino-kvaratskhelia.html",
+    "non-articles-holdout-33/ru-fotorama-2014-fotoreportazh.html",
+    "non-articles-holdout-33/th-contribute-2006-kiaokap-samnakkhao.html",
     "non-articles-holdout-2/pl-nekrolog.html",
     "non-articles-holdout-3/en-destination-guide.html",
     "non-articles-holdout-5/en-shop-book-product.html",
@@ -1809,7 +1815,7 @@ NON_ARTICLE_KNOWN_MISSES = {
 def test_every_non_article_of_every_hold_out_is_null_but_the_known_misses() -> None:
     kept = set()
     folders = sorted(PAGES.glob("non-articles*"))
-    assert len(folders) >= 33  # hold-outs 1-32 and the first set
+    assert len(folders) >= 34  # hold-outs 1-33 and the first set
     for folder in folders:
         urls = _fixture_urls(folder)
         for page in sorted(folder.glob("*.html*")):
@@ -2378,6 +2384,18 @@ def test_ordinary_articles_of_small_publishers_written_blind_are_articles() -> N
     lost, f1 = ordinary.measure()
     assert not lost
     assert f1 >= 0.98
+
+
+def test_whole_full_length_articles_written_blind_are_articles() -> None:
+    # Hold-out 34, written blind: full-length articles of mid-size and large publishers, bodies
+    # split across sibling containers or one per paragraph, leads set apart, lists, quotes, a
+    # fact box, a Q&A, ads and embeds between paragraphs (16/16, 0.9457 measured once, before and
+    # after this round's changes alike; the leads its golds keep are the misses, README).
+    whole = ArticleHoldOut("hard-articles-holdout-34")
+    assert len(whole.pages()) == 16
+    lost, f1 = whole.measure()
+    assert not lost
+    assert f1 >= 0.94
 
 
 @pytest.mark.parametrize(
