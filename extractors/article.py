@@ -119,6 +119,7 @@ _INVISIBLE_CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 # editor's spacer paragraph, `<p>&#8203;</p>`), though inside a word they stay (Persian's
 # zero-width non-joiner, a zero-width space that allows a line break).
 _INVISIBLE_FORMAT = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
+_SHOWS_NOTHING = _INVISIBLE_FORMAT + " "  # what a one-line text of nothing visible holds
 
 
 def visible(text: str) -> str:
@@ -128,7 +129,7 @@ def visible(text: str) -> str:
     if text.isprintable():
         return text
     shown = " ".join(_INVISIBLE_CONTROLS.sub("", text).split())
-    return shown if shown.strip(_INVISIBLE_FORMAT + " ") else ""
+    return shown if shown.strip(_SHOWS_NOTHING) else ""
 
 
 def visible_block(kind: str, text: str) -> str:
