@@ -29,6 +29,10 @@ PLAIN_LIST_SHARE = 0.5
 TRUNCATION_MARKS = ".\u2026"
 SCHEMES = ("https://", "http://")
 WEB_HOST_PREFIX = "www."
+# ... or when the body's own prose announces it: a paragraph ending with this mark, followed by
+# at least this many items (one line after a colon is a link; two or more are a list).
+ANNOUNCING_MARK = ":"
+ANNOUNCED_ITEMS_MIN = 2
 
 
 def keep_body_blocks(blocks: list[TextBlock]) -> list[Block]:
@@ -45,6 +49,7 @@ def keep_body_blocks(blocks: list[TextBlock]) -> list[Block]:
     ]
     first, last = (prose[0], prose[-1]) if prose else (0, 0)
     lists = _plain_lists(blocks, plain) if _linked_items(blocks, plain) else set()
+    announced = set() if all(plain) else _announced_items(blocks, plain, first)
     kept = [
         block
         for index, block in enumerate(blocks)
@@ -57,6 +62,7 @@ def keep_body_blocks(blocks: list[TextBlock]) -> list[Block]:
                 or _item_of_plain_list(block, lists)
             )
         )
+        or index in announced
     ]
     while kept and kept[-1].kind == HEADING:  # a heading with nothing after it heads chrome
         kept.pop()
@@ -82,6 +88,57 @@ def _plain_lists(blocks: list[TextBlock], plain: list[bool]) -> set[Element]:
             count[0] += 1
             count[1] += is_plain
     return {parent for parent, (items, kept) in counts.items() if kept > PLAIN_LIST_SHARE * items}
+
+
+def _announced_items(blocks: list[TextBlock], plain: list[bool], first: int) -> set[int]:
+    """The indexes of the blocks of every list the body's own prose announces: a paragraph of
+    the body (plain, a content-bearing paragraph's length, at or after its first) that ends with
+    a colon ("Here are the places we will visit this year:"), then at least ANNOUNCED_ITEMS_MIN
+    items of one list (or paragraphs beside it, a list set out line by line), up to the first
+    sentence of prose. The sentence tells the reader that what follows belongs to it, however
+    much of it is links (places, tracks, the sources it cites); a "Read more:" above a related
+    box is too short to be such a sentence, and a lone line after a colon is a link, not a list."""
+    announced: set[int] = set()
+    index = first + 1
+    while index < len(blocks):
+        if _announces(blocks[index - 1], plain[index - 1]):
+            run = _announced_run(blocks, plain, index)
+            if len(run) >= ANNOUNCED_ITEMS_MIN:
+                announced.update(run)
+            index += max(len(run), 1)
+        else:
+            index += 1
+    return announced
+
+
+def _announces(block: TextBlock, is_plain: bool) -> bool:
+    return (
+        block.kind == PARAGRAPH
+        and is_plain
+        and block.chars >= PROSE_LEAD_CHARS
+        and block.text.rstrip().endswith(ANNOUNCING_MARK)
+    )
+
+
+def _announced_run(blocks: list[TextBlock], plain: list[bool], start: int) -> list[int]:
+    """The blocks from `start` on that go on what the paragraph before it announced: items of
+    the list that follows it, or paragraphs beside it, up to the first sentence of prose."""
+    kind = blocks[start].kind
+    if kind == LIST_ITEM:
+        owner = blocks[start].element.getparent()
+    elif kind == PARAGRAPH:
+        owner = blocks[start - 1].element.getparent()
+    else:
+        return []
+    run = []
+    for index in range(start, len(blocks)):
+        item = blocks[index]
+        if item.kind != kind or item.element.getparent() is not owner:
+            break
+        if plain[index] and item.chars >= PROSE_LEAD_CHARS and ends_as_sentence(item.text):
+            break  # the prose goes on: the list has ended
+        run.append(index)
+    return run
 
 
 def _item_of_plain_list(block: TextBlock, lists: set[Element]) -> bool:

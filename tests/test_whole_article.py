@@ -539,3 +539,16 @@ def test_a_header_s_standfirst_is_not_read_as_the_post() -> None:
     article = _article("standfirst-in-header-above-short-body.html")
     assert article.text.startswith("The mechanism was installed in 1921")
     assert article.text.endswith("wanted the clock kept as it was.")
+
+
+def test_a_list_the_body_announces_stays_however_linked() -> None:
+    # "These are the towns we will visit ...:" and then a list of linked town names: every item
+    # is all link text, yet the sentence before it says the list belongs to it. A lone linked
+    # line after a colon ("Read more:") is a link, not a list; the "More from" list after the
+    # body stays out.
+    article = _article("list-announced-by-its-sentence.html")
+    towns = "Eastbridge\nMillford (two evenings)\nHarrowgate\nLower Cotton\nSaltmarsh"
+    assert towns in article.text
+    assert "Our new conductor" not in article.text
+    assert "piano" not in article.text
+    assert article.text.endswith("please tell your friends.")
