@@ -60,6 +60,8 @@ DISAGREEMENT = 0.5
 # which 4.5 s), and the rest of the cascade stands unconfirmed, as when neither finds a body.
 # The largest page of the three benchmark sets has 10,534 elements; this is five times that.
 MAX_WITNESSED_ELEMENTS = 50_000
+# The witnesses' methods: a body one of them returned was found by density and words alone.
+WITNESS_METHODS = frozenset({treefilter.METHOD, justext.METHOD})
 
 
 @dataclass

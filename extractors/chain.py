@@ -36,7 +36,7 @@ from extractors.article import (
     visible_block,
 )
 from extractors.article import MIN_BODY_CHARS as MIN_BODY_CHARS  # where it was defined before
-from extractors.cascade import Candidate, recheck, rescue
+from extractors.cascade import WITNESS_METHODS, Candidate, recheck, rescue
 from extractors.document import Document
 from extractors.dom import DomBody, extract_dom
 from extractors.evidence import (
@@ -187,7 +187,23 @@ def _judge(
     if reason is not None:
         return Extraction(article=None, reason=reason)
     container = body.container if body.container is not None else fallback
-    return finish_article(body.blocks, body.method, metadata, lambda: set_out(body), container)
+    return finish_article(body.blocks, body.method, metadata, _short_post(body, set_out), container)
+
+
+def _short_post(body: Candidate, set_out: _PostEvidence) -> Callable[[], bool]:
+    """Whether a body too short for an article is a short post the page sets out, asked only
+    of such a body (`finish_article`).
+
+    Never a body only a witness found (Boilerpipe's tree filter, jusText: `cascade.rescue`):
+    Algorithm 2.1 found no post in the page's paragraphs, nor the readability scorer one that a
+    witness confirms, and the witnesses keep the densest stretch of words wherever it is. On a
+    page of tables, widgets and forms that is the line of prose beside them (a results table's
+    note, a form's hint, a photo's caption), under the headline and inside the article markup of
+    the page's template as a post would be: the short-post evidence would read the template, not
+    the text. A witness's body is an article when it has an article's length."""
+    if body.method in WITNESS_METHODS:
+        return lambda: False
+    return lambda: set_out(body)
 
 
 class _PostEvidence:

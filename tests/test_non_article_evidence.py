@@ -1651,10 +1651,7 @@ NON_ARTICLE_KNOWN_MISSES = {
     "non-articles-holdout-15/de-wp-atahualpa-2010-tageshoroskop.html",
     "non-articles-holdout-15/en-beehiiv-2025-newsletter-landing.html",
     "non-articles-holdout-15/en-wpvip-2020-410-story-removed.html",
-    "non-articles-holdout-15/he-wp-2019-tashbets-higayon-412.html",
     "non-articles-holdout-15/id-wp-amp-2018-stub-banjir-rob.html",
-    "non-articles-holdout-16/es-mx-vue2-2024-resultados-prep-gubernatura.html",
-    "non-articles-holdout-17/ur-blazor-2024-intikhabi-nataij-na-120.html",
     "non-articles-holdout-18/de-coremedia-2021-zustellung-reklamieren.html",
     "non-articles-holdout-18/en-vignette-2001-section-front-metro.html",
     "non-articles-holdout-18/ru-ipb13-2004-forum-glavnaya.html",
@@ -1676,10 +1673,8 @@ NON_ARTICLE_KNOWN_MISSES = {
     # a poll's and a quiz's line, a section's and a tag page's intro, an image attachment's
     # caption, an author's biography, a comment page's line.
     "non-articles-holdout-21/bg-jimdo-2019-premestihme-se.html",
-    "non-articles-holdout-21/el-wp-schema-2018-kouiz-poso-kala-xereis-tin-poli.html",
     "non-articles-holdout-21/es-superdesk-2020-seccion-economia.html",
     "non-articles-holdout-21/ka-newscoop-2012-tegi-tskalmomarageba.html",
-    "non-articles-holdout-21/ms-wp-twentyten-2011-lampiran-img-4412.html",
     "non-articles-holdout-21/uk-hypercomments-2016-komentari-remont-naberezhnoi.html",
     # Hold-out 22, written blind and measured after the rules of hold-out 20 (README): a
     # columnist's biography, printed death notices, a lottery draw, a TV listing, a weather
@@ -1698,7 +1693,6 @@ NON_ARTICLE_KNOWN_MISSES = {
     "non-articles-holdout-23/it-lektor-2019-sezione-economia.html",
     "non-articles-holdout-23/ms-yabb-2004-forum-jambatan-sungai-merbuk-tua.html",
     "non-articles-holdout-23/pl-fuelphp-2016-nie-znaleziono-strony.html",
-    "non-articles-holdout-23/ro-wp-eventsmanager-2018-evenimente-saptamana.html",
     # Hold-out 24, written blind, the design folder of the nineteenth pass (README): data pages
     # whose prose outweighs their figures or reads as a report (a TV listing, a pharmacy roster,
     # weather, tide, prayer-time and traffic pages), a horoscope, a forum thread and a Q&A
@@ -1720,26 +1714,21 @@ NON_ARTICLE_KNOWN_MISSES = {
     # wire story's notice, an album's line, a news-tip form's note.
     "non-articles-holdout-25/da-acast-2024-podcast-havnebyen-afsnit-88.html",
     "non-articles-holdout-25/he-sapper-2019-tochen-lo-zamin-sochnut.html",
-    "non-articles-holdout-25/nb-koken-2015-album-17-mai-i-vik.html",
-    "non-articles-holdout-25/pt-wufoo-2010-envie-a-sua-noticia.html",
     # Hold-outs 26 and 27, written blind and measured once after the rules of hold-out 24
     # (READMEs): short lines a page stamped NewsArticle sets under its headline (a forum's
     # first post, a quiz's line, a removed or moved story's notice, obituaries, a pollen
     # line), a contest form, a section front's and a dossier's intro, letters to the
     # editor, a guest book, an album, a tip form, a survey, a contact page, a video's and a
     # podcast's description, a data board's lines.
-    "non-articles-holdout-26/ar-dojo-2013-wafayat-alyawm.html",
     "non-articles-holdout-26/cs-gravityforms-2021-soutez-vstupenky-dozinky-polna.html",
     "non-articles-holdout-26/da-tapestry-2014-artiklen-er-fjernet.html",
     "non-articles-holdout-26/en-smf-2009-forum-bypass-vote-thread.html",
     "non-articles-holdout-26/fr-askbot-2014-question-dechets-verts-lavardens.html",
     "non-articles-holdout-26/he-springmvc-2018-eichut-avir-haemek.html",
-    "non-articles-holdout-26/hu-zope-2008-otoslotto-45-het.html",
     "non-articles-holdout-26/id-livewire-2023-rubrik-nusantara.html",
     "non-articles-holdout-26/nb-hotwire-2024-saken-er-flyttet-ferjesambandet.html",
     "non-articles-holdout-26/nl-lumen-2019-lezersbrieven-week-24.html",
     "non-articles-holdout-26/tr-playbuzz-2017-test-ne-kadar-izmirlisin.html",
-    "non-articles-holdout-26/uk-gwt-2012-pylkova-sytuatsiia-vinnytsia.html",
     "non-articles-holdout-26/vi-inertia-2025-ho-so-sat-lo-bo-song.html",
     "non-articles-holdout-26/zh-cn-phpwind-2010-tiezi-qingshiqiao-fengbi.html",
     "non-articles-holdout-27/ca-guppy-2007-llibre-dor.html",
@@ -1750,7 +1739,6 @@ NON_ARTICLE_KNOWN_MISSES = {
     "non-articles-holdout-27/hu-limesurvey-2012-olvasoi-felmeres.html",
     "non-articles-holdout-27/id-googlesites-2015-kontak-redaksi.html",
     "non-articles-holdout-27/pl-peertube-2022-sesja-rady-gminy.html",
-    "non-articles-holdout-27/tr-chevereto-2017-gorsel-kordonboyu-vapur.html",
     "non-articles-holdout-27/zh-cn-flourish-2022-shishi-kongqi-zhiliang.html",
     # Hold-out 28, written blind (README): a TV listing's tip of the day, a podcast episode's
     # notes under an embedded player, a crossword's clues, a letters page's form intro.
@@ -1769,13 +1757,11 @@ NON_ARTICLE_KNOWN_MISSES = {
     "non-articles-holdout-29/ru-diafan-2013-programma-gorod-segodnya.html",
     "non-articles-holdout-29/sv-recruitee-2023-lediga-jobb.html",
     "non-articles-holdout-29/tl-paperform-2020-magpadala-ng-liham.html",
-    "non-articles-holdout-30/en-us-sidearm-2023-womens-soccer-schedule.html",
     "non-articles-holdout-30/en-us-trumba-2018-campus-events-calendar.html",
     "non-articles-holdout-30/es-typeform-2021-contacto-redaccion.html",
     "non-articles-holdout-30/fi-infront-2018-porssi-markkinat.html",
     "non-articles-holdout-30/nb-firebase-2020-innlogging-kaia.html",
     "non-articles-holdout-30/pl-yoppoll-2016-sonda-obwodnica.html",
-    "non-articles-holdout-30/ur-coveritlive-2010-budget-live.html",
     "non-articles-holdout-30/vi-getresponse-2022-dang-ky-ban-tin.html",
     "non-articles-holdout-31/fa-aparat-2018-video-barf-gardane.html",
     "non-articles-holdout-31/it-juicebox-2013-fotogallery-piena-torrente.html",
@@ -2439,3 +2425,41 @@ def test_a_question_under_the_headline_is_a_poll_whatever_the_page_declares(page
     result = extract_verbose((folder / page).read_bytes(), _fixture_urls(folder)[page])
     assert result.article is None
     assert result.reason == "page_type"
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        "non-articles-holdout-26/hu-zope-2008-otoslotto-45-het.html",
+        "non-articles-holdout-25/pt-wufoo-2010-envie-a-sua-noticia.html",
+        "non-articles-holdout-30/en-us-sidearm-2023-womens-soccer-schedule.html",
+    ],
+    ids=["lottery-results-note", "form-hint", "season-record-line"],
+)
+def test_a_short_text_only_the_witnesses_find_is_no_short_post(page: str) -> None:
+    # Algorithm 2.1 and the readability scorer find no post; Boilerpipe's tree filter and
+    # jusText agree on the one line of prose beside the table or the form. The page's headline
+    # and article markup sit above it as they would above a short post, but the witnesses read
+    # density, not where the page sets its post: too short for an article, so NULL.
+    urls = _fixture_urls((PAGES / page).parent)
+    result = extract_verbose((PAGES / page).read_bytes(), urls.get(Path(page).name))
+    assert result.article is None and result.reason == "too_short"
+
+
+def test_only_a_witness_body_is_refused_the_short_post_evidence() -> None:
+    from extractors.cascade import WITNESS_METHODS, Candidate
+    from extractors.chain import _short_post
+
+    asked = []
+
+    def set_out(candidate: Candidate) -> bool:
+        asked.append(candidate.method)
+        return True
+
+    blocks = [("paragraph", "A short post of two sentences. It is set out under its headline.")]
+    for method in sorted(WITNESS_METHODS):
+        assert _short_post(Candidate(method, blocks), set_out)() is False
+    assert not asked  # the page's evidence is not even read for a witness's body
+    for method in ("dom", "readability", "schema_org"):
+        assert _short_post(Candidate(method, blocks), set_out)() is True
+    assert asked == ["dom", "readability", "schema_org"]
