@@ -855,10 +855,11 @@ def names_http_error(tree: Element) -> bool:
 
 
 def asks_under_headline(tree: Element) -> bool:
-    """A form of at least MIN_CHOICES radio buttons right after the page's first `<h1>`, or
-    right after the block that heads the page with it (a quiz's header: its picture, headline
-    and intro)."""
-    h1 = first_element(tree, "h1")
+    """A form of at least MIN_CHOICES radio buttons right after the page's first `<h1>` with
+    text, or right after the block that heads the page with it (a quiz's header: its picture,
+    headline and intro). An `<h1>` of a logo alone names the site, not a question: the block
+    after the site's header is the whole page (a town hall's page survey at its foot)."""
+    h1 = next((h1 for h1 in tree.iter("h1") if text_of(h1).strip()), None)
     if h1 is None:
         return False
     header = h1.getparent()

@@ -1399,6 +1399,23 @@ def test_a_question_is_choices_under_the_headline(choices: str, asks: bool) -> N
     assert asks_under_headline(etree.HTML(_poll(POLL_NOTE, choices))) is asks
 
 
+def test_a_logo_heading_asks_no_question() -> None:
+    from extractors.page_kinds import asks_under_headline
+
+    # A town hall's page: its logo is the page's first <h1>, the block after the site's header
+    # is the whole page, a press release and, at its foot, "was this page helpful?" choices.
+    page = (
+        "<html><body><div id='header'><h1><a href='/'><img src='/logo.gif' alt='Town'></a></h1>"
+        f"<div class='search'></div></div><div id='container'><p>{PROSE}</p>"
+        f"<form class='satisfaction'>{CHOICES}</form></div></body></html>"
+    )
+    assert not asks_under_headline(etree.HTML(page))
+    # The same header above a poll whose question is a heading with text still asks.
+    poll = page.replace("<div id='container'>", "<div id='container'><h1>Should it open?</h1>")
+    poll = poll.replace(f"<p>{PROSE}</p>", "")
+    assert asks_under_headline(etree.HTML(poll))
+
+
 def test_an_article_under_a_poll_is_an_article() -> None:
     body = "".join(f"<p>{PROSE} Point {n}.</p>" for n in range(3))
     assert extract_verbose(_poll(POLL_NOTE + body, CHOICES)).article is not None
@@ -1604,6 +1621,9 @@ HARD_ARTICLE_KNOWN_MISSES = {
     "hard-articles-holdout-32/es-zyro-2023-noticias-feria-libro-soportales.html",
     "hard-articles-holdout-32/fa-htmly-2020-tag-sahafi-ostad-sahhaf.html",
     "hard-articles-holdout-32/fr-lutece-2017-portraits-chef-fanfare-oudin.html",
+    # A blog post of three sentences whose headline is a bold line in a table cell (no h1-h3)
+    # on a 2006 blog host: nothing the short-post evidence reads sets it out (hold-out 35).
+    "hard-articles-holdout-35/he-israblog-2006-blogread-hamakolet-shel-shimon-nisgeret.html",
 }
 
 
@@ -1616,7 +1636,7 @@ def test_every_hard_article_of_every_hold_out_is_kept_but_the_known_misses() -> 
     # A rule designed on one hold-out's non-articles must not cost an article of another.
     lost = set()
     folders = sorted(PAGES.glob("hard-articles*"))
-    assert len(folders) >= 34  # hold-outs 2-34 and the first set
+    assert len(folders) >= 35  # hold-outs 2-35 and the first set
     for folder in folders:
         urls = _fixture_urls(folder)
         for page in sorted(folder.glob("*.html")):
@@ -2463,3 +2483,17 @@ def test_only_a_witness_body_is_refused_the_short_post_evidence() -> None:
     for method in ("dom", "readability", "schema_org"):
         assert _short_post(Candidate(method, blocks), set_out)() is True
     assert asked == ["dom", "readability", "schema_org"]
+
+
+def test_short_articles_written_blind_are_articles() -> None:
+    # Hold-out 35, written blind as the check of the rule that refuses the short-post evidence
+    # to a witness's body: briefs, notices and posts of one to three blocks in table cells,
+    # `<br><br>` runs, `<font>` tags, board views and modern components (14/16, 0.8686 measured
+    # once, before and after that rule alike; the town hall's press release under a logo `<h1>`
+    # and a page survey kept since, README).
+    shorts = ArticleHoldOut("hard-articles-holdout-35")
+    assert len(shorts.pages()) == 16
+    lost, f1 = shorts.measure()
+    assert {f"hard-articles-holdout-35/{name}" for name in lost} <= HARD_ARTICLE_KNOWN_MISSES
+    assert len(lost) <= 1
+    assert f1 >= 0.90
