@@ -1815,13 +1815,22 @@ NON_ARTICLE_KNOWN_MISSES = {
     "non-articles-holdout/de-impressum.html",
     "non-articles-holdout/en-epaper-landing.html",
     "non-articles/en-job-posting.html",
+    # Hold-out 34, written blind (24/30 measured once, README): a guestbook, two notes of just
+    # over 250 characters beside a tide table and a paywall, a firewall's block page, a form's
+    # intro, a quiz's line.
+    "non-articles-holdout-34/cs-mattsguestbook-1999-kniha-navstev.html",
+    "non-articles-holdout-34/en-au-willyweather-2023-tide-times.html",
+    "non-articles-holdout-34/en-br-sucuri-2020-access-denied.html",
+    "non-articles-holdout-34/en-ie-formidable-2017-send-us-your-news.html",
+    "non-articles-holdout-34/en-us-mediapass-2013-paywall-dairy.html",
+    "non-articles-holdout-34/sv-h5p-2020-veckans-quiz.html",
 }
 
 
 def test_every_non_article_of_every_hold_out_is_null_but_the_known_misses() -> None:
     kept = set()
     folders = sorted(PAGES.glob("non-articles*"))
-    assert len(folders) >= 34  # hold-outs 1-33 and the first set
+    assert len(folders) >= 35  # hold-outs 1-34 and the first set
     for folder in folders:
         urls = _fixture_urls(folder)
         for page in sorted(folder.glob("*.html*")):
