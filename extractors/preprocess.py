@@ -85,8 +85,12 @@ _CMP_ONLY = frozenset({CMP_TOKEN})
 _CMP_NAMED = etree.XPath("//*[contains(@class, 'cmp-')]")
 _CMP_COMPONENT = re.compile(r"(?:^|\s)cmp-([a-z0-9]+)")
 # Class/id tokens of reader comments (Disqus, the comment service most blogs embed, names its
-# thread after itself). A thread is set beside the article: the veto never keeps it.
-COMMENT_TOKENS = frozenset({"comment", "comments", "disqus"})
+# thread after itself), and of trackbacks and pingbacks: other blogs' excerpts of their own posts
+# that link here, listed under the post as its comments are. A thread is set beside the article:
+# the veto never keeps it.
+COMMENT_TOKENS = frozenset(
+    {"comment", "comments", "disqus", "trackback", "trackbacks", "pingback", "pingbacks"}
+)
 # Class/id tokens (split on case changes, "-", "_" and spaces) that mark page chrome.
 SUSPICIOUS_TOKENS = CONSENT_TOKENS | COMMENT_TOKENS | frozenset(
     {

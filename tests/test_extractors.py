@@ -799,6 +799,33 @@ def test_comment_words_run_together_with_a_layout_word_are_comment_names(
     assert (kind_of_names(names, is_class=True) == CHROME) is chrome
 
 
+def test_trackbacks_are_a_thread_beside_the_post() -> None:
+    from lxml import etree
+
+    from extractors.preprocess import is_comment_thread
+
+    # Other blogs' excerpts of their own posts, listed under the post that they link to: each
+    # is longer than the post's lines, which a blog engine sets between `<br>`s.
+    html = (
+        "<html><body><div class='entry'><h2>Painting the alley, week two</h2>"
+        "<div class='article'>"
+        + "".join(
+            f"Day {day}: we went back to the alley to paint, and {day * 9} neighbours came.<br><br>"
+            for day in range(1, 6)
+        )
+        + "</div><div id='tb' class='trackbackBox'><ol>"
+        + f"<li><p class='tbExcerpt'>{'Another blog tells its own story at length here. ' * 6}"
+        "</p></li>" * 3 + "</ol></div></div></body></html>"
+    )  # fmt: skip
+    tree = etree.HTML(html)
+    assert is_comment_thread(tree.find(".//div[@id='tb']"))
+    article = extract(html, "https://blog.test/215")
+    assert article is not None
+    assert "Day 1: we went back to the alley" in article.text
+    assert article.text.endswith("and 45 neighbours came.")
+    assert "Another blog" not in article.text
+
+
 def test_a_comment_thread_holding_most_paragraph_text_is_not_kept_as_a_wrapper() -> None:
     # Three comments outweigh a short post, so the veto kept the thread as if it were the page's
     # layout wrapper and the comment list was taken for the article.
