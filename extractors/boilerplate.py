@@ -49,7 +49,7 @@ def keep_body_blocks(blocks: list[TextBlock]) -> list[Block]:
     ]
     first, last = (prose[0], prose[-1]) if prose else (0, 0)
     lists = _plain_lists(blocks, plain) if _linked_items(blocks, plain) else set()
-    announced = set() if all(plain) else _announced_items(blocks, plain, first)
+    announced = set() if all(plain) else _announced_items(blocks, plain, prose)
     kept = [
         block
         for index, block in enumerate(blocks)
@@ -90,39 +90,30 @@ def _plain_lists(blocks: list[TextBlock], plain: list[bool]) -> set[Element]:
     return {parent for parent, (items, kept) in counts.items() if kept > PLAIN_LIST_SHARE * items}
 
 
-def _announced_items(blocks: list[TextBlock], plain: list[bool], first: int) -> set[int]:
+def _announced_items(blocks: list[TextBlock], plain: list[bool], prose: list[int]) -> set[int]:
     """The indexes of the blocks of every list the body's own prose announces: a paragraph of
-    the body (plain, a content-bearing paragraph's length, at or after its first) that ends with
-    a colon ("Here are the places we will visit this year:"), then at least ANNOUNCED_ITEMS_MIN
+    prose of the body (`prose`: plain, a content-bearing paragraph's length) that ends with a
+    colon ("Here are the places we will visit this year:"), then at least ANNOUNCED_ITEMS_MIN
     items of one list (or paragraphs beside it, a list set out line by line), up to the first
     sentence of prose. The sentence tells the reader that what follows belongs to it, however
     much of it is links (places, tracks, the sources it cites); a "Read more:" above a related
     box is too short to be such a sentence, and a lone line after a colon is a link, not a list."""
     announced: set[int] = set()
-    index = first + 1
-    while index < len(blocks):
-        if _announces(blocks[index - 1], plain[index - 1]):
-            run = _announced_run(blocks, plain, index)
-            if len(run) >= ANNOUNCED_ITEMS_MIN:
-                announced.update(run)
-            index += max(len(run), 1)
-        else:
-            index += 1
+    for index in prose:
+        block = blocks[index]
+        if block.kind != PARAGRAPH or not block.text.rstrip().endswith(ANNOUNCING_MARK):
+            continue
+        run = _announced_run(blocks, plain, index + 1)
+        if len(run) >= ANNOUNCED_ITEMS_MIN:
+            announced.update(run)
     return announced
-
-
-def _announces(block: TextBlock, is_plain: bool) -> bool:
-    return (
-        block.kind == PARAGRAPH
-        and is_plain
-        and block.chars >= PROSE_LEAD_CHARS
-        and block.text.rstrip().endswith(ANNOUNCING_MARK)
-    )
 
 
 def _announced_run(blocks: list[TextBlock], plain: list[bool], start: int) -> list[int]:
     """The blocks from `start` on that go on what the paragraph before it announced: items of
     the list that follows it, or paragraphs beside it, up to the first sentence of prose."""
+    if start >= len(blocks):
+        return []
     kind = blocks[start].kind
     if kind == LIST_ITEM:
         owner = blocks[start].element.getparent()
