@@ -30,6 +30,7 @@ from extractors.paragraphs import (
     CT,
     ParagraphStats,
     ends_as_sentence,
+    holds_sentences,
     paragraph_stats,
     text_length,
 )
@@ -434,7 +435,7 @@ def _template_twins(
     (text, a figure, a video, text again), each block wrapping the text in the same four or five
     named levels."""
     template = [best, *best.iterancestors()][: TWIN_SCOPE_LEVELS + 1]
-    if len(template) <= TWIN_SCOPE_LEVELS or not all(_signature(n)[1] for n in template):
+    if len(template) <= TWIN_SCOPE_LEVELS or not all(_block_name(n)[1] for n in template):
         return [best]  # a bare level is no template
     node = scope
     for _ in range(TEMPLATE_SCOPE_LEVELS - TWIN_SCOPE_LEVELS):
@@ -539,7 +540,7 @@ def _same_template(container: Element, template: list[Element]) -> bool:
     ancestors up to TWIN_SCOPE_LEVELS above it), and none of them is one of `template`'s."""
     node: Element | None = container
     for above in template:
-        if node is None or node is above or _template_name(node) != _template_name(above):
+        if node is None or node is above or _block_name(node) != _block_name(above):
             return False
         node = node.getparent()
     return True
@@ -557,6 +558,20 @@ def _template_name(element: Element) -> tuple[str, tuple[str, ...]]:
     the blocks of one article differed at every level and none was the other's template twin."""
     classes = (element.get("class") or "").split()
     return element.tag, tuple(sorted(_CLASS_IDENTIFIER.sub("", name) for name in classes))
+
+
+def _block_name(element: Element) -> tuple[str, tuple[str, ...]]:
+    """A level of a page builder's block template: its `_template_name`, or, for an element
+    without a class, its id less the identifier that names this block alone. Some builders name
+    the levels of each block by id only, numbered per block ("imTextObject_2" in "imCellStyle_2",
+    then "imTextObject_5" in "imCellStyle_5"): the name before the number is the template's. An
+    id without such an identifier ("content", "main") names one element, no template."""
+    name = _template_name(element)
+    if name[1]:
+        return name
+    identifier = element.get("id") or ""
+    template = _CLASS_IDENTIFIER.sub("", identifier)
+    return (element.tag, ("#" + template,)) if template and template != identifier else name
 
 
 def _in_other_chrome(twin: Element, best: Element, scope: Element, cleaning: Cleaning) -> bool:
@@ -632,6 +647,30 @@ def lead_paragraph(container: Element, cleaning: Cleaning) -> Element | None:
         if text_of(sibling).strip():
             return _wrapped_paragraph(sibling, cleaning)
     return None
+
+
+def lead_above_wrapper(first: Element, cleaning: Cleaning) -> Element | None:
+    """The lead paragraph set apart just before the element that wraps the body, when the body
+    opens it (nothing kept with text comes before the body's first part inside it): a template
+    sets its standfirst (`p.intro`) above a `div.tekst` whose sections are the body's parts, and
+    the lead is the wrapper's `lead_paragraph`, one level up from where it was asked. So far
+    from the body, only an opening paragraph is the article's (`_opens_article`)."""
+    wrapper = first.getparent()
+    if wrapper is None or wrapper.tag in ("body", "html"):
+        return None
+    for sibling in first.itersiblings(preceding=True):
+        if isinstance(sibling.tag, str) and not cleaning.is_removed(sibling) and _has_text(sibling):
+            return None
+    lead = lead_paragraph(wrapper, cleaning)
+    return lead if lead is not None and _opens_article(lead) else None
+
+
+def _opens_article(lead: Element) -> bool:
+    """An opening paragraph: it ends as a sentence ends and holds more than one sentence. A
+    byline ("by ... at 5:26pm") ends with a time; a dek under the headline is a single sentence,
+    a summary rather than the text."""
+    text = clean_text(text_of(lead))
+    return ends_as_sentence(text) and holds_sentences(text)
 
 
 def lead_run(lead: Element, cleaning: Cleaning) -> list[Element]:
@@ -1311,6 +1350,8 @@ def extract_dom(cleaning: Cleaning, outside: Element | None = None) -> DomBody |
         lead = lead_section(twins[0], bearing, cleaning)
     if lead is None and above is None:
         lead = lead_under_headline(twins[0], bearing, cleaning)
+    if lead is None and above is None:
+        lead = lead_above_wrapper(twins[0], cleaning)
     points = key_points(twins[0], cleaning)
     leads = lead_run(lead, cleaning) if lead is not None else []
     parts = (

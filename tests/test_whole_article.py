@@ -552,3 +552,26 @@ def test_a_list_the_body_announces_stays_however_linked() -> None:
     assert "Our new conductor" not in article.text
     assert "piano" not in article.text
     assert article.text.endswith("please tell your friends.")
+
+
+def test_a_page_builder_that_names_its_blocks_by_id_gives_the_whole_article() -> None:
+    # WebSite X5 names the levels of each text block by id only, numbered per block
+    # ("imTextObject_2" in "imCellStyle_2", then "imTextObject_5"): the two text blocks of the
+    # story, a gallery's row between them, are one template and both the article's.
+    article = _article("page-builder-blocks-named-by-id.html")
+    assert article.text.startswith("The last stones of the repaired harbour wall")
+    assert "Engineers have also fitted a new drainage channel" in article.text
+    assert article.text.endswith("helped clear the debris.")
+    assert "School roof to be replaced" not in article.text  # the rail's links stay out
+
+
+def test_the_lead_above_the_wrapper_of_the_sections_opens_the_body() -> None:
+    # The standfirst sits above `div.tekst`, whose sections are the body's containers: it is the
+    # lead of the text they open, one level up.
+    article = _article("lead-above-the-sections-wrapper.html")
+    assert article.text.startswith("De nieuwe veerpont tussen Lekkerwaard en Hoeve gaat")
+    assert "Tarieven blijven gelijk" in article.text
+    # In the same place, a dek of one sentence is a summary under the headline, not the text.
+    article = _article("dek-above-the-sections-wrapper.html")
+    assert article.text.startswith("Dat heeft de gemeente maandagavond")
+    assert "klaar, maar de werf" not in article.text
