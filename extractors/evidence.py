@@ -968,7 +968,9 @@ def non_article_reason(
         and not set_out()  # a short post's own list of linked lines
     ):
         return NULL_LISTING
-    if not signals.declares_article and is_data_body(body.blocks):
+    # Figures with a line or two of text: a page of figures, though it declare an article (a CMS
+    # declares every page so); a declared article tells its figures in paragraphs of prose.
+    if is_data_body(body.blocks) and not (signals.declares_article and is_report(body.blocks)):
         return NULL_LISTING
     # A line too short for an article, which the page sets out under its headline as a short post
     # would be, is the status line or note of the figures around it (a shorter body not set out

@@ -1636,7 +1636,7 @@ def test_every_hard_article_of_every_hold_out_is_kept_but_the_known_misses() -> 
     # A rule designed on one hold-out's non-articles must not cost an article of another.
     lost = set()
     folders = sorted(PAGES.glob("hard-articles*"))
-    assert len(folders) >= 37  # hold-outs 2-37 and the first set
+    assert len(folders) >= 38  # hold-outs 2-38 and the first set
     for folder in folders:
         urls = _fixture_urls(folder)
         for page in sorted(folder.glob("*.html")):
@@ -1662,7 +1662,6 @@ NON_ARTICLE_KNOWN_MISSES = {
     "non-articles-holdout-13/pt-br-blogger-charge-do-dia.html",
     "non-articles-holdout-13/sv-wp-tack-for-din-prenumeration.html",
     "non-articles-holdout-14/ar-wp-jnews-hasibat-alzakat.html",
-    "non-articles-holdout-14/bn-codeigniter-ssc-result-2025.html",
     "non-articles-holdout-14/ca-drupal6-2009-llibre-de-visites.html",
     "non-articles-holdout-14/en-coldfusion-2003-archive-purchase.html",
     "non-articles-holdout-14/id-weebly-2015-direktori-usaha.html",
@@ -1771,7 +1770,6 @@ NON_ARTICLE_KNOWN_MISSES = {
     # TV programme's description, a jobs page's and a form's intro.
     "non-articles-holdout-29/af-adperfect-2011-kleinadvertensies-eiendom.html",
     "non-articles-holdout-29/fa-masonry-2021-fal-rozaneh-tavallod.html",
-    "non-articles-holdout-29/fr-be-openlayers-2014-info-trafic.html",
     "non-articles-holdout-29/fr-ca-crownpeak-2015-avis-de-deces.html",
     "non-articles-holdout-29/pt-campaignmonitor-2018-newsletter-manha.html",
     "non-articles-holdout-29/ru-diafan-2013-programma-gorod-segodnya.html",
@@ -1779,13 +1777,11 @@ NON_ARTICLE_KNOWN_MISSES = {
     "non-articles-holdout-29/tl-paperform-2020-magpadala-ng-liham.html",
     "non-articles-holdout-30/en-us-trumba-2018-campus-events-calendar.html",
     "non-articles-holdout-30/es-typeform-2021-contacto-redaccion.html",
-    "non-articles-holdout-30/fi-infront-2018-porssi-markkinat.html",
     "non-articles-holdout-30/nb-firebase-2020-innlogging-kaia.html",
     "non-articles-holdout-30/pl-yoppoll-2016-sonda-obwodnica.html",
     "non-articles-holdout-30/vi-getresponse-2022-dang-ky-ban-tin.html",
     "non-articles-holdout-31/fa-aparat-2018-video-barf-gardane.html",
     "non-articles-holdout-31/it-juicebox-2013-fotogallery-piena-torrente.html",
-    "non-articles-holdout-31/lt-geniussports-2019-krepsinis-rezultatai.html",
     "non-articles-holdout-31/ru-livestreet-2012-profil-avtora.html",
     "non-articles-holdout-31/uk-sendpulse-2025-rozsylka-pidpyska.html",
     "non-articles-holdout-32/fr-calameo-2012-edition-numerique-14-juin.html",
@@ -1824,13 +1820,18 @@ NON_ARTICLE_KNOWN_MISSES = {
     "non-articles-holdout-34/en-ie-formidable-2017-send-us-your-news.html",
     "non-articles-holdout-34/en-us-mediapass-2013-paywall-dairy.html",
     "non-articles-holdout-34/sv-h5p-2020-veckans-quiz.html",
+    # Hold-out 35 (written blind, measured once: 27/30, README): a podcast episode's show notes
+    # whose credits line reads as a second paragraph of prose, and a court order's notice in
+    # place of a blocked story.
+    "non-articles-holdout-35/fr-podcastics-2023-podcast-episode.html",
+    "non-articles-holdout-35/tr-cmbilisim-2019-erisim-engeli.html",
 }
 
 
 def test_every_non_article_of_every_hold_out_is_null_but_the_known_misses() -> None:
     kept = set()
     folders = sorted(PAGES.glob("non-articles*"))
-    assert len(folders) >= 35  # hold-outs 1-34 and the first set
+    assert len(folders) >= 36  # hold-outs 1-35 and the first set
     for folder in folders:
         urls = _fixture_urls(folder)
         for page in sorted(folder.glob("*.html*")):
@@ -2510,6 +2511,11 @@ BLIND_ARTICLE_HOLD_OUTS = {
     # Articles outside news sites (essays, a recipe, a review, a tutorial, a wiki article, an
     # agency's explainer, 1998-2026): 16/16, 0.9515 measured once.
     "hard-articles-holdout-37": 0.95,
+    # Articles not in one tidy container (a lead above the text's wrapper, sections in wrappers
+    # of their own, text split by ads, boxes, a gallery or a page break): 16/16, 0.9388 measured
+    # once; a page builder's blocks named by id and the lead above the sections' wrapper taken
+    # since (0.9583).
+    "hard-articles-holdout-38": 0.95,
 }
 
 
@@ -2520,3 +2526,30 @@ def test_the_articles_of_the_latest_blind_hold_outs_are_articles(folder: str) ->
     lost, f1 = hold_out.measure()
     assert {f"{folder}/{name}" for name in lost} <= HARD_ARTICLE_KNOWN_MISSES
     assert f1 >= BLIND_ARTICLE_HOLD_OUTS[folder]
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        "non-articles-holdout-14/bn-codeigniter-ssc-result-2025.html",
+        "non-articles-holdout-30/fi-infront-2018-porssi-markkinat.html",
+        "non-articles-holdout-31/lt-geniussports-2019-krepsinis-rezultatai.html",
+    ],
+    ids=["exam-results", "market-figures", "league-results"],
+)
+def test_a_page_of_figures_declared_an_article_is_still_a_page_of_figures(page: str) -> None:
+    # The pages declare themselves articles (a CMS declares every page so), but their body is
+    # rows of figures with a line or two of text besides: without paragraphs of prose that tell
+    # something, the declaration does not make them an article.
+    urls = _fixture_urls((PAGES / page).parent)
+    result = extract_verbose((PAGES / page).read_bytes(), urls.get(Path(page).name))
+    assert result.article is None and result.reason == "listing"
+
+
+def test_a_declared_article_that_tells_its_figures_in_prose_stays_an_article() -> None:
+    # A recipe's story: its ingredients and steps are short lines with figures, as a data page's
+    # rows are, but it declares an article and tells its story in paragraphs of prose.
+    page = PAGES / "hard-articles-holdout-9" / "zh-tw-shopify-shipu-gushi-mayouji.html"
+    article = extract_verbose(page.read_bytes(), _fixture_urls(page.parent).get(page.name)).article
+    assert article is not None
+    assert "老薑 150 克" in article.text  # the figures stay in the body
