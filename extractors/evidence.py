@@ -85,6 +85,7 @@ from extractors.page_kinds import (
     names_topic_page,
     names_weather_page,
     records_share,
+    shows_none_of_address,
     shows_price,
     squeezed,
     teasers_beside,
@@ -94,6 +95,7 @@ from extractors.tree import (
     Element,
     children_tagged,
     first_child,
+    first_element,
     itemprop_values,
     links_away,
     text_of,
@@ -223,6 +225,9 @@ MEDIA_REACH = 2
 MEDIA_FILE_SUFFIXES = (
     ".mp3", ".m4a", ".aac", ".ogg", ".oga", ".opus", ".wav", ".mp4", ".m4v", ".webm"
 )  # fmt: skip
+# A notice in place of a story (removed, moved, blocked) is a paragraph or two: no longer than
+# two teasers' summaries.
+MAX_STORY_NOTICE_CHARS = 600
 # A notice laid out alone with its buttons is a short page of the site: no longer than an
 # undated site page's body (`page_kinds.MAX_UNDATED_PAGE_CHARS`); a consent text, an age check.
 MAX_NOTICE_CHARS = MAX_UNDATED_PAGE_CHARS
@@ -908,6 +913,12 @@ def _prose_paragraphs(blocks: list[Block], told: bool) -> bool:
     return False
 
 
+def _title_text(tree: Element) -> str:
+    """The page's `<title>`, or nothing."""
+    title = first_element(tree, "title")
+    return text_of(title) if title is not None else ""
+
+
 def non_article_reason(
     body: BodyShape,
     signals: PageSignals,
@@ -1042,6 +1053,12 @@ def non_article_reason(
         and not (signals.declares_article or signals.dated)
         and names_http_error(tree)
         and not set_out()
+    ):
+        return NULL_PAGE_TYPE
+    # A short body that shows none of the words its address names the story by: a notice in
+    # the story's place (removed, moved, blocked), dated and declared as the story was.
+    if length <= MAX_STORY_NOTICE_CHARS and shows_none_of_address(
+        signals.address, _title_text(tree) + " " + running_text(body.blocks)
     ):
         return NULL_PAGE_TYPE
     # A short, undated body around a form that says more than it: a sign-up page.

@@ -572,6 +572,56 @@ def names_topic_page(address: str | None) -> bool:
     return route in TOPIC_ROUTE_SLUGS or route in AUTHOR_ROUTE_SLUGS
 
 
+# A story's address names it by its headline's words in its last segment: a slug of at least this
+# many words (between hyphens, underscores or pluses) of at least this many letters
+# ("belediye-ihalesinde-dikkat-ceken-ayrinti") ...
+MIN_STORY_SLUG_WORDS = 3
+MIN_SLUG_WORD_LETTERS = 4
+# ... which a page written in Latin letters (at least this share of its letters, diacritics
+# folded) can be read against: a word is on the page when its first letters are (a slug writes
+# the stem of a headline's inflected word: "kitabxanasi" for the locative "kitabxanasinda").
+MIN_LATIN_LETTER_SHARE = 0.5
+SLUG_WORD_STEM_LETTERS = 5
+# Letters that sites transliterate rather than drop when they write an address ("große" is
+# "grosse", Turkish's dotless i is "i"), and German's umlauts as its addresses also write them
+# ("fähre" is "faehre" as often as "fahre").
+_TRANSLITERATED = str.maketrans(
+    {"ß": "ss", "æ": "ae", "œ": "oe", "ø": "o", "\u0131": "i", "ə": "e", "ł": "l", "đ": "d",
+     "ð": "d", "þ": "th"}
+)  # fmt: skip
+_UMLAUTS = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue"})
+
+
+def shows_none_of_address(address: str | None, text: str) -> bool:
+    """The address's last segment is a story's slug (MIN_STORY_SLUG_WORDS words of at least
+    MIN_SLUG_WORD_LETTERS letters) and `text` (the page's title and body), written in Latin
+    letters as the slug is, holds none of its words (their first SLUG_WORD_STEM_LETTERS letters,
+    diacritics folded as addresses fold them): the story the address names is not on the page
+    (removed, moved, blocked by a court's order, not found), whatever the page still declares
+    about it. A slug transliterated from another script cannot be read against the page's text:
+    not asked."""
+    read = _address_segments(address)
+    if read is None or not read[0]:
+        return False
+    slug = _FILE_EXTENSION.sub("", folded(read[0][-1]).lower())
+    words = [
+        word
+        for word in re.split(r"[-_+]", slug)
+        if len(word) >= MIN_SLUG_WORD_LETTERS and word.isalpha()
+    ]
+    if len(words) < MIN_STORY_SLUG_WORDS:
+        return False
+    lowered = text.lower().translate(_TRANSLITERATED)
+    shown = folded(lowered)
+    letters = sum(map(str.isalpha, text))
+    if not letters or sum(map(str.isalpha, shown)) < MIN_LATIN_LETTER_SHARE * letters:
+        return False
+    spelled = (shown, folded(lowered.translate(_UMLAUTS)))
+    return not any(
+        word[:SLUG_WORD_STEM_LETTERS] in variant for word in words for variant in spelled
+    )
+
+
 def folded(text: str) -> str:
     """`text` without diacritics ("prywatności" is "prywatnosci", "adatvédelem" "adatvedelem"),
     as sites transliterate the words of their addresses; an ASCII text as it is."""

@@ -40,7 +40,8 @@ def _dataset(root: Path) -> Path:
         (root / "html" / f"{page_id}.html.gz").write_bytes(gzip.compress(data))
         article = extract(data)
         truth[page_id] = {
-            "url": f"https://example.test/{page_id}",
+            # An address without a headline's slug: the gold above was extracted without one.
+            "url": f"https://example.test/page?id={page_id}",
             "articleBody": body or article.text,
         }
     (root / "ground-truth.json").write_text(json.dumps(truth))
@@ -82,7 +83,7 @@ def test_bench_counts_the_pages_of_each_failure_class_per_extractor(tmp_path: Pa
     for page_id, gold in (("partial", f"{whole}\n{other[: len(whole) // 2]}"), ("wrong", other)):
         data = (PAGES / "div-paragraphs.html").read_bytes()
         (root / "html" / f"{page_id}.html.gz").write_bytes(gzip.compress(data))
-        truth[page_id] = {"url": f"https://example.test/{page_id}", "articleBody": gold}
+        truth[page_id] = {"url": f"https://example.test/page?id={page_id}", "articleBody": gold}
     (root / "ground-truth.json").write_text(json.dumps(truth))
     result = newsharvest("bench", "extraction", "--dataset", str(root))
     assert result.returncode == 0, result.stderr

@@ -1143,8 +1143,8 @@ def test_a_current_page_link_says_nothing_off_a_site_page(
         ),
         # a script's address: the query says which article
         ("https://paper.example/privacy/?id=4471", BAR),
-        # an article's address: a headline's slug
-        ("https://paper.example/news/privacy/health-app-shared-location-data/", BAR),
+        # an article's address: a headline's slug (the words of the page's story)
+        ("https://paper.example/news/privacy/council-reopens-harbour-railway/", BAR),
     ],
     ids=["recent-posts", "query", "slug"],
 )
@@ -1636,7 +1636,7 @@ def test_every_hard_article_of_every_hold_out_is_kept_but_the_known_misses() -> 
     # A rule designed on one hold-out's non-articles must not cost an article of another.
     lost = set()
     folders = sorted(PAGES.glob("hard-articles*"))
-    assert len(folders) >= 38  # hold-outs 2-38 and the first set
+    assert len(folders) >= 39  # hold-outs 2-39 and the first set
     for folder in folders:
         urls = _fixture_urls(folder)
         for page in sorted(folder.glob("*.html")):
@@ -1745,7 +1745,6 @@ NON_ARTICLE_KNOWN_MISSES = {
     "non-articles-holdout-26/fr-askbot-2014-question-dechets-verts-lavardens.html",
     "non-articles-holdout-26/he-springmvc-2018-eichut-avir-haemek.html",
     "non-articles-holdout-26/id-livewire-2023-rubrik-nusantara.html",
-    "non-articles-holdout-26/nb-hotwire-2024-saken-er-flyttet-ferjesambandet.html",
     "non-articles-holdout-26/nl-lumen-2019-lezersbrieven-week-24.html",
     "non-articles-holdout-26/tr-playbuzz-2017-test-ne-kadar-izmirlisin.html",
     "non-articles-holdout-26/vi-inertia-2025-ho-so-sat-lo-bo-song.html",
@@ -1821,10 +1820,8 @@ NON_ARTICLE_KNOWN_MISSES = {
     "non-articles-holdout-34/en-us-mediapass-2013-paywall-dairy.html",
     "non-articles-holdout-34/sv-h5p-2020-veckans-quiz.html",
     # Hold-out 35 (written blind, measured once: 27/30, README): a podcast episode's show notes
-    # whose credits line reads as a second paragraph of prose, and a court order's notice in
-    # place of a blocked story.
+    # whose credits line reads as a second paragraph of prose.
     "non-articles-holdout-35/fr-podcastics-2023-podcast-episode.html",
-    "non-articles-holdout-35/tr-cmbilisim-2019-erisim-engeli.html",
 }
 
 
@@ -2516,6 +2513,12 @@ BLIND_ARTICLE_HOLD_OUTS = {
     # once; a page builder's blocks named by id and the lead above the sections' wrapper taken
     # since (0.9583).
     "hard-articles-holdout-38": 0.95,
+    # News articles with figures beside their prose (results and line-ups, market and price
+    # tables, ingredients, a budget's figures) and leads set apart in several ways, deks beside
+    # them: 16/16, 0.9655 measured once, with the rules of pages of figures and of the lead above
+    # the sections' wrapper already in (their commit subjects were seen by the writer) and
+    # without them alike.
+    "hard-articles-holdout-39": 0.96,
 }
 
 
@@ -2553,3 +2556,36 @@ def test_a_declared_article_that_tells_its_figures_in_prose_stays_an_article() -
     article = extract_verbose(page.read_bytes(), _fixture_urls(page.parent).get(page.name)).article
     assert article is not None
     assert "老薑 150 克" in article.text  # the figures stay in the body
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        "non-articles-holdout-26/nb-hotwire-2024-saken-er-flyttet-ferjesambandet.html",
+        "non-articles-holdout-35/tr-cmbilisim-2019-erisim-engeli.html",
+    ],
+    ids=["story-moved", "story-blocked"],
+)
+def test_a_notice_in_place_of_the_story_its_address_names_is_no_article(page: str) -> None:
+    # Dated and declared as the story was, under a headline: but not one word of the story's
+    # slug is in the page's title or text. The story is gone from its address.
+    urls = _fixture_urls((PAGES / page).parent)
+    result = extract_verbose((PAGES / page).read_bytes(), urls.get(Path(page).name))
+    assert result.article is None and result.reason == "page_type"
+
+
+def test_a_slug_is_read_as_addresses_spell_the_headline() -> None:
+    from extractors.page_kinds import shows_none_of_address
+
+    story = "https://news.example/lokales/grosse-faehre-faellt-aus-123.html"
+    assert not shows_none_of_address(story, "Große Fähre fällt aus. Die Fähre fährt nicht.")
+    assert shows_none_of_address(story, "Die Seite wurde nicht gefunden.")
+    # The stem of an inflected word, a letter folded as addresses write it.
+    slug = "https://news.example/az/musahibe-alet-kitabxanasi"
+    assert not shows_none_of_address(slug, "Gəncədə açılan ilk ictimai alət kitabxanasında")
+    # A slug transliterated from another script is not read against the page's text.
+    cyrillic = "https://news.example/ru/zapis-v-pervyy-klass-cherez-portal"
+    assert not shows_none_of_address(cyrillic, "Запись в первый класс через портал")
+    # A route's words are no headline's slug: dots and digits are not its separators.
+    route = "https://tv.example/cbd/news.apx.-content-articles-CBD-2007-12-27-0014.html"
+    assert not shows_none_of_address(route, "NASA has scrubbed the launch of the shuttle.")
