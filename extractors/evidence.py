@@ -75,6 +75,7 @@ from extractors.page_kinds import (
     has_order_form,
     in_video_section,
     is_data_body,
+    is_figures_page,
     is_linked_entries,
     is_notice_with_choices,
     is_site_address,
@@ -982,6 +983,10 @@ def non_article_reason(
     # Figures with a line or two of text: a page of figures, though it declare an article (a CMS
     # declares every page so); a declared article tells its figures in paragraphs of prose.
     if is_data_body(body.blocks) and not (signals.declares_article and is_report(body.blocks)):
+        return NULL_LISTING
+    # Figures that outweigh the rest of the body, beside less prose than an article's: a page of
+    # figures set in a story's template, whatever it declares.
+    if is_figures_page(body.blocks):
         return NULL_LISTING
     # A line too short for an article, which the page sets out under its headline as a short post
     # would be, is the status line or note of the figures around it (a shorter body not set out

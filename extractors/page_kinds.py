@@ -50,9 +50,18 @@ from urllib.parse import SplitResult, unquote, urlsplit
 
 from lxml import etree
 
-from extractors.article import LIST_ITEM, MIN_BODY_CHARS, TABLE, Block, running_text, running_texts
+from extractors.article import (
+    CAPTION,
+    LIST_ITEM,
+    MIN_BODY_CHARS,
+    TABLE,
+    TEXT_KINDS,
+    Block,
+    running_text,
+    running_texts,
+)
 from extractors.blocks import spaced_only, visible_chars
-from extractors.paragraphs import CP
+from extractors.paragraphs import CP, ends_as_sentence
 from extractors.tree import Element, first_element, text_of
 
 # Records: at least this many siblings of one template (`evidence.same_template`) ...
@@ -813,6 +822,30 @@ def is_data_body(blocks: list[Block]) -> bool:
                 return False
     # Without one line of text (a status, a note) the body is figures alone: too short.
     return line and figures >= MIN_DATA_ITEMS
+
+
+def is_figures_page(blocks: list[Block]) -> bool:
+    """At least MIN_DATA_ITEMS data (`is_datum`) whose text outweighs the rest of the body, and
+    prose beside them (paragraphs of CP characters or more that end as sentences end) shorter
+    than an article's body (MIN_BODY_CHARS): a page of figures in a story's template (a league's
+    fixtures, a tide table, a snow report) with its notes, its disclaimer and its "last updated"
+    line. `is_data_body` asks the same of all the text besides the figures; this asks it of the
+    prose, so that the page's headings, labels and longer rows (a station's name, a film's
+    line) do not pass for an article's text. An article beside its table tells it in prose of
+    an article's length; a list's article outweighs its figures with its longer items."""
+    data = data_chars = rest = prose = 0
+    for kind, text in blocks:
+        if kind == CAPTION:
+            continue
+        chars = len(squeezed(text))
+        if is_datum(kind, text):
+            data += 1
+            data_chars += chars
+            continue
+        rest += chars
+        if kind in TEXT_KINDS and len(text) >= CP and ends_as_sentence(text):
+            prose += chars
+    return data >= MIN_DATA_ITEMS and data_chars >= rest and prose < MIN_BODY_CHARS
 
 
 # An intro above teasers: at least this many siblings of one template beside the body ...
