@@ -845,7 +845,9 @@ def is_figures_page(blocks: list[Block]) -> bool:
         rest += chars
         if kind in TEXT_KINDS and len(text) >= CP and ends_as_sentence(text):
             prose += chars
-    return data >= MIN_DATA_ITEMS and data_chars >= rest and prose < MIN_BODY_CHARS
+            if prose >= MIN_BODY_CHARS:
+                return False  # an article's prose: settled by its first paragraphs
+    return data >= MIN_DATA_ITEMS and data_chars >= rest
 
 
 # An intro above teasers: at least this many siblings of one template beside the body ...
