@@ -1636,7 +1636,7 @@ def test_every_hard_article_of_every_hold_out_is_kept_but_the_known_misses() -> 
     # A rule designed on one hold-out's non-articles must not cost an article of another.
     lost = set()
     folders = sorted(PAGES.glob("hard-articles*"))
-    assert len(folders) >= 39  # hold-outs 2-39 and the first set
+    assert len(folders) >= 40  # hold-outs 2-40 and the first set
     for folder in folders:
         urls = _fixture_urls(folder)
         for page in sorted(folder.glob("*.html")):
@@ -2533,6 +2533,11 @@ BLIND_ARTICLE_HOLD_OUTS = {
     # the sections' wrapper already in (their commit subjects were seen by the writer) and
     # without them alike.
     "hard-articles-holdout-39": 0.96,
+    # Short news built around figures (a match report's table, a small town's election results,
+    # a market brief, a lottery jackpot, a timetable's change): 16/16, 0.9753 measured once, the
+    # check of the rules for pages of figures; the Lithuanian race report's two result tables
+    # and a paragraph, each in a page builder's widget of its own, are left out (0.724).
+    "hard-articles-holdout-40": 0.97,
 }
 
 
