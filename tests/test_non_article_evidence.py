@@ -1836,13 +1836,33 @@ NON_ARTICLE_KNOWN_MISSES = {
     "non-articles-holdout-36/ro-railo-2010-program-cinema.html",
     "non-articles-holdout-36/th-gillion-2020-rakha-thong.html",
     "non-articles-holdout-36/uk-googlesheets-2022-hrafik-vidkliuchen.html",
+    # Hold-out 37 (written blind, measured once: 14/30 before this pass's rules, 16/30 with them,
+    # README): pages of figures whose notes, headings and labels outweigh their figures, or whose
+    # notes are as long as a short article's prose (rotas, river gauges, cinema programmes,
+    # sunrise times, a weather table, a waste calendar, lottery results, a tide table, exchange
+    # rates, a snow report, a power-cut schedule), and four notes of 300-360 characters that a
+    # witness returns (exam results, electricity prices, a cinema's sessions, a race's results).
+    "non-articles-holdout-37/ar-eg-devexpress-2018-awael-thanawya.html",
+    "non-articles-holdout-37/de-ch-egotec-2012-notfalldienst.html",
+    "non-articles-holdout-37/de-sitepark-2024-pegelstaende-hochwasser.html",
+    "non-articles-holdout-37/es-wpdatatables-2022-precio-luz.html",
+    "non-articles-holdout-37/fa-newsstudio-2019-sans-cinema.html",
+    "non-articles-holdout-37/fi-crasman-2016-auringonnousu.html",
+    "non-articles-holdout-37/fr-wiclax-2014-resultats-semi-marathon.html",
+    "non-articles-holdout-37/id-covernews-2023-prakiraan-cuaca.html",
+    "non-articles-holdout-37/nl-be-recycle-2025-afvalkalender.html",
+    "non-articles-holdout-37/pt-br-pixwell-2022-resultado-mega-sena.html",
+    "non-articles-holdout-37/pt-pt-expressionweb-2010-tabela-mares.html",
+    "non-articles-holdout-37/ru-parser3-2007-kursy-valyut.html",
+    "non-articles-holdout-37/sl-renderspace-2013-snezne-razmere.html",
+    "non-articles-holdout-37/uk-onesignal-2023-hrafik-vidkliuchen.html",
 }
 
 
 def test_every_non_article_of_every_hold_out_is_null_but_the_known_misses() -> None:
     kept = set()
     folders = sorted(PAGES.glob("non-articles*"))
-    assert len(folders) >= 37  # hold-outs 1-36 and the first set
+    assert len(folders) >= 38  # hold-outs 1-37 and the first set
     for folder in folders:
         urls = _fixture_urls(folder)
         for page in sorted(folder.glob("*.html*")):
