@@ -827,8 +827,8 @@ def is_data_body(blocks: list[Block]) -> bool:
 def is_figures_page(blocks: list[Block]) -> bool:
     """At least MIN_DATA_ITEMS data (`is_datum`) whose text outweighs the rest of the body, and
     prose beside them (paragraphs of CP characters or more that end as sentences end) shorter
-    than an article's body (MIN_BODY_CHARS): a page of figures in a story's template (a league's
-    fixtures, a tide table, a snow report) with its notes, its disclaimer and its "last updated"
+    than an article's body (MIN_BODY_CHARS): a page of figures in a story's template (a TV
+    guide, a tide table, a snow report) with its notes, its disclaimer and its "last updated"
     line. `is_data_body` asks the same of all the text besides the figures; this asks it of the
     prose, so that the page's headings, labels and longer rows (a station's name, a film's
     line) do not pass for an article's text. An article beside its table tells it in prose of
@@ -838,7 +838,7 @@ def is_figures_page(blocks: list[Block]) -> bool:
         if kind == CAPTION:
             continue
         chars = len(squeezed(text))
-        if is_datum(kind, text):
+        if _is_short_row(kind, chars) and _DIGIT.search(text) is not None:  # `is_datum`
             data += 1
             data_chars += chars
             continue
