@@ -45,6 +45,7 @@ from extractors.evidence import (
     NULL_LISTING,
     NULL_PAGE_TYPE,
     PageSignals,
+    is_page_of_figures,
     is_stub,
     non_article_reason,
     page_signals,
@@ -168,8 +169,9 @@ def _judge(
     reason = non_article_reason(
         body.shape, signals, tree, jsonld, cleaning.kind, lambda: set_out(body)
     )
-    if reason == NULL_LISTING and not rescued:
+    if reason == NULL_LISTING and not rescued and not is_page_of_figures(body.blocks, signals):
         # Algorithm 2.1's container is a teaser list: the article may be elsewhere on the page.
+        # A page of figures is not looked at again: its other texts are the notes beside them.
         other = rescue(cleaning, metadata.language)
         # A lede alone is not that article: on a front page it is the top story's summary; a
         # post the page sets out under its headline is.

@@ -914,6 +914,16 @@ def _prose_paragraphs(blocks: list[Block], told: bool) -> bool:
     return False
 
 
+def is_page_of_figures(blocks: list[Block], signals: PageSignals) -> bool:
+    """The body is a page's figures, not an article: figures with a line or two of text, though
+    the page declare an article (a CMS declares every page so) unless it tells them in
+    paragraphs of prose (`is_data_body`, `is_report`); or figures that outweigh the rest of the
+    body beside less prose than an article's, whatever the page declares (`is_figures_page`)."""
+    if is_data_body(blocks) and not (signals.declares_article and is_report(blocks)):
+        return True
+    return is_figures_page(blocks)
+
+
 def _title_text(tree: Element) -> str:
     """The page's `<title>`, or nothing."""
     title = first_element(tree, "title")
@@ -980,13 +990,7 @@ def non_article_reason(
         and not set_out()  # a short post's own list of linked lines
     ):
         return NULL_LISTING
-    # Figures with a line or two of text: a page of figures, though it declare an article (a CMS
-    # declares every page so); a declared article tells its figures in paragraphs of prose.
-    if is_data_body(body.blocks) and not (signals.declares_article and is_report(body.blocks)):
-        return NULL_LISTING
-    # Figures that outweigh the rest of the body, beside less prose than an article's: a page of
-    # figures set in a story's template, whatever it declares.
-    if is_figures_page(body.blocks):
+    if is_page_of_figures(body.blocks, signals):
         return NULL_LISTING
     # A line too short for an article, which the page sets out under its headline as a short post
     # would be, is the status line or note of the figures around it (a shorter body not set out
