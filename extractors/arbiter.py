@@ -46,7 +46,7 @@ from extractors.paragraphs import CP, ends_as_sentence
 from extractors.preprocess import CHROME_TAGS, JUNK_TAGS, MAX_ANCESTORS, Cleaning, never_wraps
 from extractors.readability import METHOD as METHOD_READABILITY
 from extractors.readability import choose_article, write_article
-from extractors.tree import Element, first_element, heading_text, text_of
+from extractors.tree import Element, document_title, heading_text, text_of
 
 # Line breaks on a page from which its text set between `<br>`s may outweigh its `<p>` text
 # (a few paragraphs' worth of double breaks): only then is the readability scorer asked, so that
@@ -93,7 +93,7 @@ def headline_element(tree: Element, title: str | None) -> Element | None:
     headline with the site name ("Blog name: Post title"). A blog's name is a heading too, at the
     top of every page: of several matching headings the last one is the headline.
     """
-    titles = [_comparable(text) for text in (title, _document_title(tree)) if text]
+    titles = [_comparable(text) for text in (title, document_title(tree)) if text]
     titles = [text for text in titles if text]
     if not titles:
         return None
@@ -134,11 +134,6 @@ def _shows(shown: str, title: str) -> bool:
     """The heading is the title, or a part of it long enough to be a headline (a heading that
     holds the title and more is another thing: "12 responses to <title>")."""
     return shown == title or (len(shown) >= MIN_HEADLINE_MATCH_CHARS and shown in title)
-
-
-def _document_title(tree: Element) -> str | None:
-    element = first_element(tree, "title")
-    return text_of(element) if element is not None else None
 
 
 def prose_length(blocks: Iterable[Block]) -> int:

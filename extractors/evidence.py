@@ -95,8 +95,8 @@ from extractors.paragraphs import CP, ends_as_sentence, holds_sentences
 from extractors.tree import (
     Element,
     children_tagged,
+    document_title,
     first_child,
-    first_element,
     itemprop_values,
     links_away,
     text_of,
@@ -924,12 +924,6 @@ def is_page_of_figures(blocks: list[Block], signals: PageSignals) -> bool:
     return is_figures_page(blocks)
 
 
-def _title_text(tree: Element) -> str:
-    """The page's `<title>`, or nothing."""
-    title = first_element(tree, "title")
-    return text_of(title) if title is not None else ""
-
-
 def non_article_reason(
     body: BodyShape,
     signals: PageSignals,
@@ -1067,7 +1061,7 @@ def non_article_reason(
     # A short body that shows none of the words its address names the story by: a notice in
     # the story's place (removed, moved, blocked), dated and declared as the story was.
     if length <= MAX_STORY_NOTICE_CHARS and shows_none_of_address(
-        signals.address, _title_text(tree) + " " + running_text(body.blocks)
+        signals.address, f"{document_title(tree) or ''} {running_text(body.blocks)}"
     ):
         return NULL_PAGE_TYPE
     # A short, undated body around a form that says more than it: a sign-up page.

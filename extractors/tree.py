@@ -136,6 +136,12 @@ def first_element(tree: Element, tag: str) -> Element | None:
     return None
 
 
+def document_title(tree: Element) -> str | None:
+    """The text of the page's `<title>`, or None when it has none."""
+    element = first_element(tree, "title")
+    return text_of(element) if element is not None else None
+
+
 # Every itemprop attribute of the page, asked in C (a page marks a few dozen elements at most;
 # testing every element for one named property costs five times more). The attributes of the
 # elements: `//@itemprop` would first gather every node of the page, its text nodes too, and ask
