@@ -88,6 +88,12 @@ OTHER_SECTIONS_SHARE = 0.5
 HEADLINE_REGION_LEVELS = 3
 # The sub-headings of an article's sections (its headline is the `<h1>`).
 SECTION_HEADING_TAGS = ("h2", "h3", "h4", "h5", "h6")
+# Algorithm 2.1 keeps the first container that carries more than twice what any before it does;
+# the run of sections after it takes over as the article's continuation by the same margin.
+SECTIONS_OUTWEIGH = 2
+# How far above the container the element holding it and the run of sections after it may be
+# (the introduction's wrappers, then the guide that holds the introduction and its steps).
+SECTION_RUN_LEVELS = 5
 # Pictures and players: a paragraph wrapped with one of them is its caption, not a lead.
 MEDIA_TAGS = ("img", "picture", "figure", "video", "audio", "iframe", "object", "embed")
 # The elements Cleaning weighs as paragraphs (leaf <div>s on pages without <p> prose).
@@ -335,7 +341,7 @@ def body_containers(
         if parent is None or parent.tag in ("body", "html"):
             break
         scope = parent
-    containers = list(per_container)
+    containers = _with_section_wrappers(per_container, bearing, tag, classes, scope)
     chunks = _chunks(best, per_container, bearing)
     if chunks:
         wanted = {*containers, *chunks}
@@ -370,6 +376,51 @@ def body_containers(
         first, last = children.index(twins[0]), children.index(twins[-1])
         return [child for child in children[first : last + 1] if isinstance(child.tag, str)]
     return twins
+
+
+def _with_section_wrappers(
+    per_container: dict[Element, int],
+    bearing: dict[Element, int],
+    tag: str,
+    classes: str,
+    scope: Element,
+) -> list[Element]:
+    """The containers in document order, a section's wrapper of the best's tag and class
+    standing for the section around it when it holds the section's one paragraph under the
+    section's heading.
+
+    A document exported section by section (Org mode's `div.outline-2 > h2 +
+    div.outline-text-2`, and the like) wraps each section's text in one named element under its
+    heading. `container_of` looks through a wrapper that holds one paragraph alone and stops at the
+    section around it, whose name is not the best's: a section of one paragraph was no twin, and
+    the body lost it between two of its sections.
+    """
+    units: dict[Element, None] = {}  # an ordered set
+    for paragraph, length in bearing.items():
+        node, wrapper = paragraph.getparent(), None
+        while node is not None and node not in per_container:
+            if wrapper is None and _variant_of(node, tag, classes):
+                wrapper = node
+            node = node.getparent()
+        if node is None:
+            continue
+        if (
+            wrapper is not None
+            and per_container[node] == length  # the section's text is this paragraph
+            and _under_heading(wrapper)
+            and is_descendant(wrapper, scope)
+        ):
+            node = wrapper
+        units[node] = None
+    return list(units)
+
+
+def _under_heading(element: Element) -> bool:
+    """The element's previous sibling is a section heading."""
+    previous = next(
+        (e for e in element.itersiblings(preceding=True) if isinstance(e.tag, str)), None
+    )
+    return previous is not None and previous.tag in SECTION_HEADING_TAGS
 
 
 def _layout_table_twins(best: Element, per_container: dict[Element, int]) -> list[Element]:
@@ -944,6 +995,70 @@ def article_sections(
     return [child for child in children[first : last + 1] if not cleaning.is_removed(child)]
 
 
+def sections_after_intro(
+    best: Element, per_container: dict[Element, int], cleaning: Cleaning
+) -> list[Element] | None:
+    """The container and the run of sections after it, when the article goes on in them: an
+    introduction, then its steps or chapters (a repair guide's `li.step`s), each opening with a
+    heading of its own and holding its text in containers of one template (`ul.step-lines`).
+
+    Algorithm 2.1 keeps the first container that carries more than C_SIGMA and twice what came
+    before: the introduction, when every step alone carries less. The steps together, carrying
+    more than SECTIONS_OUTWEIGH times what it does, are the rest of the article; a list of teasers
+    is not, its headings linking to other pages. None when no such run follows the container.
+    """
+    runs: dict[tuple[str, str], list[Element]] = {}
+    after = False
+    for container in per_container:  # document order
+        if container is best:
+            after = True
+        elif (
+            after
+            and _signature(container)[1]
+            and not cleaning.is_removed(container)
+            and not is_descendant(container, best)
+            and not is_descendant(best, container)
+        ):
+            runs.setdefault(_signature(container), []).append(container)
+    region = [best, *best.iterancestors()][1 : SECTION_RUN_LEVELS + 1]
+    for members in runs.values():
+        carried = sum(per_container[member] for member in members)
+        if len(members) < MIN_HEADED_SECTIONS or carried <= SECTIONS_OUTWEIGH * per_container[best]:
+            continue
+        holder = _common_ancestor(members)
+        if holder is None or not any(
+            node.tag not in ("body", "html") and (holder is node or is_descendant(holder, node))
+            for node in region
+        ):
+            continue
+        sections = [_child_holding(holder, member) for member in members]
+        if len(set(sections)) == len(sections) and all(map(_opens_with_own_heading, sections)):
+            return [best, *sections]
+    return None
+
+
+def _common_ancestor(elements: list[Element]) -> Element | None:
+    """The nearest element that holds all of `elements` (none of them itself)."""
+    chain = list(elements[0].iterancestors())
+    position = {node: index for index, node in enumerate(chain)}
+    deepest = 0
+    for element in elements[1:]:
+        index = next((position[node] for node in element.iterancestors() if node in position), None)
+        if index is None:
+            return None
+        deepest = max(deepest, index)
+    return chain[deepest] if chain else None
+
+
+def _opens_with_own_heading(section: Element) -> bool:
+    """The section opens with a heading that links to no other page (a step's number links to
+    the step itself; a teaser's title to its story)."""
+    heading = _opening_heading(section)
+    return heading is not None and not any(
+        not (link.get("href") or "").startswith("#") for link in heading.iter("a")
+    )
+
+
 def text_after_table(
     last: Element, bearing: dict[Element, int], cleaning: Cleaning
 ) -> list[Element]:
@@ -1339,7 +1454,9 @@ def extract_dom(cleaning: Cleaning, outside: Element | None = None) -> DomBody |
     container = enclosing_container(container, per_container, bearing, cleaning)
     twins = body_containers(container, per_container, bearing, cleaning)
     if len(twins) == 1:
-        twins = article_sections(container, bearing, cleaning)
+        twins = sections_after_intro(container, per_container, cleaning) or article_sections(
+            container, bearing, cleaning
+        )
     twins = with_section_headings(twins, cleaning)
     twins = with_opening_heading(twins, cleaning)
     twins += text_after_table(twins[-1], bearing, cleaning)

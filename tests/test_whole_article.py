@@ -575,3 +575,44 @@ def test_the_lead_above_the_wrapper_of_the_sections_opens_the_body() -> None:
     article = _article("dek-above-the-sections-wrapper.html")
     assert article.text.startswith("Dat heeft de gemeente maandagavond")
     assert "klaar, maar de werf" not in article.text
+
+
+def test_a_section_of_one_paragraph_in_its_wrapper_stays_between_the_others() -> None:
+    # A document exported section by section wraps each section's text in one element of the
+    # body's class under the section's heading; the section of one paragraph is no less the
+    # article's than those around it.
+    article = _article("sections-one-wrapper-each.html")
+    assert "3. Snow" in article.text
+    assert "Snow is the gauge's weak point." in article.text
+    assert article.text.endswith("at the shed on Saturday mornings.")
+    # A paragraph alone in an element of the body's class, under no heading, is not a section:
+    # the newsletter's promotion after the last one stays out.
+    assert "newsletter" not in article.text
+
+
+def test_the_steps_after_a_guide_s_introduction_are_the_rest_of_the_article() -> None:
+    # Algorithm 2.1 keeps the introduction, the first container over C_SIGMA; every step alone
+    # carries less, all of them together more than twice as much, each under a heading of its
+    # own (its number linking to the step itself).
+    article = _article("intro-then-headed-steps.html")
+    assert article.text.startswith("A puncture is the repair every rider meets first")
+    assert "Step 3 Check the tyre" in article.text
+    assert article.text.endswith(
+        "inflate to the pressure printed on the sidewall and refit the wheel."
+    )
+
+
+def test_teasers_after_a_story_are_no_run_of_its_sections() -> None:
+    from extractors.document import parse_document
+    from extractors.dom import extract_dom
+    from extractors.preprocess import Cleaning
+
+    # The latest news after a short story are cards of one template under headings too, and
+    # outweigh it; their headings link to other pages: Algorithm 2.1's body stays the story.
+    tree = parse_document((PAGES / "story-then-linked-teasers.html").read_bytes()).tree
+    body = extract_dom(Cleaning(tree))
+    assert body is not None
+    text = "\n".join(text for _, text in body.blocks)
+    assert text.startswith("Fares on the island ferry will rise")
+    assert "the central library will open" not in text
+    assert "residents to be kept at its present level." in text
