@@ -1636,7 +1636,7 @@ def test_every_hard_article_of_every_hold_out_is_kept_but_the_known_misses() -> 
     # A rule designed on one hold-out's non-articles must not cost an article of another.
     lost = set()
     folders = sorted(PAGES.glob("hard-articles*"))
-    assert len(folders) >= 40  # hold-outs 2-40 and the first set
+    assert len(folders) >= 43  # hold-outs 2-43 and the first set
     for folder in folders:
         urls = _fixture_urls(folder)
         for page in sorted(folder.glob("*.html")):
@@ -2556,6 +2556,17 @@ BLIND_ARTICLE_HOLD_OUTS = {
     # check of the rules for pages of figures; the Lithuanian race report's two result tables
     # and a paragraph, each in a page builder's widget of its own, are left out (0.724).
     "hard-articles-holdout-40": 0.97,
+    # Long-form articles of the general web (a docs page, a tutorial, a wiki article, a textbook
+    # chapter, a repair guide, release notes, an FAQ, an obituary): 16/16, 0.9437 measured once;
+    # the steps after the guide's introduction taken since (0.9686).
+    "hard-articles-holdout-41": 0.96,
+    # Blog posts and small-site news of 2004-2015 in their blog chrome (comment threads longer
+    # than the post, table layouts, `<br>` runs, legacy charsets): 16/16, 0.9802 measured once.
+    "hard-articles-holdout-42": 0.98,
+    # Articles in plain, hand-made or minimal HTML (`<pre>`, `<font>`, sentences in `<span>`s,
+    # layout tables, no metadata): 16/16, 0.9637 measured once; the Org-mode section of one
+    # paragraph taken since (0.9687).
+    "hard-articles-holdout-43": 0.96,
 }
 
 
