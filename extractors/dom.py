@@ -386,16 +386,19 @@ def _with_section_wrappers(
     scope: Element,
 ) -> list[Element]:
     """The containers in document order, a section's wrapper of the best's tag and class
-    standing for the section around it when it holds the section's one paragraph under the
-    section's heading.
+    standing for the section around it when it holds the section's one paragraph and sits
+    between two containers of that tag and class.
 
     A document exported section by section (Org mode's `div.outline-2 > h2 +
-    div.outline-text-2`, and the like) wraps each section's text in one named element under its
-    heading. `container_of` looks through a wrapper that holds one paragraph alone and stops at the
-    section around it, whose name is not the best's: a section of one paragraph was no twin, and
-    the body lost it between two of its sections.
+    div.outline-text-2`, a notebook's `div.cell > div.inner_cell > div.text_cell_render`) wraps
+    each section's text in one named element. `container_of` looks through a wrapper that holds
+    one paragraph alone and stops at the section around it, whose name is not the best's: a
+    section of one paragraph was no twin, and the body lost it between two of its sections.
+    After the body's last container such a wrapper is the house's promotion in the body's class
+    ("Join our forums"), and stays its section's.
     """
-    units: dict[Element, None] = {}  # an ordered set
+    # Each unit in document order, with the section it stands for when it is such a wrapper.
+    units: dict[Element, Element | None] = {}
     for paragraph, length in bearing.items():
         node, wrapper = paragraph.getparent(), None
         while node is not None and node not in per_container:
@@ -407,20 +410,21 @@ def _with_section_wrappers(
         if (
             wrapper is not None
             and per_container[node] == length  # the section's text is this paragraph
-            and _under_heading(wrapper)
             and is_descendant(wrapper, scope)
         ):
-            node = wrapper
-        units[node] = None
-    return list(units)
-
-
-def _under_heading(element: Element) -> bool:
-    """The element's previous sibling is a section heading."""
-    previous = next(
-        (e for e in element.itersiblings(preceding=True) if isinstance(e.tag, str)), None
-    )
-    return previous is not None and previous.tag in SECTION_HEADING_TAGS
+            units[wrapper] = node
+        else:
+            units[node] = None
+    named = [
+        index
+        for index, (unit, section) in enumerate(units.items())
+        if section is None and _variant_of(unit, tag, classes)
+    ]
+    first, last = (named[0], named[-1]) if named else (0, 0)
+    return [
+        unit if section is None or first < index < last else section
+        for index, (unit, section) in enumerate(units.items())
+    ]
 
 
 def _layout_table_twins(best: Element, per_container: dict[Element, int]) -> list[Element]:

@@ -579,15 +579,18 @@ def test_the_lead_above_the_wrapper_of_the_sections_opens_the_body() -> None:
 
 def test_a_section_of_one_paragraph_in_its_wrapper_stays_between_the_others() -> None:
     # A document exported section by section wraps each section's text in one element of the
-    # body's class under the section's heading; the section of one paragraph is no less the
-    # article's than those around it.
+    # body's class; the section of one paragraph is no less the article's than those around it.
     article = _article("sections-one-wrapper-each.html")
     assert "3. Snow" in article.text
     assert "Snow is the gauge's weak point." in article.text
     assert article.text.endswith("at the shed on Saturday mornings.")
-    # A paragraph alone in an element of the body's class, under no heading, is not a section:
-    # the newsletter's promotion after the last one stays out.
+    # After the body's last section, a paragraph alone in an element of the body's class is the
+    # house's promotion: the newsletter's stays out.
     assert "newsletter" not in article.text
+    # A notebook's text cells, code cells between them: the cell of one paragraph is taken.
+    article = _article("notebook-text-cells.html")
+    assert "Rain stops the birds flying low" in article.text
+    assert article.text.endswith("worth a column of its own.")
 
 
 def test_the_steps_after_a_guide_s_introduction_are_the_rest_of_the_article() -> None:
