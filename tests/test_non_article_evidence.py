@@ -1636,7 +1636,7 @@ def test_every_hard_article_of_every_hold_out_is_kept_but_the_known_misses() -> 
     # A rule designed on one hold-out's non-articles must not cost an article of another.
     lost = set()
     folders = sorted(PAGES.glob("hard-articles*"))
-    assert len(folders) >= 43  # hold-outs 2-43 and the first set
+    assert len(folders) >= 44  # hold-outs 2-44 and the first set
     for folder in folders:
         urls = _fixture_urls(folder)
         for page in sorted(folder.glob("*.html")):
@@ -2554,7 +2554,8 @@ BLIND_ARTICLE_HOLD_OUTS = {
     # Short news built around figures (a match report's table, a small town's election results,
     # a market brief, a lottery jackpot, a timetable's change): 16/16, 0.9753 measured once, the
     # check of the rules for pages of figures; the Lithuanian race report's two result tables
-    # and a paragraph, each in a page builder's widget of its own, are left out (0.724).
+    # and a paragraph, each in a page builder's widget of its own, are left out (0.724; the
+    # paragraph, a text widget between two others, is taken since: 0.799, the folder 0.9785).
     "hard-articles-holdout-40": 0.97,
     # Long-form articles of the general web (a docs page, a tutorial, a wiki article, a textbook
     # chapter, a repair guide, release notes, an FAQ, an obituary): 16/16, 0.9437 measured once;
@@ -2567,6 +2568,10 @@ BLIND_ARTICLE_HOLD_OUTS = {
     # layout tables, no metadata): 16/16, 0.9637 measured once; the Org-mode section of one
     # paragraph taken since (0.9687).
     "hard-articles-holdout-43": 0.96,
+    # Articles set out in parts (guides, a recipe, a manual's chapter, a notebook, Q&A and FAQ
+    # sections, a listicle, an itinerary): 16/16, 0.9660 measured once; the notebook's text cells
+    # of one paragraph taken since (0.9682).
+    "hard-articles-holdout-44": 0.96,
 }
 
 
