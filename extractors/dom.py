@@ -374,8 +374,30 @@ def body_containers(
         # ("chunk chunk--quote" between two "chunk"s).
         children = list(parent)
         first, last = children.index(twins[0]), children.index(twins[-1])
+        if parent in per_container:  # it holds content-bearing paragraphs of its own
+            first = _opening_paragraphs(children, first, bearing, cleaning)
         return [child for child in children[first : last + 1] if isinstance(child.tag, str)]
     return twins
+
+
+def _opening_paragraphs(
+    children: list[Element], first: int, bearing: dict[Element, int], cleaning: Cleaning
+) -> int:
+    """Where the body starts among `children`, the twins' parent's: at its earliest
+    content-bearing paragraph in the run of plain `<p>`s right before the first twin, or at the
+    first twin. An explainer's template sets its opening paragraphs ("Firefighters are still ...",
+    "Here is what we know so far.") in the element that wraps its sections, before the first of
+    them: the lead paragraph rule stops at the short line next to the section."""
+    start = first
+    for index in range(first - 1, -1, -1):
+        child = children[index]
+        if not isinstance(child.tag, str) or cleaning.is_removed(child) or not _has_text(child):
+            continue
+        if child.tag != "p" or cleaning.kind(child) != PLAIN:
+            break
+        if child in bearing:
+            start = index
+    return start
 
 
 def _with_section_wrappers(

@@ -619,3 +619,14 @@ def test_teasers_after_a_story_are_no_run_of_its_sections() -> None:
     assert text.startswith("Fares on the island ferry will rise")
     assert "the central library will open" not in text
     assert "residents to be kept at its present level." in text
+
+
+def test_the_opening_paragraphs_in_the_wrapper_of_the_sections_start_the_body() -> None:
+    # An explainer's template sets its opening paragraphs in the element that wraps its
+    # sections, before the first one; the short line next to the section ("Here is what we
+    # know so far.") is no lead paragraph, and the lead paragraph rule stopped at it.
+    article = _article("explainer-opening-in-the-sections-wrapper.html")
+    assert article.text.startswith("The swing bridge over Kelmouth harbour will stay shut")
+    assert "Here is what we know so far." in article.text
+    assert "transport reporter" not in article.text  # the byline above the wrapper stays out
+    assert article.text.endswith("their owners had been told.")
