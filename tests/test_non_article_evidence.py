@@ -1636,7 +1636,7 @@ def test_every_hard_article_of_every_hold_out_is_kept_but_the_known_misses() -> 
     # A rule designed on one hold-out's non-articles must not cost an article of another.
     lost = set()
     folders = sorted(PAGES.glob("hard-articles*"))
-    assert len(folders) >= 44  # hold-outs 2-44 and the first set
+    assert len(folders) >= 45  # hold-outs 2-45 and the first set
     for folder in folders:
         urls = _fixture_urls(folder)
         for page in sorted(folder.glob("*.html")):
@@ -2572,6 +2572,10 @@ BLIND_ARTICLE_HOLD_OUTS = {
     # sections, a listicle, an itinerary): 16/16, 0.9660 measured once; the notebook's text cells
     # of one paragraph taken since (0.9682).
     "hard-articles-holdout-44": 0.96,
+    # News articles whose body the template splits into parts (Q&A blocks, sections per
+    # district or team, chapters, a timeline, boxes, a liveblog recap): 16/16, 0.9663 measured
+    # once; the explainer's opening paragraphs in its sections' wrapper taken since (0.9694).
+    "hard-articles-holdout-45": 0.96,
 }
 
 
