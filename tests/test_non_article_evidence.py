@@ -1854,13 +1854,24 @@ NON_ARTICLE_KNOWN_MISSES = {
     "non-articles-holdout-37/ru-parser3-2007-kursy-valyut.html",
     "non-articles-holdout-37/sl-renderspace-2013-snezne-razmere.html",
     "non-articles-holdout-37/uk-onesignal-2023-hrafik-vidkliuchen.html",
+    # Hold-out 38 (written blind, measured once: 23/30 with the code before the pass's rules for
+    # sections and after them alike, README): pages in headed blocks whose blocks read as a body
+    # (a manual's contents and menus, a documentation index, a sitemap, a recipe index, a
+    # comparison of reviews, a newsroom's "who we are", a week's TV guide).
+    "non-articles-holdout-38/en-gb-texinfo-2004-quillmark-manual.html",
+    "non-articles-holdout-38/en-sg-aawp-2020-air-purifier-reviews.html",
+    "non-articles-holdout-38/en-us-doxygen-2009-libtidewater-index.html",
+    "non-articles-holdout-38/es-mx-cooked-2018-recetas-antojitos.html",
+    "non-articles-holdout-38/fr-fr-ksup-2013-qui-sommes-nous.html",
+    "non-articles-holdout-38/it-it-shinystat-2011-guida-tv-settimana.html",
+    "non-articles-holdout-38/ru-ru-spylog-2005-karta-sayta.html",
 }
 
 
 def test_every_non_article_of_every_hold_out_is_null_but_the_known_misses() -> None:
     kept = set()
     folders = sorted(PAGES.glob("non-articles*"))
-    assert len(folders) >= 38  # hold-outs 1-37 and the first set
+    assert len(folders) >= 39  # hold-outs 1-38 and the first set
     for folder in folders:
         urls = _fixture_urls(folder)
         for page in sorted(folder.glob("*.html*")):
