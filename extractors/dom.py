@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
-from itertools import pairwise
+from itertools import islice, pairwise
 
 from extractors.article import CAPTION, HEADING, PARAGRAPH, QUOTE, Block, reading_length
 from extractors.blocks import (
@@ -1046,16 +1046,21 @@ def sections_after_intro(
             and not is_descendant(best, container)
         ):
             runs.setdefault(_signature(container), []).append(container)
-    region = [best, *best.iterancestors()][1 : SECTION_RUN_LEVELS + 1]
+    # The outermost element the run may sit in: SECTION_RUN_LEVELS above the container, below
+    # the page's `<body>`.
+    region = None
+    for node in islice(best.iterancestors(), SECTION_RUN_LEVELS):
+        if node.tag in ("body", "html"):
+            break
+        region = node
+    if region is None:
+        return None
     for members in runs.values():
         carried = sum(per_container[member] for member in members)
         if len(members) < MIN_HEADED_SECTIONS or carried <= SECTIONS_OUTWEIGH * per_container[best]:
             continue
         holder = _common_ancestor(members)
-        if holder is None or not any(
-            node.tag not in ("body", "html") and (holder is node or is_descendant(holder, node))
-            for node in region
-        ):
+        if holder is None or not (holder is region or is_descendant(holder, region)):
             continue
         sections = [_child_holding(holder, member) for member in members]
         if len(set(sections)) == len(sections) and all(map(_opens_with_own_heading, sections)):
@@ -1078,7 +1083,9 @@ def _common_ancestor(elements: list[Element]) -> Element | None:
 
 def _opens_with_own_heading(section: Element) -> bool:
     """The section opens with a heading that links to no other page (a step's number links to
-    the step itself; a teaser's title to its story)."""
+    the step itself; a teaser's title to its story). Any fragment link counts as the page's own:
+    `links_away` reads a permalink only within PERMALINK_LEVELS of its target, and a step's
+    number links to the step around the heading's wrapper."""
     heading = _opening_heading(section)
     return heading is not None and not any(
         not (link.get("href") or "").startswith("#") for link in heading.iter("a")

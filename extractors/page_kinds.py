@@ -613,6 +613,8 @@ def shows_none_of_address(address: str | None, text: str) -> bool:
     if read is None or not read[0]:
         return False
     slug = _FILE_EXTENSION.sub("", folded(read[0][-1]).lower())
+    # Split as a headline's slug is written, not as `_slug_words` splits: a dot joins the parts
+    # of a route ("news.apx.-content-articles-..."), whose words name no story.
     words = [
         word
         for word in re.split(r"[-_+]", slug)

@@ -20,6 +20,16 @@ def _article(name: str):
     return article
 
 
+def _body_text(name: str, extractor) -> str:
+    """The text of one extractor's body (`extract_readability`, `extract_dom`) on a fixture."""
+    from extractors.document import parse_document
+    from extractors.preprocess import Cleaning
+
+    body = extractor(Cleaning(parse_document((PAGES / name).read_bytes()).tree))
+    assert body is not None, name
+    return "\n".join(text for _, text in body.blocks)
+
+
 def test_a_post_labelled_with_its_topics_is_not_chrome() -> None:
     # Blog engines class a post's element by its categories and tags ("tag-cookie-recipes",
     # "category-social-eating"): the words name the topic, not a cookie banner or a share bar.
@@ -449,8 +459,6 @@ def test_a_caption_set_in_inline_markup_under_its_picture_is_not_the_lead() -> N
 
 
 def test_the_readability_body_takes_the_lead_set_in_a_div_above_it() -> None:
-    from extractors.document import parse_document
-    from extractors.preprocess import Cleaning
     from extractors.readability import extract_readability
 
     # The readability scorer (the cascade's first answer when Algorithm 2.1 finds no body) picks
@@ -458,10 +466,7 @@ def test_the_readability_body_takes_the_lead_set_in_a_div_above_it() -> None:
     # no block, a paragraph to the reader (Readability.js rewrites such a div into a <p>): it
     # joins the body as a prose <p> would. After the body the same markup is the house's
     # promotion, and stays out; so does the date line, which is no sentence.
-    tree = parse_document((PAGES / "lead-div-above-body-in-line-breaks.html").read_bytes()).tree
-    body = extract_readability(Cleaning(tree))
-    assert body is not None
-    text = "\n".join(text for _, text in body.blocks)
+    text = _body_text("lead-div-above-body-in-line-breaks.html", extract_readability)
     assert text.startswith("Volunteers from the town's lifeboat station")
     assert text.endswith("will be held in the spring as usual.")
     assert "newsletter" not in text
@@ -606,16 +611,11 @@ def test_the_steps_after_a_guide_s_introduction_are_the_rest_of_the_article() ->
 
 
 def test_teasers_after_a_story_are_no_run_of_its_sections() -> None:
-    from extractors.document import parse_document
     from extractors.dom import extract_dom
-    from extractors.preprocess import Cleaning
 
     # The latest news after a short story are cards of one template under headings too, and
     # outweigh it; their headings link to other pages: Algorithm 2.1's body stays the story.
-    tree = parse_document((PAGES / "story-then-linked-teasers.html").read_bytes()).tree
-    body = extract_dom(Cleaning(tree))
-    assert body is not None
-    text = "\n".join(text for _, text in body.blocks)
+    text = _body_text("story-then-linked-teasers.html", extract_dom)
     assert text.startswith("Fares on the island ferry will rise")
     assert "the central library will open" not in text
     assert "residents to be kept at its present level." in text
