@@ -95,7 +95,9 @@ def run_chain(document: Document) -> Extraction:
     cleaning = Cleaning(tree, index=index)
     # The heading that shows the title, found once when a rule asks for it.
     headline = cache(lambda: headline_element(tree, metadata.title))
-    dom = extract_dom(cleaning)
+    # The `<h1>` that shows the title (from the tag index: no walk of the page).
+    h1 = titled_h1(index.get("h1"), metadata.title)
+    dom = extract_dom(cleaning, headline=h1)
     inside = dom.kind if dom is not None else None
     written = dom.written_parts if dom is not None else None
     schema = microdata_body(tree, cleaning, properties, inside, written) or jsonld_body(jsonld)
@@ -112,12 +114,7 @@ def run_chain(document: Document) -> Extraction:
     ):
         # Text between line breaks, which Algorithm 2.1 does not count, may be the article.
         body = reconsider(body, cleaning, metadata.title, schema.text_blocks if schema else None)
-    if (
-        not rescued
-        and dom is not None
-        and body.container is dom.container
-        and (h1 := titled_h1(index.get("h1"), metadata.title)) is not None
-    ):
+    if not rescued and dom is not None and body.container is dom.container and h1 is not None:
         # A long box above the headline may outweigh the article below it.
         body = below_headline(body, cleaning, h1)
         if body.container is dom.container:

@@ -88,6 +88,8 @@ OTHER_SECTIONS_SHARE = 0.5
 HEADLINE_REGION_LEVELS = 3
 # The sub-headings of an article's sections (its headline is the `<h1>`).
 SECTION_HEADING_TAGS = ("h2", "h3", "h4", "h5", "h6")
+# HTML's sectioning elements a story of its own is set in (`one_story`).
+COMPOSITION_TAGS = frozenset({"article", "section"})
 # Algorithm 2.1 keeps the first container that carries more than twice what any before it does;
 # the run of sections after it takes over as the article's continuation by the same margin.
 SECTIONS_OUTWEIGH = 2
@@ -1466,9 +1468,12 @@ def _last_sentence(block: TextBlock, written: list[TextBlock], bearing: dict[Ele
     )
 
 
-def extract_dom(cleaning: Cleaning, outside: Element | None = None) -> DomBody | None:
+def extract_dom(
+    cleaning: Cleaning, outside: Element | None = None, headline: Element | None = None
+) -> DomBody | None:
     """The article body by Algorithm 2.1, or None (NULL) when nothing convincing is found.
-    `outside`: a region of the page whose containers may not be chosen."""
+    `outside`: a region of the page whose containers may not be chosen; `headline`: the `<h1>`
+    that shows the page's title, when the caller found one (`one_story`)."""
     bearing = content_bearing_paragraphs(cleaning)
     per_container = _container_lengths(bearing, cleaning, outside)
     container = best_container(per_container)
@@ -1494,6 +1499,10 @@ def extract_dom(cleaning: Cleaning, outside: Element | None = None) -> DomBody |
     twins = with_opening_heading(twins, cleaning)
     twins += text_after_table(twins[-1], bearing, cleaning)
     twins = sections_under_headline(twins, per_container, bearing, cleaning) or twins
+    if headline is not None and len(twins) > 1:
+        twins = one_story(twins, headline)
+        if container not in twins:  # the longest twin was the next story's
+            container = max(twins, key=lambda twin: per_container.get(twin, 0))
     lead = lead_paragraph(twins[0], cleaning)
     above = lead_section_above(twins[0], bearing, cleaning) if lead is None else None
     if lead is None and above is None:
@@ -1524,6 +1533,68 @@ def extract_dom(cleaning: Cleaning, outside: Element | None = None) -> DomBody |
     if not blocks:
         return None
     return DomBody(blocks, METHOD_DOM, container, written, alone, kind, by_part)
+
+
+def one_story(twins: list[Element], headline: Element) -> list[Element]:
+    """The twins that belong to the headline's story, when the page sets other stories beside it.
+
+    A page that renders the next story below the first (infinite scroll), or a story of a
+    newsletter's edition with the edition's other stories under it, sets each story in the same
+    template: their containers are twins of the article's, and the body took them in. Two marks
+    of another story hold on any site, and the twins after them are left out:
+    - another composition: a twin outside the headline's `<article>`, inside an `<article>` or a
+      `<section>` of its own that holds a heading (HTML's `<article>` is one self-contained
+      composition; a heading names what the other one is);
+    - another headline: a heading in the headline's own markup, its tag and class, that shows
+      another title (`_story_span`).
+    """
+    story = next(headline.iterancestors("article"), None)
+    if story is not None:
+        inside = [twin for twin in twins if is_descendant(twin, story)]
+        if inside and len(inside) < len(twins):
+            twins = [
+                twin for twin in twins if twin in inside or not _composition_of_its_own(twin, story)
+            ]
+    return _story_span(twins, headline) if len(twins) > 1 else twins
+
+
+def _composition_of_its_own(element: Element, story: Element) -> bool:
+    """Whether an `<article>` or `<section>` that holds a heading holds `element`, below the
+    nearest element that holds both it and the headline's `story`."""
+    for ancestor in element.iterancestors():
+        if is_descendant(story, ancestor):
+            return False
+        if ancestor.tag in COMPOSITION_TAGS and _holds_heading(ancestor):
+            return True
+    return False
+
+
+def _holds_heading(element: Element) -> bool:
+    return next(element.iter(*HEADING_TAGS), None) is not None
+
+
+def _story_span(twins: list[Element], headline: Element) -> list[Element]:
+    """The twins between the headings in the headline's markup (its tag and class) that show
+    other titles: the stories before and after the headline's. A page builder gives every heading
+    one class (an `<h2>` under the `<h1>` alike), so the tag is part of the markup; a headline
+    without a class has no markup of its own to tell another story's by."""
+    name = headline.get("class")
+    if not name or not name.strip():
+        return twins
+    root = headline.getroottree().getroot()
+    others = [
+        heading
+        for heading in root.iter(headline.tag)
+        if heading is not headline and heading.get("class") == name
+    ]
+    if not others:
+        return twins
+    order = {element: index for index, element in enumerate(root.iter())}
+    at = order[headline]
+    start = max((order[other] for other in others if order[other] < at), default=-1)
+    end = min((order[other] for other in others if order[other] > at), default=len(order))
+    kept = [twin for twin in twins if start < order[twin] < end]
+    return kept or twins
 
 
 def named_lead(first: Element, bearing: dict[Element, int], cleaning: Cleaning) -> Element | None:

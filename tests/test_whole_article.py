@@ -630,3 +630,57 @@ def test_the_opening_paragraphs_in_the_wrapper_of_the_sections_start_the_body() 
     assert "Here is what we know so far." in article.text
     assert "transport reporter" not in article.text  # the byline above the wrapper stays out
     assert article.text.endswith("their owners had been told.")
+
+
+def test_the_next_story_rendered_below_is_not_the_article_s() -> None:
+    # An infinite-scroll page renders the next story below the first, in the same template: its
+    # body is a twin of the article's, and longer. Its headline, in the headline's own markup
+    # (an `<h1>` of the same class) showing another title, starts another story.
+    article = _article("next-story-rendered-below.html")
+    assert article.text.startswith("The first ferry from the north quay")
+    assert article.text.endswith("the same number of crossings each day.")
+    assert "Scaffolding around the central library" not in article.text
+
+
+def test_the_edition_s_other_stories_are_not_the_article_s() -> None:
+    # A newsletter's story page lists yesterday's stories under it, each in the story's own
+    # template: they are set outside the headline's `<article>`, in a `<section>` of their own
+    # that holds headings.
+    article = _article("edition-stories-after-the-story.html")
+    assert article.text.startswith("The market square reopened")
+    assert article.text.endswith("before the Easter fair.")
+    assert "school board" not in article.text.lower()
+    assert "station garage" not in article.text
+
+
+def _twins_kept(page: str) -> list[str]:
+    """The ids of the `div.text` twins `one_story` keeps on a small page with one `<h1>`."""
+    from extractors.document import parse_document
+    from extractors.dom import one_story
+
+    tree = parse_document(page.encode()).tree
+    twins = list(tree.iter("div"))
+    headline = next(tree.iter("h1"))
+    return [twin.get("id") for twin in one_story(twins, headline)]
+
+
+def test_sub_headings_in_the_headline_s_class_are_no_other_story() -> None:
+    # A page builder gives every heading one class: the sections under `<h2>`s of the `<h1>`'s
+    # class are the article's parts, not other stories (the tag is part of the markup).
+    page = (
+        '<html><body><h1 class="w-heading">Title</h1><div id="a">one</div>'
+        '<h2 class="w-heading">Part two</h2><div id="b">two</div>'
+        '<h2 class="w-heading">Part three</h2><div id="c">three</div></body></html>'
+    )
+    assert _twins_kept(page) == ["a", "b", "c"]
+
+
+def test_a_part_outside_the_headline_s_article_without_a_heading_stays() -> None:
+    # The text after an ad, outside the `<article>` that holds the headline, names no story of
+    # its own: it goes on with the article. A `<section>` under a heading of its own does not.
+    page = (
+        '<html><body><article><h1>Title</h1><div id="a">one</div></article>'
+        '<section class="ad"><div id="b">two</div></section>'
+        '<section><h2>Other news</h2><div id="c">three</div></section></body></html>'
+    )
+    assert _twins_kept(page) == ["a", "b"]
