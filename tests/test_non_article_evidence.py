@@ -1636,7 +1636,7 @@ def test_every_hard_article_of_every_hold_out_is_kept_but_the_known_misses() -> 
     # A rule designed on one hold-out's non-articles must not cost an article of another.
     lost = set()
     folders = sorted(PAGES.glob("hard-articles*"))
-    assert len(folders) >= 45  # hold-outs 2-45 and the first set
+    assert len(folders) >= 47  # hold-outs 2-47 and the first set
     for folder in folders:
         urls = _fixture_urls(folder)
         for page in sorted(folder.glob("*.html")):
@@ -2587,6 +2587,15 @@ BLIND_ARTICLE_HOLD_OUTS = {
     # district or team, chapters, a timeline, boxes, a liveblog recap): 16/16, 0.9663 measured
     # once; the explainer's opening paragraphs in its sections' wrapper taken since (0.9694).
     "hard-articles-holdout-45": 0.96,
+    # Articles beside a competing block of prose (an about sidebar, a hidden press release, an
+    # author's biography, a book excerpt, a disclaimer, a translation): 16/16, 0.8244 measured
+    # once; the sidebar and the hidden release are still taken for the article.
+    "hard-articles-holdout-46": 0.82,
+    # News pages that carry more than one story (infinite scroll, an edition's other stories, a
+    # wire version, a reprinted earlier story): 16/16, 0.8613 measured once; the other stories
+    # in compositions of their own or under headlines of the headline's markup left out since
+    # (0.9379).
+    "hard-articles-holdout-47": 0.93,
 }
 
 
