@@ -142,6 +142,13 @@ MIN_HASH_CHARS = 8
 # every block with one, and its four-digit groups spell "ad" by chance ("760b1946-1436-ad1a-...").
 _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 _HEX_RUN = re.compile(rf"(?<![0-9A-Za-z])(?:{_UUID}|[0-9a-f]{{{MIN_HASH_CHARS},}})(?![0-9A-Za-z])")
+# The class a styling framework gives every element of a component to scope its CSS: its name,
+# then a hash of letters and digits (Svelte's "svelte-1k9x3ad", Astro's "astro-J7PV25F6",
+# Emotion's "css-1q2w3e", styled-jsx's "jsx-2831840"). It names no role, and its hash spells
+# "ad" or "nav" by chance, which made every element of a component chrome.
+_SCOPE_CLASS = re.compile(
+    r"(?<![0-9A-Za-z])(?:svelte|astro|css|jsx)-(?=[A-Za-z]*[0-9])[0-9A-Za-z]+(?![0-9A-Za-z])"
+)
 # Parts after which a class word names a taxonomy term of the content, not a role: blog engines
 # label a post's element with each of its categories and tags ("category-social-media",
 # "tag-cookie-recipes", "entry-category-advertising"). A post about cookies is not a cookie banner.
@@ -233,6 +240,7 @@ def _role_parts(word: str) -> set[str]:
     else:
         # A word shorter than a hash holds none (the search costs more than the test).
         unhashed = _HEX_RUN.sub(_unless_hash, word) if len(word) >= MIN_HASH_CHARS else word
+        unhashed = _SCOPE_CLASS.sub("-", unhashed)
         parts = list(map(str.lower, _NAME_PART.findall(unhashed)))
         lowered = word.lower()
     # Each part is letters of the word in a row: without the comment stem in the word, no part

@@ -169,6 +169,21 @@ def test_a_uuid_is_an_identifier_not_words() -> None:
     assert kind_of_names("ad-760b1946-1436-4d1a-7d57-d3926b7cf30c", False) == CHROME
 
 
+def test_a_styling_framework_s_scope_class_is_no_role() -> None:
+    from extractors.preprocess import kind_of_names
+    from extractors.tree import CHROME, PLAIN
+
+    # Svelte scopes a component's CSS with one class on each of its elements, a hash of letters
+    # and digits after "svelte-": "1k9x3ad" spells "ad", and the whole story was chrome (NULL).
+    assert kind_of_names("svelte-1k9x3ad", True) == PLAIN
+    assert kind_of_names("prose svelte-1k9x3ad", True) == PLAIN
+    assert kind_of_names("astro-J7PV25AD", True) == PLAIN  # Astro's, in capitals
+    assert kind_of_names("css-1ad2x3", True) == PLAIN  # Emotion's
+    # The framework's name before a word is no hash: a menu is still a menu, an ad an ad.
+    assert kind_of_names("css-menu", True) == CHROME
+    assert kind_of_names("support svelte-1k9x3ad ad-slot", True) == CHROME
+
+
 def test_a_profile_box_kept_for_its_text_loses_to_the_post_under_the_headline() -> None:
     # The post is set in line breaks; the only <p> prose is the sidebar's profile, which the
     # veto keeps as if it wrapped the page. The readability scorer's body, the post, starts right
