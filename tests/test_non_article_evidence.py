@@ -1636,7 +1636,7 @@ def test_every_hard_article_of_every_hold_out_is_kept_but_the_known_misses() -> 
     # A rule designed on one hold-out's non-articles must not cost an article of another.
     lost = set()
     folders = sorted(PAGES.glob("hard-articles*"))
-    assert len(folders) >= 47  # hold-outs 2-47 and the first set
+    assert len(folders) >= 48  # hold-outs 2-48 and the first set
     for folder in folders:
         urls = _fixture_urls(folder)
         for page in sorted(folder.glob("*.html")):
@@ -2596,6 +2596,11 @@ BLIND_ARTICLE_HOLD_OUTS = {
     # in compositions of their own or under headlines of the headline's markup left out since
     # (0.9379).
     "hard-articles-holdout-47": 0.93,
+    # One article among other text (the next stories, an edition's, a wire version, a long first
+    # comment, a hidden press release, an about sidebar, a disclaimer, a donation appeal):
+    # 15/16, 0.7226 measured once, the check of the rule for other stories (0.7753, two pages
+    # up); the SvelteKit story, lost to its scope class, kept since (16/16, 0.8113).
+    "hard-articles-holdout-48": 0.81,
 }
 
 
