@@ -1541,7 +1541,7 @@ def one_story(twins: list[Element], headline: Element) -> list[Element]:
     A page that renders the next story below the first (infinite scroll), or a story of a
     newsletter's edition with the edition's other stories under it, sets each story in the same
     template: their containers are twins of the article's, and the body took them in. Two marks
-    of another story hold on any site, and the twins after them are left out:
+    of another story hold on any site, and the twins they mark are left out:
     - another composition: a twin outside the headline's `<article>`, inside an `<article>` or a
       `<section>` of its own that holds a heading (HTML's `<article>` is one self-contained
       composition; a heading names what the other one is);
