@@ -46,7 +46,7 @@ from extractors.paragraphs import CP, ends_as_sentence
 from extractors.preprocess import CHROME_TAGS, JUNK_TAGS, MAX_ANCESTORS, Cleaning, never_wraps
 from extractors.readability import METHOD as METHOD_READABILITY
 from extractors.readability import choose_article, write_article
-from extractors.tree import Element, document_title, heading_text, text_of
+from extractors.tree import Element, document_order, document_title, heading_text, text_of
 
 # Line breaks on a page from which its text set between `<br>`s may outweigh its `<p>` text
 # (a few paragraphs' worth of double breaks): only then is the readability scorer asked, so that
@@ -158,7 +158,7 @@ def _start_after(candidate: Candidate, headline: Element, order: dict[Element, i
 
 def by_headline(first: Candidate, second: Candidate, headline: Element) -> Candidate | None:
     """The candidate in the headline's neighbourhood, or None when the headline says nothing."""
-    order = {element: index for index, element in enumerate(headline.getroottree().iter())}
+    order = document_order(headline.getroottree().getroot())
     distances = [(_start_after(c, headline, order), c) for c in (first, second)]
     placed = [(distance, c) for distance, c in distances if distance is not None]
     if not placed:

@@ -44,7 +44,7 @@ from extractors.readability import (
     write_article,
 )
 from extractors.segments import Segment, Selection
-from extractors.tree import Element, more_elements_than
+from extractors.tree import Element, common_ancestor, more_elements_than
 
 # Two bodies agree when this share of one's shingles is in the other.
 AGREEMENT = 0.9
@@ -120,21 +120,10 @@ def witnesses(cleaning: Cleaning, language: str | None) -> list[Candidate]:
         (justext.METHOD, outside_chrome(justext.select(tree, language=language))),
     ):
         if segments:
+            # Where a witness's body sits, for the evidence that reads the page around it.
             container = common_ancestor([segment.element for segment in segments])
             found.append(Candidate(method, Selection(segments).blocks, container=container))
     return found
-
-
-def common_ancestor(elements: list[Element]) -> Element | None:
-    """The nearest element holding all of `elements` (where a witness's body sits, for the
-    evidence that reads the page around a body)."""
-    if not elements:
-        return None
-    common = [elements[0], *elements[0].iterancestors()]
-    for element in elements[1:]:
-        lineage = {id(node) for node in (element, *element.iterancestors())}
-        common = [node for node in common if id(node) in lineage]
-    return common[0] if common else None
 
 
 def disagree(first: Candidate, second: Candidate) -> bool:

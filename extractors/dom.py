@@ -47,6 +47,8 @@ from extractors.tree import (
     CHROME,
     PLAIN,
     Element,
+    common_ancestor,
+    document_order,
     elements,
     links_away,
     siblings_tagged,
@@ -856,7 +858,7 @@ def lead_section(
             continue
         if not _has_text(sibling):
             continue
-        if sibling.tag in QUOTE_TAGS or next(sibling.iter(*HEADING_TAGS), None) is not None:
+        if sibling.tag in QUOTE_TAGS or _holds_heading(sibling):
             return None
         paragraphs = [p for p in sibling.iterdescendants(*PARAGRAPH_TAGS) if p in bearing]
         if not paragraphs or not _opens_with_paragraph(sibling, bearing):
@@ -1061,26 +1063,15 @@ def sections_after_intro(
         carried = sum(per_container[member] for member in members)
         if len(members) < MIN_HEADED_SECTIONS or carried <= SECTIONS_OUTWEIGH * per_container[best]:
             continue
-        holder = _common_ancestor(members)
+        # The nearest element above them all is the nearest that holds all their parents.
+        parents = [member.getparent() for member in members]
+        holder = None if any(parent is None for parent in parents) else common_ancestor(parents)
         if holder is None or not (holder is region or is_descendant(holder, region)):
             continue
         sections = [_child_holding(holder, member) for member in members]
         if len(set(sections)) == len(sections) and all(map(_opens_with_own_heading, sections)):
             return [best, *sections]
     return None
-
-
-def _common_ancestor(elements: list[Element]) -> Element | None:
-    """The nearest element that holds all of `elements` (none of them itself)."""
-    chain = list(elements[0].iterancestors())
-    position = {node: index for index, node in enumerate(chain)}
-    deepest = 0
-    for element in elements[1:]:
-        index = next((position[node] for node in element.iterancestors() if node in position), None)
-        if index is None:
-            return None
-        deepest = max(deepest, index)
-    return chain[deepest] if chain else None
 
 
 def _opens_with_own_heading(section: Element) -> bool:
@@ -1589,7 +1580,7 @@ def _story_span(twins: list[Element], headline: Element) -> list[Element]:
     ]
     if not others:
         return twins
-    order = {element: index for index, element in enumerate(root.iter())}
+    order = document_order(root)
     at = order[headline]
     start = max((order[other] for other in others if order[other] < at), default=-1)
     end = min((order[other] for other in others if order[other] > at), default=len(order))

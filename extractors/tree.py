@@ -244,3 +244,19 @@ _ELEMENT_COUNT = etree.XPath("count(//*)")
 def more_elements_than(tree: Element, limit: int) -> bool:
     """Whether the page of `tree` holds more than `limit` elements."""
     return int(_ELEMENT_COUNT(tree)) > limit
+
+
+def common_ancestor(elements: list[Element]) -> Element | None:
+    """The nearest element holding all of `elements` (one of them, when it holds the others)."""
+    if not elements:
+        return None
+    common = [elements[0], *elements[0].iterancestors()]
+    for element in elements[1:]:
+        lineage = {id(node) for node in (element, *element.iterancestors())}
+        common = [node for node in common if id(node) in lineage]
+    return common[0] if common else None
+
+
+def document_order(tree: Element) -> dict[Element, int]:
+    """Each element of the tree (comments included) by its position in document order."""
+    return {element: index for index, element in enumerate(tree.iter())}

@@ -13,12 +13,12 @@ from lxml import etree
 
 from extractors import extract_verbose
 from extractors.article import reading_length
-from extractors.cascade import common_ancestor
 from extractors.chain import NULL_REASONS
 from extractors.document import parse_document
 from extractors.evaluation import aggregate, score_page
 from extractors.evidence import sits_in_card_list, spans_teaser_cards
 from extractors.preprocess import is_consent_ui, uses_cmp_namespace
+from extractors.tree import common_ancestor
 from tests.support.holdouts import ArticleHoldOut
 
 PAGES = Path(__file__).parent / "fixtures" / "pages"
