@@ -26,6 +26,14 @@ is taken only when the page sets it out as its post (`extractors.short_article`)
 `<article>` is a layout wrapper of that article ("sidebar-fixed article-body-segment"), and the
 short text beside it is the article's own standfirst.
 
+Where no heading shows the title (a weblog whose `<title>` is its own name and whose post titles
+are bold text), nothing places the article, and a sidebar's "about" text in `<p>`s may outweigh
+the post. The page dates its posts, not its boxes: when the body found has no date line near it
+(`short_article.dated_near`) and the readability scorer, asked again without that body's
+container, finds prose that tells (paragraphs ending as sentences end, not teasers cut short)
+under a date header ("Friday, October 15, 1999": a date and little else), that prose is the
+article (`dated_post`).
+
 Pure functions over the shared parse; they never modify it.
 """
 
@@ -37,8 +45,15 @@ from dataclasses import replace
 from itertools import islice
 from urllib.parse import urlsplit
 
-from extractors.article import CAPTION, HEADING, Block, is_too_short, running_text
-from extractors.blocks import clean_text
+from extractors.article import (
+    CAPTION,
+    HEADING,
+    MIN_BODY_CHARS,
+    Block,
+    is_too_short,
+    running_text,
+)
+from extractors.blocks import clean_text, text_blocks
 from extractors.cascade import DISAGREEMENT as DISAGREEMENT  # where it was defined before
 from extractors.cascade import Candidate, disagree, rescue, share_in
 from extractors.dom import extract_dom, is_descendant
@@ -46,7 +61,15 @@ from extractors.paragraphs import CP, ends_as_sentence
 from extractors.preprocess import CHROME_TAGS, JUNK_TAGS, MAX_ANCESTORS, Cleaning, never_wraps
 from extractors.readability import METHOD as METHOD_READABILITY
 from extractors.readability import choose_article, write_article
-from extractors.tree import Element, document_order, document_title, heading_text, text_of
+from extractors.short_article import dated_near, under_date_header
+from extractors.tree import (
+    Element,
+    document_order,
+    document_title,
+    first_child,
+    heading_text,
+    text_of,
+)
 
 # Line breaks on a page from which its text set between `<br>`s may outweigh its `<p>` text
 # (a few paragraphs' worth of double breaks): only then is the readability scorer asked, so that
@@ -212,6 +235,48 @@ def reconsider(
     if not disagree(body, other):
         return body
     return choose(body, other, headline_element(cleaning.tree, title), schema_blocks)
+
+
+def dated_post(body: Candidate, cleaning: Cleaning) -> Candidate:
+    """On a page without a headline, the post the page dates rather than an undated body beside
+    it (see the module's docstring)."""
+    container = body.container
+    page_body = first_child(cleaning.tree, "body")
+    if container is None or page_body is None:
+        return body
+    if not _prose_outside(cleaning, container) and not loose_text_outside(cleaning, container):
+        return body  # no other post on the page
+    choice = choose_article(cleaning, apart_from=container)
+    if choice is None or _related(choice.container, container):
+        return body
+    scored = write_article(choice, cleaning)
+    if scored is None or is_too_short(running_text(scored.blocks)) or not tells(scored.blocks):
+        return body
+    other = Candidate(METHOD_READABILITY, scored.blocks, scored.parts, scored.container)
+    if not disagree(body, other):
+        return body
+    # The page's lines, chrome included (a date header is often in it), read once.
+    page = text_blocks(page_body)
+    if dated_near(body.blocks, page) is not False or not under_date_header(other.blocks, page):
+        return body
+    return other
+
+
+def _prose_outside(cleaning: Cleaning, container: Element) -> bool:
+    """ARTICLE_PARAGRAPHS content-bearing `<p>`s outside `container` and the cleaning's chrome,
+    MIN_BODY_CHARS long together: an article's worth of paragraphs elsewhere on the page."""
+    count = length = 0
+    for paragraph, stat in cleaning.paragraphs.items():
+        if stat.bearing and container not in paragraph.iterancestors():
+            count, length = count + 1, length + stat.length
+    return count >= ARTICLE_PARAGRAPHS and length >= MIN_BODY_CHARS
+
+
+def tells(blocks: list[Block]) -> bool:
+    """ARTICLE_PARAGRAPHS paragraphs of prose that end as sentences end: a post, not a list of
+    teasers cut short or of links."""
+    told = (text for kind, text in blocks if kind not in (HEADING, CAPTION) and len(text) >= CP)
+    return sum(map(ends_as_sentence, told)) >= ARTICLE_PARAGRAPHS
 
 
 def _related(first: Element, second: Element) -> bool:

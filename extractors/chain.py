@@ -16,6 +16,7 @@ from typing import Any
 
 from extractors.arbiter import (
     below_headline,
+    dated_post,
     headline_element,
     headline_in_chrome,
     loose_text_outside,
@@ -139,6 +140,9 @@ def run_chain(document: Document) -> Extraction:
     )
     if body is not None and body.container is not None and cleaning.kept_chrome:
         body = outside_kept_chrome(body, cleaning, headline(), metadata.language, set_out)
+    if not rescued and schema is None and body is not None and headline() is None:
+        # Without a headline, an undated box (a weblog's "about" text) may outweigh the dated post.
+        body = dated_post(body, cleaning)
     if body is None:
         return Extraction(article=None, reason=NULL_NO_CONTENT)
     # A body from schema.org markup has no container: its images are looked for in the DOM's.

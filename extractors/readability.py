@@ -332,12 +332,17 @@ class ReadabilityChoice:
     elements: list[Element]  # the container and the siblings that join it, chrome left out
 
 
-def choose_article(cleaning: Cleaning) -> ReadabilityChoice | None:
+def choose_article(
+    cleaning: Cleaning, apart_from: Element | None = None
+) -> ReadabilityChoice | None:
     """The best container and its joining siblings, or None when the page has no paragraph
-    text."""
+    text. `apart_from`: a region of the page set aside, its paragraphs not scored and no
+    element around it or in it chosen (the article elsewhere than a body found there)."""
     kept = cleaning.outside_chrome(
         paragraphs(cleaning.tree), lambda found: found.parent, lambda found: len(found.text)
     )
+    if apart_from is not None:
+        kept = [found for found in kept if not _within(found.parent, apart_from)]
     if not kept:
         return None
     scores = score_candidates(kept)
@@ -345,12 +350,20 @@ def choose_article(cleaning: Cleaning) -> ReadabilityChoice | None:
     if found is None:
         return None
     best, score = found
+    if apart_from is not None and apart_from in best.iterancestors():
+        return None  # the best container holds the region set aside: no region of its own
     elements = [
         element
         for element in article_elements(best, score, scores)
-        if element is best or not cleaning.is_removed(element)
+        if (element is best or not cleaning.is_removed(element))
+        and (apart_from is None or not _within(element, apart_from))
     ]
     return ReadabilityChoice(best, score, elements)
+
+
+def _within(element: Element, region: Element) -> bool:
+    """`element` is `region` or inside it (`in` walks the ancestors in C)."""
+    return element is region or region in element.iterancestors()
 
 
 def write_article(choice: ReadabilityChoice, cleaning: Cleaning) -> ReadabilityBody | None:

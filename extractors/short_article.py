@@ -46,6 +46,10 @@ SHORT_LINE_CHARS = 3 * CP
 # A date shown this many lines above the headline belongs to the post (blog engines write a
 # date header above each post's title).
 DATE_LINES_BEFORE = 3
+# A date header shows its date and at most this many words besides ("Friday, October 15, 1999";
+# "Posted on 14 Mar 2004"); a line of a menu that shows a date-like run ("Formula 1 Euro 2008")
+# says more.
+DATE_HEADER_WORDS = 3
 # ... and this many below the body, when they are not links (a post's footer: "October 17, 2012
 # | Permalink"; a list of the author's other stories, dated, is made of links).
 DATE_LINES_AFTER = 2
@@ -243,6 +247,40 @@ def _dated(blocks: list[Block], page: list[TextBlock], start: int) -> bool:
     # date and a link on each of its lines.
     opens_dated = [_DATE.match(line.text) is not None for line in below]
     return opens_dated[:1] == [True] and opens_dated[1:2] != [True]
+
+
+def dated_near(blocks: list[Block], page: list[TextBlock]) -> bool | None:
+    """Whether the page dates a body without a headline: a short line from DATE_LINES_BEFORE
+    above the body's first line to DATE_LINES_BEFORE into it (a blog's date header, the post's
+    title between), or in the DATE_LINES_AFTER lines below its last that are not links (the
+    post's footer), shows a date. None when the body's first line is not on the page."""
+    first, last = blocks[0][1], blocks[-1][1]
+    begin = next((index for index, line in enumerate(page) if begins_body(line.text, first)), None)
+    if begin is None:
+        return None
+    reach = range(begin, min(len(page), begin + MAX_POST_LINES))
+    end = next((index for index in reach if _same_line(page[index].text, last)), begin)
+    around = page[max(0, begin - DATE_LINES_BEFORE) : begin + DATE_LINES_BEFORE]
+    below = page[end + 1 : end + 1 + DATE_LINES_AFTER]
+    around += [line for line in below if line.link_density < MAX_DATE_LINK_DENSITY]
+    return any(len(line.text) <= SHORT_LINE_CHARS and shows_date(line.text) for line in around)
+
+
+def under_date_header(blocks: list[Block], page: list[TextBlock]) -> bool:
+    """Whether a date header sets the body out as a dated post: a line that is a date and little
+    else (DATE_HEADER_WORDS words besides: a weekday, "posted on"), not a link, from
+    DATE_LINES_BEFORE above the body's first line to its second (the body's container may hold
+    its date header and its title, as blog engines write them above each post)."""
+    first = blocks[0][1]
+    begin = next((index for index, line in enumerate(page) if begins_body(line.text, first)), None)
+    if begin is None:
+        return False
+    return any(
+        line.link_density < MAX_DATE_LINK_DENSITY
+        and shows_date(line.text)
+        and len(without_dates(line.text).split()) <= DATE_HEADER_WORDS
+        for line in page[max(0, begin - DATE_LINES_BEFORE) : begin + 2]
+    )
 
 
 def _sends_home(blocks: list[Block], page: list[TextBlock], start: int) -> bool:
