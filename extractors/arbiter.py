@@ -31,8 +31,9 @@ are bold text), nothing places the article, and a sidebar's "about" text in `<p>
 the post. The page dates its posts, not its boxes: when the body found has no date line near it
 (`short_article.dated_near`) and the readability scorer, asked again without that body's
 container, finds prose that tells (paragraphs ending as sentences end, not teasers cut short)
-under a date header ("Friday, October 15, 1999": a date and little else), that prose is the
-article (`dated_post`).
+under a date header ("Friday, October 15, 1999": a date and little else, or a date that opens
+the post's title line), that prose is the article (`dated_post`). A heading linked to the
+site's home is the site's name, never the headline (`names_site`).
 
 Pure functions over the shared parse; they never modify it.
 """
@@ -61,7 +62,12 @@ from extractors.paragraphs import CP, ends_as_sentence
 from extractors.preprocess import CHROME_TAGS, JUNK_TAGS, MAX_ANCESTORS, Cleaning, never_wraps
 from extractors.readability import METHOD as METHOD_READABILITY
 from extractors.readability import choose_article, write_article
-from extractors.short_article import dated_near, under_date_header
+from extractors.short_article import (
+    date_header_lines,
+    dated_near,
+    heads_with_date,
+    is_date_header,
+)
 from extractors.tree import (
     Element,
     document_order,
@@ -109,12 +115,13 @@ def loose_text_outside(cleaning: Cleaning, container: Element) -> bool:
     return True
 
 
-def headline_element(tree: Element, title: str | None) -> Element | None:
+def headline_element(tree: Element, title: str | None, url: str | None = None) -> Element | None:
     """The heading that shows the article's headline, if any.
 
     The title is matched in the extracted title and in the document's `<title>`, which holds the
     headline with the site name ("Blog name: Post title"). A blog's name is a heading too, at the
-    top of every page: of several matching headings the last one is the headline.
+    top of every page: of several matching headings the last one is the headline, and one that
+    links to the site's home (`names_site`, with the page's `url`) is never it.
     """
     titles = [_comparable(text) for text in (title, document_title(tree)) if text]
     titles = [text for text in titles if text]
@@ -123,25 +130,33 @@ def headline_element(tree: Element, title: str | None) -> Element | None:
     found = None
     for heading in tree.iter(*HEADLINE_TAGS):
         shown = _comparable(heading_text(heading))
-        if shown and any(_shows(shown, text) for text in titles) and not _names_site(heading):
+        if shown and any(_shows(shown, text) for text in titles) and not names_site(heading, url):
             found = heading
     return found
 
 
-def _names_site(heading: Element) -> bool:
+def names_site(heading: Element, url: str | None = None) -> bool:
     """The heading is a link to the site's home page: the site's name (its logo), which the
-    `<title>` holds beside the page's own headline, not that headline."""
+    `<title>` holds beside the page's own headline, not that headline. The home is the root, or
+    a folder above the page's own address (`url`) on its host: a weblog hosted under a path
+    ("/~user/", "/blogs/user/") links its name there from every post."""
     link = next(heading.iter("a"), None)
     if link is None or clean_text(text_of(link)) != clean_text(heading_text(heading)):
         return False
     try:
         parts = urlsplit((link.get("href") or "").strip())
+        page = urlsplit(url or "")
     except ValueError:  # "http://[oops/": a broken host is no home page
         return False
+    if parts.query or parts.fragment or not (parts.netloc or parts.path):
+        return False
+    if parts.path in ("", "/"):
+        return True
     return (
-        parts.path in ("", "/")
-        and not (parts.query or parts.fragment)
-        and bool(parts.netloc or parts.path)
+        parts.path.endswith("/")
+        and parts.netloc in ("", page.netloc)
+        and page.path.startswith(parts.path)
+        and len(page.path) > len(parts.path)
     )
 
 
@@ -214,7 +229,11 @@ def choose(
 
 
 def reconsider(
-    body: Candidate, cleaning: Cleaning, title: str | None, schema_blocks: list[Block] | None
+    body: Candidate,
+    cleaning: Cleaning,
+    title: str | None,
+    schema_blocks: list[Block] | None,
+    url: str | None = None,
 ) -> Candidate:
     """Algorithm 2.1's body, or the readability scorer's when the two disagree and the page's
     evidence (`choose`) says the scorer's is the article."""
@@ -234,18 +253,22 @@ def reconsider(
     other = Candidate(METHOD_READABILITY, scored.blocks, scored.parts, scored.container)
     if not disagree(body, other):
         return body
-    return choose(body, other, headline_element(cleaning.tree, title), schema_blocks)
+    return choose(body, other, headline_element(cleaning.tree, title, url), schema_blocks)
 
 
-def dated_post(body: Candidate, cleaning: Cleaning) -> Candidate:
+def dated_post(
+    body: Candidate, cleaning: Cleaning, headline: Callable[[], Element | None]
+) -> Candidate:
     """On a page without a headline, the post the page dates rather than an undated body beside
-    it (see the module's docstring)."""
+    it (see the module's docstring). `headline` is asked only where another post may be."""
     container = body.container
     page_body = first_child(cleaning.tree, "body")
     if container is None or page_body is None:
         return body
     if not _prose_outside(cleaning, container) and not loose_text_outside(cleaning, container):
         return body  # no other post on the page
+    if headline() is not None:
+        return body  # the headline places the article (`choose`, `outside_kept_chrome`)
     choice = choose_article(cleaning, apart_from=container)
     if choice is None or _related(choice.container, container):
         return body
@@ -257,9 +280,10 @@ def dated_post(body: Candidate, cleaning: Cleaning) -> Candidate:
         return body
     # The page's lines, chrome included (a date header is often in it), read once.
     page = text_blocks(page_body)
-    if dated_near(body.blocks, page) is not False or not under_date_header(other.blocks, page):
+    header = date_header_lines(other.blocks, page)
+    if header is None or not any(is_date_header(page[index]) for index in header):
         return body
-    return other
+    return other if dated_near(body.blocks, page, apart_from=header) is False else body
 
 
 def _prose_outside(cleaning: Cleaning, container: Element) -> bool:
@@ -273,10 +297,13 @@ def _prose_outside(cleaning: Cleaning, container: Element) -> bool:
 
 
 def tells(blocks: list[Block]) -> bool:
-    """ARTICLE_PARAGRAPHS paragraphs of prose that end as sentences end: a post, not a list of
-    teasers cut short or of links."""
+    """ARTICLE_PARAGRAPHS paragraphs of prose that end as sentences end, and at most one line
+    that heads a post with its date: one post, not a list of teasers cut short, of links, of
+    dated entries (a site's "what's new" log) or of dated posts (an archive)."""
     told = (text for kind, text in blocks if kind not in (HEADING, CAPTION) and len(text) >= CP)
-    return sum(map(ends_as_sentence, told)) >= ARTICLE_PARAGRAPHS
+    if sum(map(ends_as_sentence, told)) < ARTICLE_PARAGRAPHS:
+        return False
+    return sum(heads_with_date(text) for kind, text in blocks if kind != CAPTION) <= 1
 
 
 def _related(first: Element, second: Element) -> bool:

@@ -20,6 +20,7 @@ from extractors.arbiter import (
     headline_element,
     headline_in_chrome,
     loose_text_outside,
+    names_site,
     near_headline,
     outside_kept_chrome,
     reconsider,
@@ -95,7 +96,7 @@ def run_chain(document: Document) -> Extraction:
     metadata = extract_metadata(tree, url, jsonld, properties, index)
     cleaning = Cleaning(tree, index=index)
     # The heading that shows the title, found once when a rule asks for it.
-    headline = cache(lambda: headline_element(tree, metadata.title))
+    headline = cache(lambda: headline_element(tree, metadata.title, url))
     # The `<h1>` that shows the title (from the tag index: no walk of the page).
     h1 = titled_h1(index.get("h1"), metadata.title)
     dom = extract_dom(cleaning, headline=h1)
@@ -114,7 +115,8 @@ def run_chain(document: Document) -> Extraction:
         and loose_text_outside(cleaning, dom.container)
     ):
         # Text between line breaks, which Algorithm 2.1 does not count, may be the article.
-        body = reconsider(body, cleaning, metadata.title, schema.text_blocks if schema else None)
+        schema_blocks = schema.text_blocks if schema else None
+        body = reconsider(body, cleaning, metadata.title, schema_blocks, url)
     if not rescued and dom is not None and body.container is dom.container and h1 is not None:
         # A long box above the headline may outweigh the article below it.
         body = below_headline(body, cleaning, h1)
@@ -140,9 +142,9 @@ def run_chain(document: Document) -> Extraction:
     )
     if body is not None and body.container is not None and cleaning.kept_chrome:
         body = outside_kept_chrome(body, cleaning, headline(), metadata.language, set_out)
-    if not rescued and schema is None and body is not None and headline() is None:
+    if not rescued and schema is None and body is not None and (h1 is None or names_site(h1, url)):
         # Without a headline, an undated box (a weblog's "about" text) may outweigh the dated post.
-        body = dated_post(body, cleaning)
+        body = dated_post(body, cleaning, headline)
     if body is None:
         return Extraction(article=None, reason=NULL_NO_CONTENT)
     # A body from schema.org markup has no container: its images are looked for in the DOM's.

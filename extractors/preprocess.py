@@ -529,6 +529,9 @@ class Cleaning:
             shared._chains if shared is not None else {}
         )
         self._stats: dict[Element, ParagraphStats] = shared._stats if shared is not None else {}
+        # What another stage reads from the tree alone, once per page (the readability scorer's
+        # runs of text: `extractors.readability`), shared the same way.
+        self.memo: dict[str, object] = shared.memo if shared is not None else {}
         # Whether the page names its components "cmp-..." (`uses_cmp_namespace`), read once and
         # only when an element so named is weighed.
         self._cmp_namespace: bool | None = shared._cmp_namespace if shared is not None else None

@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import cast
 
 from extractors.article import Block
 from extractors.blocks import BLOCK_TAGS, SKIP_TAGS, TextBlock, clean_text, text_blocks
@@ -51,6 +52,8 @@ SIBLING_SHARE = 0.2
 MIN_SIBLING_SCORE = 10
 SIBLING_PROSE_CHARS = 80
 SIBLING_MAX_LINK_DENSITY = 0.25
+# The key of the page's runs of text in `Cleaning.memo`.
+_PARAGRAPHS_MEMO = "readability.paragraphs"
 # Containers whose loose text (between <br>s and empty <p/>s) is read as paragraphs.
 LOOSE_TEXT_TAGS = ("div", "td", "article", "section", "main", "body", "center", "font", "span")
 PARAGRAPH_TAGS = ("p", "pre", "td", "div", "blockquote", "dd", "li")
@@ -339,7 +342,7 @@ def choose_article(
     text. `apart_from`: a region of the page set aside, its paragraphs not scored and no
     element around it or in it chosen (the article elsewhere than a body found there)."""
     kept = cleaning.outside_chrome(
-        paragraphs(cleaning.tree), lambda found: found.parent, lambda found: len(found.text)
+        _page_paragraphs(cleaning), lambda found: found.parent, lambda found: len(found.text)
     )
     if apart_from is not None:
         kept = [found for found in kept if not _within(found.parent, apart_from)]
@@ -359,6 +362,15 @@ def choose_article(
         and (apart_from is None or not _within(element, apart_from))
     ]
     return ReadabilityChoice(best, score, elements)
+
+
+def _page_paragraphs(cleaning: Cleaning) -> list[_Paragraph]:
+    """`paragraphs` of the cleaning's page, found once per page (the chain may ask the scorer
+    twice: beside loose text, and apart from a body without a date)."""
+    found = cleaning.memo.get(_PARAGRAPHS_MEMO)
+    if found is None:
+        found = cleaning.memo[_PARAGRAPHS_MEMO] = paragraphs(cleaning.tree)
+    return cast(list[_Paragraph], found)
 
 
 def _within(element: Element, region: Element) -> bool:

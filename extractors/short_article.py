@@ -50,6 +50,9 @@ DATE_LINES_BEFORE = 3
 # "Posted on 14 Mar 2004"); a line of a menu that shows a date-like run ("Formula 1 Euro 2008")
 # says more.
 DATE_HEADER_WORDS = 3
+# ... or opens with its date after at most this many words (a weekday: "Samstag, 14. August 1999
+# Bohnenernte und ein Igel", the post's title run into its date header).
+DATE_HEADER_LEAD_WORDS = 1
 # ... and this many below the body, when they are not links (a post's footer: "October 17, 2012
 # | Permalink"; a list of the author's other stories, dated, is made of links).
 DATE_LINES_AFTER = 2
@@ -67,7 +70,8 @@ MAX_CHARS_BETWEEN = 1000
 _YEAR = r"(?:199\d|20\d\d)"
 # A date a reader sees: digits (11/06/2012, 2012-10-29), a day, a month's name and a year in
 # either order ("6 Nov 2012", "November 4th, 2012", "14. November 2026", "5 de mayo de 2012"),
-# or the CJK form (2012年11月6日). The month's name is any word: the form is what is asked.
+# or the CJK form (2012年11月6日, 2016년 10월 23일). The month's name is any word: the form is
+# what is asked.
 # A month's name, its day and a two-digit year set apart by one dot or slash, the same mark
 # twice ("Nov• 02•12", a blog theme's date): no sentence sets a word and two numbers so.
 _DATE = re.compile(
@@ -84,8 +88,8 @@ _DATE = re.compile(
     r"|[^\W\d_]{3}(?:[^\W\d_]{0,6}+([•·/])\s*\d{1,2}\s*\1\s*\d\d(?!\d|\s*\1)"
     rf"|[^\W\d_]*+\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s*{_YEAR}\b)"
     r")"
-    # 2012年11月6日
-    rf"|{_YEAR}\s*年\s*\d{{1,2}}\s*月"
+    # 2012年11月6日, and Korean's 2016년 10월 23일
+    rf"|{_YEAR}\s*[年년]\s*\d{{1,2}}\s*[月월]"
 )
 
 
@@ -249,38 +253,56 @@ def _dated(blocks: list[Block], page: list[TextBlock], start: int) -> bool:
     return opens_dated[:1] == [True] and opens_dated[1:2] != [True]
 
 
-def dated_near(blocks: list[Block], page: list[TextBlock]) -> bool | None:
+def dated_near(
+    blocks: list[Block], page: list[TextBlock], apart_from: range = range(0)
+) -> bool | None:
     """Whether the page dates a body without a headline: a short line from DATE_LINES_BEFORE
     above the body's first line to DATE_LINES_BEFORE into it (a blog's date header, the post's
     title between), or in the DATE_LINES_AFTER lines below its last that are not links (the
-    post's footer), shows a date. None when the body's first line is not on the page."""
+    post's footer), shows a date. Lines in `apart_from` are another body's (its date header,
+    right below a sidebar box). None when the body's first line is not on the page."""
     first, last = blocks[0][1], blocks[-1][1]
     begin = next((index for index, line in enumerate(page) if begins_body(line.text, first)), None)
     if begin is None:
         return None
     reach = range(begin, min(len(page), begin + MAX_POST_LINES))
     end = next((index for index in reach if _same_line(page[index].text, last)), begin)
-    around = page[max(0, begin - DATE_LINES_BEFORE) : begin + DATE_LINES_BEFORE]
-    below = page[end + 1 : end + 1 + DATE_LINES_AFTER]
-    around += [line for line in below if line.link_density < MAX_DATE_LINK_DENSITY]
-    return any(len(line.text) <= SHORT_LINE_CHARS and shows_date(line.text) for line in around)
+    around = range(max(0, begin - DATE_LINES_BEFORE), min(len(page), begin + DATE_LINES_BEFORE))
+    below = range(end + 1, min(len(page), end + 1 + DATE_LINES_AFTER))
+    return any(
+        len(page[index].text) <= SHORT_LINE_CHARS
+        and shows_date(page[index].text)
+        and (index in around or page[index].link_density < MAX_DATE_LINK_DENSITY)
+        for index in (*around, *below)
+        if index not in apart_from
+    )
 
 
-def under_date_header(blocks: list[Block], page: list[TextBlock]) -> bool:
-    """Whether a date header sets the body out as a dated post: a line that is a date and little
-    else (DATE_HEADER_WORDS words besides: a weekday, "posted on"), not a link, from
-    DATE_LINES_BEFORE above the body's first line to its second (the body's container may hold
-    its date header and its title, as blog engines write them above each post)."""
+def date_header_lines(blocks: list[Block], page: list[TextBlock]) -> range | None:
+    """The page's lines where a post's date header would be: from DATE_LINES_BEFORE above the
+    body's first line to its second (the body's container may hold its date header and its
+    title, as blog engines write them above each post). None when the body is not on the page."""
     first = blocks[0][1]
     begin = next((index for index, line in enumerate(page) if begins_body(line.text, first)), None)
     if begin is None:
+        return None
+    return range(max(0, begin - DATE_LINES_BEFORE), min(len(page), begin + 2))
+
+
+def is_date_header(line: TextBlock) -> bool:
+    """A line that heads a post with its date (`heads_with_date`), not a link."""
+    return line.link_density < MAX_DATE_LINK_DENSITY and heads_with_date(line.text)
+
+
+def heads_with_date(text: str) -> bool:
+    """The text is a date and little else (DATE_HEADER_WORDS words besides: a weekday, "posted
+    on"), or opens with its date (after a weekday) and goes on with the post's title."""
+    if not shows_date(text):
         return False
-    return any(
-        line.link_density < MAX_DATE_LINK_DENSITY
-        and shows_date(line.text)
-        and len(without_dates(line.text).split()) <= DATE_HEADER_WORDS
-        for line in page[max(0, begin - DATE_LINES_BEFORE) : begin + 2]
-    )
+    if len(without_dates(text).split()) <= DATE_HEADER_WORDS:
+        return True
+    date = _DATE.search(text)
+    return date is not None and len(text[: date.start()].split()) <= DATE_HEADER_LEAD_WORDS
 
 
 def _sends_home(blocks: list[Block], page: list[TextBlock], start: int) -> bool:

@@ -1636,7 +1636,7 @@ def test_every_hard_article_of_every_hold_out_is_kept_but_the_known_misses() -> 
     # A rule designed on one hold-out's non-articles must not cost an article of another.
     lost = set()
     folders = sorted(PAGES.glob("hard-articles*"))
-    assert len(folders) >= 48  # hold-outs 2-48 and the first set
+    assert len(folders) >= 49  # hold-outs 2-49 and the first set
     for folder in folders:
         urls = _fixture_urls(folder)
         for page in sorted(folder.glob("*.html")):
@@ -1865,13 +1865,25 @@ NON_ARTICLE_KNOWN_MISSES = {
     "non-articles-holdout-38/fr-fr-ksup-2013-qui-sommes-nous.html",
     "non-articles-holdout-38/it-it-shinystat-2011-guida-tv-settimana.html",
     "non-articles-holdout-38/ru-ru-spylog-2005-karta-sayta.html",
+    # Hold-out 39 (written blind, measured once: 8/16 before and after the rule for a dated post
+    # beside an undated box, README): a weblog's pages that are not one post (a guest book signed
+    # above each entry, an index of dated entries, a links page with descriptions, a "what's new"
+    # log, one search result, an archive of a month's posts, a profile's "about me", a webring).
+    "non-articles-holdout-39/de-lazarus-2006-gaestebuch.html",
+    "non-articles-holdout-39/en-diaryland-2001-older-entries.html",
+    "non-articles-holdout-39/es-ssi-1999-enlaces.html",
+    "non-articles-holdout-39/ja-tok2-2000-koushin-rireki.html",
+    "non-articles-holdout-39/nl-pebble-2008-zoekresultaten-fiets.html",
+    "non-articles-holdout-39/pt-br-cafelog-2002-arquivo-julho-2002.html",
+    "non-articles-holdout-39/ru-diaryru-2007-member-profile.html",
+    "non-articles-holdout-39/sv-passagen-1998-hastringen-webbring.html",
 }
 
 
 def test_every_non_article_of_every_hold_out_is_null_but_the_known_misses() -> None:
     kept = set()
     folders = sorted(PAGES.glob("non-articles*"))
-    assert len(folders) >= 39  # hold-outs 1-38 and the first set
+    assert len(folders) >= 40  # hold-outs 1-39 and the first set
     for folder in folders:
         urls = _fixture_urls(folder)
         for page in sorted(folder.glob("*.html*")):
@@ -2603,6 +2615,12 @@ BLIND_ARTICLE_HOLD_OUTS = {
     # 15/16, 0.7226 measured once, the check of the rule for other stories (0.7753, two pages
     # up); the SvelteKit story, lost to its scope class, kept since (16/16, 0.8113).
     "hard-articles-holdout-48": 0.81,
+    # Weblog posts beside sidebar prose (about, now reading, a welcome note; posts in `<br>`
+    # runs, `<font>`, `<p>`s; titles as bold text, spans, cells): 16/16, 0.7439 measured once,
+    # the check of the rule for a dated post beside an undated box (no page changed); a date
+    # header run into the title, a Korean date and a diary's name linked to its home under the
+    # host's path read since (0.92).
+    "hard-articles-holdout-49": 0.92,
 }
 
 
