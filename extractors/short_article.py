@@ -261,10 +261,10 @@ def dated_near(
     title between), or in the DATE_LINES_AFTER lines below its last that are not links (the
     post's footer), shows a date. Lines in `apart_from` are another body's (its date header,
     right below a sidebar box). None when the body's first line is not on the page."""
-    first, last = blocks[0][1], blocks[-1][1]
-    begin = next((index for index, line in enumerate(page) if begins_body(line.text, first)), None)
+    begin = _first_line(blocks, page)
     if begin is None:
         return None
+    last = blocks[-1][1]
     reach = range(begin, min(len(page), begin + MAX_POST_LINES))
     end = next((index for index in reach if _same_line(page[index].text, last)), begin)
     around = range(max(0, begin - DATE_LINES_BEFORE), min(len(page), begin + DATE_LINES_BEFORE))
@@ -282,11 +282,16 @@ def date_header_lines(blocks: list[Block], page: list[TextBlock]) -> range | Non
     """The page's lines where a post's date header would be: from DATE_LINES_BEFORE above the
     body's first line to its second (the body's container may hold its date header and its
     title, as blog engines write them above each post). None when the body is not on the page."""
-    first = blocks[0][1]
-    begin = next((index for index, line in enumerate(page) if begins_body(line.text, first)), None)
+    begin = _first_line(blocks, page)
     if begin is None:
         return None
     return range(max(0, begin - DATE_LINES_BEFORE), min(len(page), begin + 2))
+
+
+def _first_line(blocks: list[Block], page: list[TextBlock]) -> int | None:
+    """The index of the page's line where the body begins (`begins_body`), if it is there."""
+    first = blocks[0][1]
+    return next((index for index, line in enumerate(page) if begins_body(line.text, first)), None)
 
 
 def is_date_header(line: TextBlock) -> bool:
