@@ -1636,7 +1636,7 @@ def test_every_hard_article_of_every_hold_out_is_kept_but_the_known_misses() -> 
     # A rule designed on one hold-out's non-articles must not cost an article of another.
     lost = set()
     folders = sorted(PAGES.glob("hard-articles*"))
-    assert len(folders) >= 49  # hold-outs 2-49 and the first set
+    assert len(folders) >= 50  # hold-outs 2-50 and the first set
     for folder in folders:
         urls = _fixture_urls(folder)
         for page in sorted(folder.glob("*.html")):
@@ -2621,6 +2621,11 @@ BLIND_ARTICLE_HOLD_OUTS = {
     # header run into the title, a Korean date and a diary's name linked to its home under the
     # host's path read since (0.92).
     "hard-articles-holdout-49": 0.92,
+    # Personal, club and one-person-newsroom posts beside sidebar or header prose: 16/16, 0.8621
+    # measured once, the second check of the rule for a dated post (no page changed); the
+    # Dreamwidth entry (a headline, a post in four `<br>` runs) and the Yahoo! 360 post (a
+    # Vietnamese date, "14 tháng 9, 2007") are still the sidebar's.
+    "hard-articles-holdout-50": 0.86,
 }
 
 
