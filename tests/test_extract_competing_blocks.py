@@ -2,8 +2,8 @@
 beside a post set in line breaks or beside a dated post, long comments, a long legal footer, a
 promoted second article.
 
-The pages are the blind hold-outs `hard-articles-holdout-16`, -36 and -46, each with its expected
-body."""
+The pages are the blind hold-outs `hard-articles-holdout-16`, -36, -46 and -49, each with its
+expected body."""
 
 from __future__ import annotations
 
